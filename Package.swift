@@ -1,0 +1,34 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+  name: "ArbKit",
+  products: [
+    .executable(name: "arbkit", targets: ["arbkit"]),
+    .library(name: "ArbKit", targets: ["ArbCore", "ArbIngest", "ArbAnalytics", "ArbCLI"]),
+  ],
+  targets: [
+    // MARK: C libraries from Debian (each imported by exactly one Swift file)
+    .systemLibrary(name: "CBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
+    .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+
+    // MARK: Library modules, dependencies flow one way
+    .target(name: "ArbCore"),
+    .target(name: "ArbIngest", dependencies: ["ArbCore", "CZlib"]),
+    .target(name: "ArbAnalytics", dependencies: ["ArbCore", "CBLAS"]),
+    .target(name: "ArbCLI", dependencies: ["ArbCore", "ArbIngest", "ArbAnalytics"]),
+
+    // MARK: Executables
+    .executableTarget(name: "arbkit", dependencies: ["ArbCLI"]),
+    .executableTarget(name: "ArbBench", dependencies: ["ArbCore", "ArbIngest", "ArbAnalytics", "ArbCLI"]),
+
+    // MARK: Tests
+    .target(name: "TestSupport", path: "Tests/TestSupport"),
+    .testTarget(name: "ArbCoreTests", dependencies: ["ArbCore", "TestSupport"]),
+    .testTarget(
+      name: "ArbIngestTests", dependencies: ["ArbIngest", "TestSupport"],
+      resources: [.copy("Fixtures")]),
+    .testTarget(name: "ArbAnalyticsTests", dependencies: ["ArbAnalytics", "ArbIngest", "TestSupport"]),
+    .testTarget(name: "ArbCLITests", dependencies: ["ArbCLI", "TestSupport"]),
+  ]
+)

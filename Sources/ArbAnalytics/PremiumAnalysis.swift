@@ -1,0 +1,63 @@
+/// Options of a premium analysis: the bands and how episodes are counted.
+public struct BandOptions: Sendable {
+  /// Band levels in percent (default 0.05 and 0.1).
+  public var bands: [Double] = [0.05, 0.1]
+  public var hysteresis: Double = 0
+  /// µs.
+  public var minEpisode: Int64 = 0
+
+  public init(bands: [Double] = [0.05, 0.1], hysteresis: Double = 0, minEpisode: Int64 = 0) {
+    self.bands = bands
+    self.hysteresis = hysteresis
+    self.minEpisode = minEpisode
+  }
+}
+
+/// Statistics, half-life and bands of one premium series.
+public struct SeriesSummary: Sendable {
+  public var statistics: SeriesStatistics
+  public var halfLife: HalfLife?
+  public var bands: [BandStatistics]
+}
+
+/// Everything `arbkit premium` reports about aligned legs.
+public struct PremiumAnalysis: Sendable {
+  public var mid: SeriesSummary
+  public var exec: SeriesSummary
+  /// With more than two legs: per leg, the share of valid points at which it was the
+  /// top (highest mid) and the bottom (lowest mid).
+  public var topShare: [Double]
+  public var bottomShare: [Double]
+
+  /// Analyses `premium` with `options`.
+  public init(premium: PremiumSeries, options: BandOptions = BandOptions()) {
+    let legs = premium.legCount
+    // Mid: two legs are signed (sign is the side); N legs are a max premium, ≥ 0.
+    let midSide = premium.mid.map { $0 < 0 ? Int8(-1) : Int8(1) }
+    let execSide = zip(premium.rich, premium.cheap).map { Int8(truncatingIfNeeded: Int($0) * legs + Int($1)) }
+    mid = Self.summary(premium, premium.mid, side: midSide, oneSided: legs > 2, options: options)
+    exec = Self.summary(premium, premium.exec, side: execSide, oneSided: true, options: options)
+    var top = [Int](repeating: 0, count: legs), bottom = [Int](repeating: 0, count: legs)
+    for i in 0..<premium.count where premium.valid[i] {
+      top[Int(premium.top[i])] += 1
+      bottom[Int(premium.bottom[i])] += 1
+    }
+    let validCount = Double(premium.validPoints)
+    topShare = premium.validPoints > 0 ? top.map { Double($0) / validCount } : []
+    bottomShare = premium.validPoints > 0 ? bottom.map { Double($0) / validCount } : []
+  }
+
+  private static func summary(
+    _ premium: PremiumSeries, _ column: [Double], side: [Int8], oneSided: Bool, options: BandOptions
+  ) -> SeriesSummary {
+    let (values, weights) = premium.validValues(column)
+    let bands = options.bands.map {
+      BandStatistics(
+        band: $0, values: column, valid: premium.valid, side: side, time: premium.time, duration: premium.duration,
+        oneSided: oneSided, hysteresis: options.hysteresis, minEpisode: options.minEpisode)
+    }
+    return SeriesSummary(
+      statistics: SeriesStatistics(values: values, weights: weights),
+      halfLife: HalfLife(values: values, durations: weights), bands: bands)
+  }
+}

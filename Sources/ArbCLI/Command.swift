@@ -1,0 +1,71 @@
+import ArbCore
+import ArbIngest
+
+/// Exit codes, following sysexits as swift-argument-parser does.
+public enum ExitCode: Int32, Sendable {
+  case success = 0, failure = 1, usage = 64, dataError = 65, noInput = 66, ioError = 74
+}
+
+/// One `arbkit` subcommand: parsing (`init`) is separate from running (`run`).
+protocol Command {
+  static var name: String { get }
+  /// One line for `arbkit --help`.
+  static var abstract: String { get }
+  /// The full help text for `arbkit NAME --help`.
+  static var usage: String { get }
+  init(arguments: [String]) throws(UsageError)
+  func run(_ terminal: inout Terminal) throws -> ExitCode
+}
+
+/// How a result is printed.
+enum OutputFormat: String, CaseIterable {
+  case table, csv, json
+}
+
+/// The ingest flags shared by every command that reads data.
+struct IngestFlags {
+  static let flags = ["--bad-rows", "--quarantine", "--clock", "--input-format", "--spec-set", "--registry"]
+  static let switches = ["--sort"]
+  static let help = """
+      --bad-rows fail|skip   fail (default): stop at the first bad row (exit 65);
+                             skip: go on, count rejections by reason, keep raw lines
+      --quarantine PATH      where skipped raw lines go (default FILE.rejected.csv here)
+      --clock local|exchange clock that orders rows and aligns legs (default local)
+      --sort                 sort rows by time (stable) instead of rejecting rows
+                             that go backwards
+      --input-format F       a named format (\(RecordFormat.namedIDs.joined(separator: ", ")))
+                             or a column spec JSON; default: detected from the header
+      --spec-set KEY=VALUE   set a column-spec field (time.column=open_time,
+                             time.form=iso8601, price=close, header=false, …)
+      --registry PATH        exchange registry to use instead of the built-in one
+    """
+
+  var options = IngestOptions()
+  var specOverrides: [String]
+  var inputFormat: String?
+
+  init(_ cursor: ArgumentCursor) throws(UsageError) {
+    options.badRows = try cursor.value("--bad-rows", "fail or skip", BadRowPolicy.init(rawValue:)) ?? .fail
+    options.quarantinePath = cursor.value("--quarantine")
+    options.clock = try cursor.value("--clock", "local or exchange", Clock.init(rawValue:)) ?? .local
+    options.sort = cursor.flag("--sort")
+    specOverrides = cursor.values("--spec-set")
+    inputFormat = cursor.value("--input-format")
+    if let path = cursor.value("--registry") {
+      do { options.registry = try ExchangeRegistry.load(path: path) } catch { throw UsageError("\(error)") }
+    }
+  }
+
+  /// Applies the global `--input-format` to a leg that names no format of its own.
+  func leg(_ spec: LegSpec) -> LegSpec {
+    var spec = spec
+    if spec.format == nil { spec.format = inputFormat }
+    return spec
+  }
+}
+
+extension OutputFormat {
+  static func parse(_ cursor: ArgumentCursor) throws(UsageError) -> OutputFormat {
+    try cursor.value("--format", "table, csv or json", OutputFormat.init(rawValue:)) ?? .table
+  }
+}

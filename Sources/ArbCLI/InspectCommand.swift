@@ -1,0 +1,134 @@
+import ArbCore
+import ArbIngest
+
+/// `arbkit inspect PATH…`: reads files and prints their row accounting.
+struct InspectCommand: Command {
+  static let name = "inspect"
+  static let abstract = "Read recorded files and print format, row accounting, time range and instruments"
+  static let usage = """
+    Usage: arbkit inspect PATH… [--format table|csv|json] [ingest options]
+
+    Reads each file (plain or .gz, streamed) and prints its format, rows read,
+    accepted and rejected (read = accepted + rejected), rows collapsed as duplicate
+    timestamps, first and last timestamps, and the instruments it holds. A path may
+    end in @FORMAT (a named format or a column spec JSON).
+
+    Options:
+      --format table|csv|json   output (default table); json: one object per file,
+                                an array for several files
+    \(IngestFlags.help)
+    """
+
+  let paths: [LegSpec]
+  let format: OutputFormat
+  let ingest: IngestFlags
+
+  init(arguments: [String]) throws(UsageError) {
+    let cursor = ArgumentCursor(arguments, flags: ["--format"] + IngestFlags.flags, switches: IngestFlags.switches)
+    try cursor.validate()
+    guard !cursor.arguments.isEmpty else { throw UsageError("no file given") }
+    ingest = try IngestFlags(cursor)
+    format = try OutputFormat.parse(cursor)
+    var legs: [LegSpec] = []
+    for path in cursor.arguments {
+      do { legs.append(ingest.leg(try LegSpec(parsing: path))) } catch { throw UsageError(error.message) }
+    }
+    paths = legs
+  }
+
+  func run(_ terminal: inout Terminal) throws -> ExitCode {
+    var reports: [(IngestReport, [QuoteSeries])] = []
+    for spec in paths {
+      for path in spec.paths {
+        let single = LegSpec(instrument: spec.instrument, paths: [path], format: spec.format)
+        let file = try Ingest.read(path: path, options: try single.ingestOptions(ingest.options, specOverrides: ingest.specOverrides))
+        reports.append((file.report, file.series))
+      }
+    }
+    switch format {
+    case .json:
+      let objects = reports.map { Self.json($0.0, $0.1) }
+      terminal.print((objects.count == 1 ? objects[0] : .array(objects)).rendered())
+    case .csv:
+      terminal.print("file,format,rows_read,rows_accepted,rows_rejected,rows_collapsed,first_ts_us,last_ts_us,venue,market,symbol,rows")
+      for (report, _) in reports {
+        for (instrument, rows) in report.instruments {
+          terminal.print([
+            CSV.field(report.path), report.format, "\(report.rowsRead)", "\(report.rowsAccepted)", "\(report.rowsRejected)",
+            "\(report.rowsCollapsed)", report.firstTime.map(String.init) ?? "", report.lastTime.map(String.init) ?? "",
+            CSV.field(instrument.venue), instrument.market.rawValue, CSV.field(instrument.symbol), "\(rows)",
+          ].joined(separator: ","))
+        }
+      }
+    case .table:
+      for (report, series) in reports { terminal.print(Self.table(report, series) + "\n") }
+    }
+    for (report, _) in reports { IngestSummary.warn(report, terminal: &terminal) }
+    return .success
+  }
+
+  static func json(_ report: IngestReport, _ series: [QuoteSeries]) -> JSONValue {
+    .object([
+      ("file", .string(report.path)),
+      ("format", .string(report.format)),
+      ("rows_read", .int(report.rowsRead)),
+      ("rows_accepted", .int(report.rowsAccepted)),
+      ("rows_rejected", .int(report.rowsRejected)),
+      ("rows_collapsed", .int(report.rowsCollapsed)),
+      ("first_ts_us", .int(report.firstTime)),
+      ("last_ts_us", .int(report.lastTime)),
+      ("first_ts", report.firstTime.map { .string(TimeText.iso8601($0)) } ?? .null),
+      ("last_ts", report.lastTime.map { .string(TimeText.iso8601($0)) } ?? .null),
+      ("instruments", .array(zip(report.instruments, series).map { entry, s in
+        .object([
+          ("venue", .string(entry.instrument.venue)), ("market", .string(entry.instrument.market.rawValue)),
+          ("symbol", .string(entry.instrument.symbol)), ("rows", .int(entry.rows)),
+          ("price_source", .string(s.priceSource.rawValue)),
+        ])
+      })),
+      ("rejected", .object(report.rejectedByKind.map { ($0.kind, .int($0.count)) })),
+      ("quarantine", report.quarantinePath.map(JSONValue.string) ?? .null),
+    ])
+  }
+
+  static func table(_ report: IngestReport, _ series: [QuoteSeries]) -> String {
+    var text = "\(report.path)  (\(report.format))\n"
+    text += "  rows read \(report.rowsRead) = accepted \(report.rowsAccepted) + rejected \(report.rowsRejected)"
+    text += report.rowsCollapsed > 0 ? "; \(report.rowsCollapsed) collapsed as duplicate timestamps\n" : "\n"
+    if let first = report.firstTime, let last = report.lastTime {
+      text += "  time \(TimeText.iso8601(first)) .. \(TimeText.iso8601(last))\n"
+    }
+    var table = TextTable(["venue", "market", "symbol", "rows", "price"], rightAligned: [3])
+    for (entry, s) in zip(report.instruments, series) {
+      table.add([entry.instrument.venue, entry.instrument.market.rawValue, entry.instrument.symbol, "\(entry.rows)", s.priceSource.rawValue])
+    }
+    return text + table.rendered(indent: "  ")
+  }
+}
+
+/// Messages about rejected rows, printed on stderr after a run with `--bad-rows skip`.
+enum IngestSummary {
+  static func warn(_ report: IngestReport, terminal: inout Terminal) {
+    guard report.rowsRejected > 0 else { return }
+    let kinds = report.rejectedByKind.map { "\($0.kind) \($0.count)" }.joined(separator: ", ")
+    terminal.printError("\(report.path): warning: \(report.rowsRejected) of \(report.rowsRead) rows rejected (\(kinds)); raw lines in \(report.quarantinePath ?? "-")")
+    for error in report.errors.prefix(5) { terminal.printError("  \(error)") }
+    if report.errors.count < report.rowsRejected {
+      terminal.printError("  … \(report.rowsRejected - min(report.errors.count, 5)) more")
+    }
+  }
+}
+
+/// CSV quoting for text fields.
+enum CSV {
+  static func field(_ text: String) -> String {
+    guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+    return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+  }
+}
+
+extension String {
+  fileprivate func replacingOccurrences(of target: String, with replacement: String) -> String {
+    split(separator: Character(target), omittingEmptySubsequences: false).joined(separator: replacement)
+  }
+}

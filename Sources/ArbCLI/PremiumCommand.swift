@@ -1,0 +1,92 @@
+import ArbAnalytics
+import ArbCore
+import ArbIngest
+
+/// `arbkit premium --leg … --leg …`: aligns legs and reports premium statistics and bands.
+struct PremiumCommand: Command {
+  static let name = "premium"
+  static let abstract = "Align legs and print mid/executable premium statistics, bands and episodes"
+  static let usage = """
+    Usage: arbkit premium --leg [VENUE:MARKET:SYMBOL=]PATH[,PATH…][@FORMAT] --leg … [options]
+
+    Aligns two or more legs as-of on the union clock of their quotes (or a fixed
+    grid) and reports the mid and executable premium in percent: count, mean, sample
+    std, min, max, time-weighted mean/std, skew, kurtosis, quantiles, AR(1) half-life,
+    and for each band the share of events and of time at or beyond it, episodes,
+    their durations and peaks. With more than two legs the figures describe the
+    N-leg max premium (highest over lowest mid) and the best executable edge.
+    Definitions: docs/definitions.md.
+
+    Options:
+      --leg SPEC             a leg (repeat, at least two); MARKET is spot, linear,
+                             inverse, future or fx
+      --max-stale DURATION   a point is valid only if every leg quoted within this
+                             (5s, 100ms, 2m); default: no limit
+      --grid DURATION        align on a fixed grid (1s, 100ms) instead of the union clock
+      --bands LIST           band levels in percent (default 0.05,0.1)
+      --hysteresis H         an episode ends only below band − H (percent; default 0)
+      --min-episode DURATION episodes shorter than this are not counted (default 0)
+      --series PATH          also write the aligned series as CSV
+      --format table|csv|json
+    \(IngestFlags.help)
+    """
+
+  let legs: [LegSpec]
+  let alignment: AlignmentOptions
+  let bands: BandOptions
+  let seriesPath: String?
+  let format: OutputFormat
+  let ingest: IngestFlags
+
+  init(arguments: [String]) throws(UsageError) {
+    let cursor = ArgumentCursor(
+      arguments,
+      flags: ["--leg", "--max-stale", "--grid", "--bands", "--hysteresis", "--min-episode", "--series", "--format"] + IngestFlags.flags,
+      switches: IngestFlags.switches)
+    try cursor.validate()
+    if let stray = cursor.arguments.first { throw UsageError("unexpected argument '\(stray)' (legs are given with --leg)") }
+    ingest = try IngestFlags(cursor)
+    var legs: [LegSpec] = []
+    for text in cursor.values("--leg") {
+      do { legs.append(ingest.leg(try LegSpec(parsing: text))) } catch { throw UsageError(error.message) }
+    }
+    guard legs.count >= 2 else { throw UsageError("need at least two --leg, was \(legs.count)") }
+    self.legs = legs
+    let maxStale = try cursor.value("--max-stale", "a duration such as 5s or 100ms", TimeText.parseDuration)
+    let grid = try cursor.value("--grid", "a positive duration such as 1s", { TimeText.parseDuration($0).flatMap { $0 > 0 ? $0 : nil } })
+    alignment = AlignmentOptions(maxStale: maxStale, grid: grid)
+    let levels = try cursor.value("--bands", "a list of positive percentages such as 0.05,0.1") { text -> [Double]? in
+      let values = text.split(separator: ",").compactMap { Double($0) }
+      return values.count == text.split(separator: ",").count && !values.isEmpty && values.allSatisfy { $0 > 0 && $0.isFinite } ? values : nil
+    } ?? [0.05, 0.1]
+    let hysteresis = try cursor.value("--hysteresis", "a percentage ≥ 0", { Double($0).flatMap { $0 >= 0 && $0.isFinite ? $0 : nil } }) ?? 0
+    if let smallest = levels.min(), hysteresis >= smallest {
+      throw UsageError("--hysteresis must be smaller than every band, was \(hysteresis) with band \(smallest)")
+    }
+    let minEpisode = try cursor.value("--min-episode", "a duration such as 5s", TimeText.parseDuration) ?? 0
+    bands = BandOptions(bands: levels, hysteresis: hysteresis, minEpisode: minEpisode)
+    seriesPath = cursor.value("--series")
+    format = try OutputFormat.parse(cursor)
+  }
+
+  func run(_ terminal: inout Terminal) throws -> ExitCode {
+    var loaded: [LoadedLeg] = []
+    for leg in legs { loaded.append(try leg.load(options: ingest.options, specOverrides: ingest.specOverrides)) }
+    let series = loaded.map(\.series)
+    let aligned = try AlignedLegs(legs: series, options: alignment)
+    let premium = PremiumSeries(aligned: aligned, legs: series)
+    let analysis = PremiumAnalysis(premium: premium, options: bands)
+    let result = PremiumResult(legs: loaded, premium: premium, analysis: analysis, alignment: alignment, bands: bands, clock: ingest.options.clock)
+    if let seriesPath { try SeriesCSV.write(premium: premium, aligned: aligned, legs: series, to: seriesPath) }
+    switch format {
+    case .json: terminal.print(result.json.rendered())
+    case .csv: terminal.print(result.csv, terminator: "")
+    case .table: terminal.print(result.table)
+    }
+    for leg in loaded { for report in leg.reports { IngestSummary.warn(report, terminal: &terminal) } }
+    if premium.validPoints == 0 {
+      terminal.printError("arbkit: warning: no valid point: every point had a stale or missing leg (see --max-stale)")
+    }
+    return .success
+  }
+}

@@ -1,0 +1,163 @@
+import ArbAnalytics
+import ArbCore
+import ArbIngest
+
+/// The result of `arbkit premium`, rendered as JSON (the contract in `docs/cli.md`),
+/// CSV (one `series,metric,value` row per figure) or a terminal table.
+struct PremiumResult {
+  let legs: [LoadedLeg]
+  let premium: PremiumSeries
+  let analysis: PremiumAnalysis
+  let alignment: AlignmentOptions
+  let bands: BandOptions
+  let clock: Clock
+
+  static let quantileKeys = SeriesStatistics.quantileLevels.map { JSONValue.format($0) }
+
+  var json: JSONValue {
+    var members: [(String, JSONValue)] = [
+      ("legs", .array(legs.map { leg in
+        let s = leg.series
+        return .object([
+          ("venue", .string(s.instrument.venue)), ("market", .string(s.instrument.market.rawValue)),
+          ("symbol", .string(s.instrument.symbol)), ("rows", .int(s.count)),
+          ("first_ts_us", .int(s.time.first)), ("last_ts_us", .int(s.time.last)),
+          ("price_source", .string(s.priceSource.rawValue)),
+          ("rows_read", .int(leg.reports.reduce(0) { $0 + $1.rowsRead })),
+          ("rows_rejected", .int(leg.reports.reduce(0) { $0 + $1.rowsRejected })),
+        ])
+      })),
+      ("points", .int(premium.count)),
+      ("valid_points", .int(premium.validPoints)),
+      ("stale_points", .int(premium.count - premium.validPoints)),
+      ("clock", .string(alignment.grid.map { "grid \(TimeText.durationText($0))" } ?? "union")),
+      ("time_source", .string(clock.rawValue)),
+      ("max_stale_us", .int(alignment.maxStale)),
+      ("grid_us", .int(alignment.grid)),
+      ("hysteresis", .number(bands.hysteresis)),
+      ("min_episode_us", .int(bands.minEpisode)),
+      ("mid", Self.json(analysis.mid, oneSided: false)),
+      ("exec", Self.json(analysis.exec, oneSided: true)),
+    ]
+    if legs.count > 2 {
+      members.append(("venues", .object(legs.indices.map { k in
+        (legs[k].series.instrument.description, .object([
+          ("top", .number(analysis.topShare.isEmpty ? nil : analysis.topShare[k])),
+          ("bottom", .number(analysis.bottomShare.isEmpty ? nil : analysis.bottomShare[k])),
+        ]))
+      })))
+    }
+    return .object(members)
+  }
+
+  static func json(_ summary: SeriesSummary, oneSided: Bool) -> JSONValue {
+    let s = summary.statistics
+    return .object([
+      ("count", .int(s.count)), ("mean", .number(s.mean)), ("std", .number(s.std)),
+      ("min", .number(s.min)), ("max", .number(s.max)),
+      ("mean_tw", .number(s.meanTW)), ("std_tw", .number(s.stdTW)),
+      ("skew", .number(s.skew)), ("kurtosis", .number(s.kurtosis)),
+      ("quantiles", .object(s.quantiles.isEmpty ? [] : zip(quantileKeys, s.quantiles).map { ($0, .number($1)) })),
+      ("half_life_s", .number(summary.halfLife?.seconds)),
+      ("half_life_points", .number(summary.halfLife?.points)),
+      ("bands", .array(summary.bands.map { b in
+        .object([
+          ("band", .number(b.band)), ("share_events", .number(b.shareEvents)), ("share_time", .number(b.shareTime)),
+          ("share_events_pos", .number(b.shareEventsPositive)), ("share_events_neg", .number(b.shareEventsNegative)),
+          ("episodes", .int(b.episodes)), ("duration_mean_s", .number(b.durationMean)),
+          ("duration_median_s", .number(b.durationMedian)), ("duration_max_s", .number(b.durationMax)),
+          ("peak_mean", .number(b.peakMean)), ("peak_max", .number(b.peakMax)),
+        ])
+      })),
+    ])
+  }
+
+  /// Long-form CSV: `series,metric,value`, one figure per row (empty value = undefined).
+  var csv: String {
+    var text = "series,metric,value\n"
+    for (name, summary) in [("mid", analysis.mid), ("exec", analysis.exec)] {
+      guard case .object(let members) = Self.json(summary, oneSided: name == "exec") else { continue }
+      for (key, value) in members {
+        switch value {
+        case .object(let quantiles): for (q, v) in quantiles { text += "\(name),q\(q),\(Self.csvValue(v))\n" }
+        case .array(let bands):
+          for case .object(let band) in bands {
+            let level = Self.csvValue(band[0].1)
+            for (bandKey, v) in band.dropFirst() { text += "\(name),band_\(level)_\(bandKey),\(Self.csvValue(v))\n" }
+          }
+        default: text += "\(name),\(key),\(Self.csvValue(value))\n"
+        }
+      }
+    }
+    return text
+  }
+
+  private static func csvValue(_ value: JSONValue) -> String {
+    switch value {
+    case .null: ""
+    default: value.rendered(indent: 0)
+    }
+  }
+
+  var table: String {
+    var text = "Legs\n"
+    var legTable = TextTable(["#", "venue", "market", "symbol", "rows", "first", "last", "price"], rightAligned: [0, 4])
+    for (k, leg) in legs.enumerated() {
+      let s = leg.series
+      legTable.add([
+        "\(k + 1)", s.instrument.venue, s.instrument.market.rawValue, s.instrument.symbol, "\(s.count)",
+        s.time.first.map(TimeText.iso8601) ?? "-", s.time.last.map(TimeText.iso8601) ?? "-", s.priceSource.rawValue,
+      ])
+    }
+    text += legTable.rendered(indent: "  ") + "\n\n"
+    let clockText = alignment.grid.map { "grid \(TimeText.durationText($0))" } ?? "union clock"
+    let staleText = alignment.maxStale.map { "max stale \(TimeText.durationText($0))" } ?? "no staleness limit"
+    text += "Points \(premium.count) (\(clockText), \(clock.rawValue) time, \(staleText)): "
+    text += "valid \(premium.validPoints), stale \(premium.count - premium.validPoints)\n"
+    if legs.contains(where: { $0.series.priceSource == .last }) {
+      text += "Note: price_source last for some legs (one price per row, bid = ask): exec is then the better of A/B − 1 and B/A − 1, not a tradable edge.\n"
+    }
+    let title = legs.count > 2 ? "max premium (highest / lowest mid − 1)" : "premium leg 1 over leg 2"
+    text += "\nStatistics, % — \(title)\n"
+    var stats = TextTable(["", "mid", "exec"])
+    let m = analysis.mid.statistics, e = analysis.exec.statistics
+    let rows: [(String, Double?, Double?)] = [
+      ("mean", m.mean, e.mean), ("std", m.std, e.std), ("min", m.min, e.min), ("max", m.max, e.max),
+      ("mean (time-weighted)", m.meanTW, e.meanTW), ("std (time-weighted)", m.stdTW, e.stdTW),
+    ]
+    stats.add(["count", "\(m.count)", "\(e.count)"])
+    for (label, a, b) in rows { stats.add([label, NumberText.fixed(a, 5), NumberText.fixed(b, 5)]) }
+    for (k, level) in SeriesStatistics.quantileLevels.enumerated() where !m.quantiles.isEmpty {
+      stats.add(["q\(JSONValue.format(level))", NumberText.fixed(m.quantiles[k], 5), NumberText.fixed(e.quantiles[k], 5)])
+    }
+    stats.add(["skew", NumberText.fixed(m.skew, 3), NumberText.fixed(e.skew, 3)])
+    stats.add(["kurtosis (excess)", NumberText.fixed(m.kurtosis, 3), NumberText.fixed(e.kurtosis, 3)])
+    stats.add(["half-life, s", NumberText.fixed(analysis.mid.halfLife?.seconds, 1), NumberText.fixed(analysis.exec.halfLife?.seconds, 1)])
+    text += stats.rendered(indent: "  ") + "\n"
+    for (name, summary) in [("mid", analysis.mid), ("exec", analysis.exec)] {
+      var options: [String] = []
+      if bands.hysteresis > 0 { options.append("hysteresis \(JSONValue.format(bands.hysteresis))") }
+      if bands.minEpisode > 0 { options.append("min episode \(TimeText.durationText(bands.minEpisode))") }
+      text += "\nBands, \(name)" + (options.isEmpty ? "" : " (" + options.joined(separator: ", ") + ")") + "\n"
+      var table = TextTable(["band %", "events", "time", "events +", "events −", "episodes", "dur mean s", "dur median s", "dur max s", "peak mean", "peak max"])
+      for b in summary.bands {
+        table.add([
+          JSONValue.format(b.band), NumberText.percent(b.shareEvents), NumberText.percent(b.shareTime),
+          NumberText.percent(b.shareEventsPositive), NumberText.percent(b.shareEventsNegative), "\(b.episodes)",
+          NumberText.fixed(b.durationMean, 1), NumberText.fixed(b.durationMedian, 1), NumberText.fixed(b.durationMax, 1),
+          NumberText.fixed(b.peakMean, 4), NumberText.fixed(b.peakMax, 4),
+        ])
+      }
+      text += table.rendered(indent: "  ") + "\n"
+    }
+    if legs.count > 2 && !analysis.topShare.isEmpty {
+      text += "\nVenues (share of valid points)\n"
+      var venues = TextTable(["leg", "top", "bottom"])
+      for k in legs.indices {
+        venues.add([legs[k].series.instrument.description, NumberText.percent(analysis.topShare[k]), NumberText.percent(analysis.bottomShare[k])])
+      }
+      text += venues.rendered(indent: "  ") + "\n"
+    }
+    return text
+  }
+}

@@ -1,0 +1,94 @@
+/// An error found while turning recorded bytes into columns.
+///
+/// Every rejected row and every unreadable file produces one of these, with the
+/// position of the offending field. The description follows the compiler frame
+/// `path:line:column: error: reason`.
+public struct IngestError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// Why a row or a file was rejected. One case per failure kind.
+  public enum Reason: Sendable, Equatable, Hashable {
+    case emptyFile
+    case missingHeader(expected: String)
+    case missingColumn(name: String)
+    case unknownFormat(firstLine: String)
+    case wrongFieldCount(expected: Int, found: Int)
+    case invalidNumber(column: String, text: String)
+    case invalidTimestamp(column: String, text: String)
+    case nonFinite(column: String, text: String)
+    case nonPositivePrice(column: String, text: String)
+    case negativeSize(column: String, text: String)
+    case missingPrice(column: String)
+    case crossedBook(bid: Double, ask: Double)
+    case timestampNotIncreasing(previous: Int64, found: Int64)
+    case unterminatedQuote
+    case truncatedCompressedStream(detail: String)
+    case corruptCompressedStream(detail: String)
+    case symbolNotInFile(symbol: String, found: [String])
+    case errorRecord(detail: String)
+    case readFailed(detail: String)
+
+    /// A short stable name for the reason, used to count rejections by kind.
+    public var kind: String {
+      switch self {
+      case .emptyFile: "empty_file"
+      case .missingHeader: "missing_header"
+      case .missingColumn: "missing_column"
+      case .unknownFormat: "unknown_format"
+      case .wrongFieldCount: "wrong_field_count"
+      case .invalidNumber: "invalid_number"
+      case .invalidTimestamp: "invalid_timestamp"
+      case .nonFinite: "non_finite"
+      case .nonPositivePrice: "non_positive_price"
+      case .negativeSize: "negative_size"
+      case .missingPrice: "missing_price"
+      case .crossedBook: "crossed_book"
+      case .timestampNotIncreasing: "timestamp_backwards"
+      case .unterminatedQuote: "unterminated_quote"
+      case .truncatedCompressedStream: "truncated_stream"
+      case .corruptCompressedStream: "corrupt_stream"
+      case .symbolNotInFile: "symbol_not_in_file"
+      case .errorRecord: "error_record"
+      case .readFailed: "read_failed"
+      }
+    }
+
+    /// A lowercase fragment naming the parameter and showing the value.
+    public var message: String {
+      switch self {
+      case .emptyFile: "empty file, no header and no rows"
+      case .missingHeader(let expected): "missing or wrong header, expected '\(expected)'"
+      case .missingColumn(let name): "missing column '\(name)'"
+      case .unknownFormat(let line): "unknown format, first line was '\(line)'"
+      case .wrongFieldCount(let expected, let found):
+        "wrong field count, expected \(expected), was \(found)"
+      case .invalidNumber(let column, let text): "invalid number in column '\(column)', was '\(text)'"
+      case .invalidTimestamp(let column, let text):
+        "invalid timestamp in column '\(column)', was '\(text)'"
+      case .nonFinite(let column, let text): "non-finite number in column '\(column)', was '\(text)'"
+      case .nonPositivePrice(let column, let text):
+        "price not positive in column '\(column)', was '\(text)'"
+      case .negativeSize(let column, let text): "negative size in column '\(column)', was '\(text)'"
+      case .missingPrice(let column): "missing price in column '\(column)'"
+      case .crossedBook(let bid, let ask): "crossed book, bid \(bid) > ask \(ask)"
+      case .timestampNotIncreasing(let previous, let found):
+        "timestamp goes backwards, previous \(previous), was \(found) (use --sort to sort on ingest)"
+      case .unterminatedQuote: "unterminated quoted field"
+      case .truncatedCompressedStream(let detail): "truncated compressed stream, \(detail)"
+      case .corruptCompressedStream(let detail): "corrupt compressed stream, \(detail)"
+      case .symbolNotInFile(let symbol, let found):
+        "symbol '\(symbol)' not in file, found \(found.joined(separator: ", "))"
+      case .errorRecord(let detail): "error record, \(detail)"
+      case .readFailed(let detail): detail
+      }
+    }
+  }
+
+  public var reason: Reason
+  public var position: SourcePosition
+
+  public init(_ reason: Reason, at position: SourcePosition) {
+    self.reason = reason
+    self.position = position
+  }
+
+  public var description: String { "\(position): error: \(reason.message)" }
+}

@@ -1,0 +1,58 @@
+/// Which recorded time orders a series and drives alignment.
+public enum Clock: String, Sendable, Hashable, CaseIterable {
+  /// The recorder's receive time (Tardis `local_timestamp`): one clock for every venue.
+  case local
+  /// The exchange's own event time (Tardis `timestamp`).
+  case exchange
+}
+
+/// Where a series' prices come from.
+public enum PriceSource: String, Sendable, Hashable {
+  /// Best bid and ask from a book or a book ticker.
+  case book
+  /// One price only (a trade, a candle close, a ticker's last price): `bid = ask = price`.
+  case last
+}
+
+/// The quotes of one leg as contiguous columns, ordered by `time`.
+///
+/// Not a collection of rows on purpose: every consumer works column-wise over
+/// `Float64`/`Int64` buffers. `time` is the clock chosen at ingest (receive time by
+/// default); `otherTime` keeps the other recorded clock when the source has two, and
+/// is empty otherwise. Prices are finite and positive except for a side that the
+/// source left empty, which is `nan` here and makes every point that uses it invalid.
+public struct QuoteSeries: Sendable {
+  public var instrument: Instrument
+  public var priceSource: PriceSource
+  public var clock: Clock
+  public var time: [Int64]
+  public var otherTime: [Int64]
+  public var bid: [Double]
+  public var ask: [Double]
+  public var bidSize: [Double]
+  public var askSize: [Double]
+
+  public init(
+    instrument: Instrument, priceSource: PriceSource, clock: Clock = .local,
+    time: [Int64] = [], otherTime: [Int64] = [], bid: [Double] = [], ask: [Double] = [],
+    bidSize: [Double] = [], askSize: [Double] = []
+  ) {
+    self.instrument = instrument
+    self.priceSource = priceSource
+    self.clock = clock
+    self.time = time
+    self.otherTime = otherTime
+    self.bid = bid
+    self.ask = ask
+    self.bidSize = bidSize
+    self.askSize = askSize
+  }
+
+  /// Number of quotes.
+  public var count: Int { time.count }
+
+  /// Bytes held by the columns (what a run must keep in memory for this leg).
+  public var columnBytes: Int {
+    (time.count + otherTime.count) * 8 + (bid.count + ask.count + bidSize.count + askSize.count) * 8
+  }
+}

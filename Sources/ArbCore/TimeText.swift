@@ -1,0 +1,94 @@
+/// Conversions between microsecond timestamps and text: ISO-8601 and durations.
+///
+/// Timestamps are `Int64` microseconds since 1970-01-01 UTC everywhere in ArbKit.
+public enum TimeText {
+  public static let microsPerSecond: Int64 = 1_000_000
+  public static let microsPerDay: Int64 = 86_400_000_000
+
+  /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+  public static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+    let y = month <= 2 ? year - 1 : year
+    let era = (y >= 0 ? y : y - 399) / 400
+    let yoe = y - era * 400
+    let mp = (month + 9) % 12
+    let doy = (153 * mp + 2) / 5 + day - 1
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+    return era * 146_097 + doe - 719_468
+  }
+
+  /// The civil date of a day count since 1970-01-01.
+  public static func civilFromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
+    let z = days + 719_468
+    let era = (z >= 0 ? z : z - 146_096) / 146_097
+    let doe = z - era * 146_097
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+    let mp = (5 * doy + 2) / 153
+    let day = doy - (153 * mp + 2) / 5 + 1
+    let month = mp < 10 ? mp + 3 : mp - 9
+    return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
+  }
+
+  /// `2023-03-01T00:00:00.000000Z`-style UTC text of a timestamp (microseconds shown
+  /// only when not zero).
+  public static func iso8601(_ micros: Int64) -> String {
+    let days = Int(micros.floorDiv(microsPerDay))
+    let inDay = micros - Int64(days) * microsPerDay
+    let (y, m, d) = civilFromDays(days)
+    let seconds = Int(inDay / microsPerSecond)
+    let fraction = Int(inDay % microsPerSecond)
+    var text = "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(seconds / 3600, 2)):"
+    text += "\(pad(seconds / 60 % 60, 2)):\(pad(seconds % 60, 2))"
+    if fraction != 0 { text += "." + pad(fraction, 6) }
+    return text + "Z"
+  }
+
+  /// `2023-03-01` of a timestamp (UTC day).
+  public static func isoDate(_ micros: Int64) -> String {
+    let (y, m, d) = civilFromDays(Int(micros.floorDiv(microsPerDay)))
+    return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))"
+  }
+
+  /// Parses a duration such as `5s`, `100ms`, `250us`, `1m`, `2h`, `1d` or a bare
+  /// number of seconds (`1.5`) into microseconds. Returns `nil` on anything else or a
+  /// negative value.
+  public static func parseDuration(_ text: String) -> Int64? {
+    let units: [(String, Double)] = [
+      ("us", 1), ("µs", 1), ("ms", 1e3), ("s", 1e6), ("m", 60e6), ("h", 3600e6), ("d", 86_400e6),
+    ]
+    var number = Substring(text)
+    var scale = 1e6
+    for (suffix, factor) in units where text.hasSuffix(suffix) {
+      let candidate = text.dropLast(suffix.count)
+      if Double(candidate) != nil { number = candidate; scale = factor; break }
+    }
+    guard let value = Double(number), value.isFinite, value >= 0 else { return nil }
+    let micros = (value * scale).rounded()
+    guard micros < 9.2e18 else { return nil }
+    return Int64(micros)
+  }
+
+  /// Shortest text for a duration in microseconds (`1m`, `500ms`, `1.5s`).
+  public static func durationText(_ micros: Int64) -> String {
+    if micros == 0 { return "0s" }
+    for (suffix, factor) in [("d", 86_400_000_000), ("h", 3_600_000_000), ("m", 60_000_000), ("s", 1_000_000), ("ms", 1000)] as [(String, Int64)]
+    where micros % factor == 0 {
+      return "\(micros / factor)\(suffix)"
+    }
+    if micros >= 1_000_000 { return "\(Double(micros) / 1e6)s" }
+    return "\(micros)us"
+  }
+
+  private static func pad(_ value: Int, _ width: Int) -> String {
+    let text = String(value)
+    return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+  }
+}
+
+extension Int64 {
+  /// Division rounding towards negative infinity.
+  public func floorDiv(_ divisor: Int64) -> Int64 {
+    let q = self / divisor
+    return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? q - 1 : q
+  }
+}

@@ -1,0 +1,158 @@
+import ArbCore
+import Foundation
+
+/// A column-mapped CSV format, read from a small JSON file (`Data/formats/*.json`).
+///
+/// It names the timestamp column and its form, the price columns (bid/ask, or one
+/// price such as a candle close), and how the file is written. Columns are named by
+/// header text or by 1-based position. Example (Binance.US 1m candles):
+///
+///     { "kind": "quotes", "header": true,
+///       "time": { "column": "open_time", "form": "iso8601", "shift": "1m" },
+///       "price": "close", "venue": "binanceus", "market": "spot", "symbol": "BTCUSDC" }
+public struct ColumnSpec: Sendable, Codable, Equatable {
+  /// A column, by header name or 1-based position.
+  public enum ColumnRef: Sendable, Codable, Equatable, CustomStringConvertible {
+    case name(String)
+    case position(Int)
+
+    public init(from decoder: Decoder) throws {
+      let container = try decoder.singleValueContainer()
+      if let position = try? container.decode(Int.self) {
+        self = .position(position)
+      } else {
+        let text = try container.decode(String.self)
+        self = Int(text).map(ColumnRef.position) ?? .name(text)
+      }
+    }
+
+    public func encode(to encoder: Encoder) throws {
+      var container = encoder.singleValueContainer()
+      switch self {
+      case .name(let name): try container.encode(name)
+      case .position(let position): try container.encode(position)
+      }
+    }
+
+    public var description: String {
+      switch self {
+      case .name(let name): name
+      case .position(let position): "#\(position)"
+      }
+    }
+  }
+
+  /// The timestamp column and how to read it.
+  public struct TimeColumn: Sendable, Codable, Equatable {
+    public var column: ColumnRef
+    public var form: TimeForm
+    /// UTC offset for zone-less times and dates, e.g. `+09:00`. Default UTC.
+    public var zone: String?
+    /// Added to every timestamp, e.g. `1m` to stamp a 1-minute candle's close at its end.
+    public var shift: String?
+  }
+
+  /// Row order in the file.
+  public enum Order: String, Sendable, Codable {
+    /// Oldest first; rows going backwards are rejected (or sorted with `--sort`).
+    case ascending
+    /// Newest first (Investing.com, Upbit candles): reversed on ingest.
+    case descending
+  }
+
+  /// `quotes` (prices of an instrument) or `fx` (a rate such as USDKRW, one price).
+  public var kind: String?
+  public var description: String?
+  public var header: Bool?
+  public var delimiter: String?
+  public var quote: String?
+  /// Thousands separator to drop inside numbers, e.g. `,` for `"160,210,000"`.
+  public var thousands: String?
+  public var order: Order?
+  public var time: TimeColumn
+  public var price: ColumnRef?
+  public var bid: ColumnRef?
+  public var ask: ColumnRef?
+  public var bidSize: ColumnRef?
+  public var askSize: ColumnRef?
+  public var venue: String?
+  public var market: MarketKind?
+  public var symbol: String?
+
+  enum CodingKeys: String, CodingKey {
+    case kind, description, header, delimiter, quote, thousands, order, time, price, bid, ask
+    case bidSize = "bid_size", askSize = "ask_size", venue, market, symbol
+  }
+
+  /// Reads a spec from JSON, applying `overrides` (`time.form=ms`, `header=false`,
+  /// dotted keys as in the file) first, as `--spec-set` does.
+  public static func load(path: String, overrides: [String] = []) throws -> ColumnSpec {
+    guard let data = FileManager.default.contents(atPath: path) else {
+      throw FileError.missing(path: path)
+    }
+    return try decode(data, path: path, overrides: overrides)
+  }
+
+  /// Decodes a spec from JSON bytes with optional dotted-key overrides.
+  public static func decode(_ data: Data, path: String, overrides: [String] = []) throws -> ColumnSpec {
+    do {
+      var object = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+      for assignment in overrides {
+        guard let eq = assignment.firstIndex(of: "=") else {
+          throw SpecError(path: path, message: "override '\(assignment)' is not KEY=VALUE")
+        }
+        let key = assignment[..<eq].split(separator: ".").map(String.init)
+        set(&object, key[...], jsonValue(String(assignment[assignment.index(after: eq)...])))
+      }
+      let normalised = try JSONSerialization.data(withJSONObject: object)
+      return try JSONDecoder().decode(ColumnSpec.self, from: normalised)
+    } catch let error as SpecError {
+      throw error
+    } catch {
+      throw SpecError(path: path, message: "not a valid format spec: \(Self.explain(error))")
+    }
+  }
+
+  /// A spec given entirely by `--spec-set` flags.
+  public static func fromOverrides(_ overrides: [String]) throws -> ColumnSpec {
+    try decode(Data("{}".utf8), path: "--spec-set", overrides: overrides)
+  }
+
+  private static func explain(_ error: Error) -> String {
+    switch error {
+    case DecodingError.keyNotFound(let key, let context):
+      let path = (context.codingPath.map(\.stringValue) + [key.stringValue]).joined(separator: ".")
+      return "missing key '\(path)'"
+    case DecodingError.dataCorrupted(let context), DecodingError.typeMismatch(_, let context):
+      let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+      return "bad value at '\(path)': \(context.debugDescription)"
+    default:
+      return "\(error)"
+    }
+  }
+
+  private static func jsonValue(_ text: String) -> Any {
+    if text == "true" { return true }
+    if text == "false" { return false }
+    if let int = Int(text) { return int }
+    return text
+  }
+
+  private static func set(_ object: inout [String: Any], _ key: ArraySlice<String>, _ value: Any) {
+    guard let first = key.first else { return }
+    if key.count == 1 {
+      object[first] = value
+    } else {
+      var inner = object[first] as? [String: Any] ?? [:]
+      set(&inner, key.dropFirst(), value)
+      object[first] = inner
+    }
+  }
+}
+
+/// A format spec that cannot be used.
+public struct SpecError: Error, Sendable, CustomStringConvertible {
+  public var path: String
+  public var message: String
+  public var description: String { "\(path): error: \(message)" }
+}

@@ -1,0 +1,178 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+/// Parses numbers straight from bytes, giving exactly the `Double` that `strtod` gives.
+///
+/// Fast path (Clinger): a decimal with at most 19 significant digits whose integer
+/// mantissa `m ≤ 2⁵³` and whose decimal exponent `k` has `|k| ≤ 22` is `m × 10ᵏ` or
+/// `m ÷ 10⁻ᵏ`, one correctly rounded operation on exact operands, hence exact. Every
+/// other valid number goes to `strtod` on a NUL-terminated copy. The grammar is
+/// strict: `[+-]? digits [. digits] [(e|E) [+-]? digits]` (digits on at least one side
+/// of the point), or the words `nan`, `inf`, `infinity` in any case, which parse to
+/// non-finite values so that the caller can reject them by name.
+enum DecimalParser {
+  private static let exactPowers: [Double] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+  ]
+
+  /// The value of the bytes `p[0..<n]`, or `nil` when they are not a number.
+  ///
+  /// - Complexity: O(n), no allocation.
+  @inline(__always)
+  static func parse(_ p: UnsafePointer<UInt8>, _ n: Int) -> Double? {
+    var i = 0
+    var negative = false
+    if n > 0 && (p[0] == UInt8(ascii: "-") || p[0] == UInt8(ascii: "+")) {
+      negative = p[0] == UInt8(ascii: "-")
+      i = 1
+    }
+    if i < n && (p[i] | 0x20) >= UInt8(ascii: "a") && (p[i] | 0x20) <= UInt8(ascii: "z") {
+      return parseWord(p + i, n - i, negative: negative)
+    }
+    var mantissa: UInt64 = 0
+    var significant = 0
+    var exponent = 0
+    var digits = 0
+    while i < n, case let d = p[i] &- 48, d < 10 {
+      if significant < 19 {
+        mantissa = mantissa &* 10 &+ UInt64(d)
+        if mantissa != 0 { significant += 1 }
+      } else {
+        exponent += 1
+        significant += 1
+      }
+      digits += 1
+      i += 1
+    }
+    if i < n && p[i] == UInt8(ascii: ".") {
+      i += 1
+      while i < n, case let d = p[i] &- 48, d < 10 {
+        if significant < 19 {
+          mantissa = mantissa &* 10 &+ UInt64(d)
+          if mantissa != 0 { significant += 1 }
+          exponent -= 1
+        } else {
+          significant += 1
+        }
+        digits += 1
+        i += 1
+      }
+    }
+    if digits == 0 { return nil }
+    if i < n && (p[i] | 0x20) == UInt8(ascii: "e") {
+      i += 1
+      var exponentNegative = false
+      if i < n && (p[i] == UInt8(ascii: "-") || p[i] == UInt8(ascii: "+")) {
+        exponentNegative = p[i] == UInt8(ascii: "-")
+        i += 1
+      }
+      var e = 0
+      var exponentDigits = 0
+      while i < n, case let d = p[i] &- 48, d < 10 {
+        if e < 100_000 { e = e * 10 + Int(d) }
+        exponentDigits += 1
+        i += 1
+      }
+      if exponentDigits == 0 { return nil }
+      exponent += exponentNegative ? -e : e
+    }
+    if i != n { return nil }
+    if significant <= 19 && mantissa <= 1 << 53 && exponent >= -22 && exponent <= 22 {
+      let m = Double(mantissa)
+      let value = exponent < 0 ? m / exactPowers[-exponent] : m * exactPowers[exponent]
+      return negative ? -value : value
+    }
+    return viaStrtod(p, n)
+  }
+
+  private static func parseWord(_ p: UnsafePointer<UInt8>, _ n: Int, negative: Bool) -> Double? {
+    func matches(_ word: StaticString) -> Bool {
+      guard n == word.utf8CodeUnitCount else { return false }
+      for k in 0..<n where p[k] | 0x20 != word.utf8Start[k] { return false }
+      return true
+    }
+    if matches("nan") { return .nan }
+    if matches("inf") || matches("infinity") { return negative ? -.infinity : .infinity }
+    return nil
+  }
+
+  private static func viaStrtod(_ p: UnsafePointer<UInt8>, _ n: Int) -> Double {
+    withUnsafeTemporaryAllocation(of: CChar.self, capacity: n + 1) { buffer in
+      for k in 0..<n { buffer[k] = CChar(bitPattern: p[k]) }
+      buffer[n] = 0
+      return strtod(buffer.baseAddress!, nil)
+    }
+  }
+
+  /// A signed decimal integer, or `nil` on any other byte or on overflow.
+  @inline(__always)
+  static func parseInt64(_ p: UnsafePointer<UInt8>, _ n: Int) -> Int64? {
+    var i = 0
+    var negative = false
+    if n > 0 && (p[0] == UInt8(ascii: "-") || p[0] == UInt8(ascii: "+")) {
+      negative = p[0] == UInt8(ascii: "-")
+      i = 1
+    }
+    guard i < n else { return nil }
+    var value: Int64 = 0
+    while i < n {
+      let d = p[i] &- 48
+      guard d < 10 else { return nil }
+      let (times10, o1) = value.multipliedReportingOverflow(by: 10)
+      let (sum, o2) = times10.addingReportingOverflow(Int64(d))
+      if o1 || o2 { return nil }
+      value = sum
+      i += 1
+    }
+    return negative ? -value : value
+  }
+
+  /// A decimal number of units scaled by `10^scale` and rounded half away from zero to
+  /// an integer, computed exactly in integers: `1735689600.0974` with scale 6 is
+  /// `1735689600097400`. Used for fractional-second timestamps.
+  static func parseScaled(_ p: UnsafePointer<UInt8>, _ n: Int, scale: Int) -> Int64? {
+    var i = 0
+    var negative = false
+    if n > 0 && (p[0] == UInt8(ascii: "-") || p[0] == UInt8(ascii: "+")) {
+      negative = p[0] == UInt8(ascii: "-")
+      i = 1
+    }
+    var unit: Int64 = 1
+    for _ in 0..<scale { unit *= 10 }
+    var value: Int64 = 0
+    var digits = 0
+    while i < n, case let d = p[i] &- 48, d < 10 {
+      let (times10, o1) = value.multipliedReportingOverflow(by: 10)
+      let (sum, o2) = times10.addingReportingOverflow(Int64(d))
+      if o1 || o2 { return nil }
+      value = sum
+      digits += 1
+      i += 1
+    }
+    let (scaled, overflow) = value.multipliedReportingOverflow(by: unit)
+    if overflow { return nil }
+    value = scaled
+    if i < n && p[i] == UInt8(ascii: ".") {
+      i += 1
+      var place = unit
+      var roundUp = false
+      var first = true
+      while i < n, case let d = p[i] &- 48, d < 10 {
+        if place > 1 {
+          place /= 10
+          value += Int64(d) * place
+        } else if first {
+          roundUp = d >= 5
+          first = false
+        }
+        digits += 1
+        i += 1
+      }
+      if roundUp { value += 1 }
+    }
+    guard i == n, digits > 0 else { return nil }
+    return negative ? -value : value
+  }
+}

@@ -1,0 +1,164 @@
+import ArbCore
+
+/// One leg named on the command line: `[VENUE:MARKET:SYMBOL=]PATH[,PATH…][@FORMAT]`.
+///
+/// `FORMAT` is a named format (`tardis.quotes`) or the path of a column spec
+/// (`Data/formats/kraken-ohlcvt.json`). Several paths are consecutive files of the
+/// same leg (e.g. days) and are joined in the order given.
+public struct LegSpec: Sendable, Equatable {
+  public var instrument: Instrument?
+  public var paths: [String]
+  public var format: String?
+
+  public init(instrument: Instrument?, paths: [String], format: String? = nil) {
+    self.instrument = instrument
+    self.paths = paths
+    self.format = format
+  }
+
+  /// Parses the `--leg` text; the error is a usage message.
+  public init(parsing text: String) throws(LegSpecError) {
+    var rest = Substring(text)
+    if let at = rest.lastIndex(of: "@") {
+      let suffix = String(rest[rest.index(after: at)...])
+      if RecordFormat(id: suffix) != nil || suffix.hasSuffix(".json") {
+        format = suffix
+        rest = rest[..<at]
+      }
+    }
+    if let eq = rest.firstIndex(of: "=") {
+      let parts = rest[..<eq].split(separator: ":", omittingEmptySubsequences: false)
+      guard parts.count == 3, !parts[0].isEmpty, !parts[2].isEmpty else {
+        throw LegSpecError(message: "leg prefix '\(rest[..<eq])' is not VENUE:MARKET:SYMBOL")
+      }
+      guard let market = MarketKind(rawValue: String(parts[1])) else {
+        let kinds = MarketKind.allCases.map(\.rawValue).joined(separator: ", ")
+        throw LegSpecError(message: "unknown market '\(parts[1])' in leg '\(text)', expected one of \(kinds)")
+      }
+      instrument = Instrument(venue: String(parts[0]), market: market, symbol: String(parts[2]))
+      rest = rest[rest.index(after: eq)...]
+    }
+    paths = rest.split(separator: ",").map(String.init)
+    guard !paths.isEmpty else { throw LegSpecError(message: "leg '\(text)' names no file") }
+  }
+}
+
+/// A `--leg` text that cannot be parsed.
+public struct LegSpecError: Error, Sendable, CustomStringConvertible {
+  public var message: String
+  public var description: String { message }
+}
+
+/// A leg read into one series, with the report of each of its files.
+public struct LoadedLeg: Sendable {
+  public var series: QuoteSeries
+  public var reports: [IngestReport]
+}
+
+extension LegSpec {
+  /// Reads every file of the leg and joins them into one series.
+  ///
+  /// - Parameters:
+  ///   - options: ingest options shared by all legs (its `format` and `instrument`
+  ///     are replaced by the leg's own).
+  ///   - specOverrides: `--spec-set` assignments applied to a column spec.
+  /// - Throws: `FileError`, `IngestError`, `SpecError`, or `LegSpecError` when the file
+  ///   holds several instruments and the leg names none, or not the one named.
+  public func load(options: IngestOptions, specOverrides: [String] = []) throws -> LoadedLeg {
+    let fileOptions = try ingestOptions(options, specOverrides: specOverrides)
+    var joined: QuoteSeries? = nil
+    var reports: [IngestReport] = []
+    for path in paths {
+      let file = try Ingest.read(path: path, options: fileOptions)
+      reports.append(file.report)
+      var picked = try pick(from: file, path: path)
+      if var series = joined {
+        if let last = series.time.last, let first = picked.time.first, first <= last {
+          if first == last {
+            // The boundary rows collapse as duplicates do: keep the later file's row.
+            series = series.droppingLast()
+          } else if !options.sort {
+            throw IngestError(.timestampNotIncreasing(previous: last, found: first), at: SourcePosition(path: path, line: 2, column: 1))
+          }
+        }
+        series.append(contentsOf: picked)
+        if options.sort { series.sortByTime() }
+        joined = series
+      } else {
+        picked.instrument = instrument ?? picked.instrument
+        joined = picked
+      }
+    }
+    return LoadedLeg(series: joined!, reports: reports)
+  }
+
+  /// `options` with this leg's instrument and format (a named format, or a column spec
+  /// read from its path with `specOverrides` applied).
+  public func ingestOptions(_ options: IngestOptions, specOverrides: [String]) throws -> IngestOptions {
+    var fileOptions = options
+    fileOptions.instrument = instrument
+    fileOptions.format = try resolveFormat(overrides: specOverrides) ?? options.format
+    return fileOptions
+  }
+
+  private func resolveFormat(overrides: [String]) throws -> RecordFormat? {
+    guard let format else {
+      return overrides.isEmpty ? nil : .columns(try ColumnSpec.fromOverrides(overrides))
+    }
+    if let named = RecordFormat(id: format) { return named }
+    return .columns(try ColumnSpec.load(path: format, overrides: overrides))
+  }
+
+  private func pick(from file: IngestedFile, path: String) throws -> QuoteSeries {
+    let found = file.series.map { $0.instrument.description }
+    guard let instrument else {
+      if file.series.count == 1 { return file.series[0] }
+      if file.series.isEmpty { throw IngestError(.emptyFile, at: SourcePosition(path: path, line: 1, column: 1)) }
+      throw LegSpecError(message: "\(path) holds several instruments (\(found.joined(separator: ", "))); name one with VENUE:MARKET:SYMBOL=\(path)")
+    }
+    if let match = file.series.first(where: {
+      $0.instrument.symbol == instrument.symbol
+        && ($0.instrument.venue == instrument.venue || $0.instrument.venue == "unknown")
+    }) {
+      var series = match
+      series.instrument = instrument
+      return series
+    }
+    if file.series.count == 1 && file.series[0].instrument.symbol == "unknown" { return file.series[0] }
+    throw IngestError(.symbolNotInFile(symbol: instrument.description, found: found), at: SourcePosition(path: path, line: 1, column: 1))
+  }
+}
+
+extension QuoteSeries {
+  /// Appends another series of the same instrument (its columns, in order).
+  mutating func append(contentsOf other: QuoteSeries) {
+    time += other.time
+    if !otherTime.isEmpty || !other.otherTime.isEmpty {
+      otherTime = (otherTime.isEmpty ? [Int64](repeating: 0, count: count - other.count) : otherTime) + other.otherTime
+    }
+    bid += other.bid
+    ask += other.ask
+    bidSize += other.bidSize
+    askSize += other.askSize
+    if other.priceSource == .book { priceSource = .book }
+  }
+
+  func droppingLast() -> QuoteSeries {
+    var copy = self
+    copy.time.removeLast()
+    if !copy.otherTime.isEmpty { copy.otherTime.removeLast() }
+    copy.bid.removeLast()
+    copy.ask.removeLast()
+    copy.bidSize.removeLast()
+    copy.askSize.removeLast()
+    return copy
+  }
+
+  /// Stable sort by time, then collapse equal times to the last.
+  mutating func sortByTime() {
+    var builder = SeriesBuilder(instrument: instrument, clock: clock, keepsOtherTime: !otherTime.isEmpty, expectedRows: 0)
+    builder.series = self
+    builder.hasBook = priceSource == .book
+    self = builder.finish(order: .unsorted).series
+  }
+}

@@ -1,0 +1,77 @@
+import ArbCore
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+/// Splits a byte stream into lines without building a `String` per line.
+///
+/// Lines end at `\n`; a trailing `\r` (CRLF files) is dropped, and so is a UTF-8 byte
+/// order mark at the start of the first line. A last line without a newline is still
+/// a line. The buffer grows only when one line is longer than it.
+struct LineReader {
+  private let source: ByteSource
+  private var buffer: UnsafeMutableRawBufferPointer
+
+  init(source: ByteSource, chunkSize: Int = 1 << 20) {
+    self.source = source
+    buffer = .allocate(byteCount: chunkSize, alignment: 64)
+  }
+
+  /// Frees the buffer. Call once when done.
+  mutating func close() { buffer.deallocate() }
+
+  /// Calls `body` with every line and its 1-based number, in order.
+  ///
+  /// - Complexity: O(bytes); one `memchr` per line.
+  mutating func forEachLine(
+    _ body: (UnsafeBufferPointer<UInt8>, Int) throws(IngestError) -> Void
+  ) throws(IngestError) {
+    var start = 0
+    var end = 0
+    var lineNumber = 0
+    var atEnd = false
+    while true {
+      // Hand out every complete line in [start, end).
+      let base = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
+      while start < end {
+        guard let found = memchr(base + start, 10, end - start) else { break }
+        let newline = UnsafeRawPointer(found) - UnsafeRawPointer(base)
+        lineNumber += 1
+        try body(Self.trim(base + start, newline - start, first: lineNumber == 1), lineNumber)
+        start = newline + 1
+      }
+      if atEnd {
+        if start < end {
+          lineNumber += 1
+          try body(Self.trim(base + start, end - start, first: lineNumber == 1), lineNumber)
+        }
+        return
+      }
+      // Keep the partial line, then refill behind it.
+      let rest = end - start
+      if rest > 0 && start > 0 { memmove(base, base + start, rest) }
+      start = 0
+      end = rest
+      if end == buffer.count {
+        let bigger = UnsafeMutableRawBufferPointer.allocate(byteCount: buffer.count * 2, alignment: 64)
+        bigger.copyMemory(from: UnsafeRawBufferPointer(rebasing: buffer[0..<end]))
+        buffer.deallocate()
+        buffer = bigger
+      }
+      let n = try source.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[end...]))
+      if n == 0 { atEnd = true } else { end += n }
+    }
+  }
+
+  @inline(__always)
+  private static func trim(_ start: UnsafeMutablePointer<UInt8>, _ length: Int, first: Bool) -> UnsafeBufferPointer<UInt8> {
+    var p = UnsafePointer(start)
+    var n = length
+    if n > 0 && p[n - 1] == 13 { n -= 1 }
+    if first && n >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF {
+      p += 3
+      n -= 3
+    }
+    return UnsafeBufferPointer(start: p, count: n)
+  }
+}

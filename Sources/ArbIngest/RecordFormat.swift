@@ -1,0 +1,170 @@
+import ArbCore
+
+/// The formats ArbKit reads, by the id that `inspect` prints and `--input-format` takes.
+public enum RecordFormat: Sendable, Equatable {
+  /// Tardis.dev `quotes` CSV (top of book, two clocks).
+  case tardisQuotes
+  /// Tardis.dev `trades` CSV (one price per row).
+  case tardisTrades
+  /// ArbKit's normalised quotes CSV `ts_us,venue,market,symbol,bid,ask,bid_size,ask_size,last`.
+  case arbkitQuotes
+  /// ArbKit's FX CSV `ts_us,pair,rate`.
+  case arbkitFX
+  /// A column-mapped CSV described by a `ColumnSpec`.
+  case columns(ColumnSpec)
+
+  /// The id printed by `inspect` (`tardis.quotes`, `columns`).
+  public var id: String {
+    switch self {
+    case .tardisQuotes: "tardis.quotes"
+    case .tardisTrades: "tardis.trades"
+    case .arbkitQuotes: "arbkit.quotes"
+    case .arbkitFX: "arbkit.fx"
+    case .columns: "columns"
+    }
+  }
+
+  /// The named formats, with the exact header line each one starts with.
+  static let named: [(format: RecordFormat, header: String)] = [
+    (.tardisQuotes, "exchange,symbol,timestamp,local_timestamp,ask_amount,ask_price,bid_price,bid_amount"),
+    (.tardisTrades, "exchange,symbol,timestamp,local_timestamp,id,side,price,amount"),
+    (.arbkitQuotes, "ts_us,venue,market,symbol,bid,ask,bid_size,ask_size,last"),
+    (.arbkitFX, "ts_us,pair,rate"),
+  ]
+
+  /// A named format by id, or `nil`.
+  public init?(id: String) {
+    guard let match = Self.named.first(where: { $0.format.id == id }) else { return nil }
+    self = match.format
+  }
+
+  /// Ids of the named formats, for help texts.
+  public static var namedIDs: [String] { named.map(\.format.id) }
+
+  /// The named format whose header is exactly `line`.
+  static func detect(headerLine line: UnsafeBufferPointer<UInt8>) -> RecordFormat? {
+    named.first { $0.header.utf8.elementsEqual(line) }?.format
+  }
+
+  /// Where each quantity sits in a row of this format.
+  func layout(clock: Clock, headerNames: [String]?, path: String) throws(IngestError) -> RecordLayout {
+    let local = clock == .local
+    switch self {
+    case .tardisQuotes:
+      return RecordLayout(
+        names: Self.named[0].header.split(separator: ",").map(String.init), fieldCount: 8,
+        venue: 0, symbol: 1, time: local ? 3 : 2, timeForm: .epochMicros, otherTime: local ? 2 : 3,
+        bid: 6, ask: 5, bidSize: 7, askSize: 4, emptySidesAllowed: true, tardisVenue: true)
+    case .tardisTrades:
+      return RecordLayout(
+        names: Self.named[1].header.split(separator: ",").map(String.init), fieldCount: 8,
+        venue: 0, symbol: 1, time: local ? 3 : 2, timeForm: .epochMicros, otherTime: local ? 2 : 3,
+        price: 6, tardisVenue: true)
+    case .arbkitQuotes:
+      return RecordLayout(
+        names: Self.named[2].header.split(separator: ",").map(String.init), fieldCount: 9,
+        venue: 1, market: 2, symbol: 3, time: 0, timeForm: .epochMicros,
+        bid: 4, ask: 5, bidSize: 6, askSize: 7, price: 8, priceIsFallback: true)
+    case .arbkitFX:
+      return RecordLayout(
+        names: Self.named[3].header.split(separator: ",").map(String.init), fieldCount: 3,
+        symbol: 1, time: 0, timeForm: .epochMicros, price: 2, fixedVenue: "fx", fixedMarket: .fx)
+    case .columns(let spec):
+      return try RecordLayout(spec: spec, headerNames: headerNames, path: path)
+    }
+  }
+
+  /// Whether the first line of the file is a header.
+  var hasHeader: Bool {
+    if case .columns(let spec) = self { return spec.header ?? true }
+    return true
+  }
+}
+
+/// Field positions (0-based) of each quantity in a row, and how to read them.
+struct RecordLayout {
+  var names: [String]
+  /// Exact number of fields a row must have; `nil` means at least `minimumFields`.
+  var fieldCount: Int?
+  var venue: Int? = nil
+  var market: Int? = nil
+  var symbol: Int? = nil
+  var time: Int
+  var timeForm: TimeForm
+  var timeOffset: Int64 = 0
+  var timeShift: Int64 = 0
+  var otherTime: Int? = nil
+  var bid: Int? = nil
+  var ask: Int? = nil
+  var bidSize: Int? = nil
+  var askSize: Int? = nil
+  /// One price for both sides (`bid = ask = price`).
+  var price: Int? = nil
+  /// `price` is used only when bid and ask are empty (ArbKit's `last`).
+  var priceIsFallback = false
+  /// Tardis quotes may leave a side empty when the book side is empty.
+  var emptySidesAllowed = false
+  /// The venue field holds a Tardis exchange id, resolved through the registry.
+  var tardisVenue = false
+  var fixedVenue: String? = nil
+  var fixedMarket: MarketKind? = nil
+  var fixedSymbol: String? = nil
+  var delimiter = UInt8(ascii: ",")
+  var quote: UInt8? = nil
+  var thousands: UInt8? = nil
+  var descending = false
+
+  var minimumFields: Int {
+    ([venue, market, symbol, time, otherTime, bid, ask, bidSize, askSize, price].compactMap { $0 }.max() ?? 0) + 1
+  }
+
+  /// The name of field `index` for messages (`close`, or `#3` without a header).
+  func name(_ index: Int) -> String { index < names.count ? names[index] : "#\(index + 1)" }
+}
+
+extension RecordLayout {
+  init(spec: ColumnSpec, headerNames: [String]?, path: String) throws(IngestError) {
+    func resolve(_ ref: ColumnSpec.ColumnRef?) throws(IngestError) -> Int? {
+      guard let ref else { return nil }
+      switch ref {
+      case .position(let position):
+        guard position >= 1 else { throw IngestError(.missingColumn(name: ref.description), at: .init(path: path, line: 1, column: 1)) }
+        return position - 1
+      case .name(let name):
+        guard let index = headerNames?.firstIndex(of: name) else {
+          throw IngestError(.missingColumn(name: name), at: .init(path: path, line: 1, column: 1))
+        }
+        return index
+      }
+    }
+    func byte(_ text: String?, _ fallback: UInt8?) -> UInt8? {
+      guard let text else { return fallback }
+      return text.utf8.first
+    }
+    let isFX = spec.kind == "fx"
+    self.init(
+      names: headerNames ?? [], fieldCount: nil, time: try resolve(spec.time.column)!,
+      timeForm: spec.time.form,
+      bid: try resolve(spec.bid), ask: try resolve(spec.ask),
+      bidSize: try resolve(spec.bidSize), askSize: try resolve(spec.askSize),
+      price: try resolve(spec.price),
+      fixedVenue: isFX ? "fx" : spec.venue, fixedMarket: isFX ? .fx : spec.market, fixedSymbol: spec.symbol,
+      delimiter: byte(spec.delimiter, UInt8(ascii: ","))!, quote: byte(spec.quote, UInt8(ascii: "\"")),
+      thousands: byte(spec.thousands, nil), descending: spec.order == .descending)
+    timeOffset = spec.time.zone.flatMap(Self.zoneOffset) ?? 0
+    timeShift = spec.time.shift.flatMap(TimeText.parseDuration) ?? 0
+    if price == nil && (bid == nil || ask == nil) {
+      throw IngestError(.missingColumn(name: "price (or bid and ask)"), at: .init(path: path, line: 1, column: 1))
+    }
+  }
+
+  /// `+09:00` / `-0130` / `UTC` as microseconds east of UTC.
+  static func zoneOffset(_ text: String) -> Int64? {
+    if text == "UTC" || text == "Z" { return 0 }
+    let sign: Int64 = text.hasPrefix("-") ? -1 : 1
+    let digits = text.filter(\.isNumber)
+    guard digits.count == 4 || digits.count == 2, let value = Int64(digits) else { return nil }
+    let (hours, minutes) = digits.count == 4 ? (value / 100, value % 100) : (value, 0)
+    return sign * (hours * 3600 + minutes * 60) * 1_000_000
+  }
+}

@@ -1,0 +1,4 @@
+import ArbCLI
+import Glibc
+
+exit(ArbCLI.main(CommandLine.arguments))
