@@ -20,7 +20,7 @@ let package = Package(
 
     // MARK: Executables
     .executableTarget(name: "arbkit", dependencies: ["ArbCLI"]),
-    .executableTarget(name: "ArbBench", dependencies: ["ArbCore", "ArbIngest", "ArbAnalytics", "ArbCLI"]),
+    .executableTarget(name: "arbkit-bench", dependencies: ["ArbCore", "ArbIngest", "ArbAnalytics", "ArbCLI"], path: "Sources/ArbBench"),
 
     // MARK: Tests
     .target(name: "TestSupport", path: "Tests/TestSupport"),

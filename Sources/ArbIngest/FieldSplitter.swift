@@ -7,16 +7,16 @@ struct FieldSplitter {
   let delimiter: UInt8
   /// The quote byte, or `nil` when the format has no quoting.
   let quote: UInt8?
-  /// Start offset of each field found by the last `split`.
-  private(set) var starts: [Int] = []
-  /// End offset (exclusive) of each field found by the last `split`.
-  private(set) var ends: [Int] = []
+  /// Start and end (exclusive) offsets of each field found by the last `split`, in
+  /// storage that lives as long as the splitter's owner keeps it (no per-line allocation).
+  private(set) var starts: FieldOffsets
+  private(set) var ends: FieldOffsets
 
   init(delimiter: UInt8 = UInt8(ascii: ","), quote: UInt8? = nil) {
     self.delimiter = delimiter
     self.quote = quote
-    starts.reserveCapacity(32)
-    ends.reserveCapacity(32)
+    starts = FieldOffsets()
+    ends = FieldOffsets()
   }
 
   /// Splits `line`; returns the number of fields, or `nil` for an unterminated quote.
@@ -24,12 +24,11 @@ struct FieldSplitter {
   /// - Complexity: O(line length).
   @inline(__always)
   mutating func split(_ line: UnsafeBufferPointer<UInt8>) -> Int? {
-    starts.removeAll(keepingCapacity: true)
-    ends.removeAll(keepingCapacity: true)
+    var count = 0
     let n = line.count
     guard let p = line.baseAddress else {
-      starts.append(0)
-      ends.append(0)
+      starts.set(0, 0)
+      ends.set(0, 0)
       return 1
     }
     var i = 0
@@ -44,24 +43,57 @@ struct FieldSplitter {
           }
           j += 1
         }
-        starts.append(i + 1)
-        ends.append(j)
+        starts.set(count, i + 1)
+        ends.set(count, j)
+        count += 1
         i = j + 1
         guard i == n || p[i] == delimiter else { return nil }
       } else {
         var j = i
         while j < n && p[j] != delimiter { j += 1 }
-        starts.append(i)
-        ends.append(j)
+        starts.set(count, i)
+        ends.set(count, j)
+        count += 1
         i = j
       }
-      if i >= n { return starts.count }
+      if i >= n { return count }
       i += 1  // past the delimiter
       if i == n {
-        starts.append(n)
-        ends.append(n)
-        return starts.count
+        starts.set(count, n)
+        ends.set(count, n)
+        return count + 1
       }
     }
+  }
+}
+
+/// A growable array of field offsets backed by one allocation shared by copies of the
+/// splitter (a reference type, so writes never trigger copy-on-write).
+final class FieldOffsets {
+  private var storage: UnsafeMutablePointer<Int>
+  private var capacity: Int
+
+  init() {
+    capacity = 64
+    storage = .allocate(capacity: capacity)
+  }
+
+  deinit { storage.deallocate() }
+
+  @inline(__always)
+  func set(_ index: Int, _ value: Int) {
+    if index >= capacity { grow() }
+    storage[index] = value
+  }
+
+  @inline(__always)
+  subscript(index: Int) -> Int { storage[index] }
+
+  private func grow() {
+    let bigger = UnsafeMutablePointer<Int>.allocate(capacity: capacity * 2)
+    bigger.update(from: storage, count: capacity)
+    storage.deallocate()
+    storage = bigger
+    capacity *= 2
   }
 }

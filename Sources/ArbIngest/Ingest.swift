@@ -84,7 +84,10 @@ private struct FileReader {
   let options: IngestOptions
   let expectedRows: Int
   var format: RecordFormat?
-  var layout: RecordLayout?
+  /// Set from the header (or first line); a placeholder until then.
+  var layout = RecordLayout(names: [], fieldCount: nil, time: 0, timeForm: .epochMicros)
+  var keyFields: [Int] = []
+  var minimumFields = 1
   var splitter = FieldSplitter()
   var report: IngestReport
   var builders: [SeriesBuilder] = []
@@ -150,12 +153,14 @@ private struct FileReader {
     report.format = chosen.id
     let built = try chosen.layout(clock: options.clock, headerNames: headerNames, path: path)
     layout = built
+    keyFields = built.keyFields
+    minimumFields = built.minimumFields
     splitter = FieldSplitter(delimiter: built.delimiter, quote: built.quote)
   }
 
   private mutating func reject(_ reason: IngestError.Reason, line: UnsafeBufferPointer<UInt8>, number: Int, field: Int?) throws(IngestError) {
     var column = 1
-    if let field, field < splitter.starts.count { column = splitter.starts[field] + 1 }
+    if let field { column = splitter.starts[field] + 1 }
     if case .wrongFieldCount = reason { column = line.count + 1 }
     let error = IngestError(reason, at: SourcePosition(path: path, line: number, column: column))
     if options.badRows == .fail { throw error }
@@ -173,10 +178,9 @@ private struct FileReader {
   /// Validates and appends one row; returns the reason and field index when rejected.
   @inline(__always)
   private mutating func decodeRow(_ line: UnsafeBufferPointer<UInt8>) -> (IngestError.Reason, Int?)? {
-    let layout = self.layout!
     guard let count = splitter.split(line) else { return (.unterminatedQuote, nil) }
     if let expected = layout.fieldCount, count != expected { return (.wrongFieldCount(expected: expected, found: count), nil) }
-    if count < layout.minimumFields { return (.wrongFieldCount(expected: layout.minimumFields, found: count), nil) }
+    if count < minimumFields { return (.wrongFieldCount(expected: minimumFields, found: count), nil) }
     let base = line.baseAddress!
 
     // Time first: every row needs it.
@@ -212,11 +216,16 @@ private struct FileReader {
       }
       if !isBook && !layout.priceIsFallback && !layout.emptySidesAllowed { return (.missingPrice(column: layout.name(b)), b) }
       if isBook && bid > ask { return (.crossedBook(bid: bid, ask: ask), b) }
-      for (k, isBid) in [(layout.bidSize, true), (layout.askSize, false)] {
-        guard let k else { continue }
+      if let k = layout.bidSize {
         switch readSize(line, k) {
         case .failure(let failure): return failure
-        case .success(let value): if isBid { bidSize = value } else { askSize = value }
+        case .success(let value): bidSize = value
+        }
+      }
+      if let k = layout.askSize {
+        switch readSize(line, k) {
+        case .failure(let failure): return failure
+        case .success(let value): askSize = value
         }
       }
     }
@@ -235,7 +244,7 @@ private struct FileReader {
 
     // Which instrument, then the order check against its last accepted row.
     let index: Int
-    switch builderIndex(line, layout) {
+    switch builderIndex(line) {
     case .failure(let failure): return failure
     case .success(let value): index = value
     }
@@ -262,13 +271,13 @@ private struct FileReader {
   private mutating func readPrice(_ line: UnsafeBufferPointer<UInt8>, _ k: Int, optional: Bool) -> Read<Double?> {
     let start = splitter.starts[k], end = splitter.ends[k]
     if start == end {
-      return optional ? .success(nil) : .failure((.missingPrice(column: layout!.name(k)), k))
+      return optional ? .success(nil) : .failure((.missingPrice(column: layout.name(k)), k))
     }
     guard let value = number(line, start, end) else {
-      return .failure((.invalidNumber(column: layout!.name(k), text: text(line, k)), k))
+      return .failure((.invalidNumber(column: layout.name(k), text: text(line, k)), k))
     }
-    guard value.isFinite else { return .failure((.nonFinite(column: layout!.name(k), text: text(line, k)), k)) }
-    guard value > 0 else { return .failure((.nonPositivePrice(column: layout!.name(k), text: text(line, k)), k)) }
+    guard value.isFinite else { return .failure((.nonFinite(column: layout.name(k), text: text(line, k)), k)) }
+    guard value > 0 else { return .failure((.nonPositivePrice(column: layout.name(k), text: text(line, k)), k)) }
     return .success(value)
   }
 
@@ -278,10 +287,10 @@ private struct FileReader {
     let start = splitter.starts[k], end = splitter.ends[k]
     if start == end { return .success(.nan) }
     guard let value = number(line, start, end) else {
-      return .failure((.invalidNumber(column: layout!.name(k), text: text(line, k)), k))
+      return .failure((.invalidNumber(column: layout.name(k), text: text(line, k)), k))
     }
-    guard value.isFinite else { return .failure((.nonFinite(column: layout!.name(k), text: text(line, k)), k)) }
-    guard value >= 0 else { return .failure((.negativeSize(column: layout!.name(k), text: text(line, k)), k)) }
+    guard value.isFinite else { return .failure((.nonFinite(column: layout.name(k), text: text(line, k)), k)) }
+    guard value >= 0 else { return .failure((.negativeSize(column: layout.name(k), text: text(line, k)), k)) }
     return .success(value)
   }
 
@@ -289,7 +298,7 @@ private struct FileReader {
   @inline(__always)
   private mutating func number(_ line: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Double? {
     let base = line.baseAddress!
-    guard let separator = layout!.thousands else { return DecimalParser.parse(base + start, end - start) }
+    guard let separator = layout.thousands else { return DecimalParser.parse(base + start, end - start) }
     if scratch.count < end - start { scratch = [UInt8](repeating: 0, count: end - start) }
     return scratch.withUnsafeMutableBufferPointer { buffer in
       var n = 0
@@ -308,8 +317,7 @@ private struct FileReader {
   /// The builder of the row's instrument, creating it on first sight. Rows naming the
   /// same instrument as the previous row (the common case) cost one byte compare.
   @inline(__always)
-  private mutating func builderIndex(_ line: UnsafeBufferPointer<UInt8>, _ layout: RecordLayout) -> Read<Int> {
-    let keyFields = [layout.venue, layout.market, layout.symbol].compactMap { $0 }
+  private mutating func builderIndex(_ line: UnsafeBufferPointer<UInt8>) -> Read<Int> {
     if keyFields.isEmpty {
       if builders.isEmpty {
         switch instrument(names: [:], layout) {
@@ -319,7 +327,7 @@ private struct FileReader {
       }
       return .success(0)
     }
-    if lastBuilder >= 0 && keyMatches(line, keyFields, lastKey) { return .success(lastBuilder) }
+    if lastBuilder >= 0 && keyMatches(line, lastKey) { return .success(lastBuilder) }
     var key: [UInt8] = []
     for k in keyFields {
       key.append(contentsOf: line[splitter.starts[k]..<splitter.ends[k]])
@@ -343,10 +351,10 @@ private struct FileReader {
   }
 
   @inline(__always)
-  private func keyMatches(_ line: UnsafeBufferPointer<UInt8>, _ fields: [Int], _ key: [UInt8]) -> Bool {
+  private func keyMatches(_ line: UnsafeBufferPointer<UInt8>, _ key: [UInt8]) -> Bool {
     var offset = 0
     return key.withUnsafeBufferPointer { stored in
-      for k in fields {
+      for k in keyFields {
         let start = splitter.starts[k], length = splitter.ends[k] - start
         guard offset + length < stored.count, stored[offset + length] == 0x1F,
           memcmp(line.baseAddress! + start, stored.baseAddress! + offset, length) == 0
@@ -359,7 +367,7 @@ private struct FileReader {
 
   private mutating func newBuilder(_ instrument: Instrument, key: [UInt8]) {
     keys.append(key)
-    builders.append(SeriesBuilder(instrument: instrument, clock: options.clock, keepsOtherTime: layout!.otherTime != nil, expectedRows: builders.isEmpty ? expectedRows : 1024))
+    builders.append(SeriesBuilder(instrument: instrument, clock: options.clock, keepsOtherTime: layout.otherTime != nil, expectedRows: builders.isEmpty ? expectedRows : 1024))
   }
 
   /// The instrument of a row from its naming fields, the leg's prefix and the format's
@@ -384,7 +392,7 @@ private struct FileReader {
   mutating func finish() throws -> IngestedFile {
     if !sawAnyLine { throw IngestError(.emptyFile, at: SourcePosition(path: path, line: 1, column: 1)) }
     var series: [QuoteSeries] = []
-    let order: RowOrder = options.sort ? .unsorted : (layout?.descending == true ? .descending : .ascending)
+    let order: RowOrder = options.sort ? .unsorted : (layout.descending ? .descending : .ascending)
     for k in builders.indices {
       let (finished, collapsed) = builders[k].finish(order: order)
       report.rowsCollapsed += collapsed

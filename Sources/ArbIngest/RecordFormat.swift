@@ -114,9 +114,13 @@ struct RecordLayout {
   var thousands: UInt8? = nil
   var descending = false
 
+  /// Fewest fields a row must have to hold every column used.
   var minimumFields: Int {
     ([venue, market, symbol, time, otherTime, bid, ask, bidSize, askSize, price].compactMap { $0 }.max() ?? 0) + 1
   }
+
+  /// The fields that name the instrument, in order.
+  var keyFields: [Int] { [venue, market, symbol].compactMap { $0 } }
 
   /// The name of field `index` for messages (`close`, or `#3` without a header).
   func name(_ index: Int) -> String { index < names.count ? names[index] : "#\(index + 1)" }

@@ -1,0 +1,42 @@
+# ArbKit — the two commands a new user types, plus benchmarks.
+#   make demo    install missing packages, build release, run the main job on Data/
+#   make test    install missing packages, run every test
+#   make bench   benchmark against pandas/polars/numpy (installs them in bench/.venv)
+
+SWIFT   ?= swift
+ARBKIT  := .build/release/arbkit
+SAMPLES := Data/samples
+FORMATS := Data/formats
+
+.PHONY: demo test bench build deps registry clean
+
+deps:
+	@scripts/install-deps
+
+build: deps
+	$(SWIFT) build -c release --product arbkit
+
+demo: build
+	@echo "== arbkit inspect: the two real recordings in $(SAMPLES)"
+	$(ARBKIT) inspect $(SAMPLES)/binanceus_BTCUSDC_1m_2023-03-01_21.csv@$(FORMATS)/binanceus-kline-1m.json \
+	  $(SAMPLES)/kraken_BTCUSDC_1m_2023-03-01_21.csv.gz@$(FORMATS)/kraken-ohlcvt-1m.json
+	@echo
+	@echo "== arbkit premium: Binance.US vs Kraken BTC/USDC, 1-21 March 2023 (USDC de-peg)"
+	$(ARBKIT) premium \
+	  --leg binanceus:spot:BTCUSDC=$(SAMPLES)/binanceus_BTCUSDC_1m_2023-03-01_21.csv@$(FORMATS)/binanceus-kline-1m.json \
+	  --leg kraken:spot:BTCUSDC=$(SAMPLES)/kraken_BTCUSDC_1m_2023-03-01_21.csv.gz@$(FORMATS)/kraken-ohlcvt-1m.json \
+	  --max-stale 2m
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+bench: deps
+	scripts/bench
+
+# Re-embed Data/exchanges.json into the binary after editing it.
+registry:
+	scripts/embed-registry
+
+clean:
+	rm -rf .build bench/data bench/.venv

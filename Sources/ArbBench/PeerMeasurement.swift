@@ -1,0 +1,19 @@
+import Foundation
+
+/// Runs `bench/peers.py` (pandas/polars/numpy doing the same work) and returns its JSON.
+enum PeerMeasurement {
+  static func run(python: String, files: [String], repeats: Int) throws -> [String: Any] {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: python)
+    process.arguments = ["bench/peers.py", "--files"] + files + ["--repeat", "\(repeats)", "--max-stale-us", "5000000"]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0, let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+      throw BenchError("bench/peers.py failed with status \(process.terminationStatus)")
+    }
+    return object
+  }
+}

@@ -1,0 +1,89 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+import ArbAnalytics
+import ArbCLI
+import ArbCore
+import ArbIngest
+import Foundation
+
+/// Medians of ArbKit's stages on the benchmark files, and the peak memory of a full
+/// `arbkit premium` run in a child process.
+struct SwiftMeasurement {
+  var bytes: Int
+  var rows: Int
+  var points: Int
+  var validPoints: Int
+  var ingest: [Double]
+  var alignPremium: [Double]
+  /// The same statistics the numpy peer computes: one series, moments, quantiles, bands.
+  var statistics: [Double]
+  /// Everything `arbkit premium` reports (mid and exec, bands, half-life).
+  var fullAnalysis: [Double]
+  var peakMemoryBytes: Int
+  var columnBytes: Int
+  var check: [String: Double]
+
+  static func run(files: [String], repeats: Int, arbkit: String) throws -> SwiftMeasurement {
+    let bytes = files.reduce(0) { $0 + ((try? FileManager.default.attributesOfItem(atPath: $1)[.size] as? Int) ?? 0) }
+    var ingest: [Double] = [], align: [Double] = [], stats: [Double] = [], full: [Double] = []
+    var legs: [QuoteSeries] = []
+    var premium: PremiumSeries? = nil
+    var check: [String: Double] = [:]
+    let legSpecs = try files.map { try LegSpec(parsing: $0) }
+    for _ in 0..<repeats {
+      legs = []
+      ingest.append(try timed { legs = try LoadedLegs.load(legSpecs, options: IngestOptions()).map(\.series) })
+      var aligned: AlignedLegs? = nil
+      align.append(try timed {
+        aligned = try AlignedLegs(legs: legs, options: AlignmentOptions(maxStale: 5_000_000))
+        premium = PremiumSeries(aligned: aligned!, legs: legs)
+      })
+      let p = premium!
+      stats.append(timed {
+        let (values, weights) = p.validValues(p.mid)
+        let s = SeriesStatistics(values: values, weights: weights)
+        let side = [Int8](repeating: 1, count: p.count)  // the max premium has one sign
+        let bands = [0.05, 0.1].map {
+          BandStatistics(band: $0, values: p.mid, valid: p.valid, side: side, time: p.time, duration: p.duration, oneSided: true)
+        }
+        check = ["count": Double(s.count), "mean": s.mean ?? .nan, "std": s.std ?? .nan, "q50": s.quantiles[3],
+                 "share_events_0.1": bands[1].shareEvents ?? .nan, "episodes_0.1": Double(bands[1].episodes)]
+      })
+      full.append(timed { _ = PremiumAnalysis(premium: p) })
+    }
+    let peak = try peakMemory(arbkit: arbkit, files: files)
+    return SwiftMeasurement(
+      bytes: bytes, rows: legs.reduce(0) { $0 + $1.count }, points: premium!.count, validPoints: premium!.validPoints,
+      ingest: ingest, alignPremium: align, statistics: stats, fullAnalysis: full, peakMemoryBytes: peak,
+      columnBytes: legs.reduce(0) { $0 + $1.columnBytes }, check: check)
+  }
+
+  /// Peak resident memory of `arbkit premium` over the files, from `getrusage`.
+  static func peakMemory(arbkit: String, files: [String]) throws -> Int {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: arbkit)
+    process.arguments = ["premium", "--max-stale", "5s", "--format", "json"] + files.flatMap { ["--leg", $0] }
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else { throw BenchError("arbkit premium failed with \(process.terminationStatus)") }
+    var usage = rusage()
+    getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+    return Int(usage.ru_maxrss) * 1024
+  }
+}
+
+func timed(_ body: () throws -> Void) rethrows -> Double {
+  var start = timespec(), end = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &start)
+  try body()
+  clock_gettime(CLOCK_MONOTONIC, &end)
+  return Double(end.tv_sec - start.tv_sec) + Double(end.tv_nsec - start.tv_nsec) / 1e9
+}
+
+func median(_ values: [Double]) -> Double {
+  let sorted = values.sorted()
+  let n = sorted.count
+  return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2
+}

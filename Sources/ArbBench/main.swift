@@ -1,0 +1,38 @@
+// arbkit-bench: ArbKit's throughput next to pandas/polars/numpy doing the same work
+// in the same run. Usage: ArbBench [--rows 1000000,5000000] [--repeat 5]
+//   [--dir bench/data] [--python bench/.venv/bin/python] [--no-peers]
+import ArbAnalytics
+import ArbCore
+import ArbIngest
+import Foundation
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+func option(_ name: String) -> String? {
+  guard let k = arguments.firstIndex(of: name), k + 1 < arguments.count else { return nil }
+  return arguments[k + 1]
+}
+let sizes = (option("--rows") ?? "1000000,5000000").split(separator: ",").compactMap { Int($0) }
+let repeats = Int(option("--repeat") ?? "5") ?? 5
+let folder = option("--dir") ?? "bench/data"
+let python = option("--python") ?? "bench/.venv/bin/python"
+let runPeers = !arguments.contains("--no-peers")
+let arbkit = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("arbkit").path
+
+try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+var report = BenchReport()
+for rows in sizes {
+  let files = (0..<QuoteGenerator.venues.count).map { "\(folder)/quotes_\(rows)_\(QuoteGenerator.venues[$0].exchange).csv" }
+  for (k, file) in files.enumerated() where !FileManager.default.fileExists(atPath: file) {
+    FileHandle.standardError.write(Data("generating \(file)\n".utf8))
+    try QuoteGenerator(rows: rows, seed: 20_230_301).write(venue: k, to: file)
+  }
+  FileHandle.standardError.write(Data("measuring arbkit on \(rows) rows × \(files.count) venues\n".utf8))
+  let swift = try SwiftMeasurement.run(files: files, repeats: repeats, arbkit: arbkit)
+  var peers: [String: Any]? = nil
+  if runPeers {
+    FileHandle.standardError.write(Data("measuring pandas/polars/numpy (python \(python))\n".utf8))
+    peers = try PeerMeasurement.run(python: python, files: files, repeats: repeats)
+  }
+  report.add(rows: rows, venues: files.count, swift: swift, peers: peers)
+}
+print(report.rendered)
