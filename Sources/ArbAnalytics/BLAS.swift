@@ -70,4 +70,15 @@ enum BLAS {
     cblas_dgemv(CblasRowMajor, CblasNoTrans, length(rows), length(columns), alpha, a.baseAddress, length(columns),
       x.baseAddress, 1, beta, y.baseAddress, 1)
   }
+
+  /// Makes OpenBLAS run on the calling thread only: ArbKit parallelises across legs
+  /// and sweep cells itself, and idle BLAS worker threads would spin on the same cores.
+  static func useCallingThreadOnly() {
+    openblas_set_num_threads(1)
+  }
+}
+
+/// Process-wide set-up for the analytics: call once at start (the CLI does).
+public enum Analytics {
+  public static func configure() { BLAS.useCallingThreadOnly() }
 }

@@ -13,16 +13,17 @@ struct QuoteGenerator {
   struct Venue {
     var exchange: String
     var symbol: String
-    /// Mean gap between quotes in µs.
+    /// Mean gap between quotes in µs (equal for all venues so that their files span the
+    /// same hours; arrivals are still independent and irregular).
     var meanGapMicros: Double
     /// Long-run premium in percent.
     var premiumMean: Double
   }
 
   static let venues: [Venue] = [
-    Venue(exchange: "binance-futures", symbol: "BTCUSDT", meanGapMicros: 40_000, premiumMean: 0),
-    Venue(exchange: "bybit", symbol: "BTCUSDT", meanGapMicros: 55_000, premiumMean: 0.03),
-    Venue(exchange: "okex-swap", symbol: "BTC-USDT-SWAP", meanGapMicros: 70_000, premiumMean: -0.04),
+    Venue(exchange: "binance-futures", symbol: "BTCUSDT", meanGapMicros: 50_000, premiumMean: 0),
+    Venue(exchange: "bybit", symbol: "BTCUSDT", meanGapMicros: 50_000, premiumMean: 0.03),
+    Venue(exchange: "okex-swap", symbol: "BTC-USDT-SWAP", meanGapMicros: 50_000, premiumMean: -0.04),
   ]
 
   let rows: Int
@@ -31,7 +32,7 @@ struct QuoteGenerator {
   /// Writes `rows` quotes for `venue` to `path`.
   func write(venue index: Int, to path: String) throws {
     let venue = Self.venues[index]
-    var random = Random(seed: seed &+ UInt64(index) &* 0x9E37)
+    var random = Random(seed: seed &+ UInt64(index + 1) &* 0x9E37_79B9)
     var walk = Random(seed: seed)  // common price path: the same draws for every venue
     let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     guard fd >= 0 else { throw BenchError("cannot write \(path)") }

@@ -11,6 +11,7 @@ public enum ArbCLI {
 
   /// Runs `arguments` (program name first) against the real stdout/stderr.
   public static func main(_ arguments: [String]) -> Int32 {
+    Analytics.configure()
     var terminal = Terminal(passthrough: true)
     return run(arguments, terminal: &terminal).rawValue
   }

@@ -25,6 +25,7 @@ public struct IngestError: Error, Sendable, Equatable, CustomStringConvertible {
     case symbolNotInFile(symbol: String, found: [String])
     case errorRecord(detail: String)
     case readFailed(detail: String)
+    case invalidMarket(column: String, text: String)
 
     /// A short stable name for the reason, used to count rejections by kind.
     public var kind: String {
@@ -48,6 +49,7 @@ public struct IngestError: Error, Sendable, Equatable, CustomStringConvertible {
       case .symbolNotInFile: "symbol_not_in_file"
       case .errorRecord: "error_record"
       case .readFailed: "read_failed"
+      case .invalidMarket: "invalid_market"
       }
     }
 
@@ -78,6 +80,8 @@ public struct IngestError: Error, Sendable, Equatable, CustomStringConvertible {
         "symbol '\(symbol)' not in file, found \(found.joined(separator: ", "))"
       case .errorRecord(let detail): "error record, \(detail)"
       case .readFailed(let detail): detail
+      case .invalidMarket(let column, let text):
+        "unknown market in column '\(column)', expected spot, linear, inverse, future or fx, was '\(text)'"
       }
     }
   }

@@ -34,6 +34,7 @@ enum DecimalParser {
     var mantissa: UInt64 = 0
     var significant = 0
     var exponent = 0
+    var hugeExponent = false
     var digits = 0
     while i < n, case let d = p[i] &- 48, d < 10 {
       if significant < 19 {
@@ -71,7 +72,7 @@ enum DecimalParser {
       var e = 0
       var exponentDigits = 0
       while i < n, case let d = p[i] &- 48, d < 10 {
-        if e < 100_000 { e = e * 10 + Int(d) }
+        if e < 100_000 { e = e * 10 + Int(d) } else { hugeExponent = true }
         exponentDigits += 1
         i += 1
       }
@@ -79,7 +80,8 @@ enum DecimalParser {
       exponent += exponentNegative ? -e : e
     }
     if i != n { return nil }
-    if significant <= 19 && mantissa <= 1 << 53 && exponent >= -22 && exponent <= 22 {
+    // A capped exponent is not the written one: only strtod knows the value then.
+    if significant <= 19 && mantissa <= 1 << 53 && exponent >= -22 && exponent <= 22 && !hugeExponent {
       let m = Double(mantissa)
       let value = exponent < 0 ? m / exactPowers[-exponent] : m * exactPowers[exponent]
       return negative ? -value : value
@@ -120,13 +122,14 @@ enum DecimalParser {
     while i < n {
       let d = p[i] &- 48
       guard d < 10 else { return nil }
+      // Accumulate towards the sign, so that Int64.min is in range.
       let (times10, o1) = value.multipliedReportingOverflow(by: 10)
-      let (sum, o2) = times10.addingReportingOverflow(Int64(d))
+      let (sum, o2) = negative ? times10.subtractingReportingOverflow(Int64(d)) : times10.addingReportingOverflow(Int64(d))
       if o1 || o2 { return nil }
       value = sum
       i += 1
     }
-    return negative ? -value : value
+    return value
   }
 
   /// A decimal number of units scaled by `10^scale` and rounded half away from zero to
@@ -162,7 +165,9 @@ enum DecimalParser {
       while i < n, case let d = p[i] &- 48, d < 10 {
         if place > 1 {
           place /= 10
-          value += Int64(d) * place
+          let (sum, overflow) = value.addingReportingOverflow(Int64(d) * place)
+          if overflow { return nil }
+          value = sum
         } else if first {
           roundUp = d >= 5
           first = false
@@ -170,7 +175,11 @@ enum DecimalParser {
         digits += 1
         i += 1
       }
-      if roundUp { value += 1 }
+      if roundUp {
+        let (sum, overflow) = value.addingReportingOverflow(1)
+        if overflow { return nil }
+        value = sum
+      }
     }
     guard i == n, digits > 0 else { return nil }
     return negative ? -value : value

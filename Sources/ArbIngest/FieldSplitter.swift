@@ -12,8 +12,12 @@ struct FieldSplitter {
   private(set) var starts: FieldOffsets
   private(set) var ends: FieldOffsets
 
+  /// The delimiter repeated in every byte of a word, for the 8-bytes-at-a-time scan.
+  private let pattern: UInt64
+
   init(delimiter: UInt8 = UInt8(ascii: ","), quote: UInt8? = nil) {
     self.delimiter = delimiter
+    pattern = UInt64(delimiter) &* 0x0101_0101_0101_0101
     self.quote = quote
     starts = FieldOffsets()
     ends = FieldOffsets()
@@ -49,8 +53,7 @@ struct FieldSplitter {
         i = j + 1
         guard i == n || p[i] == delimiter else { return nil }
       } else {
-        var j = i
-        while j < n && p[j] != delimiter { j += 1 }
+        let j = Self.find(delimiter, p, from: i, to: n, pattern: pattern)
         starts.set(count, i)
         ends.set(count, j)
         count += 1
@@ -65,35 +68,38 @@ struct FieldSplitter {
       }
     }
   }
+
+  /// Index of the first `byte` in `p[from..<to]`, or `to`. Scans a word at a time: a
+  /// byte equal to the delimiter becomes zero after the xor, and the lowest zero byte
+  /// of a word is found exactly by `(x − 0x01…) & ~x & 0x80…` (SWAR).
+  @inline(__always)
+  static func find(_ byte: UInt8, _ p: UnsafePointer<UInt8>, from: Int, to n: Int, pattern: UInt64) -> Int {
+    var j = from
+    while j + 8 <= n {
+      let x = UnsafeRawPointer(p + j).loadUnaligned(as: UInt64.self) ^ pattern
+      let zero = (x &- 0x0101_0101_0101_0101) & ~x & 0x8080_8080_8080_8080
+      if zero != 0 { return j + zero.trailingZeroBitCount >> 3 }
+      j += 8
+    }
+    while j < n && p[j] != byte { j += 1 }
+    return j
+  }
 }
 
-/// A growable array of field offsets backed by one allocation shared by copies of the
-/// splitter (a reference type, so writes never trigger copy-on-write).
+/// Field offsets in one fixed allocation shared by copies of the splitter (a reference
+/// type, so writes never trigger copy-on-write). A line with more than `capacity`
+/// fields is cut there: no format has that many, so it fails the field-count check.
 final class FieldOffsets {
-  private var storage: UnsafeMutablePointer<Int>
-  private var capacity: Int
+  static let capacity = 4096
+  let storage: UnsafeMutablePointer<Int>
 
-  init() {
-    capacity = 64
-    storage = .allocate(capacity: capacity)
-  }
+  init() { storage = .allocate(capacity: Self.capacity + 1) }
 
   deinit { storage.deallocate() }
 
   @inline(__always)
-  func set(_ index: Int, _ value: Int) {
-    if index >= capacity { grow() }
-    storage[index] = value
-  }
+  func set(_ index: Int, _ value: Int) { storage[min(index, Self.capacity)] = value }
 
   @inline(__always)
   subscript(index: Int) -> Int { storage[index] }
-
-  private func grow() {
-    let bigger = UnsafeMutablePointer<Int>.allocate(capacity: capacity * 2)
-    bigger.update(from: storage, count: capacity)
-    storage.deallocate()
-    storage = bigger
-    capacity *= 2
-  }
 }

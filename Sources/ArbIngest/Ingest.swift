@@ -98,6 +98,9 @@ private struct FileReader {
   var quarantine: [UInt8] = []
   var sawAnyLine = false
   var scratch = [UInt8](repeating: 0, count: 64)
+  /// Details of the last crossed book / backwards timestamp, for the error message.
+  var crossed: (bid: Double, ask: Double) = (0, 0)
+  var backwards: (previous: Int64, found: Int64) = (0, 0)
 
   init(path: String, options: IngestOptions, expectedRows: Int) {
     self.path = path
@@ -175,129 +178,152 @@ private struct FileReader {
     quarantine.append(10)
   }
 
+  /// Why the hot path rejected a row: a one-byte code plus the field, expanded into a
+  /// full `IngestError.Reason` (with the offending text) only for rejected rows.
+  private enum Fault: UInt8 {
+    case none, unterminatedQuote, fieldCount, timestamp, invalidNumber, nonFinite, nonPositive
+    case negativeSize, missingPrice, crossed, backwards, marketName
+  }
+
   /// Validates and appends one row; returns the reason and field index when rejected.
   @inline(__always)
   private mutating func decodeRow(_ line: UnsafeBufferPointer<UInt8>) -> (IngestError.Reason, Int?)? {
-    guard let count = splitter.split(line) else { return (.unterminatedQuote, nil) }
-    if let expected = layout.fieldCount, count != expected { return (.wrongFieldCount(expected: expected, found: count), nil) }
-    if count < minimumFields { return (.wrongFieldCount(expected: minimumFields, found: count), nil) }
-    let base = line.baseAddress!
+    var field = -1
+    let fault = decodeFast(line, &field)
+    if fault == .none { return nil }
+    return (reason(fault, line, field), field >= 0 ? field : nil)
+  }
 
-    // Time first: every row needs it.
-    let t0 = splitter.starts[layout.time], t1 = splitter.ends[layout.time]
-    guard var time = TimeParser.parse(base + t0, t1 - t0, form: layout.timeForm, defaultOffset: layout.timeOffset) else {
-      return (.invalidTimestamp(column: layout.name(layout.time), text: text(line, layout.time)), layout.time)
+  /// The per-row work, free of allocation and of `String`: split, parse, validate, append.
+  @inline(__always)
+  private mutating func decodeFast(_ line: UnsafeBufferPointer<UInt8>, _ field: inout Int) -> Fault {
+    guard let count = splitter.split(line) else { return .unterminatedQuote }
+    if let expected = layout.fieldCount { if count != expected { return .fieldCount } } else if count < minimumFields { return .fieldCount }
+    let base = line.baseAddress!
+    let starts = splitter.starts, ends = splitter.ends
+
+    field = layout.time
+    guard let parsed = TimeParser.parse(base + starts[field], ends[field] - starts[field], form: layout.timeForm, defaultOffset: layout.timeOffset) else {
+      return .timestamp
     }
-    time += layout.timeShift
+    let time = parsed &+ layout.timeShift
     var other: Int64? = nil
     if let o = layout.otherTime {
-      let o0 = splitter.starts[o], o1 = splitter.ends[o]
-      guard let value = DecimalParser.parseInt64(base + o0, o1 - o0) else {
-        return (.invalidTimestamp(column: layout.name(o), text: text(line, o)), o)
-      }
+      field = o
+      guard let value = DecimalParser.parseInt64(base + starts[o], ends[o] - starts[o]) else { return .timestamp }
       other = value
     }
 
-    // Prices: a book (bid/ask, sides may be empty for Tardis), or one price.
+    // Prices: a book (bid/ask; Tardis may leave a side empty), or one price.
     var bid = Double.nan, ask = Double.nan, bidSize = Double.nan, askSize = Double.nan
     var isBook = false
     if let b = layout.bid, let a = layout.ask {
-      switch readPrice(line, b, optional: true) {
-      case .failure(let failure): return failure
-      case .success(let value): bid = value ?? .nan
+      field = b
+      let bidFault = price(base, starts[b], ends[b], &bid)
+      if bidFault != .none && bidFault != .missingPrice { return bidFault }
+      field = a
+      let askFault = price(base, starts[a], ends[a], &ask)
+      if askFault != .none && askFault != .missingPrice { return askFault }
+      isBook = bidFault == .none || askFault == .none
+      if bidFault != askFault && !layout.emptySidesAllowed {
+        field = bidFault == .missingPrice ? b : a
+        return .missingPrice
       }
-      switch readPrice(line, a, optional: true) {
-      case .failure(let failure): return failure
-      case .success(let value): ask = value ?? .nan
+      if !isBook && !layout.emptySidesAllowed && layout.price == nil {
+        field = b
+        return .missingPrice
       }
-      isBook = !bid.isNaN || !ask.isNaN
-      if !layout.emptySidesAllowed || layout.priceIsFallback {
-        if bid.isNaN != ask.isNaN { return (.missingPrice(column: layout.name(bid.isNaN ? b : a)), bid.isNaN ? b : a) }
+      if isBook && bid > ask {
+        field = b
+        crossed = (bid, ask)
+        return .crossed
       }
-      if !isBook && !layout.priceIsFallback && !layout.emptySidesAllowed { return (.missingPrice(column: layout.name(b)), b) }
-      if isBook && bid > ask { return (.crossedBook(bid: bid, ask: ask), b) }
       if let k = layout.bidSize {
-        switch readSize(line, k) {
-        case .failure(let failure): return failure
-        case .success(let value): bidSize = value
-        }
+        field = k
+        let sizeFault = size(base, starts[k], ends[k], &bidSize)
+        if sizeFault != .none { return sizeFault }
       }
       if let k = layout.askSize {
-        switch readSize(line, k) {
-        case .failure(let failure): return failure
-        case .success(let value): askSize = value
-        }
+        field = k
+        let sizeFault = size(base, starts[k], ends[k], &askSize)
+        if sizeFault != .none { return sizeFault }
       }
     }
     if !isBook, let p = layout.price {
-      switch readPrice(line, p, optional: layout.bid != nil && layout.emptySidesAllowed) {
-      case .failure(let failure): return failure
-      case .success(let value):
-        guard let value else { return (.missingPrice(column: layout.name(p)), p) }
-        bid = value
-        ask = value
-      }
-    }
-    if !isBook && layout.price == nil && !layout.emptySidesAllowed {
-      return (.missingPrice(column: layout.name(layout.bid ?? 0)), layout.bid)
+      field = p
+      var value = Double.nan
+      let priceFault = price(base, starts[p], ends[p], &value)
+      if priceFault != .none && !(priceFault == .missingPrice && layout.emptySidesAllowed) { return priceFault }
+      bid = value
+      ask = value
     }
 
     // Which instrument, then the order check against its last accepted row.
-    let index: Int
-    switch builderIndex(line) {
-    case .failure(let failure): return failure
-    case .success(let value): index = value
+    field = -1
+    guard let index = builderIndex(line) else {
+      field = layout.market ?? -1
+      return .marketName
     }
     let previous = builders[index].lastTime
-    if previous != .min && !options.sort {
-      if layout.descending ? time > previous : time < previous {
-        return (.timestampNotIncreasing(previous: previous, found: time), layout.time)
-      }
+    if previous != .min && !options.sort && (layout.descending ? time > previous : time < previous) {
+      field = layout.time
+      backwards = (previous, time)
+      return .backwards
     }
-    if isBook { builders[index].hasBook = true } else { builders[index].hasLast = true }
+    if isBook { builders[index].hasBook = true }
     builders[index].append(time: time, otherTime: other, bid: bid, ask: ask, bidSize: bidSize, askSize: askSize)
-    return nil
+    return .none
   }
 
-  private typealias Failure = (IngestError.Reason, Int?)
-
-  private enum Read<Value> {
-    case success(Value)
-    case failure(Failure)
-  }
-
-  /// A price field: a finite positive number, or `nil` when empty and `optional`.
+  /// A price field into `value`: finite and positive; `.missingPrice` when empty.
   @inline(__always)
-  private mutating func readPrice(_ line: UnsafeBufferPointer<UInt8>, _ k: Int, optional: Bool) -> Read<Double?> {
-    let start = splitter.starts[k], end = splitter.ends[k]
-    if start == end {
-      return optional ? .success(nil) : .failure((.missingPrice(column: layout.name(k)), k))
-    }
-    guard let value = number(line, start, end) else {
-      return .failure((.invalidNumber(column: layout.name(k), text: text(line, k)), k))
-    }
-    guard value.isFinite else { return .failure((.nonFinite(column: layout.name(k), text: text(line, k)), k)) }
-    guard value > 0 else { return .failure((.nonPositivePrice(column: layout.name(k), text: text(line, k)), k)) }
-    return .success(value)
+  private mutating func price(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ value: inout Double) -> Fault {
+    if start == end { return .missingPrice }
+    guard let parsed = number(base, start, end) else { return .invalidNumber }
+    guard parsed.isFinite else { return .nonFinite }
+    guard parsed > 0 else { return .nonPositive }
+    value = parsed
+    return .none
   }
 
-  /// A size field: finite and not negative; empty is unknown (`nan`, never output).
+  /// A size field into `value`: finite and not negative; empty stays `nan` (unknown,
+  /// never output).
   @inline(__always)
-  private mutating func readSize(_ line: UnsafeBufferPointer<UInt8>, _ k: Int) -> Read<Double> {
-    let start = splitter.starts[k], end = splitter.ends[k]
-    if start == end { return .success(.nan) }
-    guard let value = number(line, start, end) else {
-      return .failure((.invalidNumber(column: layout.name(k), text: text(line, k)), k))
-    }
-    guard value.isFinite else { return .failure((.nonFinite(column: layout.name(k), text: text(line, k)), k)) }
-    guard value >= 0 else { return .failure((.negativeSize(column: layout.name(k), text: text(line, k)), k)) }
-    return .success(value)
+  private mutating func size(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ value: inout Double) -> Fault {
+    if start == end { return .none }
+    guard let parsed = number(base, start, end) else { return .invalidNumber }
+    guard parsed.isFinite else { return .nonFinite }
+    guard parsed >= 0 else { return .negativeSize }
+    value = parsed
+    return .none
   }
 
-  /// Parses bytes `[start, end)` of `line`, dropping the thousands separator if any.
+  /// The full reason of a rejected row, with the offending text.
+  private func reason(_ fault: Fault, _ line: UnsafeBufferPointer<UInt8>, _ field: Int) -> IngestError.Reason {
+    let name = field >= 0 ? layout.name(field) : ""
+    let value = field >= 0 ? text(line, field) : ""
+    switch fault {
+    case .none: preconditionFailure("reason(for: .none)")
+    case .unterminatedQuote: return .unterminatedQuote
+    case .fieldCount:
+      var probe = splitter
+      let found = probe.split(line) ?? 0
+      return .wrongFieldCount(expected: layout.fieldCount ?? minimumFields, found: found)
+    case .timestamp: return .invalidTimestamp(column: name, text: value)
+    case .invalidNumber: return .invalidNumber(column: name, text: value)
+    case .nonFinite: return .nonFinite(column: name, text: value)
+    case .nonPositive: return .nonPositivePrice(column: name, text: value)
+    case .negativeSize: return .negativeSize(column: name, text: value)
+    case .missingPrice: return .missingPrice(column: name)
+    case .crossed: return .crossedBook(bid: crossed.bid, ask: crossed.ask)
+    case .backwards: return .timestampNotIncreasing(previous: backwards.previous, found: backwards.found)
+    case .marketName: return .invalidMarket(column: name, text: value)
+    }
+  }
+
+  /// Parses bytes `[start, end)`, dropping the thousands separator if the format has one.
   @inline(__always)
-  private mutating func number(_ line: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Double? {
-    let base = line.baseAddress!
+  private mutating func number(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Double? {
     guard let separator = layout.thousands else { return DecimalParser.parse(base + start, end - start) }
     if scratch.count < end - start { scratch = [UInt8](repeating: 0, count: end - start) }
     return scratch.withUnsafeMutableBufferPointer { buffer in
@@ -314,20 +340,19 @@ private struct FileReader {
     String(decoding: UnsafeBufferPointer(rebasing: line[splitter.starts[k]..<splitter.ends[k]]), as: UTF8.self)
   }
 
-  /// The builder of the row's instrument, creating it on first sight. Rows naming the
-  /// same instrument as the previous row (the common case) cost one byte compare.
+  /// The builder of the row's instrument, creating it on first sight; `nil` when a
+  /// market field names no market kind. Rows naming the same instrument as the
+  /// previous row (the common case) cost one byte compare.
   @inline(__always)
-  private mutating func builderIndex(_ line: UnsafeBufferPointer<UInt8>) -> Read<Int> {
+  private mutating func builderIndex(_ line: UnsafeBufferPointer<UInt8>) -> Int? {
     if keyFields.isEmpty {
       if builders.isEmpty {
-        switch instrument(names: [:], layout) {
-        case .failure(let failure): return .failure(failure)
-        case .success(let value): newBuilder(value, key: [])
-        }
+        guard let value = instrument(names: [:]) else { return nil }
+        newBuilder(value, key: [])
       }
-      return .success(0)
+      return 0
     }
-    if lastBuilder >= 0 && keyMatches(line, lastKey) { return .success(lastBuilder) }
+    if lastBuilder >= 0 && keyMatches(line, lastKey) { return lastBuilder }
     var key: [UInt8] = []
     for k in keyFields {
       key.append(contentsOf: line[splitter.starts[k]..<splitter.ends[k]])
@@ -336,18 +361,15 @@ private struct FileReader {
     if let found = keys.firstIndex(of: key) {
       lastBuilder = found
       lastKey = key
-      return .success(found)
+      return found
     }
     var names: [Int: String] = [:]
     for k in keyFields { names[k] = text(line, k) }
-    switch instrument(names: names, layout) {
-    case .failure(let failure): return .failure(failure)
-    case .success(let value):
-      newBuilder(value, key: key)
-      lastBuilder = builders.count - 1
-      lastKey = key
-      return .success(lastBuilder)
-    }
+    guard let value = instrument(names: names) else { return nil }
+    newBuilder(value, key: key)
+    lastBuilder = builders.count - 1
+    lastKey = key
+    return lastBuilder
   }
 
   @inline(__always)
@@ -372,13 +394,11 @@ private struct FileReader {
 
   /// The instrument of a row from its naming fields, the leg's prefix and the format's
   /// fixed names, in that order of precedence.
-  private func instrument(names: [Int: String], _ layout: RecordLayout) -> Read<Instrument> {
+  private func instrument(names: [Int: String]) -> Instrument? {
     var venue = layout.venue.flatMap { names[$0] } ?? options.instrument?.venue ?? layout.fixedVenue
     var market = options.instrument?.market ?? layout.fixedMarket
     if let m = layout.market, let text = names[m] {
-      guard let kind = MarketKind(rawValue: text) else {
-        return .failure((.invalidNumber(column: layout.name(m), text: text), m))
-      }
+      guard let kind = MarketKind(rawValue: text) else { return nil }
       market = kind
     }
     if layout.tardisVenue, let id = venue, let resolved = options.registry.tardisMarket(id) {
@@ -386,7 +406,7 @@ private struct FileReader {
       market = resolved.market
     }
     let symbol = layout.symbol.flatMap { names[$0] } ?? options.instrument?.symbol ?? layout.fixedSymbol
-    return .success(Instrument(venue: venue ?? "unknown", market: market ?? .spot, symbol: symbol ?? "unknown"))
+    return Instrument(venue: venue ?? "unknown", market: market ?? .spot, symbol: symbol ?? "unknown")
   }
 
   mutating func finish() throws -> IngestedFile {

@@ -64,7 +64,7 @@ public enum RecordFormat: Sendable, Equatable {
       return RecordLayout(
         names: Self.named[2].header.split(separator: ",").map(String.init), fieldCount: 9,
         venue: 1, market: 2, symbol: 3, time: 0, timeForm: .epochMicros,
-        bid: 4, ask: 5, bidSize: 6, askSize: 7, price: 8, priceIsFallback: true)
+        bid: 4, ask: 5, bidSize: 6, askSize: 7, price: 8)
     case .arbkitFX:
       return RecordLayout(
         names: Self.named[3].header.split(separator: ",").map(String.init), fieldCount: 3,
@@ -98,10 +98,9 @@ struct RecordLayout {
   var ask: Int? = nil
   var bidSize: Int? = nil
   var askSize: Int? = nil
-  /// One price for both sides (`bid = ask = price`).
+  /// One price for both sides (`bid = ask = price`); with bid and ask also present it
+  /// is used only for rows whose bid and ask are both empty (ArbKit's `last`).
   var price: Int? = nil
-  /// `price` is used only when bid and ask are empty (ArbKit's `last`).
-  var priceIsFallback = false
   /// Tardis quotes may leave a side empty when the book side is empty.
   var emptySidesAllowed = false
   /// The venue field holds a Tardis exchange id, resolved through the registry.

@@ -6,7 +6,6 @@ struct SeriesBuilder {
   /// Time of the last accepted row, for the order check.
   var lastTime: Int64 = .min
   var hasBook = false
-  var hasLast = false
 
   init(instrument: Instrument, clock: Clock, keepsOtherTime: Bool, expectedRows: Int) {
     series = QuoteSeries(instrument: instrument, priceSource: .book, clock: clock)

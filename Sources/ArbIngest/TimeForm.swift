@@ -51,6 +51,12 @@ enum TimeParser {
     return overflow ? nil : r
   }
 
+  /// Days in `month` (1–12) of `year`, proleptic Gregorian: `2023-02-29` is no date.
+  private static func daysInMonth(year: Int, month: Int) -> Int {
+    if month == 2 { return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28 }
+    return [4, 6, 9, 11].contains(month) ? 30 : 31
+  }
+
   private static func parseCalendar(_ p: UnsafePointer<UInt8>, _ n: Int, defaultOffset: Int64, dateOnly: Bool) -> Int64? {
     var i = 0
     func skipSpaces() { while i < n && p[i] == 32 { i += 1 } }
@@ -74,7 +80,8 @@ enum TimeParser {
     skipSpaces()
     guard let month = number(maxDigits: 2), expect(UInt8(ascii: "-")) else { return nil }
     skipSpaces()
-    guard let day = number(maxDigits: 2), (1...12).contains(month), (1...31).contains(day) else { return nil }
+    guard let day = number(maxDigits: 2), (1...12).contains(month), (1...daysInMonth(year: year, month: month)).contains(day)
+    else { return nil }
     var seconds = 0
     var micros: Int64 = 0
     var offset = defaultOffset
