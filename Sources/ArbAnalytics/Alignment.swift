@@ -16,19 +16,25 @@ public struct AlignmentOptions: Sendable {
 
 /// Legs joined as-of onto a common clock (`docs/definitions.md`, "Alignment").
 ///
-/// `state[k][i]` is the index in leg `k` of its last quote with `time ≤ time[i]`
-/// (`-1` when the leg has not quoted yet, possible only on a grid). A point is
+/// `state(leg: k, point: i)` is the index in leg `k` of its last quote with
+/// `time ≤ time[i]` (`-1` when the leg has not quoted yet, possible only on a grid). A point is
 /// valid when every leg has a quote no older than `maxStale` with both sides priced.
 public struct AlignedLegs: Sendable {
   public var time: [Int64]
   /// Time to the next clock point; 0 for the last point.
   public var duration: [Int64]
   public var valid: [Bool]
-  public var state: [[Int32]]
+  /// As-of quote indexes, point-major: `states[i * legCount + k]`.
+  public var states: [Int32]
+  public var legCount: Int
   public var validPoints: Int
   /// Points not valid (a stale, missing or one-sided leg).
   public var stalePoints: Int { time.count - validPoints }
   public var count: Int { time.count }
+
+  /// Index in leg `leg` of its quote in force at point `point`, or -1.
+  @inline(__always)
+  public func state(leg: Int, point: Int) -> Int32 { states[point * legCount + leg] }
 }
 
 /// The reasons two or more legs cannot be aligned.
@@ -65,75 +71,82 @@ extension AlignedLegs {
     if earliestEnd < start { throw .noOverlap(lastEnd: earliestEnd, firstStart: start) }
     let end = legs.map { $0.time[$0.count - 1] }.max()!
 
-    var clock: [Int64]
+    let legCount = legs.count
+    let capacity: Int
     if let step = options.grid {
       precondition(step > 0, "grid step must be positive")
-      let first = start.floorDiv(step) * step
-      let count = Int((end - first) / step) + 1
-      clock = (0..<count).map { first + Int64($0) * step }
+      capacity = Int((end - start.floorDiv(step) * step) / step) + 1
     } else {
-      clock = Self.unionClock(legs.map(\.time), from: start)
+      capacity = legs.reduce(0) { $0 + $1.count }
     }
-    let n = clock.count
-    var state: [[Int32]] = []
-    var valid = [Bool](repeating: true, count: n)
-    for leg in legs {
-      let indexes = [Int32](unsafeUninitializedCapacity: n) { buffer, initialized in
-        leg.time.withUnsafeBufferPointer { times in
-          var j = -1
-          for i in 0..<n {
-            let t = clock[i]
-            while j + 1 < times.count && times[j + 1] <= t { j += 1 }
-            buffer[i] = Int32(j)
-          }
-        }
-        initialized = n
-      }
-      // Validity: quoted, fresh enough, both sides priced.
-      leg.bid.withUnsafeBufferPointer { bid in
-        leg.ask.withUnsafeBufferPointer { ask in
-          leg.time.withUnsafeBufferPointer { times in
-            for i in 0..<n {
-              let j = Int(indexes[i])
-              if j < 0 || !(bid[j] > 0) || !(ask[j] > 0) {
-                valid[i] = false
-              } else if let limit = options.maxStale, clock[i] - times[j] > limit {
-                valid[i] = false
+    // One merge pass: clock points, each leg's as-of state, validity. Columns are
+    // written through raw pointers, then trimmed to the points produced.
+    var clock = [Int64](repeating: 0, count: capacity)
+    var valid = [Bool](repeating: false, count: capacity)
+    var state = [Int32](repeating: -1, count: capacity * legCount)
+    var produced = 0
+    let limit = options.maxStale ?? .max
+    withUnsafeBuffers(legs.map(\.time)) { times in
+      withUnsafeBuffers(legs.map(\.bid)) { bids in
+        withUnsafeBuffers(legs.map(\.ask)) { asks in
+          withUnsafeTemporaryAllocation(of: Int.self, capacity: legCount) { cursor in
+            cursor.initialize(repeating: -1)
+            clock.withUnsafeMutableBufferPointer { clockOut in
+              valid.withUnsafeMutableBufferPointer { validOut in
+                state.withUnsafeMutableBufferPointer { stateOut in
+                  var next: Int64 = options.grid.map { start.floorDiv($0) * $0 } ?? start
+                  while true {
+                    let t: Int64
+                    if let step = options.grid {
+                      guard next <= end else { break }
+                      t = next
+                      next += step
+                    } else {
+                      // The smallest next quote time among the legs: the next union point.
+                      var smallest = Int64.max
+                      for k in 0..<legCount {
+                        let c = cursor[k] + 1
+                        if c < times[k].count && times[k][c] < smallest { smallest = times[k][c] }
+                      }
+                      guard smallest != .max else { break }
+                      t = max(smallest, start)
+                    }
+                    var ok = true
+                    let row = produced * legCount
+                    for k in 0..<legCount {
+                      let column = times[k]
+                      var c = cursor[k]
+                      while c + 1 < column.count && column[c + 1] <= t { c += 1 }
+                      cursor[k] = c
+                      stateOut[row + k] = Int32(c)
+                      // Usable: quoted, both sides finite and positive (an empty side is nan), fresh.
+                      if c < 0 || !(bids[k][c] > 0 && bids[k][c] < .infinity) || !(asks[k][c] > 0 && asks[k][c] < .infinity)
+                        || t - column[c] > limit
+                      {
+                        ok = false
+                      }
+                    }
+                    clockOut[produced] = t
+                    validOut[produced] = ok
+                    produced += 1
+                  }
+                }
               }
             }
           }
         }
       }
-      state.append(indexes)
     }
-    var duration = [Int64](repeating: 0, count: n)
-    for i in 0..<max(n - 1, 0) { duration[i] = clock[i + 1] - clock[i] }
+    clock.removeLast(capacity - produced)
+    valid.removeLast(capacity - produced)
+    state.removeLast((capacity - produced) * legCount)
+    var duration = [Int64](repeating: 0, count: produced)
+    for i in 0..<max(produced - 1, 0) { duration[i] = clock[i + 1] - clock[i] }
     time = clock
     self.duration = duration
     self.valid = valid
-    self.state = state
+    states = state
+    self.legCount = legCount
     validPoints = valid.reduce(0) { $0 + ($1 ? 1 : 0) }
-  }
-
-  /// Distinct times of all `times` arrays (each ascending) that are `≥ start`, merged.
-  static func unionClock(_ times: [[Int64]], from start: Int64) -> [Int64] {
-    var cursor = times.map { column in
-      var lo = 0, hi = column.count
-      while lo < hi {
-        let mid = (lo + hi) / 2
-        if column[mid] < start { lo = mid + 1 } else { hi = mid }
-      }
-      return lo
-    }
-    var clock: [Int64] = []
-    clock.reserveCapacity(times.reduce(0) { $0 + $1.count })
-    while true {
-      var next = Int64.max
-      for k in times.indices where cursor[k] < times[k].count { next = min(next, times[k][cursor[k]]) }
-      if next == .max { break }
-      clock.append(next)
-      for k in times.indices where cursor[k] < times[k].count && times[k][cursor[k]] == next { cursor[k] += 1 }
-    }
-    return clock
   }
 }

@@ -66,7 +66,9 @@ enum BLAS {
     _ x: UnsafeBufferPointer<Double>, beta: Double, _ y: UnsafeMutableBufferPointer<Double>
   ) {
     precondition(a.count == rows * columns && x.count == columns && y.count == rows, "BLAS.gemv: shape mismatch")
-    guard rows > 0 && columns > 0 else { return }
+    guard rows > 0 else { return }
+    // No columns: Ax is the zero vector and y ← βy (BLAS itself returns early here).
+    guard columns > 0 else { return scal(beta, y) }
     cblas_dgemv(CblasRowMajor, CblasNoTrans, length(rows), length(columns), alpha, a.baseAddress, length(columns),
       x.baseAddress, 1, beta, y.baseAddress, 1)
   }

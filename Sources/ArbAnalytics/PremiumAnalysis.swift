@@ -34,7 +34,14 @@ public struct PremiumAnalysis: Sendable {
     let legs = premium.legCount
     // Mid: two legs are signed (sign is the side); N legs are a max premium, ≥ 0.
     let midSide = premium.mid.map { $0 < 0 ? Int8(-1) : Int8(1) }
-    let execSide = zip(premium.rich, premium.cheap).map { Int8(truncatingIfNeeded: Int($0) * legs + Int($1)) }
+    // Exec: the side is the trade direction (rich, cheap). An open episode goes on only
+    // while every point keeps the direction of the point before, and rich·N + cheap does
+    // not fit Int8 beyond 16 legs, so the side is a label that flips at every change.
+    var execSide = [Int8](repeating: 0, count: premium.count)
+    for i in premium.rich.indices.dropFirst() {
+      let changed = premium.rich[i] != premium.rich[i - 1] || premium.cheap[i] != premium.cheap[i - 1]
+      execSide[i] = changed ? 1 - execSide[i - 1] : execSide[i - 1]
+    }
     mid = Self.summary(premium, premium.mid, side: midSide, oneSided: legs > 2, options: options)
     exec = Self.summary(premium, premium.exec, side: execSide, oneSided: true, options: options)
     var top = [Int](repeating: 0, count: legs), bottom = [Int](repeating: 0, count: legs)

@@ -27,7 +27,7 @@ public struct PremiumSeries: Sendable {
   ///
   /// - Complexity: O(points × legs²).
   public init(aligned: AlignedLegs, legs: [QuoteSeries]) {
-    precondition(aligned.state.count == legs.count && legs.count >= 2 && legs.count <= 127, "PremiumSeries: leg count mismatch")
+    precondition(aligned.legCount == legs.count && legs.count >= 2 && legs.count <= 127, "PremiumSeries: leg count mismatch")
     let n = aligned.count
     let legCount = legs.count
     var mid = [Double](repeating: .nan, count: n)
@@ -36,36 +36,47 @@ public struct PremiumSeries: Sendable {
     var cheap = [Int8](repeating: -1, count: n)
     var top = [Int8](repeating: -1, count: n)
     var bottom = [Int8](repeating: -1, count: n)
-    var bids = [Double](repeating: 0, count: legCount)
-    var asks = [Double](repeating: 0, count: legCount)
-    for i in 0..<n where aligned.valid[i] {
-      for k in 0..<legCount {
-        let j = Int(aligned.state[k][i])
-        bids[k] = legs[k].bid[j]
-        asks[k] = legs[k].ask[j]
-      }
-      var hi = 0, lo = 0
-      var hiMid = (bids[0] + asks[0]) * 0.5, loMid = hiMid
-      var bestEdge = -Double.infinity, bestRich = 0, bestCheap = 1
-      for k in 0..<legCount {
-        let m = (bids[k] + asks[k]) * 0.5
-        if m > hiMid { hiMid = m; hi = k }
-        if m < loMid { loMid = m; lo = k }
-        for c in 0..<legCount where c != k {
-          let edge = bids[k] / asks[c]
-          if edge > bestEdge { bestEdge = edge; bestRich = k; bestCheap = c }
+    withUnsafeBuffers(legs.map(\.bid)) { bidColumns in
+      withUnsafeBuffers(legs.map(\.ask)) { askColumns in
+        aligned.states.withUnsafeBufferPointer { states in
+          aligned.valid.withUnsafeBufferPointer { valid in
+            for i in 0..<n where valid[i] {
+              // Highest and second-highest bid, lowest and second-lowest ask, highest and
+              // lowest mid: the best executable edge sells the highest bid and buys the
+              // lowest ask, unless both are on one leg (then the better runner-up pair).
+              var bid1 = -Double.infinity, bid2 = -Double.infinity, ask1 = Double.infinity, ask2 = Double.infinity
+              var bidLeg = 0, bid2Leg = 0, askLeg = 0, ask2Leg = 0
+              var hiMid = -Double.infinity, loMid = Double.infinity, hi = 0, lo = 0
+              for k in 0..<legCount {
+                let j = Int(states[i &* legCount &+ k])
+                let b = bidColumns[k][j], a = askColumns[k][j]
+                if b > bid1 { bid2 = bid1; bid2Leg = bidLeg; bid1 = b; bidLeg = k } else if b > bid2 { bid2 = b; bid2Leg = k }
+                if a < ask1 { ask2 = ask1; ask2Leg = askLeg; ask1 = a; askLeg = k } else if a < ask2 { ask2 = a; ask2Leg = k }
+                let m = b + a
+                if m > hiMid { hiMid = m; hi = k }
+                if m < loMid { loMid = m; lo = k }
+              }
+              var sell = bidLeg, buy = askLeg, edge = bid1 / ask1
+              if bidLeg == askLeg {
+                let viaAsk = bid1 / ask2, viaBid = bid2 / ask1
+                if viaAsk >= viaBid { edge = viaAsk; buy = ask2Leg } else { edge = viaBid; sell = bid2Leg }
+              }
+              if legCount == 2 {
+                let m0 = bidColumns[0][Int(states[i &* 2])] + askColumns[0][Int(states[i &* 2])]
+                let m1 = bidColumns[1][Int(states[i &* 2 &+ 1])] + askColumns[1][Int(states[i &* 2 &+ 1])]
+                mid[i] = (m0 / m1 - 1) * 100
+              } else {
+                mid[i] = (hiMid / loMid - 1) * 100
+              }
+              exec[i] = (edge - 1) * 100
+              rich[i] = Int8(truncatingIfNeeded: sell)
+              cheap[i] = Int8(truncatingIfNeeded: buy)
+              top[i] = Int8(truncatingIfNeeded: hi)
+              bottom[i] = Int8(truncatingIfNeeded: lo)
+            }
+          }
         }
       }
-      if legCount == 2 {
-        mid[i] = ((bids[0] + asks[0]) / (bids[1] + asks[1]) - 1) * 100
-      } else {
-        mid[i] = (hiMid / loMid - 1) * 100
-      }
-      exec[i] = (bestEdge - 1) * 100
-      rich[i] = Int8(bestRich)
-      cheap[i] = Int8(bestCheap)
-      top[i] = Int8(hi)
-      bottom[i] = Int8(lo)
     }
     time = aligned.time
     duration = aligned.duration

@@ -41,11 +41,16 @@ public struct SeriesStatistics: Sendable, Equatable {
     let mean = sum / Double(n)
     let meanTW = weightSum > 0 ? weightedSum / weightSum : nil
     var centred = values
-    var (m2, m3, m4, low, high, weightedSquares) = (0.0, 0.0, 0.0, Double.infinity, -Double.infinity, 0.0)
+    var (m2, m3, m4, low, high, weightedSquares, residual) = (0.0, 0.0, 0.0, Double.infinity, -Double.infinity, 0.0, 0.0)
     centred.withUnsafeMutableBufferPointer { c in
       BLAS.shift(c, by: -mean)
+      // Corrected two-pass: on values with a large offset `mean` is only good to a few
+      // ulps of the offset, and that error biases the odd moments. The centred copy's own
+      // mean is that error, far below one ulp of `mean`; take it out.
+      residual = BLAS.sum(UnsafeBufferPointer(c)) / Double(n)
+      BLAS.shift(c, by: -residual)
       m2 = BLAS.dot(UnsafeBufferPointer(c), UnsafeBufferPointer(c)) / Double(n)
-      let shiftTW = (meanTW ?? mean) - mean
+      let shiftTW = (meanTW ?? mean) - mean - residual
       weights.withUnsafeBufferPointer { w in
         values.withUnsafeBufferPointer { x in
           for i in 0..<n {
@@ -62,14 +67,17 @@ public struct SeriesStatistics: Sendable, Equatable {
     }
     m3 /= Double(n)
     m4 /= Double(n)
-    self.mean = mean
+    // All values equal: the figures are exact (the constant, spreads 0), whatever the
+    // rounding of the sums above.
+    let constant = low == high
+    self.mean = constant ? low : mean + residual
     self.min = low
     self.max = high
-    self.meanTW = meanTW
-    if weightSum > 0 { stdTW = (weightedSquares / weightSum).squareRoot() }
-    if n >= 2 { std = (m2 * Double(n) / Double(n - 1)).squareRoot() }
+    self.meanTW = constant && meanTW != nil ? low : meanTW
+    if weightSum > 0 { stdTW = constant ? 0 : (weightedSquares / weightSum).squareRoot() }
+    if n >= 2 { std = constant ? 0 : (m2 * Double(n) / Double(n - 1)).squareRoot() }
     // Zero (or rounding-level) variance: skew and kurtosis are undefined.
-    if m2 > 0 && m2.squareRoot() > 1e-12 * Swift.max(abs(mean), Double.leastNormalMagnitude) {
+    if !constant && m2 > 0 && m2.squareRoot() > 1e-12 * Swift.max(abs(mean), Double.leastNormalMagnitude) {
       skew = m3 / (m2 * m2.squareRoot())
       kurtosis = m4 / (m2 * m2) - 3
     }

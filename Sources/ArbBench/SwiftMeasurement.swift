@@ -36,8 +36,9 @@ struct SwiftMeasurement {
       ingest.append(try timed { legs = try LoadedLegs.load(legSpecs, options: IngestOptions()).map(\.series) })
       var aligned: AlignedLegs? = nil
       align.append(try timed {
-        aligned = try AlignedLegs(legs: legs, options: AlignmentOptions(maxStale: 5_000_000))
-        premium = PremiumSeries(aligned: aligned!, legs: legs)
+        let a = try timed { aligned = try AlignedLegs(legs: legs, options: AlignmentOptions(maxStale: 5_000_000)) }
+        let b = timed { premium = PremiumSeries(aligned: aligned!, legs: legs) }
+        FileHandle.standardError.write(Data("DEBUG align \(a) premium \(b)\n".utf8))
       })
       let p = premium!
       stats.append(timed {

@@ -26,19 +26,15 @@ enum OutputFormat: String, CaseIterable {
 struct IngestFlags {
   static let flags = ["--bad-rows", "--quarantine", "--clock", "--input-format", "--spec-set", "--registry"]
   static let switches = ["--sort"]
-  static let help = """
-      --bad-rows fail|skip   fail (default): stop at the first bad row (exit 65);
-                             skip: go on, count rejections by reason, keep raw lines
-      --quarantine PATH      where skipped raw lines go (default FILE.rejected.csv here)
-      --clock local|exchange clock that orders rows and aligns legs (default local)
-      --sort                 sort rows by time (stable) instead of rejecting rows
-                             that go backwards
-      --input-format F       a named format (\(RecordFormat.namedIDs.joined(separator: ", ")))
-                             or a column spec JSON; default: detected from the header
-      --spec-set KEY=VALUE   set a column-spec field (time.column=open_time,
-                             time.form=iso8601, price=close, header=false, …)
-      --registry PATH        exchange registry to use instead of the built-in one
-    """
+  static let help = HelpText.options([
+    ("--bad-rows fail|skip", "fail (default): stop at the first bad row with its position (exit 65); skip: go on, count rejections by reason and keep their raw lines"),
+    ("--quarantine PATH", "where skipped raw lines go (default: FILE.rejected.csv in the current folder)"),
+    ("--clock local|exchange", "the recorded time that orders rows and aligns legs (default local: the recorder's receive time)"),
+    ("--sort", "sort rows by time (stable) instead of rejecting rows that go backwards"),
+    ("--input-format F", "a named format (\(RecordFormat.namedIDs.joined(separator: ", "))) or a column spec JSON; default: detected from the header"),
+    ("--spec-set KEY=VALUE", "set a column-spec field, e.g. time.column=open_time, time.form=iso8601, price=close, header=false"),
+    ("--registry PATH", "an exchange registry file instead of the built-in one"),
+  ])
 
   var options = IngestOptions()
   var specOverrides: [String]

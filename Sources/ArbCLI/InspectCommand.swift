@@ -14,8 +14,7 @@ struct InspectCommand: Command {
     end in @FORMAT (a named format or a column spec JSON).
 
     Options:
-      --format table|csv|json   output (default table); json: one object per file,
-                                an array for several files
+    \(HelpText.option("--format table|csv|json", "output (default table); json: one object per file, an array for several"))
     \(IngestFlags.help)
     """
 

@@ -18,16 +18,16 @@ struct PremiumCommand: Command {
     Definitions: docs/definitions.md.
 
     Options:
-      --leg SPEC             a leg (repeat, at least two); MARKET is spot, linear,
-                             inverse, future or fx
-      --max-stale DURATION   a point is valid only if every leg quoted within this
-                             (5s, 100ms, 2m); default: no limit
-      --grid DURATION        align on a fixed grid (1s, 100ms) instead of the union clock
-      --bands LIST           band levels in percent (default 0.05,0.1)
-      --hysteresis H         an episode ends only below band − H (percent; default 0)
-      --min-episode DURATION episodes shorter than this are not counted (default 0)
-      --series PATH          also write the aligned series as CSV
-      --format table|csv|json
+    \(HelpText.options([
+      ("--leg SPEC", "a leg (repeat, at least two); MARKET is spot, linear, inverse, future or fx"),
+      ("--max-stale DURATION", "a point is valid only if every leg quoted within this (5s, 100ms, 2m); default: no limit"),
+      ("--grid DURATION", "align on a fixed grid (1s, 100ms) instead of the union clock"),
+      ("--bands LIST", "band levels in percent (default 0.05,0.1)"),
+      ("--hysteresis H", "an episode ends only below band − H, in percent (default 0)"),
+      ("--min-episode DURATION", "episodes shorter than this are not counted (default 0)"),
+      ("--series PATH", "also write the aligned series as CSV: ts_us,valid,mid_pct,exec_pct,direction, then bid_K,ask_K per leg"),
+      ("--format table|csv|json", "output (default table)"),
+    ]))
     \(IngestFlags.help)
     """
 

@@ -37,7 +37,7 @@ enum SeriesCSV {
         text += ",0,,,"
       }
       for k in legs.indices {
-        let j = Int(aligned.state[k][i])
+        let j = Int(aligned.state(leg: k, point: i))
         if j >= 0 {
           text += "," + NumberText.csv(legs[k].bid[j].isFinite ? legs[k].bid[j] : nil)
           text += "," + NumberText.csv(legs[k].ask[j].isFinite ? legs[k].ask[j] : nil)

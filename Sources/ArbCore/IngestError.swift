@@ -19,6 +19,7 @@ public struct IngestError: Error, Sendable, Equatable, CustomStringConvertible {
     case missingPrice(column: String)
     case crossedBook(bid: Double, ask: Double)
     case timestampNotIncreasing(previous: Int64, found: Int64)
+    case timestampNotDecreasing(previous: Int64, found: Int64)
     case unterminatedQuote
     case truncatedCompressedStream(detail: String)
     case corruptCompressedStream(detail: String)
@@ -43,6 +44,7 @@ public struct IngestError: Error, Sendable, Equatable, CustomStringConvertible {
       case .missingPrice: "missing_price"
       case .crossedBook: "crossed_book"
       case .timestampNotIncreasing: "timestamp_backwards"
+      case .timestampNotDecreasing: "timestamp_forwards"
       case .unterminatedQuote: "unterminated_quote"
       case .truncatedCompressedStream: "truncated_stream"
       case .corruptCompressedStream: "corrupt_stream"
@@ -73,6 +75,8 @@ public struct IngestError: Error, Sendable, Equatable, CustomStringConvertible {
       case .crossedBook(let bid, let ask): "crossed book, bid \(bid) > ask \(ask)"
       case .timestampNotIncreasing(let previous, let found):
         "timestamp goes backwards, previous \(previous), was \(found) (use --sort to sort on ingest)"
+      case .timestampNotDecreasing(let previous, let found):
+        "timestamp goes forwards in a newest-first file, previous \(previous), was \(found) (use --sort to sort on ingest)"
       case .unterminatedQuote: "unterminated quoted field"
       case .truncatedCompressedStream(let detail): "truncated compressed stream, \(detail)"
       case .corruptCompressedStream(let detail): "corrupt compressed stream, \(detail)"

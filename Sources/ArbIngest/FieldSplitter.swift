@@ -23,7 +23,8 @@ struct FieldSplitter {
     ends = FieldOffsets()
   }
 
-  /// Splits `line`; returns the number of fields, or `nil` for an unterminated quote.
+  /// Splits `line`; returns the number of fields (at most `FieldOffsets.capacity`: the
+  /// line is cut there), or `nil` for an unterminated quote.
   ///
   /// - Complexity: O(line length).
   @inline(__always)
@@ -59,12 +60,12 @@ struct FieldSplitter {
         count += 1
         i = j
       }
-      if i >= n { return count }
+      if i >= n { return min(count, FieldOffsets.capacity) }
       i += 1  // past the delimiter
       if i == n {
         starts.set(count, n)
         ends.set(count, n)
-        return count + 1
+        return min(count + 1, FieldOffsets.capacity)
       }
     }
   }

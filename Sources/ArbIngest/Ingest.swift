@@ -316,7 +316,10 @@ private struct FileReader {
     case .negativeSize: return .negativeSize(column: name, text: value)
     case .missingPrice: return .missingPrice(column: name)
     case .crossed: return .crossedBook(bid: crossed.bid, ask: crossed.ask)
-    case .backwards: return .timestampNotIncreasing(previous: backwards.previous, found: backwards.found)
+    case .backwards:
+      return layout.descending
+        ? .timestampNotDecreasing(previous: backwards.previous, found: backwards.found)
+        : .timestampNotIncreasing(previous: backwards.previous, found: backwards.found)
     case .marketName: return .invalidMarket(column: name, text: value)
     }
   }

@@ -1,0 +1,75 @@
+import ArbCLI
+import Foundation
+import Testing
+import TestSupport
+
+@Suite("Help, usage errors and exit codes")
+struct HelpAndUsageTests {
+  @Test func `overview lists every command and exits 0`() {
+    let run = arbkit("--help")
+    #expect(run.code == .success)
+    for command in ["inspect", "premium", "venues"] { #expect(run.output.contains("  \(command)")) }
+    #expect(run.errors.isEmpty)
+  }
+
+  static let helpForms: [[String]] = [["premium", "--help"], ["help", "premium"], ["premium", "-h"]]
+
+  @Test("command help goes to stdout", arguments: helpForms)
+  func commandHelp(arguments: [String]) {
+    let run = arbkit(arguments)
+    #expect(run.code == .success)
+    #expect(run.output.hasPrefix("Usage: arbkit premium"))
+  }
+
+  /// The help texts are part of the contract users read: a change must be deliberate.
+  @Test("help text matches its snapshot", arguments: ["inspect", "premium", "venues"])
+  func helpSnapshot(command: String) throws {
+    let snapshot = Repository.root.appendingPathComponent("Tests/ArbCLITests/Snapshots/\(command)-help.txt")
+    let expected = try String(contentsOf: snapshot, encoding: .utf8)
+    #expect(arbkit(command, "--help").output == expected)
+  }
+
+  static let usageErrors: [(arguments: [String], message: String)] = [
+    (["primium"], "unknown command 'primium', did you mean 'premium'?"),
+    (["premium", "--leg", "a.csv"], "need at least two --leg, was 1"),
+    (["premium", "--leg", "a", "--leg", "b", "--max-stal", "5s"], "unknown option '--max-stal', did you mean '--max-stale'?"),
+    (["premium", "--leg", "a", "--leg", "b", "--max-stale", "soon"], "invalid value for '--max-stale'"),
+    (["premium", "--leg", "a", "--leg", "b", "--bands", "0.1,x"], "invalid value for '--bands'"),
+    (["premium", "--leg", "a", "--leg", "b", "--format", "xml"], "invalid value for '--format'"),
+    (["premium", "--leg", "x:perp:BTC=a", "--leg", "b"], "unknown market 'perp'"),
+    (["premium", "--leg", "a", "--leg", "b", "--hysteresis", "0.2"], "--hysteresis must be smaller than every band"),
+    (["inspect"], "no file given"),
+    (["inspect", "a.csv", "--bad-rows", "maybe"], "invalid value for '--bad-rows'"),
+  ]
+
+  @Test("usage errors exit 64 with the message, the usage line and a pointer to help", arguments: usageErrors)
+  func usageError(c: (arguments: [String], message: String)) {
+    let run = arbkit(c.arguments)
+    #expect(run.code == .usage)
+    #expect(run.output.isEmpty)
+    #expect(run.errors.hasPrefix("arbkit: error: "))
+    #expect(run.errors.contains(c.message))
+    #expect(run.errors.contains("--help"))
+  }
+
+  @Test func `a missing file exits 66`() {
+    let run = arbkit("inspect", "/nonexistent/quotes.csv")
+    #expect(run.code == .noInput)
+    #expect(run.errors.contains("/nonexistent/quotes.csv: error: no such file"))
+  }
+
+  @Test func `bad data exits 65 with path, line and column`() {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let path = folder.write("q.csv", "ts_us,pair,rate\n1,USDKRW,1300.5\n2,USDKRW,abc\n")
+    let run = arbkit("inspect", path)
+    #expect(run.code == .dataError)
+    #expect(run.errors == "\(path):3:10: error: invalid number in column 'rate', was 'abc'\n")
+  }
+
+  @Test func `version prints and exits 0`() {
+    let run = arbkit("--version")
+    #expect(run.code == .success)
+    #expect(run.output.hasPrefix("arbkit "))
+  }
+}

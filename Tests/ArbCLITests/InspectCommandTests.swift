@@ -1,0 +1,70 @@
+import ArbCLI
+import Foundation
+import Testing
+import TestSupport
+
+@Suite("arbkit inspect")
+struct InspectCommandTests {
+  @Test func `json has the keys of the contract and accounts every row`() throws {
+    let run = arbkit("inspect", DemoPair.kraken.split(separator: "=", maxSplits: 1).last.map(String.init)!, "--format", "json")
+    #expect(run.code == .success)
+    let object = run.object
+    for key in ["file", "format", "rows_read", "rows_accepted", "rows_rejected", "first_ts_us", "last_ts_us", "instruments"] {
+      #expect(object[key] != nil, "missing key \(key)")
+    }
+    #expect(object["format"] as? String == "columns")
+    #expect(object["rows_read"] as? Int == 15719)
+    #expect(object["rows_accepted"] as? Int == 15719)
+    #expect(object["rows_rejected"] as? Int == 0)
+    // 2023-03-01T00:00:00Z is 1677628800 s; the first Kraken minute of March, stamped at its end.
+    #expect(object["first_ts_us"] as? Int == 1_677_628_860_000_000)
+    let instruments = try #require(object["instruments"] as? [[String: Any]])
+    #expect(instruments.count == 1)
+    #expect(instruments[0]["venue"] as? String == "kraken")
+    #expect(instruments[0]["market"] as? String == "spot")
+    #expect(instruments[0]["rows"] as? Int == 15719)
+  }
+
+  @Test func `several files give an array in the order given`() throws {
+    let fixtures = Repository.root.appendingPathComponent("Tests/ArbIngestTests/Fixtures").path
+    let run = arbkit("inspect", "\(fixtures)/huobi-dm-swap_quotes_BTC-USD.csv", "\(fixtures)/bitmex_trades_XBTUSD.csv", "--format", "json")
+    #expect(run.code == .success)
+    let array = try #require(run.json as? [[String: Any]])
+    #expect(array.map { $0["format"] as? String } == ["tardis.quotes", "tardis.trades"])
+    #expect(array.map { $0["rows_read"] as? Int } == [10, 10])
+    let huobi = try #require((array[0]["instruments"] as? [[String: Any]])?.first)
+    #expect(huobi["venue"] as? String == "huobi")
+    #expect(huobi["market"] as? String == "inverse")
+    #expect(huobi["symbol"] as? String == "BTC-USD")
+  }
+
+  @Test func `skipping bad rows reports them, writes the quarantine and still accounts every row`() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let header = "exchange,symbol,timestamp,local_timestamp,ask_amount,ask_price,bid_price,bid_amount\n"
+    let good1 = "bybit,BTCUSDT,1,10,1,100.5,100.4,2\n"
+    let crossed = "bybit,BTCUSDT,2,20,1,100.3,100.4,2\n"
+    let good2 = "bybit,BTCUSDT,3,30,1,100.6,100.5,2\n"
+    let zero = "bybit,BTCUSDT,4,40,1,0,100.5,2\n"
+    let path = folder.write("q.csv", header + good1 + crossed + good2 + zero)
+    let quarantine = folder.path + "/rejected.csv"
+    let run = arbkit("inspect", path, "--bad-rows", "skip", "--quarantine", quarantine, "--format", "json")
+    #expect(run.code == .success)
+    #expect(run.object["rows_read"] as? Int == 4)
+    #expect(run.object["rows_accepted"] as? Int == 2)
+    #expect(run.object["rows_rejected"] as? Int == 2)
+    #expect((run.object["rejected"] as? [String: Int]) == ["crossed_book": 1, "non_positive_price": 1])
+    #expect(try String(contentsOfFile: quarantine, encoding: .utf8) == header + crossed + zero)
+    #expect(run.errors.contains("\(path):3:"))
+    #expect(run.errors.contains("2 of 4 rows rejected"))
+  }
+
+  @Test func `csv and table outputs name the instrument`() {
+    let fixtures = Repository.root.appendingPathComponent("Tests/ArbIngestTests/Fixtures").path
+    let csv = arbkit("inspect", "\(fixtures)/bitmex_trades_XBTUSD.csv", "--format", "csv")
+    #expect(csv.output.split(separator: "\n").first == "file,format,rows_read,rows_accepted,rows_rejected,rows_collapsed,first_ts_us,last_ts_us,venue,market,symbol,rows")
+    #expect(csv.output.contains(",bitmex,inverse,XBTUSD,"))
+    let table = arbkit("inspect", "\(fixtures)/bitmex_trades_XBTUSD.csv")
+    #expect(table.output.contains("rows read 10 = accepted 10 + rejected 0"))
+  }
+}
