@@ -112,7 +112,8 @@ struct PremiumResult {
     text += legTable.rendered(indent: "  ") + "\n\n"
     let clockText = alignment.grid.map { "grid \(TimeText.durationText($0))" } ?? "union clock"
     let staleText = alignment.maxStale.map { "max stale \(TimeText.durationText($0))" } ?? "no staleness limit"
-    text += "Points \(premium.count) (\(clockText), \(clock.rawValue) time, \(staleText)): "
+    let timeText = clock == .exchange ? ", exchange time" : ""
+    text += "Points \(premium.count) (\(clockText)\(timeText), \(staleText)): "
     text += "valid \(premium.validPoints), stale \(premium.count - premium.validPoints)\n"
     if legs.contains(where: { $0.series.priceSource == .last }) {
       text += "Note: price_source last for some legs (one price per row, bid = ask): exec is then the better of A/B − 1 and B/A − 1, not a tradable edge.\n"

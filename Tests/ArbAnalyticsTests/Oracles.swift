@@ -1,0 +1,365 @@
+import ArbCore
+@testable import ArbAnalytics
+import Foundation
+import TestSupport
+
+/// Slow, obvious reference implementations of every ArbAnalytics figure, written from
+/// `docs/definitions.md` and nothing else: plain loops, full sorts, linear searches.
+/// They never call into ArbAnalytics, so an agreement is evidence, not a tautology.
+enum Oracle {
+  // MARK: BLAS
+
+  static func dot(_ x: [Double], _ y: [Double]) -> Double {
+    var s = 0.0
+    for i in 0..<x.count { s += x[i] * y[i] }
+    return s
+  }
+
+  static func sum(_ x: [Double]) -> Double {
+    var s = 0.0
+    for v in x { s += v }
+    return s
+  }
+
+  static func asum(_ x: [Double]) -> Double {
+    var s = 0.0
+    for v in x { s += abs(v) }
+    return s
+  }
+
+  static func nrm2(_ x: [Double]) -> Double { dot(x, x).squareRoot() }
+
+  static func axpy(_ alpha: Double, _ x: [Double], _ y: [Double]) -> [Double] {
+    var out = y
+    for i in 0..<x.count { out[i] = alpha * x[i] + y[i] }
+    return out
+  }
+
+  static func shift(_ y: [Double], by alpha: Double) -> [Double] { y.map { $0 + alpha } }
+
+  static func scal(_ alpha: Double, _ x: [Double]) -> [Double] { x.map { alpha * $0 } }
+
+  /// y ← αAx + βy, A row-major rows × columns.
+  static func gemv(rows: Int, columns: Int, alpha: Double, _ a: [Double], _ x: [Double], beta: Double, _ y: [Double]) -> [Double] {
+    var out = y
+    for r in 0..<rows {
+      var s = 0.0
+      for c in 0..<columns { s += a[r * columns + c] * x[c] }
+      out[r] = alpha * s + beta * y[r]
+    }
+    return out
+  }
+
+  /// Σx with Neumaier compensation: the accurate sum the statistics oracle builds on.
+  static func accurateSum(_ x: [Double]) -> Double {
+    var s = 0.0, compensation = 0.0
+    for v in x {
+      let t = s + v
+      compensation += abs(s) >= abs(v) ? (s - t) + v : (v - t) + s
+      s = t
+    }
+    return s + compensation
+  }
+
+  // MARK: Quantiles
+
+  /// Type 7 by a full sort: position h = (n − 1) q between order statistics.
+  static func quantile(_ x: [Double], _ q: Double) -> Double? {
+    guard !x.isEmpty else { return nil }
+    let sorted = x.sorted()
+    let h = Double(sorted.count - 1) * q
+    let low = Int(h.rounded(.down))
+    let high = Swift.min(low + 1, sorted.count - 1)
+    return sorted[low] + (h - Double(low)) * (sorted[high] - sorted[low])
+  }
+
+  // MARK: Statistics
+
+  struct Statistics {
+    var count: Int
+    var mean, std, min, max, meanTW, stdTW, skew, kurtosis: Double?
+    var quantiles: [Double]
+  }
+
+  /// Corrected two-pass moments on compensated sums; skew and kurtosis only when the
+  /// values are not all equal, std only for n ≥ 2, the time-weighted pair only for Σw > 0.
+  static func statistics(_ x: [Double], _ w: [Double]) -> Statistics {
+    let n = x.count
+    var s = Statistics(count: n, quantiles: [1, 5, 25, 50, 75, 95, 99].compactMap { quantile(x, $0 / 100) })
+    guard n > 0 else { return s }
+    // The rounded mean is off by up to half an ulp of the data's offset; the deviations
+    // keep the exact remainder r (far below that ulp) instead of folding it into the mean.
+    let rough = accurateSum(x) / Double(n)
+    let r = accurateSum(x.map { $0 - rough }) / Double(n)
+    let mean = rough + r
+    let d = x.map { ($0 - rough) - r }
+    let m2 = accurateSum(d.map { $0 * $0 }) / Double(n)
+    let m3 = accurateSum(d.map { $0 * $0 * $0 }) / Double(n)
+    let m4 = accurateSum(d.map { $0 * $0 * $0 * $0 }) / Double(n)
+    s.mean = mean
+    s.min = x.min()
+    s.max = x.max()
+    if n >= 2 { s.std = (accurateSum(d.map { $0 * $0 }) / Double(n - 1)).squareRoot() }
+    if s.min != s.max {
+      s.skew = m3 / pow(m2, 1.5)
+      s.kurtosis = m4 / (m2 * m2) - 3
+    }
+    let weightSum = accurateSum(w)
+    if weightSum > 0 {
+      let meanTW = accurateSum(zip(w, x).map { $0 * $1 }) / weightSum
+      s.meanTW = meanTW
+      s.stdTW = (accurateSum(zip(w, x).map { $0 * ($1 - meanTW) * ($1 - meanTW) }) / weightSum).squareRoot()
+    }
+    return s
+  }
+
+  // MARK: Alignment
+
+  struct Aligned {
+    var time: [Int64] = []
+    var duration: [Int64] = []
+    var valid: [Bool] = []
+    /// Per leg, per point: index of the as-of quote, −1 before the leg's first quote.
+    var state: [[Int]] = []
+    var validPoints: Int { valid.filter { $0 }.count }
+  }
+
+  /// As-of join by linear search from each leg's first quote at every clock point.
+  /// `nil` when the legs cannot be aligned (fewer than two, one empty, no overlap).
+  static func align(_ legs: [QuoteSeries], maxStale: Int64? = nil, grid: Int64? = nil) -> Aligned? {
+    guard legs.count >= 2, legs.allSatisfy({ !$0.time.isEmpty }) else { return nil }
+    let start = legs.map { $0.time.min()! }.max()!
+    guard legs.allSatisfy({ $0.time.max()! >= start }) else { return nil }
+    let end = legs.map { $0.time.max()! }.max()!
+    var out = Aligned()
+    if let step = grid {
+      var t = start - ((start % step) + step) % step  // floored to the step, also below 0
+      while t <= end {
+        out.time.append(t)
+        t += step
+      }
+    } else {
+      out.time = Set(legs.flatMap(\.time)).filter { $0 >= start }.sorted()
+    }
+    let n = out.time.count
+    out.duration = (0..<n).map { $0 + 1 < n ? out.time[$0 + 1] - out.time[$0] : 0 }
+    out.valid = [Bool](repeating: true, count: n)
+    for leg in legs {
+      var column: [Int] = []
+      for (i, t) in out.time.enumerated() {
+        var found = -1
+        for j in 0..<leg.count where leg.time[j] <= t { found = j }
+        column.append(found)
+        if found < 0 {
+          out.valid[i] = false
+        } else {
+          let (bid, ask) = (leg.bid[found], leg.ask[found])
+          if !(bid.isFinite && ask.isFinite && bid > 0 && ask > 0) { out.valid[i] = false }
+          if let maxStale, t - leg.time[found] > maxStale { out.valid[i] = false }
+        }
+      }
+      out.state.append(column)
+    }
+    return out
+  }
+
+  // MARK: Premiums
+
+  struct Premium {
+    /// `nil` at invalid points.
+    var mid: [Double?] = []
+    var exec: [Double?] = []
+    var rich: [Int] = []
+    var cheap: [Int] = []
+    var top: [Int] = []
+    var bottom: [Int] = []
+  }
+
+  static func premium(_ aligned: Aligned, _ legs: [QuoteSeries]) -> Premium {
+    var p = Premium()
+    for i in aligned.time.indices {
+      guard aligned.valid[i] else {
+        p.mid.append(nil); p.exec.append(nil)
+        p.rich.append(-1); p.cheap.append(-1); p.top.append(-1); p.bottom.append(-1)
+        continue
+      }
+      let bid = legs.indices.map { legs[$0].bid[aligned.state[$0][i]] }
+      let ask = legs.indices.map { legs[$0].ask[aligned.state[$0][i]] }
+      let mids = legs.indices.map { (bid[$0] + ask[$0]) / 2 }
+      let top = mids.firstIndex(of: mids.max()!)!
+      let bottom = mids.firstIndex(of: mids.min()!)!
+      if legs.count == 2 {
+        p.mid.append((mids[0] / mids[1] - 1) * 100)
+      } else {
+        p.mid.append((mids[top] / mids[bottom] - 1) * 100)
+      }
+      // Every ordered pair (sell k at its bid, buy c at its ask); first best wins ties.
+      var best = (edge: -Double.infinity, rich: -1, cheap: -1)
+      for k in legs.indices {
+        for c in legs.indices where c != k {
+          let edge = (bid[k] / ask[c] - 1) * 100
+          if edge > best.edge { best = (edge, k, c) }
+        }
+      }
+      p.exec.append(best.edge)
+      p.rich.append(best.rich); p.cheap.append(best.cheap)
+      p.top.append(top); p.bottom.append(bottom)
+    }
+    return p
+  }
+
+  // MARK: Bands
+
+  struct Bands {
+    var shareEvents, shareTime, shareEventsPositive, shareEventsNegative: Double?
+    var episodes = 0
+    var durationMean, durationMedian, durationMax, peakMean, peakMax: Double?
+  }
+
+  /// Occupancy and episodes read literally off the definitions. `values[i] == nil`
+  /// marks an invalid point; `side[i]` is what an episode must keep.
+  static func bands(
+    band b: Double, values: [Double?], side: [Int], time: [Int64], duration: [Int64],
+    oneSided: Bool, hysteresis h: Double = 0, minEpisode: Int64 = 0
+  ) -> Bands {
+    let n = values.count
+    func magnitude(_ x: Double) -> Double { oneSided ? x : abs(x) }
+    func inBand(_ i: Int) -> Bool { values[i].map { magnitude($0) >= b } ?? false }
+    var out = Bands()
+    let validIndexes = (0..<n).filter { values[$0] != nil }
+    if !validIndexes.isEmpty {
+      let count = Double(validIndexes.count)
+      out.shareEvents = Double(validIndexes.filter(inBand).count) / count
+      out.shareEventsPositive = Double(validIndexes.filter { values[$0]! >= b }.count) / count
+      out.shareEventsNegative = oneSided ? 0 : Double(validIndexes.filter { values[$0]! <= -b }.count) / count
+    }
+    let weightAll = validIndexes.reduce(0.0) { $0 + Double(duration[$1]) }
+    let weightIn = validIndexes.filter(inBand).reduce(0.0) { $0 + Double(duration[$1]) }
+    if weightAll > 0 { out.shareTime = weightIn / weightAll }
+
+    // Runs: start where |x| ≥ b, extend while valid, same side and |x| ≥ b − h.
+    var durations: [Double] = [], peaks: [Double] = []
+    var i = 0
+    while i < n {
+      guard inBand(i) else { i += 1; continue }
+      var j = i + 1
+      while j < n, let x = values[j], side[j] == side[i], magnitude(x) >= b - h { j += 1 }
+      let last = j - 1
+      let micros = (j < n ? time[j] : time[last]) - time[i]
+      if micros >= minEpisode {
+        durations.append(Double(micros) / 1e6)
+        peaks.append((i...last).map { abs(values[$0]!) }.max()!)
+      }
+      i = j
+    }
+    out.episodes = durations.count
+    if !durations.isEmpty {
+      out.durationMean = sum(durations) / Double(durations.count)
+      out.durationMedian = quantile(durations, 0.5)
+      out.durationMax = durations.max()
+      out.peakMean = sum(peaks) / Double(peaks.count)
+      out.peakMax = peaks.max()
+    }
+    return out
+  }
+
+  // MARK: Half-life
+
+  struct HalfLife {
+    var beta: Double
+    var points: Double
+    var seconds: Double?
+  }
+
+  /// OLS of Δx_t on (1, x_{t−1}) with both sides centred; nil unless −1 < β < 0.
+  static func halfLife(_ x: [Double], durations: [Double]) -> HalfLife? {
+    guard x.count >= 3 else { return nil }
+    let lag = Array(x.dropLast())
+    let delta = (1..<x.count).map { x[$0] - x[$0 - 1] }
+    let mx = accurateSum(lag) / Double(lag.count), my = accurateSum(delta) / Double(delta.count)
+    let sxx = accurateSum(lag.map { ($0 - mx) * ($0 - mx) })
+    let sxy = accurateSum(zip(lag, delta).map { ($0 - mx) * ($1 - my) })
+    guard sxx > 0 else { return nil }
+    let beta = sxy / sxx
+    guard beta > -1 && beta < 0 else { return nil }
+    let points = -log(2.0) / log(1 + beta)
+    let median = quantile(durations, 0.5) ?? 0
+    return HalfLife(beta: beta, points: points, seconds: median > 0 ? points * median / 1e6 : nil)
+  }
+}
+
+// MARK: - Test data helpers
+
+extension QuoteSeries {
+  /// A leg from literal columns (sizes 1).
+  static func leg(_ name: String, _ time: [Int64], bid: [Double], ask: [Double]) -> QuoteSeries {
+    QuoteSeries(
+      instrument: Instrument(venue: name, market: .spot, symbol: "BTCUSD"), priceSource: .book, time: time,
+      bid: bid, ask: ask, bidSize: time.map { _ in 1 }, askSize: time.map { _ in 1 })
+  }
+
+  /// A leg whose bid and ask are one price (`price_source: last`).
+  static func leg(_ name: String, _ time: [Int64], price: [Double]) -> QuoteSeries {
+    leg(name, time, bid: price, ask: price)
+  }
+}
+
+extension SplitMix64 {
+  /// A uniform integer in `range`.
+  mutating func int(_ range: ClosedRange<Int>) -> Int { range.lowerBound + Int(next() % UInt64(range.count)) }
+
+  /// A random leg: `count` strictly increasing times with gaps 1…maxGap from `start`,
+  /// a mid wandering around `level` and a spread of 0…spread (relative).
+  mutating func leg(
+    _ name: String, count: Int, start: Int64, maxGap: Int, level: Double = 100, spread: Double = 0.002
+  ) -> QuoteSeries {
+    var t = start, time: [Int64] = [], bid: [Double] = [], ask: [Double] = []
+    var mid = level
+    for _ in 0..<count {
+      time.append(t)
+      t += Int64(int(1...maxGap))
+      mid *= 1 + 0.001 * normal()
+      let half = mid * spread * uniform() / 2
+      bid.append(mid - half)
+      ask.append(mid + half)
+    }
+    return .leg(name, time, bid: bid, ask: ask)
+  }
+}
+
+extension PremiumAnalysis {
+  /// Every number the analysis can print, by name (`nil` where undefined).
+  var everyFigure: [(name: String, value: Double?)] {
+    var out: [(name: String, value: Double?)] = []
+    for (label, summary) in [("mid", mid), ("exec", exec)] {
+      let s = summary.statistics
+      out += [
+        ("\(label).mean", s.mean), ("\(label).std", s.std), ("\(label).min", s.min), ("\(label).max", s.max),
+        ("\(label).meanTW", s.meanTW), ("\(label).stdTW", s.stdTW), ("\(label).skew", s.skew),
+        ("\(label).kurtosis", s.kurtosis),
+      ]
+      out += s.quantiles.enumerated().map { ("\(label).q\($0.offset)", $0.element) }
+      out += [
+        ("\(label).halfLife.beta", summary.halfLife?.beta), ("\(label).halfLife.points", summary.halfLife?.points),
+        ("\(label).halfLife.seconds", summary.halfLife?.seconds),
+      ]
+      for b in summary.bands {
+        let name = "\(label).band\(b.band)"
+        out += [
+          ("\(name).shareEvents", b.shareEvents), ("\(name).shareTime", b.shareTime),
+          ("\(name).shareEventsPositive", b.shareEventsPositive), ("\(name).shareEventsNegative", b.shareEventsNegative),
+          ("\(name).durationMean", b.durationMean), ("\(name).durationMedian", b.durationMedian),
+          ("\(name).durationMax", b.durationMax), ("\(name).peakMean", b.peakMean), ("\(name).peakMax", b.peakMax),
+        ]
+      }
+    }
+    out += topShare.enumerated().map { ("topShare\($0.offset)", $0.element) }
+    out += bottomShare.enumerated().map { ("bottomShare\($0.offset)", $0.element) }
+    return out
+  }
+}
+
+extension AlignedLegs {
+  /// The as-of indexes leg by leg (`perLeg[k][i]`), read through the public accessor.
+  var perLeg: [[Int32]] { (0..<legCount).map { k in (0..<count).map { state(leg: k, point: $0) } } }
+}
