@@ -54,7 +54,8 @@ public enum AlignmentError: Error, Sendable, Equatable, CustomStringConvertible 
 }
 
 extension AlignedLegs {
-  /// Joins `legs` as-of on the union clock (or a fixed grid).
+  /// Joins `legs` as-of on the union clock (or a fixed grid), keeping every leg's
+  /// quote index at every point (what `--series` prints).
   ///
   /// The union clock is the sorted set of distinct quote times, from the first time
   /// at which every leg has quoted. On a grid, points run from that time floored to
@@ -64,82 +65,25 @@ extension AlignedLegs {
   ///   never overlap.
   /// - Complexity: O(points × legs).
   public init(legs: [QuoteSeries], options: AlignmentOptions = AlignmentOptions()) throws(AlignmentError) {
-    guard legs.count >= 2 else { throw .tooFewLegs(count: legs.count) }
-    for leg in legs where leg.count == 0 { throw .emptyLeg(instrument: leg.instrument.description) }
-    let start = legs.map { $0.time[0] }.max()!
-    let earliestEnd = legs.map { $0.time[$0.count - 1] }.min()!
-    if earliestEnd < start { throw .noOverlap(lastEnd: earliestEnd, firstStart: start) }
-    let end = legs.map { $0.time[$0.count - 1] }.max()!
-
+    let merge = try AsOfMerge(legs: legs, options: options)
     let legCount = legs.count
-    let capacity: Int
-    if let step = options.grid {
-      precondition(step > 0, "grid step must be positive")
-      capacity = Int((end - start.floorDiv(step) * step) / step) + 1
-    } else {
-      capacity = legs.reduce(0) { $0 + $1.count }
-    }
-    // One merge pass: clock points, each leg's as-of state, validity. Columns are
-    // written through raw pointers, then trimmed to the points produced.
-    var clock = [Int64](repeating: 0, count: capacity)
-    var valid = [Bool](repeating: false, count: capacity)
-    var state = [Int32](repeating: -1, count: capacity * legCount)
-    var produced = 0
-    let limit = options.maxStale ?? .max
-    withUnsafeBuffers(legs.map(\.time)) { times in
-      withUnsafeBuffers(legs.map(\.bid)) { bids in
-        withUnsafeBuffers(legs.map(\.ask)) { asks in
-          withUnsafeTemporaryAllocation(of: Int.self, capacity: legCount) { cursor in
-            cursor.initialize(repeating: -1)
-            clock.withUnsafeMutableBufferPointer { clockOut in
-              valid.withUnsafeMutableBufferPointer { validOut in
-                state.withUnsafeMutableBufferPointer { stateOut in
-                  var next: Int64 = options.grid.map { start.floorDiv($0) * $0 } ?? start
-                  while true {
-                    let t: Int64
-                    if let step = options.grid {
-                      guard next <= end else { break }
-                      t = next
-                      next += step
-                    } else {
-                      // The smallest next quote time among the legs: the next union point.
-                      var smallest = Int64.max
-                      for k in 0..<legCount {
-                        let c = cursor[k] + 1
-                        if c < times[k].count && times[k][c] < smallest { smallest = times[k][c] }
-                      }
-                      guard smallest != .max else { break }
-                      t = max(smallest, start)
-                    }
-                    var ok = true
-                    let row = produced * legCount
-                    for k in 0..<legCount {
-                      let column = times[k]
-                      var c = cursor[k]
-                      while c + 1 < column.count && column[c + 1] <= t { c += 1 }
-                      cursor[k] = c
-                      stateOut[row + k] = Int32(c)
-                      // Usable: quoted, both sides finite and positive (an empty side is nan), fresh.
-                      if c < 0 || !(bids[k][c] > 0 && bids[k][c] < .infinity) || !(asks[k][c] > 0 && asks[k][c] < .infinity)
-                        || t - column[c] > limit
-                      {
-                        ok = false
-                      }
-                    }
-                    clockOut[produced] = t
-                    validOut[produced] = ok
-                    produced += 1
-                  }
-                }
-              }
-            }
+    var clock = [Int64](repeating: 0, count: merge.capacity)
+    var valid = [Bool](repeating: false, count: merge.capacity)
+    var state = [Int32](repeating: -1, count: merge.capacity * legCount)
+    let produced = clock.withUnsafeMutableBufferPointer { clockOut in
+      valid.withUnsafeMutableBufferPointer { validOut in
+        state.withUnsafeMutableBufferPointer { stateOut in
+          merge.forEachPoint { i, t, cursor, ok in
+            clockOut[i] = t
+            validOut[i] = ok
+            for k in 0..<legCount { stateOut[i * legCount + k] = Int32(cursor[k]) }
           }
         }
       }
     }
-    clock.removeLast(capacity - produced)
-    valid.removeLast(capacity - produced)
-    state.removeLast((capacity - produced) * legCount)
+    clock.removeLast(merge.capacity - produced)
+    valid.removeLast(merge.capacity - produced)
+    state.removeLast((merge.capacity - produced) * legCount)
     var duration = [Int64](repeating: 0, count: produced)
     for i in 0..<max(produced - 1, 0) { duration[i] = clock[i + 1] - clock[i] }
     time = clock

@@ -29,12 +29,13 @@ public struct BandStatistics: Sendable, Equatable {
   /// - Parameters:
   ///   - side: per point, the side an episode must keep (sign of x, or trade direction).
   ///   - oneSided: test `x ≥ b` only (executable premium).
+  ///   - duration: each point's weight in µs; by default the time to the next point.
   /// - Complexity: O(points).
   public init(
-    band: Double, values: [Double], valid: [Bool], side: [Int8], time: [Int64], duration: [Int64],
+    band: Double, values: [Double], valid: [Bool], side: [Int8], time: [Int64], duration: [Int64]? = nil,
     oneSided: Bool, hysteresis: Double = 0, minEpisode: Int64 = 0
   ) {
-    precondition(values.count == valid.count && values.count == side.count && values.count == time.count && values.count == duration.count, "BandStatistics: column lengths differ")
+    precondition(values.count == valid.count && values.count == side.count && values.count == time.count && (duration?.count ?? time.count) == time.count, "BandStatistics: column lengths differ")
     self.band = band
     let n = values.count
     var count = 0, positive = 0, negative = 0
@@ -63,9 +64,10 @@ public struct BandStatistics: Sendable, Equatable {
       let x = values[i]
       let magnitude = oneSided ? x : abs(x)
       count += 1
-      weightAll += Double(duration[i])
+      let w = Double(duration?[i] ?? (i + 1 < n ? time[i + 1] - time[i] : 0))
+      weightAll += w
       if magnitude >= band {
-        weightIn += Double(duration[i])
+        weightIn += w
         if x >= band { positive += 1 } else { negative += 1 }
       }
       if open >= 0 {

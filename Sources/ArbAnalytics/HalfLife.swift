@@ -11,31 +11,39 @@ public struct HalfLife: Sendable, Equatable {
   /// `nil` when the median point duration is 0.
   public var seconds: Double?
 
-  /// Fits `values` (valid points in order) with `weights` their durations in µs.
+  /// Fits `values` (valid points in order) with `durations` their durations in µs.
   /// Returns `nil` when there are fewer than 3 points, the regressor is constant, or
   /// β is outside (−1, 0).
-  public init?(values: [Double], durations: [Double]) {
-    let n = values.count - 1
-    guard n >= 2 else { return nil }
-    let (beta, ok): (Double, Bool) = values.withUnsafeBufferPointer { x in
-      let lagged = UnsafeBufferPointer(rebasing: x[0..<n])
-      let current = UnsafeBufferPointer(rebasing: x[1...])
-      let meanLag = BLAS.sum(lagged) / Double(n)
-      var centredLag = Array(lagged)
-      var delta = Array(current)
-      let (sxx, sxy): (Double, Double) = centredLag.withUnsafeMutableBufferPointer { c in
-        delta.withUnsafeMutableBufferPointer { d in
-          BLAS.axpy(-1, lagged, d)  // Δx = x_t − x_{t−1}
-          BLAS.shift(c, by: -meanLag)
-          return (BLAS.dot(UnsafeBufferPointer(c), UnsafeBufferPointer(c)), BLAS.dot(UnsafeBufferPointer(c), UnsafeBufferPointer(d)))
-        }
-      }
-      return sxx > 0 ? (sxy / sxx, true) : (0, false)
-    }
-    guard ok, beta > -1, beta < 0 else { return nil }
+  public init?(values: [Double], durations: consuming [Double]) {
+    guard let beta = Self.slope(values) else { return nil }
+    self.init(beta: beta, durations: durations)
+  }
+
+  /// The half-life of a fitted slope β; `durations` are reordered in place for their
+  /// median. `nil` unless −1 < β < 0.
+  public init?(beta: Double, durations: consuming [Double]) {
+    guard beta > -1, beta < 0 else { return nil }
     self.beta = beta
     points = -log(2) / log1p(beta)
-    let median = Quantiles.compute(durations, probabilities: [0.5])?[0] ?? 0
+    let median = Quantiles.computeInPlace(&durations, probabilities: [0.5])?[0] ?? 0
     seconds = median > 0 ? points * median / 1e6 : nil
+  }
+
+  /// The least-squares slope β of `Δx_t` on `x_{t−1}`, or `nil` for fewer than 3
+  /// values or a constant regressor. Two passes, no copy: the lag mean (BLAS), then
+  /// the centred sums.
+  public static func slope(_ values: [Double]) -> Double? {
+    let n = values.count - 1
+    guard n >= 2 else { return nil }
+    return values.withUnsafeBufferPointer { x -> Double? in
+      let meanLag = BLAS.sum(UnsafeBufferPointer(rebasing: x[0..<n])) / Double(n)
+      var sxx = 0.0, sxy = 0.0
+      for t in 1...n {
+        let c = x[t - 1] - meanLag
+        sxx += c * c
+        sxy += c * (x[t] - x[t - 1])
+      }
+      return sxx > 0 ? sxy / sxx : nil
+    }
   }
 }

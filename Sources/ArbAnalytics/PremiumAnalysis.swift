@@ -1,3 +1,6 @@
+import Dispatch
+import Synchronization
+
 /// Options of a premium analysis: the bands and how episodes are counted.
 public struct BandOptions: Sendable {
   /// Band levels in percent (default 0.05 and 0.1).
@@ -54,17 +57,38 @@ public struct PremiumAnalysis: Sendable {
     bottomShare = premium.validPoints > 0 ? bottom.map { Double($0) / validCount } : []
   }
 
+  /// Statistics and half-life of the packed valid values on one thread, the bands over
+  /// the full column on another: they read different arrays, so nothing is copied.
   private static func summary(
     _ premium: PremiumSeries, _ column: [Double], side: [Int8], oneSided: Bool, options: BandOptions
   ) -> SeriesSummary {
-    let (values, weights) = premium.validValues(column)
-    let bands = options.bands.map {
-      BandStatistics(
-        band: $0, values: column, valid: premium.valid, side: side, time: premium.time, duration: premium.duration,
-        oneSided: oneSided, hysteresis: options.hysteresis, minEpisode: options.minEpisode)
-    }
-    return SeriesSummary(
-      statistics: SeriesStatistics(values: values, weights: weights),
-      halfLife: HalfLife(values: values, durations: weights), bands: bands)
+    let ((statistics, halfLife), bands) = twoTasks(
+      {
+        // One packed buffer at a time: the values (slope, moments, quantiles in place),
+        // then the durations of the valid points (their median, in place).
+        let (statistics, beta) = {
+          let values = premium.packed(column)
+          let beta = HalfLife.slope(values)
+          return (SeriesStatistics(values: consume values, validOf: premium), beta)
+        }()
+        return (statistics, beta.flatMap { HalfLife(beta: $0, durations: premium.packedDurations()) })
+      },
+      {
+        options.bands.map {
+          BandStatistics(
+            band: $0, values: column, valid: premium.valid, side: side, time: premium.time,
+            oneSided: oneSided, hysteresis: options.hysteresis, minEpisode: options.minEpisode)
+        }
+      })
+    return SeriesSummary(statistics: statistics, halfLife: halfLife, bands: bands)
   }
+}
+
+/// Runs two independent computations on two threads and returns both results.
+func twoTasks<A: Sendable, B: Sendable>(_ first: @Sendable () -> A, _ second: @Sendable () -> B) -> (A, B) {
+  let a = Mutex<A?>(nil), b = Mutex<B?>(nil)
+  DispatchQueue.concurrentPerform(iterations: 2) { k in
+    if k == 0 { let value = first(); a.withLock { $0 = value } } else { let value = second(); b.withLock { $0 = value } }
+  }
+  return (a.withLock { $0! }, b.withLock { $0! })
 }

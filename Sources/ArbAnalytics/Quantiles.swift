@@ -8,6 +8,12 @@ public enum Quantiles {
   /// The type-7 quantiles of `values` at each probability in `probabilities` (0…1).
   /// Returns `nil` for empty input.
   public static func compute(_ values: [Double], probabilities: [Double]) -> [Double]? {
+    var work = values
+    return computeInPlace(&work, probabilities: probabilities)
+  }
+
+  /// As `compute`, reordering `values` instead of copying them.
+  public static func computeInPlace(_ values: inout [Double], probabilities: [Double]) -> [Double]? {
     let n = values.count
     guard n > 0 else { return nil }
     var ranks = Set<Int>()
@@ -18,14 +24,13 @@ public enum Quantiles {
       ranks.insert(low)
       ranks.insert(min(low + 1, n - 1))
     }
-    var work = values
     let wanted = ranks.sorted()
-    work.withUnsafeMutableBufferPointer { select($0, 0, n - 1, wanted[...]) }
+    values.withUnsafeMutableBufferPointer { select($0, 0, n - 1, wanted[...]) }
     return probabilities.map { q in
       let h = Double(n - 1) * q
       let low = Int(h.rounded(.down))
       let high = min(low + 1, n - 1)
-      return work[low] + (h - Double(low)) * (work[high] - work[low])
+      return values[low] + (h - Double(low)) * (values[high] - values[low])
     }
   }
 

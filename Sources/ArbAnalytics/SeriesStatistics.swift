@@ -26,45 +26,85 @@ public struct SeriesStatistics: Sendable, Equatable {
 
   /// Computes every statistic of `values` weighted by `weights` (same length, ≥ 0).
   ///
-  /// Sums and dot products go through BLAS; the higher moments and extremes are one
-  /// tight loop over the centred copy.
-  /// - Complexity: O(n) plus one O(n) expected quickselect for the quantiles.
-  public init(values: [Double], weights: [Double]) {
+  /// The sum goes through BLAS; the moments and extremes are one tight loop
+  /// (corrected two-pass, no copy of the data); the quantiles reorder `values` in
+  /// place, which is why it is taken `consuming` (pass its last use to avoid a copy).
+  /// - Complexity: O(n) plus one O(n) expected multi-target quickselect.
+  public init(values: consuming [Double], weights: [Double]) {
     precondition(values.count == weights.count, "SeriesStatistics: \(values.count) values vs \(weights.count) weights")
-    let n = values.count
-    count = n
-    quantiles = Quantiles.compute(values, probabilities: Self.quantileLevels.map { $0 / 100 }) ?? []
-    guard n > 0 else { return }
-    let (sum, weightSum, weightedSum) = values.withUnsafeBufferPointer { x in
-      weights.withUnsafeBufferPointer { w in (BLAS.sum(x), BLAS.asum(w), BLAS.dot(w, x)) }
-    }
-    let mean = sum / Double(n)
-    let meanTW = weightSum > 0 ? weightedSum / weightSum : nil
-    var centred = values
-    var (m2, m3, m4, low, high, weightedSquares, residual) = (0.0, 0.0, 0.0, Double.infinity, -Double.infinity, 0.0, 0.0)
-    centred.withUnsafeMutableBufferPointer { c in
-      BLAS.shift(c, by: -mean)
-      // Corrected two-pass: on values with a large offset `mean` is only good to a few
-      // ulps of the offset, and that error biases the odd moments. The centred copy's own
-      // mean is that error, far below one ulp of `mean`; take it out.
-      residual = BLAS.sum(UnsafeBufferPointer(c)) / Double(n)
-      BLAS.shift(c, by: -residual)
-      m2 = BLAS.dot(UnsafeBufferPointer(c), UnsafeBufferPointer(c)) / Double(n)
-      let shiftTW = (meanTW ?? mean) - mean - residual
-      weights.withUnsafeBufferPointer { w in
-        values.withUnsafeBufferPointer { x in
-          for i in 0..<n {
-            let d = c[i], d2 = d * d
-            m3 += d2 * d
-            m4 += d2 * d2
-            let e = d - shiftTW
-            weightedSquares += w[i] * e * e
-            low = Swift.min(low, x[i])
-            high = Swift.max(high, x[i])
+    self.init(values: consume values, weights: .array(weights))
+  }
+
+  /// As `init(values:weights:)`, with the weights of the valid points of a premium
+  /// series (their durations) read from it in order instead of packed into an array.
+  public init(values: consuming [Double], validOf premium: PremiumSeries) {
+    precondition(values.count == premium.validPoints, "SeriesStatistics: \(values.count) values vs \(premium.validPoints) valid points")
+    self.init(values: consume values, weights: .validDurations(premium))
+  }
+
+  /// Where the weights come from.
+  private enum Weights {
+    case array([Double])
+    case validDurations(PremiumSeries)
+
+    /// Calls `body(k, w_k)` for k = 0, 1, … in order.
+    @inline(__always)
+    func forEach(_ body: (Int, Double) -> Void) {
+      switch self {
+      case .array(let weights):
+        weights.withUnsafeBufferPointer { w in for k in w.indices { body(k, w[k]) } }
+      case .validDurations(let premium):
+        premium.valid.withUnsafeBufferPointer { valid in
+          premium.time.withUnsafeBufferPointer { time in
+            var k = 0
+            for i in 0..<valid.count where valid[i] {
+              body(k, i + 1 < time.count ? Double(time[i + 1] - time[i]) : 0)
+              k += 1
+            }
           }
         }
       }
     }
+  }
+
+  /// The shared computation.
+  private init(values: consuming [Double], weights: Weights) {
+    let n = values.count
+    count = n
+    quantiles = []
+    guard n > 0 else { return }
+    var weightSum = 0.0, weightedSum = 0.0
+    let sum = values.withUnsafeBufferPointer { x in
+      weights.forEach { k, w in
+        weightSum += w
+        weightedSum += w * x[k]
+      }
+      return BLAS.sum(x)
+    }
+    let mean = sum / Double(n)
+    let meanTW = weightSum > 0 ? weightedSum / weightSum : nil
+    var (m2, m3, m4, low, high, weightedSquares, residual) = (0.0, 0.0, 0.0, Double.infinity, -Double.infinity, 0.0, 0.0)
+    values.withUnsafeBufferPointer { x in
+      // Corrected two-pass: on values with a large offset `mean` is only good to a few
+      // ulps of the offset, and that error biases the odd moments. The mean of the
+      // centred values is that error, far below one ulp of `mean`; take it out.
+      for i in 0..<n { residual += x[i] - mean }
+      residual /= Double(n)
+      for i in 0..<n {
+        let d = (x[i] - mean) - residual, d2 = d * d
+        m2 += d2
+        m3 += d2 * d
+        m4 += d2 * d2
+        low = Swift.min(low, x[i])
+        high = Swift.max(high, x[i])
+      }
+      let shiftTW = (meanTW ?? mean) - mean - residual
+      weights.forEach { k, w in
+        let e = (x[k] - mean) - residual - shiftTW
+        weightedSquares += w * e * e
+      }
+    }
+    m2 /= Double(n)
     m3 /= Double(n)
     m4 /= Double(n)
     // All values equal: the figures are exact (the constant, spreads 0), whatever the
@@ -81,5 +121,6 @@ public struct SeriesStatistics: Sendable, Equatable {
       skew = m3 / (m2 * m2.squareRoot())
       kurtosis = m4 / (m2 * m2) - 3
     }
+    quantiles = Quantiles.computeInPlace(&values, probabilities: Self.quantileLevels.map { $0 / 100 }) ?? []
   }
 }

@@ -25,6 +25,10 @@ struct SwiftMeasurement {
   var check: [String: Double]
 
   static func run(files: [String], repeats: Int, arbkit: String) throws -> SwiftMeasurement {
+    // First, while this process is still small: a spawned child's `ru_maxrss` also
+    // counts the parent's resident memory at the spawn (Linux records the old address
+    // space's high-water mark at exec).
+    let peak = try peakMemory(arbkit: arbkit, files: files)
     let bytes = files.reduce(0) { $0 + ((try? FileManager.default.attributesOfItem(atPath: $1)[.size] as? Int) ?? 0) }
     var ingest: [Double] = [], align: [Double] = [], stats: [Double] = [], full: [Double] = []
     var legs: [QuoteSeries] = []
@@ -34,12 +38,7 @@ struct SwiftMeasurement {
     for _ in 0..<repeats {
       legs = []
       ingest.append(try timed { legs = try LoadedLegs.load(legSpecs, options: IngestOptions()).map(\.series) })
-      var aligned: AlignedLegs? = nil
-      align.append(try timed {
-        let a = try timed { aligned = try AlignedLegs(legs: legs, options: AlignmentOptions(maxStale: 5_000_000)) }
-        let b = timed { premium = PremiumSeries(aligned: aligned!, legs: legs) }
-        FileHandle.standardError.write(Data("DEBUG align \(a) premium \(b)\n".utf8))
-      })
+      align.append(try timed { premium = try PremiumSeries(legs: legs, options: AlignmentOptions(maxStale: 5_000_000)) })
       let p = premium!
       stats.append(timed {
         let (values, weights) = p.validValues(p.mid)
@@ -53,24 +52,27 @@ struct SwiftMeasurement {
       })
       full.append(timed { _ = PremiumAnalysis(premium: p) })
     }
-    let peak = try peakMemory(arbkit: arbkit, files: files)
     return SwiftMeasurement(
       bytes: bytes, rows: legs.reduce(0) { $0 + $1.count }, points: premium!.count, validPoints: premium!.validPoints,
       ingest: ingest, alignPremium: align, statistics: stats, fullAnalysis: full, peakMemoryBytes: peak,
       columnBytes: legs.reduce(0) { $0 + $1.columnBytes }, check: check)
   }
 
-  /// Peak resident memory of `arbkit premium` over the files, from `getrusage`.
+  /// Peak resident memory of `arbkit premium` over the files: the child's own
+  /// `ru_maxrss` from `wait4`.
   static func peakMemory(arbkit: String, files: [String]) throws -> Int {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: arbkit)
-    process.arguments = ["premium", "--max-stale", "5s", "--format", "json"] + files.flatMap { ["--leg", $0] }
-    process.standardOutput = FileHandle.nullDevice
-    try process.run()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else { throw BenchError("arbkit premium failed with \(process.terminationStatus)") }
+    let arguments = [arbkit, "premium", "--max-stale", "5s", "--format", "json"] + files.flatMap { ["--leg", $0] }
+    var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+    defer { for pointer in argv { free(pointer) } }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    var pid: pid_t = 0
+    guard posix_spawn(&pid, arbkit, &actions, nil, &argv, environ) == 0 else { throw BenchError("cannot start \(arbkit)") }
+    var status: Int32 = 0
     var usage = rusage()
-    getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+    guard wait4(pid, &status, 0, &usage) == pid, status == 0 else { throw BenchError("arbkit premium failed (status \(status))") }
     return Int(usage.ru_maxrss) * 1024
   }
 }

@@ -70,14 +70,15 @@ struct PremiumCommand: Command {
   }
 
   func run(_ terminal: inout Terminal) throws -> ExitCode {
-    var loaded: [LoadedLeg] = []
-    for leg in legs { loaded.append(try leg.load(options: ingest.options, specOverrides: ingest.specOverrides)) }
+    let loaded = try LoadedLegs.load(legs, options: ingest.options, specOverrides: ingest.specOverrides)
     let series = loaded.map(\.series)
-    let aligned = try AlignedLegs(legs: series, options: alignment)
-    let premium = PremiumSeries(aligned: aligned, legs: series)
+    let premium = try PremiumSeries(legs: series, options: alignment)
     let analysis = PremiumAnalysis(premium: premium, options: bands)
     let result = PremiumResult(legs: loaded, premium: premium, analysis: analysis, alignment: alignment, bands: bands, clock: ingest.options.clock)
-    if let seriesPath { try SeriesCSV.write(premium: premium, aligned: aligned, legs: series, to: seriesPath) }
+    if let seriesPath {
+      // The per-point leg quotes are kept only when they are written.
+      try SeriesCSV.write(premium: premium, aligned: try AlignedLegs(legs: series, options: alignment), legs: series, to: seriesPath)
+    }
     switch format {
     case .json: terminal.print(result.json.rendered())
     case .csv: terminal.print(result.csv, terminator: "")

@@ -116,7 +116,9 @@ extension LegSpec {
       if file.series.isEmpty { throw IngestError(.emptyFile, at: SourcePosition(path: path, line: 1, column: 1)) }
       throw LegSpecError(message: "\(path) holds several instruments (\(found.joined(separator: ", "))); name one with VENUE:MARKET:SYMBOL=\(path)")
     }
-    if let match = file.series.first(where: {
+    // The exact instrument first: one file may hold a symbol on several markets of a venue.
+    let exact = file.series.first { $0.instrument == instrument }
+    if let match = exact ?? file.series.first(where: {
       $0.instrument.symbol == instrument.symbol
         && ($0.instrument.venue == instrument.venue || $0.instrument.venue == "unknown")
     }) {
