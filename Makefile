@@ -18,8 +18,8 @@ build: deps
 
 demo: build
 	@echo "== arbkit inspect: the two real recordings in $(SAMPLES)"
-	$(ARBKIT) inspect $(SAMPLES)/binanceus_BTCUSDC_1m_2023-03-01_21.csv@$(FORMATS)/binanceus-kline-1m.json \
-	  $(SAMPLES)/kraken_BTCUSDC_1m_2023-03-01_21.csv.gz@$(FORMATS)/kraken-ohlcvt-1m.json
+	$(ARBKIT) inspect binanceus:spot:BTCUSDC=$(SAMPLES)/binanceus_BTCUSDC_1m_2023-03-01_21.csv@$(FORMATS)/binanceus-kline-1m.json \
+	  kraken:spot:BTCUSDC=$(SAMPLES)/kraken_BTCUSDC_1m_2023-03-01_21.csv.gz@$(FORMATS)/kraken-ohlcvt-1m.json
 	@echo
 	@echo "== arbkit premium: Binance.US vs Kraken BTC/USDC, 1-21 March 2023 (USDC de-peg)"
 	$(ARBKIT) premium \

@@ -4,7 +4,7 @@
 
 /// Parses numbers straight from bytes, giving exactly the `Double` that `strtod` gives.
 ///
-/// Fast path (Clinger): a decimal with at most 19 significant digits whose integer
+/// Fast path (Clinger): a decimal written with at most 19 digits whose integer
 /// mantissa `m ≤ 2⁵³` and whose decimal exponent `k` has `|k| ≤ 22` is `m × 10ᵏ` or
 /// `m ÷ 10⁻ᵏ`, one correctly rounded operation on exact operands, hence exact. Every
 /// other valid number goes to `strtod` on a NUL-terminated copy. The grammar is
@@ -31,35 +31,25 @@ enum DecimalParser {
     if i < n && (p[i] | 0x20) >= UInt8(ascii: "a") && (p[i] | 0x20) <= UInt8(ascii: "z") {
       return parseWord(p + i, n - i, negative: negative)
     }
+    // Every digit goes into the mantissa (leading zeros too: they add nothing); more
+    // than 19 digits could overflow and go to strtod.
     var mantissa: UInt64 = 0
-    var significant = 0
-    var exponent = 0
-    var hugeExponent = false
-    var digits = 0
+    let integerStart = i
     while i < n, case let d = p[i] &- 48, d < 10 {
-      if significant < 19 {
-        mantissa = mantissa &* 10 &+ UInt64(d)
-        if mantissa != 0 { significant += 1 }
-      } else {
-        exponent += 1
-        significant += 1
-      }
-      digits += 1
+      mantissa = mantissa &* 10 &+ UInt64(d)
       i += 1
     }
+    var digits = i - integerStart
+    var exponent = 0
     if i < n && p[i] == UInt8(ascii: ".") {
       i += 1
+      let fractionStart = i
       while i < n, case let d = p[i] &- 48, d < 10 {
-        if significant < 19 {
-          mantissa = mantissa &* 10 &+ UInt64(d)
-          if mantissa != 0 { significant += 1 }
-          exponent -= 1
-        } else {
-          significant += 1
-        }
-        digits += 1
+        mantissa = mantissa &* 10 &+ UInt64(d)
         i += 1
       }
+      exponent = fractionStart - i
+      digits += i - fractionStart
     }
     if digits == 0 { return nil }
     if i < n && (p[i] | 0x20) == UInt8(ascii: "e") {
@@ -72,7 +62,7 @@ enum DecimalParser {
       var e = 0
       var exponentDigits = 0
       while i < n, case let d = p[i] &- 48, d < 10 {
-        if e < 100_000 { e = e * 10 + Int(d) } else { hugeExponent = true }
+        if e < 100_000 { e = e * 10 + Int(d) }
         exponentDigits += 1
         i += 1
       }
@@ -80,8 +70,7 @@ enum DecimalParser {
       exponent += exponentNegative ? -e : e
     }
     if i != n { return nil }
-    // A capped exponent is not the written one: only strtod knows the value then.
-    if significant <= 19 && mantissa <= 1 << 53 && exponent >= -22 && exponent <= 22 && !hugeExponent {
+    if digits <= 19 && mantissa <= 1 << 53 && exponent >= -22 && exponent <= 22 {
       let m = Double(mantissa)
       let value = exponent < 0 ? m / exactPowers[-exponent] : m * exactPowers[exponent]
       return negative ? -value : value
@@ -119,17 +108,26 @@ enum DecimalParser {
     }
     guard i < n else { return nil }
     var value: Int64 = 0
+    if n - i <= 18 {
+      // At most 18 digits cannot overflow: no check per digit.
+      while i < n {
+        let d = p[i] &- 48
+        guard d < 10 else { return nil }
+        value = value &* 10 &+ Int64(d)
+        i += 1
+      }
+      return negative ? -value : value
+    }
     while i < n {
       let d = p[i] &- 48
       guard d < 10 else { return nil }
-      // Accumulate towards the sign, so that Int64.min is in range.
       let (times10, o1) = value.multipliedReportingOverflow(by: 10)
-      let (sum, o2) = negative ? times10.subtractingReportingOverflow(Int64(d)) : times10.addingReportingOverflow(Int64(d))
+      let (sum, o2) = times10.addingReportingOverflow(Int64(d))
       if o1 || o2 { return nil }
       value = sum
       i += 1
     }
-    return value
+    return negative ? -value : value
   }
 
   /// A decimal number of units scaled by `10^scale` and rounded half away from zero to

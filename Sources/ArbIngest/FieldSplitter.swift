@@ -7,10 +7,12 @@ struct FieldSplitter {
   let delimiter: UInt8
   /// The quote byte, or `nil` when the format has no quoting.
   let quote: UInt8?
-  /// Start and end (exclusive) offsets of each field found by the last `split`, in
-  /// storage that lives as long as the splitter's owner keeps it (no per-line allocation).
-  private(set) var starts: FieldOffsets
-  private(set) var ends: FieldOffsets
+  /// Start and end (exclusive) offsets of each field found by the last `split`: raw
+  /// pointers into `storage`, allocated once (no per-line allocation, no reference
+  /// counting per access).
+  let starts: UnsafeMutablePointer<Int>
+  let ends: UnsafeMutablePointer<Int>
+  private let storage: FieldOffsets
 
   /// The delimiter repeated in every byte of a word, for the 8-bytes-at-a-time scan.
   private let pattern: UInt64
@@ -19,8 +21,9 @@ struct FieldSplitter {
     self.delimiter = delimiter
     pattern = UInt64(delimiter) &* 0x0101_0101_0101_0101
     self.quote = quote
-    starts = FieldOffsets()
-    ends = FieldOffsets()
+    storage = FieldOffsets()
+    starts = storage.starts
+    ends = storage.ends
   }
 
   /// Splits `line`; returns the number of fields (at most `FieldOffsets.capacity`: the
@@ -32,8 +35,8 @@ struct FieldSplitter {
     var count = 0
     let n = line.count
     guard let p = line.baseAddress else {
-      starts.set(0, 0)
-      ends.set(0, 0)
+      set(starts, 0, 0)
+      set(ends, 0, 0)
       return 1
     }
     var i = 0
@@ -48,26 +51,31 @@ struct FieldSplitter {
           }
           j += 1
         }
-        starts.set(count, i + 1)
-        ends.set(count, j)
+        set(starts, count, i + 1)
+        set(ends, count, j)
         count += 1
         i = j + 1
         guard i == n || p[i] == delimiter else { return nil }
       } else {
         let j = Self.find(delimiter, p, from: i, to: n, pattern: pattern)
-        starts.set(count, i)
-        ends.set(count, j)
+        set(starts, count, i)
+        set(ends, count, j)
         count += 1
         i = j
       }
       if i >= n { return min(count, FieldOffsets.capacity) }
       i += 1  // past the delimiter
       if i == n {
-        starts.set(count, n)
-        ends.set(count, n)
+        set(starts, count, n)
+        set(ends, count, n)
         return min(count + 1, FieldOffsets.capacity)
       }
     }
+  }
+
+  @inline(__always)
+  private func set(_ offsets: UnsafeMutablePointer<Int>, _ index: Int, _ value: Int) {
+    offsets[min(index, FieldOffsets.capacity)] = value
   }
 
   /// Index of the first `byte` in `p[from..<to]`, or `to`. Scans a word at a time: a
@@ -87,20 +95,21 @@ struct FieldSplitter {
   }
 }
 
-/// Field offsets in one fixed allocation shared by copies of the splitter (a reference
-/// type, so writes never trigger copy-on-write). A line with more than `capacity`
-/// fields is cut there: no format has that many, so it fails the field-count check.
+/// The fixed allocation behind a splitter's field offsets. A line with more than
+/// `capacity` fields is cut there: no format has that many, so it fails the
+/// field-count check.
 final class FieldOffsets {
   static let capacity = 4096
-  let storage: UnsafeMutablePointer<Int>
+  let starts: UnsafeMutablePointer<Int>
+  let ends: UnsafeMutablePointer<Int>
 
-  init() { storage = .allocate(capacity: Self.capacity + 1) }
+  init() {
+    starts = .allocate(capacity: Self.capacity + 1)
+    ends = .allocate(capacity: Self.capacity + 1)
+  }
 
-  deinit { storage.deallocate() }
-
-  @inline(__always)
-  func set(_ index: Int, _ value: Int) { storage[min(index, Self.capacity)] = value }
-
-  @inline(__always)
-  subscript(index: Int) -> Int { storage[index] }
+  deinit {
+    starts.deallocate()
+    ends.deallocate()
+  }
 }
