@@ -21,6 +21,37 @@ public struct SeriesSummary: Sendable {
   public var statistics: SeriesStatistics
   public var halfLife: HalfLife?
   public var bands: [BandStatistics]
+
+  /// Summarises `column` (one value per point of `premium`) over its valid points.
+  ///
+  /// Statistics and half-life of the packed valid values run on one thread, the bands
+  /// over the full column on another: they read different arrays, so nothing is copied.
+  /// - Parameters:
+  ///   - side: per point, the side an episode keeps (sign, or trade direction).
+  ///   - oneSided: bands test `x ≥ b` only.
+  public init(premium: PremiumSeries, column: [Double], side: [Int8], oneSided: Bool, options: BandOptions = BandOptions()) {
+    let ((statistics, halfLife), bands) = twoTasks(
+      {
+        // One packed buffer at a time: the values (slope, moments, quantiles in place),
+        // then the durations of the valid points (their median, in place).
+        let (statistics, beta) = {
+          let values = premium.packed(column)
+          let beta = HalfLife.slope(values)
+          return (SeriesStatistics(values: consume values, validOf: premium), beta)
+        }()
+        return (statistics, beta.flatMap { HalfLife(beta: $0, durations: premium.packedDurations()) })
+      },
+      {
+        options.bands.map {
+          BandStatistics(
+            band: $0, values: column, valid: premium.valid, side: side, time: premium.time,
+            oneSided: oneSided, hysteresis: options.hysteresis, minEpisode: options.minEpisode)
+        }
+      })
+    self.statistics = statistics
+    self.halfLife = halfLife
+    self.bands = bands
+  }
 }
 
 /// Everything `arbkit premium` reports about aligned legs.
@@ -45,8 +76,8 @@ public struct PremiumAnalysis: Sendable {
       let changed = premium.rich[i] != premium.rich[i - 1] || premium.cheap[i] != premium.cheap[i - 1]
       execSide[i] = changed ? 1 - execSide[i - 1] : execSide[i - 1]
     }
-    mid = Self.summary(premium, premium.mid, side: midSide, oneSided: legs > 2, options: options)
-    exec = Self.summary(premium, premium.exec, side: execSide, oneSided: true, options: options)
+    mid = SeriesSummary(premium: premium, column: premium.mid, side: midSide, oneSided: legs > 2, options: options)
+    exec = SeriesSummary(premium: premium, column: premium.exec, side: execSide, oneSided: true, options: options)
     var top = [Int](repeating: 0, count: legs), bottom = [Int](repeating: 0, count: legs)
     for i in 0..<premium.count where premium.valid[i] {
       top[Int(premium.top[i])] += 1
@@ -55,32 +86,6 @@ public struct PremiumAnalysis: Sendable {
     let validCount = Double(premium.validPoints)
     topShare = premium.validPoints > 0 ? top.map { Double($0) / validCount } : []
     bottomShare = premium.validPoints > 0 ? bottom.map { Double($0) / validCount } : []
-  }
-
-  /// Statistics and half-life of the packed valid values on one thread, the bands over
-  /// the full column on another: they read different arrays, so nothing is copied.
-  private static func summary(
-    _ premium: PremiumSeries, _ column: [Double], side: [Int8], oneSided: Bool, options: BandOptions
-  ) -> SeriesSummary {
-    let ((statistics, halfLife), bands) = twoTasks(
-      {
-        // One packed buffer at a time: the values (slope, moments, quantiles in place),
-        // then the durations of the valid points (their median, in place).
-        let (statistics, beta) = {
-          let values = premium.packed(column)
-          let beta = HalfLife.slope(values)
-          return (SeriesStatistics(values: consume values, validOf: premium), beta)
-        }()
-        return (statistics, beta.flatMap { HalfLife(beta: $0, durations: premium.packedDurations()) })
-      },
-      {
-        options.bands.map {
-          BandStatistics(
-            band: $0, values: column, valid: premium.valid, side: side, time: premium.time,
-            oneSided: oneSided, hysteresis: options.hysteresis, minEpisode: options.minEpisode)
-        }
-      })
-    return SeriesSummary(statistics: statistics, halfLife: halfLife, bands: bands)
   }
 }
 

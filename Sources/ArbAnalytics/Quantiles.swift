@@ -1,9 +1,12 @@
 /// Quantiles by linear interpolation between order statistics (Hyndman–Fan type 7,
 /// numpy's default): position `h = (n − 1) q`, value `x₍⌊h⌋₎ + (h − ⌊h⌋)(x₍⌊h⌋+1₎ − x₍⌊h⌋₎)`.
 ///
-/// Several quantiles are answered by one multi-target quickselect on a copy: only the
-/// sub-ranges holding a wanted rank are partitioned further, O(n) expected instead of
-/// a full O(n log n) sort. Matches `numpy.quantile(x, q)`.
+/// Several quantiles are answered together without a full O(n log n) sort. Large
+/// inputs first take one radix pass: a histogram of the top 16 bits of each value's
+/// order-preserving key finds the buckets that hold the wanted ranks, and a second
+/// pass moves just those buckets' values to the front; a multi-target quickselect
+/// (partitioning only the sub-ranges that hold a wanted rank) then finishes on that
+/// small front. Matches `numpy.quantile(x, q)`.
 public enum Quantiles {
   /// The type-7 quantiles of `values` at each probability in `probabilities` (0…1).
   /// Returns `nil` for empty input.
@@ -25,13 +28,62 @@ public enum Quantiles {
       ranks.insert(min(low + 1, n - 1))
     }
     let wanted = ranks.sorted()
-    values.withUnsafeMutableBufferPointer { select($0, 0, n - 1, wanted[...]) }
+    let statistic: [Int: Double] = values.withUnsafeMutableBufferPointer { a in
+      if n >= 1 << 16 { return radixSelect(a, wanted) }
+      select(a, 0, n - 1, wanted[...])
+      return Dictionary(uniqueKeysWithValues: wanted.map { ($0, a[$0]) })
+    }
     return probabilities.map { q in
       let h = Double(n - 1) * q
       let low = Int(h.rounded(.down))
       let high = min(low + 1, n - 1)
-      return values[low] + (h - Double(low)) * (values[high] - values[low])
+      return statistic[low]! + (h - Double(low)) * (statistic[high]! - statistic[low]!)
     }
+  }
+
+  /// An unsigned key with the order of the doubles (no NaN here): flip all bits of a
+  /// negative value, only the sign bit of a positive one.
+  @inline(__always)
+  private static func key(_ x: Double) -> UInt64 {
+    let bits = x.bitPattern
+    return bits >> 63 != 0 ? ~bits : bits | (1 << 63)
+  }
+
+  /// The order statistics at `ranks` (sorted) of `a`, which it reorders.
+  private static func radixSelect(_ a: UnsafeMutableBufferPointer<Double>, _ ranks: [Int]) -> [Int: Double] {
+    let buckets = 1 << 16
+    var counts = [Int32](repeating: 0, count: buckets)
+    for x in a { counts[Int(key(x) >> 48)] &+= 1 }
+    // The bucket of each rank, and how many values lie in lower buckets.
+    var bucketOf: [Int] = [], below: [Int] = []
+    var running = 0, b = 0
+    for r in ranks {
+      while running + Int(counts[b]) <= r {
+        running += Int(counts[b])
+        b += 1
+      }
+      bucketOf.append(b)
+      below.append(running)
+    }
+    // Move the values of the wanted buckets to the front, keeping nothing else.
+    var wantedBucket = [Bool](repeating: false, count: buckets)
+    for b in bucketOf { wantedBucket[b] = true }
+    var front = 0
+    for i in 0..<a.count where wantedBucket[Int(key(a[i]) >> 48)] {
+      a.swapAt(i, front)
+      front += 1
+    }
+    // A rank's place in the front: the wanted buckets below its own, then its place
+    // inside its bucket.
+    var frontBelow = [Int](repeating: 0, count: buckets)
+    var sum = 0
+    for b in Set(bucketOf).sorted() {
+      frontBelow[b] = sum
+      sum += Int(counts[b])
+    }
+    let frontRanks = ranks.indices.map { frontBelow[bucketOf[$0]] + ranks[$0] - below[$0] }
+    select(a, 0, front - 1, Array(Set(frontRanks)).sorted()[...])
+    return Dictionary(uniqueKeysWithValues: ranks.indices.map { (ranks[$0], a[frontRanks[$0]]) })
   }
 
   /// Rearranges `a[lo...hi]` so that every rank in `ranks` holds its order statistic.

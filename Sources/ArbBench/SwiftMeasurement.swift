@@ -41,14 +41,12 @@ struct SwiftMeasurement {
       align.append(try timed { premium = try PremiumSeries(legs: legs, options: AlignmentOptions(maxStale: 5_000_000)) })
       let p = premium!
       stats.append(timed {
-        let (values, weights) = p.validValues(p.mid)
-        let s = SeriesStatistics(values: values, weights: weights)
+        // One series, as the numpy peer: moments, quantiles, bands (and half-life).
         let side = [Int8](repeating: 1, count: p.count)  // the max premium has one sign
-        let bands = [0.05, 0.1].map {
-          BandStatistics(band: $0, values: p.mid, valid: p.valid, side: side, time: p.time, duration: p.duration, oneSided: true)
-        }
+        let summary = SeriesSummary(premium: p, column: p.mid, side: side, oneSided: true)
+        let s = summary.statistics, band = summary.bands[1]
         check = ["count": Double(s.count), "mean": s.mean ?? .nan, "std": s.std ?? .nan, "q50": s.quantiles[3],
-                 "share_events_0.1": bands[1].shareEvents ?? .nan, "episodes_0.1": Double(bands[1].episodes)]
+                 "share_events_0.1": band.shareEvents ?? .nan, "episodes_0.1": Double(band.episodes)]
       })
       full.append(timed { _ = PremiumAnalysis(premium: p) })
     }

@@ -121,13 +121,14 @@ enum DecimalParser {
     while i < n {
       let d = p[i] &- 48
       guard d < 10 else { return nil }
+      // Accumulate towards the sign, so that Int64.min (19 digits) is in range.
       let (times10, o1) = value.multipliedReportingOverflow(by: 10)
-      let (sum, o2) = times10.addingReportingOverflow(Int64(d))
+      let (sum, o2) = negative ? times10.subtractingReportingOverflow(Int64(d)) : times10.addingReportingOverflow(Int64(d))
       if o1 || o2 { return nil }
       value = sum
       i += 1
     }
-    return negative ? -value : value
+    return value
   }
 
   /// A decimal number of units scaled by `10^scale` and rounded half away from zero to

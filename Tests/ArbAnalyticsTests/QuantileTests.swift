@@ -50,6 +50,27 @@ struct QuantileTests {
     }
   }
 
+  /// Inputs of 2¹⁶ values and more take the radix path (histogram of the top 16 key
+  /// bits, then quickselect on the wanted buckets): clustered, signed, duplicated and
+  /// single-bucket data against the full sort.
+  static let largeShapes: [(name: String, make: @Sendable (inout SplitMix64, Int) -> Double)] = [
+    ("normal", { rng, _ in rng.normal() }),
+    ("premium-like cluster", { rng, _ in 0.07 + 0.01 * rng.normal() }),
+    ("signed with zeros", { rng, i in i % 5 == 0 ? 0 : (i % 2 == 0 ? -1 : 1) * rng.uniform() * 1e-3 }),
+    ("seven values", { rng, _ in Double(rng.int(0...6)) - 3 }),
+    ("one bucket", { rng, _ in 1 + rng.uniform() * 1e-9 }),
+    ("negative zero and zero", { _, i in i % 2 == 0 ? -0.0 : 0.0 }),
+  ]
+
+  @Test("large inputs (radix path)", arguments: largeShapes.indices)
+  func largeInputs(shape: Int) {
+    var rng = SplitMix64(seed: 77 + UInt64(shape))
+    for n in [1 << 16, 200_003] {
+      let x = (0..<n).map { Self.largeShapes[shape].make(&rng, $0) }
+      expectMatchesSort(x, Self.levels + [0, 1, 0.5, rng.uniform()], "\(Self.largeShapes[shape].name) n=\(n)")
+    }
+  }
+
   @Test("random continuous data", arguments: sizes)
   func randomContinuous(n: Int) {
     var rng = SplitMix64(seed: 1000 + UInt64(n))
