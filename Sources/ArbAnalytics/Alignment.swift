@@ -70,14 +70,11 @@ extension AlignedLegs {
     var clock = [Int64](repeating: 0, count: merge.capacity)
     var valid = [Bool](repeating: false, count: merge.capacity)
     var state = [Int32](repeating: -1, count: merge.capacity * legCount)
-    let produced = clock.withUnsafeMutableBufferPointer { clockOut in
-      valid.withUnsafeMutableBufferPointer { validOut in
-        state.withUnsafeMutableBufferPointer { stateOut in
-          merge.forEachPoint { i, t, cursor, ok in
-            clockOut[i] = t
-            validOut[i] = ok
-            for k in 0..<legCount { stateOut[i * legCount + k] = Int32(cursor[k]) }
-          }
+    let produced = clock.withUnsafeMutableBufferPointer { clock in
+      valid.withUnsafeMutableBufferPointer { valid in
+        state.withUnsafeMutableBufferPointer { state in
+          var recorder = StateRecorder(clock: clock, valid: valid, state: state, legCount: legCount)
+          return merge.forEachPoint(&recorder)
         }
       }
     }
@@ -92,5 +89,22 @@ extension AlignedLegs {
     states = state
     self.legCount = legCount
     validPoints = valid.reduce(0) { $0 + ($1 ? 1 : 0) }
+  }
+}
+
+/// Stores each clock point, its validity and every leg's quote index.
+private struct StateRecorder: PointVisitor {
+  let clock: UnsafeMutableBufferPointer<Int64>
+  let valid: UnsafeMutableBufferPointer<Bool>
+  let state: UnsafeMutableBufferPointer<Int32>
+  let legCount: Int
+
+  @inline(__always)
+  mutating func visit(
+    _ i: Int, time: Int64, valid ok: Bool, cursor: UnsafeMutableBufferPointer<Int>, quotes: UnsafeMutableBufferPointer<Double>
+  ) {
+    clock[i] = time
+    valid[i] = ok
+    for k in 0..<legCount { state[i * legCount + k] = Int32(cursor[k]) }
   }
 }

@@ -30,21 +30,26 @@ struct AsOfMerge {
     self.options = options
   }
 
-  /// Calls `body(index, time, cursor, valid)` for every clock point in order, where
-  /// `cursor[k]` is leg k's quote in force (-1 before its first quote, on a grid) and
-  /// `valid` says every leg has a quote no older than `maxStale` with both sides
-  /// priced by finite positive numbers. Returns the number of points.
+  /// Calls `visitor.visit(index, time, valid, cursor, quotes)` for every clock point in
+  /// order (a generic visitor rather than a closure, so that it is inlined):
+  /// `cursor[k]` is leg k's quote in force (-1 before its first quote, on a grid),
+  /// `quotes[k]` and `quotes[legCount + k]` its bid and ask (kept up to date as the
+  /// cursors move, so a point reads them from L1), and `valid` says every leg has a
+  /// quote no older than `maxStale` with both sides finite and positive. Returns the
+  /// number of points.
   ///
   /// - Complexity: O(points × legs + quotes).
   @inline(__always)
-  func forEachPoint(_ body: (Int, Int64, UnsafeMutableBufferPointer<Int>, Bool) -> Void) -> Int {
+  func forEachPoint<Visitor: PointVisitor>(_ visitor: inout Visitor) -> Int {
     let legCount = legs.count
     let limit = options.maxStale ?? .max
     return withUnsafeBuffers(legs.map(\.time)) { times in
       withUnsafeBuffers(legs.map(\.bid)) { bids in
         withUnsafeBuffers(legs.map(\.ask)) { asks in
           withUnsafeTemporaryAllocation(of: Int.self, capacity: legCount) { cursor in
+           withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * legCount) { quotes in
             cursor.initialize(repeating: -1)
+            quotes.initialize(repeating: .nan)
             var produced = 0
             var next: Int64 = options.grid.map { start.floorDiv($0) * $0 } ?? start
             while true {
@@ -67,22 +72,32 @@ struct AsOfMerge {
               for k in 0..<legCount {
                 let column = times[k]
                 var c = cursor[k]
-                while c + 1 < column.count && column[c + 1] <= t { c += 1 }
-                cursor[k] = c
+                if c + 1 < column.count && column[c + 1] <= t {
+                  repeat { c += 1 } while c + 1 < column.count && column[c + 1] <= t
+                  cursor[k] = c
+                  quotes[k] = bids[k][c]
+                  quotes[legCount + k] = asks[k][c]
+                }
                 // Usable: quoted, both sides finite and positive (an empty side is nan), fresh.
-                if c < 0 || !(bids[k][c] > 0 && bids[k][c] < .infinity) || !(asks[k][c] > 0 && asks[k][c] < .infinity)
-                  || t - column[c] > limit
-                {
+                let bid = quotes[k], ask = quotes[legCount + k]
+                if c < 0 || !(bid > 0 && bid < .infinity) || !(ask > 0 && ask < .infinity) || t - column[c] > limit {
                   ok = false
                 }
               }
-              body(produced, t, cursor, ok)
+              visitor.visit(produced, time: t, valid: ok, cursor: cursor, quotes: quotes)
               produced += 1
             }
             return produced
+           }
           }
         }
       }
     }
   }
+}
+
+/// Receives the clock points of an `AsOfMerge`.
+protocol PointVisitor {
+  mutating func visit(
+    _ index: Int, time: Int64, valid: Bool, cursor: UnsafeMutableBufferPointer<Int>, quotes: UnsafeMutableBufferPointer<Double>)
 }

@@ -34,17 +34,27 @@ public struct PremiumSeries: Sendable {
   /// - Complexity: O(points × legs).
   public init(aligned: AlignedLegs, legs: [QuoteSeries]) {
     precondition(aligned.legCount == legs.count && legs.count >= 2 && legs.count <= 127, "PremiumSeries: leg count mismatch")
-    var columns = Columns(capacity: aligned.count, legCount: legs.count)
-    withUnsafeBuffers(legs.map(\.bid)) { bids in
-      withUnsafeBuffers(legs.map(\.ask)) { asks in
-        aligned.states.withUnsafeBufferPointer { states in
-          for i in 0..<aligned.count {
-            columns.set(i, time: aligned.time[i], valid: aligned.valid[i], bids: bids, asks: asks) { states[i * legs.count + $0] }
+    let legCount = legs.count
+    self = Self.filled(capacity: aligned.count, legCount: legCount) { writer in
+      withUnsafeBuffers(legs.map(\.bid)) { bids in
+        withUnsafeBuffers(legs.map(\.ask)) { asks in
+          withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * legCount) { quotes in
+            for i in 0..<aligned.count {
+              let ok = aligned.valid[i]
+              if ok {
+                for k in 0..<legCount {
+                  let j = Int(aligned.state(leg: k, point: i))
+                  quotes[k] = bids[k][j]
+                  quotes[legCount + k] = asks[k][j]
+                }
+              }
+              writer.write(i, time: aligned.time[i], valid: ok, quotes: quotes)
+            }
           }
         }
       }
+      return aligned.count
     }
-    self.init(columns, legCount: legs.count)
   }
 
   /// Aligns `legs` and computes both premiums in one pass, without keeping each leg's
@@ -55,31 +65,65 @@ public struct PremiumSeries: Sendable {
   public init(legs: [QuoteSeries], options: AlignmentOptions = AlignmentOptions()) throws(AlignmentError) {
     precondition(legs.count <= 127, "PremiumSeries: at most 127 legs")
     let merge = try AsOfMerge(legs: legs, options: options)
-    var columns = Columns(capacity: merge.capacity, legCount: legs.count)
-    let produced = withUnsafeBuffers(legs.map(\.bid)) { bids in
-      withUnsafeBuffers(legs.map(\.ask)) { asks in
-        merge.forEachPoint { i, t, cursor, ok in
-          columns.set(i, time: t, valid: ok, bids: bids, asks: asks) { Int32(cursor[$0]) }
-        }
-      }
-    }
-    columns.trim(to: produced)
-    self.init(columns, legCount: legs.count)
+    self = Self.filled(capacity: merge.capacity, legCount: legs.count) { writer in merge.forEachPoint(&writer) }
   }
 
-  /// Takes the filled columns (trimmed in place by the caller: a copy here would
-  /// double them for a moment).
-  private init(_ c: Columns, legCount: Int) {
-    time = c.time
-    valid = c.valid
-    mid = c.mid
-    exec = c.exec
-    rich = c.rich
-    cheap = c.cheap
-    top = c.top
-    bottom = c.bottom
+  /// Lets `fill` write the columns of up to `capacity` points through raw buffers
+  /// (no copy-on-write check per element, no zero-filling first) and keeps the points
+  /// it wrote; `fill` returns their number and must write every one of them.
+  private static func filled(capacity: Int, legCount: Int, _ fill: (inout PremiumWriter) -> Int) -> PremiumSeries {
+    var validPoints = 0
+    var produced = 0
+    var valid: [Bool] = [], mid: [Double] = [], exec: [Double] = []
+    var rich: [Int8] = [], cheap: [Int8] = [], top: [Int8] = [], bottom: [Int8] = []
+    let time = [Int64](unsafeUninitializedCapacity: capacity) { time, timeCount in
+      valid = [Bool](unsafeUninitializedCapacity: capacity) { valid, validCount in
+        mid = [Double](unsafeUninitializedCapacity: capacity) { mid, midCount in
+          exec = [Double](unsafeUninitializedCapacity: capacity) { exec, execCount in
+            rich = [Int8](unsafeUninitializedCapacity: capacity) { rich, richCount in
+              cheap = [Int8](unsafeUninitializedCapacity: capacity) { cheap, cheapCount in
+                top = [Int8](unsafeUninitializedCapacity: capacity) { top, topCount in
+                  bottom = [Int8](unsafeUninitializedCapacity: capacity) { bottom, bottomCount in
+                    var writer = PremiumWriter(
+                      time: time, valid: valid, mid: mid, exec: exec, rich: rich, cheap: cheap, top: top, bottom: bottom,
+                      legCount: legCount)
+                    produced = fill(&writer)
+                    validPoints = writer.validPoints
+                    bottomCount = produced
+                  }
+                  topCount = produced
+                }
+                cheapCount = produced
+              }
+              richCount = produced
+            }
+            execCount = produced
+          }
+          midCount = produced
+        }
+        validCount = produced
+      }
+      timeCount = produced
+    }
+    return PremiumSeries(
+      time: time, valid: valid, mid: mid, exec: exec, rich: rich, cheap: cheap, top: top, bottom: bottom,
+      legCount: legCount, validPoints: validPoints)
+  }
+
+  private init(
+    time: [Int64], valid: [Bool], mid: [Double], exec: [Double], rich: [Int8], cheap: [Int8], top: [Int8], bottom: [Int8],
+    legCount: Int, validPoints: Int
+  ) {
+    self.time = time
+    self.valid = valid
+    self.mid = mid
+    self.exec = exec
+    self.rich = rich
+    self.cheap = cheap
+    self.top = top
+    self.bottom = bottom
     self.legCount = legCount
-    validPoints = c.validPoints
+    self.validPoints = validPoints
   }
 
   /// The values of `column` and the durations (as weights, µs) at valid points, packed.
@@ -110,40 +154,42 @@ public struct PremiumSeries: Sendable {
   }
 }
 
-/// The output columns of a premium series while they are filled.
-private struct Columns {
-  var time: [Int64]
-  var valid: [Bool]
-  var mid: [Double]
-  var exec: [Double]
-  var rich: [Int8]
-  var cheap: [Int8]
-  var top: [Int8]
-  var bottom: [Int8]
-  var validPoints = 0
+/// Writes one point of a premium series into the columns' raw buffers.
+private struct PremiumWriter: PointVisitor {
+  let time: UnsafeMutableBufferPointer<Int64>
+  let valid: UnsafeMutableBufferPointer<Bool>
+  let mid: UnsafeMutableBufferPointer<Double>
+  let exec: UnsafeMutableBufferPointer<Double>
+  let rich: UnsafeMutableBufferPointer<Int8>
+  let cheap: UnsafeMutableBufferPointer<Int8>
+  let top: UnsafeMutableBufferPointer<Int8>
+  let bottom: UnsafeMutableBufferPointer<Int8>
   let legCount: Int
+  var validPoints = 0
 
-  init(capacity: Int, legCount: Int) {
-    self.legCount = legCount
-    time = [Int64](repeating: 0, count: capacity)
-    valid = [Bool](repeating: false, count: capacity)
-    mid = [Double](repeating: .nan, count: capacity)
-    exec = [Double](repeating: .nan, count: capacity)
-    rich = [Int8](repeating: -1, count: capacity)
-    cheap = [Int8](repeating: -1, count: capacity)
-    top = [Int8](repeating: -1, count: capacity)
-    bottom = [Int8](repeating: -1, count: capacity)
+  @inline(__always)
+  mutating func visit(
+    _ i: Int, time t: Int64, valid ok: Bool, cursor: UnsafeMutableBufferPointer<Int>, quotes: UnsafeMutableBufferPointer<Double>
+  ) {
+    write(i, time: t, valid: ok, quotes: quotes)
   }
 
-  /// Fills point `i`; `state(k)` is leg k's quote index in force.
+  /// Fills point `i` from the legs' quotes in force: bids in `quotes[0..<L]`, asks in
+  /// `quotes[L..<2L]` (read only when the point is valid).
   @inline(__always)
-  mutating func set(
-    _ i: Int, time t: Int64, valid ok: Bool, bids: [UnsafeBufferPointer<Double>], asks: [UnsafeBufferPointer<Double>],
-    state: (Int) -> Int32
-  ) {
+  mutating func write(_ i: Int, time t: Int64, valid ok: Bool, quotes: UnsafeMutableBufferPointer<Double>) {
     time[i] = t
     valid[i] = ok
-    guard ok else { return }
+    guard ok else {
+      // Never read at an invalid point, but every element is written.
+      mid[i] = .nan
+      exec[i] = .nan
+      rich[i] = -1
+      cheap[i] = -1
+      top[i] = -1
+      bottom[i] = -1
+      return
+    }
     validPoints += 1
     // Highest and second-highest bid, lowest and second-lowest ask, highest and lowest
     // mid: the best executable edge sells the highest bid and buys the lowest ask,
@@ -151,40 +197,25 @@ private struct Columns {
     var bid1 = -Double.infinity, bid2 = -Double.infinity, ask1 = Double.infinity, ask2 = Double.infinity
     var bidLeg = 0, bid2Leg = 0, askLeg = 0, ask2Leg = 0
     var hiMid = -Double.infinity, loMid = Double.infinity, hi = 0, lo = 0
-    var firstMid = 0.0, secondMid = 0.0
     for k in 0..<legCount {
-      let j = Int(state(k))
-      let b = bids[k][j], a = asks[k][j]
+      let b = quotes[k], a = quotes[legCount + k]
       if b > bid1 { bid2 = bid1; bid2Leg = bidLeg; bid1 = b; bidLeg = k } else if b > bid2 { bid2 = b; bid2Leg = k }
       if a < ask1 { ask2 = ask1; ask2Leg = askLeg; ask1 = a; askLeg = k } else if a < ask2 { ask2 = a; ask2Leg = k }
       let m = b + a  // twice the mid: the factor cancels in every ratio
       if m > hiMid { hiMid = m; hi = k }
       if m < loMid { loMid = m; lo = k }
-      if k == 0 { firstMid = m } else if k == 1 { secondMid = m }
     }
     var sell = bidLeg, buy = askLeg, edge = bid1 / ask1
     if bidLeg == askLeg {
       let viaAsk = bid1 / ask2, viaBid = bid2 / ask1
       if viaAsk >= viaBid { edge = viaAsk; buy = ask2Leg } else { edge = viaBid; sell = bid2Leg }
     }
-    mid[i] = ((legCount == 2 ? firstMid / secondMid : hiMid / loMid) - 1) * 100
+    let ratio = legCount == 2 ? (quotes[0] + quotes[2]) / (quotes[1] + quotes[3]) : hiMid / loMid
+    mid[i] = (ratio - 1) * 100
     exec[i] = (edge - 1) * 100
     rich[i] = Int8(truncatingIfNeeded: sell)
     cheap[i] = Int8(truncatingIfNeeded: buy)
     top[i] = Int8(truncatingIfNeeded: hi)
     bottom[i] = Int8(truncatingIfNeeded: lo)
-  }
-
-  mutating func trim(to count: Int) {
-    let extra = time.count - count
-    guard extra > 0 else { return }
-    time.removeLast(extra)
-    valid.removeLast(extra)
-    mid.removeLast(extra)
-    exec.removeLast(extra)
-    rich.removeLast(extra)
-    cheap.removeLast(extra)
-    top.removeLast(extra)
-    bottom.removeLast(extra)
   }
 }

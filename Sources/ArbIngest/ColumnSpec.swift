@@ -105,7 +105,14 @@ public struct ColumnSpec: Sendable, Codable, Equatable {
         set(&object, key[...], jsonValue(String(assignment[assignment.index(after: eq)...])))
       }
       let normalised = try JSONSerialization.data(withJSONObject: object)
-      return try JSONDecoder().decode(ColumnSpec.self, from: normalised)
+      let spec = try JSONDecoder().decode(ColumnSpec.self, from: normalised)
+      if let zone = spec.time.zone, RecordLayout.zoneOffset(zone) == nil {
+        throw SpecError(path: path, message: "invalid time.zone, expected UTC or an offset such as +09:00, was '\(zone)'")
+      }
+      if let shift = spec.time.shift, TimeText.parseDuration(shift) == nil {
+        throw SpecError(path: path, message: "invalid time.shift, expected a duration such as 1m, was '\(shift)'")
+      }
+      return spec
     } catch let error as SpecError {
       throw error
     } catch {
@@ -134,7 +141,7 @@ public struct ColumnSpec: Sendable, Codable, Equatable {
   private static func jsonValue(_ text: String) -> Any {
     if text == "true" { return true }
     if text == "false" { return false }
-    if let int = Int(text) { return int }
+    if !text.hasPrefix("+"), let int = Int(text) { return int }
     return text
   }
 

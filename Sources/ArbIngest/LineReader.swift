@@ -58,7 +58,17 @@ struct LineReader {
         buffer.deallocate()
         buffer = bigger
       }
-      let n = try source.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[end...]))
+      let n: Int
+      do {
+        n = try source.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[end...]))
+      } catch {
+        // A broken stream is reported at the line it broke in: the one after the last
+        // complete line.
+        var located = error
+        located.position.line = lineNumber + 1
+        located.position.column = 1
+        throw located
+      }
       if n == 0 { atEnd = true } else { end += n }
     }
   }

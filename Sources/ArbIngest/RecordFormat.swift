@@ -164,10 +164,16 @@ extension RecordLayout {
   /// `+09:00` / `-0130` / `UTC` as microseconds east of UTC.
   static func zoneOffset(_ text: String) -> Int64? {
     if text == "UTC" || text == "Z" { return 0 }
-    let sign: Int64 = text.hasPrefix("-") ? -1 : 1
-    let digits = text.filter(\.isNumber)
-    guard digits.count == 4 || digits.count == 2, let value = Int64(digits) else { return nil }
+    guard let first = text.first, first == "+" || first == "-" else { return nil }
+    let sign: Int64 = first == "-" ? -1 : 1
+    let body = text.dropFirst()
+    let digits = body.filter(\.isNumber)
+    guard body.allSatisfy({ $0.isNumber || $0 == ":" }), digits.count == 4 || digits.count == 2,
+      body.count == digits.count || (body.count == 5 && body[body.index(body.startIndex, offsetBy: 2)] == ":"),
+      let value = Int64(digits)
+    else { return nil }
     let (hours, minutes) = digits.count == 4 ? (value / 100, value % 100) : (value, 0)
+    guard hours <= 14, minutes < 60 else { return nil }
     return sign * (hours * 3600 + minutes * 60) * 1_000_000
   }
 }

@@ -155,3 +155,27 @@ struct FormatSpecTests {
     #expect(throws: FileError.self) { try ColumnSpec.load(path: "/nonexistent-arbkit/spec.json") }
   }
 }
+
+@Suite("Format spec values")
+struct FormatSpecValueTests {
+  static let invalid: [(override: String, message: String)] = [
+    ("time.zone=Asia/Seoul", "invalid time.zone"),
+    ("time.zone=+9", "invalid time.zone"),
+    ("time.zone=+25:00", "invalid time.zone"),
+    ("time.shift=a minute", "invalid time.shift"),
+  ]
+
+  @Test("an invalid zone or shift is an error, never a silent UTC or zero", arguments: invalid)
+  func invalidValues(c: (override: String, message: String)) throws {
+    let spec = Repository.data("formats/binanceus-kline-1m.json")
+    let error = #expect(throws: SpecError.self) { try ColumnSpec.load(path: spec, overrides: [c.override]) }
+    #expect(error?.message.contains(c.message) == true)
+  }
+
+  static let valid: [(zone: String, micros: Int64)] = [("UTC", 0), ("+09:00", 32_400_000_000), ("-0130", -5_400_000_000), ("+05", 18_000_000_000)]
+
+  @Test("zones", arguments: valid)
+  func zones(c: (zone: String, micros: Int64)) {
+    #expect(RecordLayout.zoneOffset(c.zone) == c.micros)
+  }
+}
