@@ -12,23 +12,32 @@ struct LineReader {
   private let source: ByteSource
   private var buffer: UnsafeMutableRawBufferPointer
 
-  init(source: ByteSource, chunkSize: Int = 1 << 20) {
+  /// Number of the first line, 1 unless the source starts inside a file.
+  private let firstLineNumber: Int
+  /// The source starts at the start of a file (where a byte order mark may be).
+  private let atFileStart: Bool
+
+  init(source: ByteSource, chunkSize: Int = 1 << 20, firstLineNumber: Int = 1, atFileStart: Bool = true) {
     self.source = source
+    self.firstLineNumber = firstLineNumber
+    self.atFileStart = atFileStart
     buffer = .allocate(byteCount: chunkSize, alignment: 64)
   }
 
   /// Frees the buffer. Call once when done.
   mutating func close() { buffer.deallocate() }
 
-  /// Calls `body` with every line and its 1-based number, in order.
+  /// Calls `body` with every line and its 1-based number, in order; returns the number
+  /// of the last line.
   ///
   /// - Complexity: O(bytes); one `memchr` per line.
+  @discardableResult
   mutating func forEachLine(
     _ body: (UnsafeBufferPointer<UInt8>, Int) throws(IngestError) -> Void
-  ) throws(IngestError) {
+  ) throws(IngestError) -> Int {
     var start = 0
     var end = 0
-    var lineNumber = 0
+    var lineNumber = firstLineNumber - 1
     var atEnd = false
     while true {
       // Hand out every complete line in [start, end).
@@ -37,15 +46,15 @@ struct LineReader {
         guard let found = memchr(base + start, 10, end - start) else { break }
         let newline = UnsafeRawPointer(found) - UnsafeRawPointer(base)
         lineNumber += 1
-        try body(Self.trim(base + start, newline - start, first: lineNumber == 1), lineNumber)
+        try body(Self.trim(base + start, newline - start, first: lineNumber == 1 && atFileStart), lineNumber)
         start = newline + 1
       }
       if atEnd {
         if start < end {
           lineNumber += 1
-          try body(Self.trim(base + start, end - start, first: lineNumber == 1), lineNumber)
+          try body(Self.trim(base + start, end - start, first: lineNumber == 1 && atFileStart), lineNumber)
         }
-        return
+        return lineNumber
       }
       // Keep the partial line, then refill behind it.
       let rest = end - start
@@ -73,8 +82,9 @@ struct LineReader {
     }
   }
 
+  /// The line without its trailing `\r`, and without a byte order mark if `first`.
   @inline(__always)
-  private static func trim(_ start: UnsafeMutablePointer<UInt8>, _ length: Int, first: Bool) -> UnsafeBufferPointer<UInt8> {
+  static func trim(_ start: UnsafeMutablePointer<UInt8>, _ length: Int, first: Bool) -> UnsafeBufferPointer<UInt8> {
     var p = UnsafePointer(start)
     var n = length
     if n > 0 && p[n - 1] == 13 { n -= 1 }

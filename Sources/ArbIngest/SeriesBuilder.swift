@@ -1,14 +1,21 @@
 import ArbCore
 
 /// Accumulates the accepted rows of one instrument, then orders and de-duplicates them.
+///
+/// Rows are first written to a small staging block of raw columns and moved into the
+/// series' arrays a block at a time: one bulk append per column per block instead of
+/// a capacity and uniqueness check per value.
 struct SeriesBuilder {
   var series: QuoteSeries
   /// Time of the last accepted row, for the order check.
   var lastTime: Int64 = .min
   var hasBook = false
+  private let stage = RowStage()
+  private let keepsOtherTime: Bool
 
   init(instrument: Instrument, clock: Clock, keepsOtherTime: Bool, expectedRows: Int) {
     series = QuoteSeries(instrument: instrument, priceSource: .book, clock: clock)
+    self.keepsOtherTime = keepsOtherTime
     series.time.reserveCapacity(expectedRows)
     if keepsOtherTime { series.otherTime.reserveCapacity(expectedRows) }
     series.bid.reserveCapacity(expectedRows)
@@ -19,13 +26,29 @@ struct SeriesBuilder {
 
   @inline(__always)
   mutating func append(time: Int64, otherTime: Int64?, bid: Double, ask: Double, bidSize: Double, askSize: Double) {
-    series.time.append(time)
-    if let otherTime { series.otherTime.append(otherTime) }
-    series.bid.append(bid)
-    series.ask.append(ask)
-    series.bidSize.append(bidSize)
-    series.askSize.append(askSize)
+    let k = stage.count
+    stage.time[k] = time
+    stage.otherTime[k] = otherTime ?? 0
+    stage.bid[k] = bid
+    stage.ask[k] = ask
+    stage.bidSize[k] = bidSize
+    stage.askSize[k] = askSize
+    stage.count = k + 1
     lastTime = time
+    if k + 1 == RowStage.capacity { flush() }
+  }
+
+  /// Moves the staged rows into the series' arrays.
+  mutating func flush() {
+    let n = stage.count
+    guard n > 0 else { return }
+    series.time.append(contentsOf: UnsafeBufferPointer(start: stage.time, count: n))
+    if keepsOtherTime { series.otherTime.append(contentsOf: UnsafeBufferPointer(start: stage.otherTime, count: n)) }
+    series.bid.append(contentsOf: UnsafeBufferPointer(start: stage.bid, count: n))
+    series.ask.append(contentsOf: UnsafeBufferPointer(start: stage.ask, count: n))
+    series.bidSize.append(contentsOf: UnsafeBufferPointer(start: stage.bidSize, count: n))
+    series.askSize.append(contentsOf: UnsafeBufferPointer(start: stage.askSize, count: n))
+    stage.count = 0
   }
 
   /// The finished series, ascending in time with duplicates collapsed to the last row
@@ -34,6 +57,7 @@ struct SeriesBuilder {
   /// - Parameter order: how the rows were checked while reading: ascending, descending
   ///   (reversed here) or unsorted (stable-sorted here).
   mutating func finish(order: RowOrder) -> (series: QuoteSeries, collapsed: Int) {
+    flush()
     series.priceSource = hasBook ? .book : .last
     let n = series.count
     var permutation: [Int]? = nil
@@ -84,4 +108,25 @@ struct SeriesBuilder {
 /// The order rows are expected in while reading.
 enum RowOrder {
   case ascending, descending, unsorted
+}
+
+/// A block of raw column storage for rows on their way into a `SeriesBuilder`.
+private final class RowStage {
+  static let capacity = 4096
+  let time = UnsafeMutablePointer<Int64>.allocate(capacity: capacity)
+  let otherTime = UnsafeMutablePointer<Int64>.allocate(capacity: capacity)
+  let bid = UnsafeMutablePointer<Double>.allocate(capacity: capacity)
+  let ask = UnsafeMutablePointer<Double>.allocate(capacity: capacity)
+  let bidSize = UnsafeMutablePointer<Double>.allocate(capacity: capacity)
+  let askSize = UnsafeMutablePointer<Double>.allocate(capacity: capacity)
+  var count = 0
+
+  deinit {
+    time.deallocate()
+    otherTime.deallocate()
+    bid.deallocate()
+    ask.deallocate()
+    bidSize.deallocate()
+    askSize.deallocate()
+  }
 }

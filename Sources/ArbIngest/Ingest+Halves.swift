@@ -1,0 +1,174 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+import ArbCore
+import Dispatch
+import Synchronization
+
+/// Plain files of at least this size are parsed as two halves on two threads.
+let parallelThreshold = 16 << 20
+
+extension Ingest {
+  /// Reads a plain file as two halves in parallel: the header first, then the rows
+  /// before and after a line break near the middle, each into its own builders; the
+  /// second half's rows then follow the first's (its line numbers shifted by the
+  /// first half's line count). Returns `nil` when the halves cannot simply be joined
+  /// (a row of the second half goes back before the first half's last row, or no
+  /// line break near the middle), and the caller reads the file in one pass.
+  static func readInTwoHalves(path: String, size: Int, options: IngestOptions) throws -> IngestedFile? {
+    let window = 1 << 16
+    let head = try RangeSource(path: path, range: 0..<min(size, window)).readAll()
+    guard let headerEnd = head.firstIndex(of: 10) else { return nil }
+    let middle = try RangeSource(path: path, range: size / 2..<min(size, size / 2 + window)).readAll()
+    guard let breakOffset = middle.firstIndex(of: 10) else { return nil }
+    let split = size / 2 + breakOffset + 1
+    guard split > headerEnd + 1, split < size else { return nil }
+
+    var first = FileReader(path: path, options: options, expectedRows: split / 48)
+    try head.withUnsafeBufferPointer { bytes throws(IngestError) in
+      try first.consume(line: LineReader.trim(UnsafeMutablePointer(mutating: bytes.baseAddress!), headerEnd, first: true), number: 1)
+    }
+    var second = first.halfReader(expectedRows: (size - split) / 48)
+
+    let results = Mutex<[Result<Int, any Error>?]>([nil, nil])
+    withUnsafeMutablePointer(to: &first) { firstReader in
+      withUnsafeMutablePointer(to: &second) { secondReader in
+        // Each thread touches only its own reader.
+        nonisolated(unsafe) let readers = (firstReader, secondReader)
+        DispatchQueue.concurrentPerform(iterations: 2) { k in
+          let result = Result<Int, any Error> {
+            if k == 0 {
+              var lines = LineReader(source: try RangeSource(path: path, range: headerEnd + 1..<split), firstLineNumber: 2)
+              defer { lines.close() }
+              return try lines.forEachLine { line, number throws(IngestError) in
+                try readers.0.pointee.consume(line: line, number: number)
+              }
+            } else {
+              var lines = LineReader(source: try RangeSource(path: path, range: split..<size), atFileStart: false)
+              defer { lines.close() }
+              return try lines.forEachLine { line, number throws(IngestError) in
+                try readers.1.pointee.consume(line: line, number: number)
+              }
+            }
+          }
+          results.withLock { $0[k] = result }
+        }
+      }
+    }
+    let (firstResult, secondResult) = results.withLock { ($0[0]!, $0[1]!) }
+    // The first half's error comes first in the file; the second half's lines are
+    // numbered from its own start until shifted.
+    let firstLines = try firstResult.get()
+    do {
+      _ = try secondResult.get()
+    } catch var error as IngestError {
+      error.position.line += firstLines
+      throw error
+    }
+    guard first.absorb(&second, lineOffset: firstLines) else { return nil }
+    return try first.finish()
+  }
+}
+
+extension FileReader {
+  /// A reader for the second half of the same file: the header's layout, fresh
+  /// builders and counters.
+  func halfReader(expectedRows: Int) -> FileReader {
+    var reader = FileReader(path: path, options: options, expectedRows: expectedRows)
+    reader.format = format
+    reader.layout = layout
+    reader.keyFields = keyFields
+    reader.minimumFields = minimumFields
+    reader.splitter = FieldSplitter(delimiter: layout.delimiter, quote: layout.quote)
+    reader.headerLine = headerLine
+    reader.headerDone = true
+    reader.sawAnyLine = true
+    reader.report.format = report.format
+    return reader
+  }
+
+  /// Appends the second half's rows, counts, errors and quarantined lines; `false`
+  /// when an instrument's rows would go back across the boundary (nothing is changed
+  /// that matters then: the caller reads the file again in one pass).
+  mutating func absorb(_ other: inout FileReader, lineOffset: Int) -> Bool {
+    for k in builders.indices { builders[k].flush() }
+    for k in other.builders.indices { other.builders[k].flush() }
+    // Check every boundary before changing anything.
+    for theirs in other.builders {
+      guard let mine = builders.first(where: { $0.series.instrument == theirs.series.instrument }),
+        let last = mine.series.time.last, let next = theirs.series.time.first, !options.sort
+      else { continue }
+      if layout.descending ? next > last : next < last { return false }
+    }
+    for theirs in other.builders {
+      if let k = builders.firstIndex(where: { $0.series.instrument == theirs.series.instrument }) {
+        builders[k].series.append(contentsOf: theirs.series)
+        builders[k].hasBook = builders[k].hasBook || theirs.hasBook
+        builders[k].lastTime = theirs.lastTime
+      } else {
+        builders.append(theirs)
+      }
+    }
+    report.rowsRead += other.report.rowsRead
+    report.rowsAccepted += other.report.rowsAccepted
+    report.rowsRejected += other.report.rowsRejected
+    for (kind, count) in other.report.rejectedByKind {
+      if let k = report.rejectedByKind.firstIndex(where: { $0.kind == kind }) {
+        report.rejectedByKind[k].count += count
+      } else {
+        report.rejectedByKind.append((kind, count))
+      }
+    }
+    for var error in other.report.errors where report.errors.count < options.keptErrors {
+      error.position.line += lineOffset
+      report.errors.append(error)
+    }
+    quarantine += other.quarantine
+    return true
+  }
+}
+
+/// A byte range of a file, read with `pread` (so two halves can be read at once).
+final class RangeSource: ByteSource {
+  private let descriptor: Int32
+  private var offset: Int
+  private let end: Int
+  let path: String
+
+  init(path: String, range: Range<Int>) throws(FileError) {
+    let fd = open(path, O_RDONLY)
+    guard fd >= 0 else { throw errno == ENOENT ? .missing(path: path) : .unreadable(path: path, reason: String(cString: strerror(errno))) }
+    descriptor = fd
+    offset = range.lowerBound
+    end = range.upperBound
+    self.path = path
+  }
+
+  deinit { close(descriptor) }
+
+  func read(into buffer: UnsafeMutableRawBufferPointer) throws(IngestError) -> Int {
+    let wanted = min(buffer.count, end - offset)
+    guard wanted > 0 else { return 0 }
+    while true {
+      let n = pread(descriptor, buffer.baseAddress, wanted, off_t(offset))
+      if n >= 0 {
+        offset += n
+        return n
+      }
+      if errno == EINTR { continue }
+      throw IngestError(.readFailed(detail: "read failed: \(String(cString: strerror(errno)))"), at: SourcePosition(path: path, line: 0, column: 0))
+    }
+  }
+
+  /// The whole range (small ranges only).
+  func readAll() throws -> [UInt8] {
+    var bytes = [UInt8](repeating: 0, count: end - offset)
+    var filled = 0
+    while filled < bytes.count {
+      let n = try bytes.withUnsafeMutableBytes { raw in try read(into: UnsafeMutableRawBufferPointer(rebasing: raw[filled...])) }
+      if n == 0 { break }
+      filled += n
+    }
+    return Array(bytes[0..<filled])
+  }
+}
