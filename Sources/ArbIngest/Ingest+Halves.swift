@@ -24,7 +24,8 @@ extension Ingest {
     let split = size / 2 + breakOffset + 1
     guard split > headerEnd + 1, split < size else { return nil }
 
-    var first = FileReader(path: path, options: options, expectedRows: split / 48)
+    // The second half is appended to the first: room for both from the start.
+    var first = FileReader(path: path, options: options, expectedRows: size / 48)
     try head.withUnsafeBufferPointer { bytes throws(IngestError) in
       try first.consume(line: LineReader.trim(UnsafeMutablePointer(mutating: bytes.baseAddress!), headerEnd, first: true), number: 1)
     }

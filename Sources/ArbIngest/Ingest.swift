@@ -28,6 +28,10 @@ public struct IngestOptions: Sendable {
   public var registry: ExchangeRegistry = .builtin
   /// How many rejected rows are kept with their full error for the report.
   public var keptErrors = 20
+  /// Read a large plain file as two halves on two threads. Faster when the other core
+  /// is idle; the second half's columns exist twice for a moment while they are
+  /// joined, so callers that already read several files at once turn it off.
+  public var splitLargeFiles = true
 
   public init() {}
 }
@@ -68,7 +72,7 @@ public enum Ingest {
   /// - Complexity: O(bytes); memory is the kept columns plus a 1 MiB buffer.
   public static func read(path: String, options: IngestOptions = IngestOptions()) throws -> IngestedFile {
     let size = try FileSource(path: path).size
-    if try Compression.detect(path: path) == .none && size >= parallelThreshold,
+    if options.splitLargeFiles && size >= parallelThreshold, try Compression.detect(path: path) == .none,
       let file = try readInTwoHalves(path: path, size: size, options: options)
     {
       return file
