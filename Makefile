@@ -32,7 +32,7 @@ test: deps
 	$(SWIFT) test --skip-build
 
 bench: deps
-	scripts/bench
+	scripts/bench $(ARGS)
 
 # Re-embed Data/exchanges.json into the binary after editing it.
 registry:

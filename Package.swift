@@ -29,6 +29,6 @@ let package = Package(
       name: "ArbIngestTests", dependencies: ["ArbIngest", "TestSupport"],
       resources: [.copy("Fixtures")]),
     .testTarget(name: "ArbAnalyticsTests", dependencies: ["ArbAnalytics", "ArbIngest", "TestSupport"]),
-    .testTarget(name: "ArbCLITests", dependencies: ["ArbCLI", "TestSupport"]),
+    .testTarget(name: "ArbCLITests", dependencies: ["ArbCLI", "TestSupport"], exclude: ["Snapshots"]),
   ]
 )
