@@ -39,19 +39,30 @@ struct AsOfMerge {
   /// number of points.
   ///
   /// - Complexity: O(points × legs + quotes).
+  ///
+  /// `span` restricts the walk to the union-clock points in `from..<until`, numbered
+  /// from `firstIndex` (for the halves of a parallel walk); a grid is walked whole.
   @inline(__always)
-  func forEachPoint<Visitor: PointVisitor>(_ visitor: inout Visitor) -> Int {
+  func forEachPoint<Visitor: PointVisitor>(_ visitor: inout Visitor, span: Span? = nil) -> Int {
     let legCount = legs.count
     let limit = options.maxStale ?? .max
+    let gridStart = options.grid.map { start.floorDiv($0) * $0 }
+    let from = span?.from ?? gridStart ?? start
+    let until = span?.until ?? .max
     return withUnsafeBuffers(legs.map(\.time)) { times in
       withUnsafeBuffers(legs.map(\.bid)) { bids in
         withUnsafeBuffers(legs.map(\.ask)) { asks in
           withUnsafeTemporaryAllocation(of: Int.self, capacity: legCount) { cursor in
            withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * legCount) { quotes in
-            cursor.initialize(repeating: -1)
-            quotes.initialize(repeating: .nan)
-            var produced = 0
-            var next: Int64 = options.grid.map { start.floorDiv($0) * $0 } ?? start
+            // Each leg starts at its last quote before `from` (none: -1).
+            for k in 0..<legCount {
+              let c = Self.countBefore(from, in: times[k]) - 1
+              cursor[k] = c
+              quotes[k] = c >= 0 ? bids[k][c] : .nan
+              quotes[legCount + k] = c >= 0 ? asks[k][c] : .nan
+            }
+            var produced = span?.firstIndex ?? 0
+            var next: Int64 = gridStart ?? start
             while true {
               let t: Int64
               if let step = options.grid {
@@ -65,7 +76,7 @@ struct AsOfMerge {
                   let c = cursor[k] + 1
                   if c < times[k].count && times[k][c] < smallest { smallest = times[k][c] }
                 }
-                guard smallest != .max else { break }
+                guard smallest < until else { break }
                 t = max(smallest, start)
               }
               var ok = true
@@ -87,12 +98,46 @@ struct AsOfMerge {
               visitor.visit(produced, time: t, valid: ok, cursor: cursor, quotes: quotes)
               produced += 1
             }
-            return produced
+            return produced - (span?.firstIndex ?? 0)
            }
           }
         }
       }
     }
+  }
+}
+
+extension AsOfMerge {
+  /// A part of the union clock: points at times in `from..<until`, numbered from
+  /// `firstIndex`.
+  struct Span {
+    var from: Int64
+    var until: Int64
+    var firstIndex: Int
+  }
+
+  /// Number of values of the ascending `column` below `time`.
+  static func countBefore(_ time: Int64, in column: UnsafeBufferPointer<Int64>) -> Int {
+    var lo = 0, hi = column.count
+    while lo < hi {
+      let mid = (lo + hi) / 2
+      if column[mid] < time { lo = mid + 1 } else { hi = mid }
+    }
+    return lo
+  }
+
+  /// Two spans that split the union clock near its middle event, and the most points
+  /// the first can hold; `nil` on a grid or when there is too little to split.
+  func halves(minimumEvents: Int) -> (first: Span, second: Span)? {
+    guard options.grid == nil, capacity >= minimumEvents else { return nil }
+    // The middle quote of the busiest leg splits the events about in half.
+    let busiest = legs.max { $0.count < $1.count }!
+    let middle = busiest.time[busiest.count / 2]
+    guard middle > start else { return nil }
+    let before = legs.reduce(0) { total, leg in
+      total + leg.time.withUnsafeBufferPointer { Self.countBefore(middle, in: $0) }
+    }
+    return (Span(from: start, until: middle, firstIndex: 0), Span(from: middle, until: .max, firstIndex: before))
   }
 }
 

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+import Dispatch
+import Synchronization
 import ArbCore
 
 /// Mid and executable premiums of aligned legs, in percent (`docs/definitions.md`).
@@ -63,9 +68,29 @@ public struct PremiumSeries: Sendable {
   /// - Throws: `AlignmentError` as `AlignedLegs.init`.
   /// - Complexity: O(points × legs + quotes).
   public init(legs: [QuoteSeries], options: AlignmentOptions = AlignmentOptions()) throws(AlignmentError) {
+    try self.init(legs: legs, options: options, splitAbove: 1 << 20)
+  }
+
+  /// As `init(legs:options:)`; a union clock of at least `splitAbove` events is walked
+  /// as two halves on two threads (each half starts from the legs' quotes in force at
+  /// its first time), and the second half's points are moved down behind the first's.
+  init(legs: [QuoteSeries], options: AlignmentOptions, splitAbove: Int) throws(AlignmentError) {
     precondition(legs.count <= 127, "PremiumSeries: at most 127 legs")
     let merge = try AsOfMerge(legs: legs, options: options)
-    self = Self.filled(capacity: merge.capacity, legCount: legs.count) { writer in merge.forEachPoint(&writer) }
+    self = Self.filled(capacity: merge.capacity, legCount: legs.count) { writer in
+      guard let (first, second) = merge.halves(minimumEvents: splitAbove) else { return merge.forEachPoint(&writer) }
+      let counts = Mutex<[(points: Int, valid: Int)]>([(0, 0), (0, 0)])
+      nonisolated(unsafe) let shared = writer  // the halves write disjoint index ranges
+      DispatchQueue.concurrentPerform(iterations: 2) { k in
+        var half = shared
+        let points = merge.forEachPoint(&half, span: k == 0 ? first : second)
+        counts.withLock { $0[k] = (points, half.validPoints) }
+      }
+      let (a, b) = counts.withLock { ($0[0], $0[1]) }
+      writer.move(from: second.firstIndex, count: b.points, to: a.points)
+      writer.validPoints = a.valid + b.valid
+      return a.points + b.points
+    }
   }
 
   /// Lets `fill` write the columns of up to `capacity` points through raw buffers
@@ -172,6 +197,23 @@ private struct PremiumWriter: PointVisitor {
     _ i: Int, time t: Int64, valid ok: Bool, cursor: UnsafeMutableBufferPointer<Int>, quotes: UnsafeMutableBufferPointer<Double>
   ) {
     write(i, time: t, valid: ok, quotes: quotes)
+  }
+
+  /// Moves points `from..<from+count` down to start at `to` (`to ≤ from`).
+  func move(from: Int, count: Int, to: Int) {
+    guard count > 0 && from != to else { return }
+    func shift<T>(_ column: UnsafeMutableBufferPointer<T>) {
+      // Overlapping ranges: memmove.
+      memmove(column.baseAddress! + to, column.baseAddress! + from, count * MemoryLayout<T>.stride)
+    }
+    shift(time)
+    shift(valid)
+    shift(mid)
+    shift(exec)
+    shift(rich)
+    shift(cheap)
+    shift(top)
+    shift(bottom)
   }
 
   /// Fills point `i` from the legs' quotes in force: bids in `quotes[0..<L]`, asks in
