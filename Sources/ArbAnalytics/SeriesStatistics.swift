@@ -47,23 +47,35 @@ public struct SeriesStatistics: Sendable, Equatable {
     case array([Double])
     case validDurations(PremiumSeries)
 
-    /// Calls `body(k, w_k)` for k = 0, 1, … in order.
-    @inline(__always)
-    func forEach(_ body: (Int, Double) -> Void) {
+    /// `(Σ w_k, Σ w_k (x_k − c))`, or with `squared` `(Σ w_k, Σ w_k (x_k − c)²)`: plain
+    /// loops per case (a closure per element would cost a call each).
+    func sums(x: UnsafeBufferPointer<Double>, about c: Double, squared: Bool = false) -> (Double, Double) {
+      var weightSum = 0.0, weighted = 0.0
       switch self {
       case .array(let weights):
-        weights.withUnsafeBufferPointer { w in for k in w.indices { body(k, w[k]) } }
+        weights.withUnsafeBufferPointer { w in
+          for k in w.indices {
+            let d = x[k] - c
+            weightSum += w[k]
+            weighted += w[k] * (squared ? d * d : d)
+          }
+        }
       case .validDurations(let premium):
         premium.valid.withUnsafeBufferPointer { valid in
           premium.time.withUnsafeBufferPointer { time in
             var k = 0
+            let last = valid.count - 1
             for i in 0..<valid.count where valid[i] {
-              body(k, i + 1 < time.count ? Double(time[i + 1] - time[i]) : 0)
+              let w = i < last ? Double(time[i + 1] - time[i]) : 0
+              let d = x[k] - c
+              weightSum += w
+              weighted += w * (squared ? d * d : d)
               k += 1
             }
           }
         }
       }
+      return (weightSum, weighted)
     }
   }
 
@@ -73,44 +85,39 @@ public struct SeriesStatistics: Sendable, Equatable {
     count = n
     quantiles = []
     guard n > 0 else { return }
-    var weightSum = 0.0, weightedSum = 0.0
-    let sum = values.withUnsafeBufferPointer { x in
-      weights.forEach { k, w in
-        weightSum += w
-        weightedSum += w * x[k]
-      }
-      return BLAS.sum(x)
-    }
-    let mean = sum / Double(n)
-    let meanTW = weightSum > 0 ? weightedSum / weightSum : nil
-    var (m2, m3, m4, low, high, weightedSquares, residual) = (0.0, 0.0, 0.0, Double.infinity, -Double.infinity, 0.0, 0.0)
+    let mean = values.withUnsafeBufferPointer { BLAS.sum($0) } / Double(n)
+    // One pass for the deviations d = x − mean: their sum, powers, extremes and
+    // weighted sums. Corrected two-pass: on values with a large offset `mean` is only
+    // good to a few ulps of the offset, and that error biases the odd moments; the mean
+    // r of the deviations is that error, and the moments about mean + r follow from
+    // the power sums exactly (r is far below the spread, so nothing cancels).
+    var (s1, s2, s3, s4, low, high) = (0.0, 0.0, 0.0, 0.0, Double.infinity, -Double.infinity)
     values.withUnsafeBufferPointer { x in
-      // Corrected two-pass: on values with a large offset `mean` is only good to a few
-      // ulps of the offset, and that error biases the odd moments. The mean of the
-      // centred values is that error, far below one ulp of `mean`; take it out.
-      for i in 0..<n { residual += x[i] - mean }
-      residual /= Double(n)
-      for i in 0..<n {
-        let d = (x[i] - mean) - residual, d2 = d * d
-        m2 += d2
-        m3 += d2 * d
-        m4 += d2 * d2
-        low = Swift.min(low, x[i])
-        high = Swift.max(high, x[i])
-      }
-      let shiftTW = (meanTW ?? mean) - mean - residual
-      weights.forEach { k, w in
-        let e = (x[k] - mean) - residual - shiftTW
-        weightedSquares += w * e * e
+      for k in 0..<n {
+        let v = x[k], d = v - mean, d2 = d * d
+        s1 += d
+        s2 += d2
+        s3 += d2 * d
+        s4 += d2 * d2
+        low = Swift.min(low, v)
+        high = Swift.max(high, v)
       }
     }
-    m2 /= Double(n)
-    m3 /= Double(n)
-    m4 /= Double(n)
+    let (weightSum, weightedDeviation) = values.withUnsafeBufferPointer { weights.sums(x: $0, about: mean) }
+    let count = Double(n)
+    let r = s1 / count
+    let (p2, p3, p4) = (s2 / count, s3 / count, s4 / count)
+    let m2 = Swift.max(p2 - r * r, 0)
+    let m3 = p3 - 3 * r * p2 + 2 * r * r * r
+    let m4 = p4 - 4 * r * p3 + 6 * r * r * p2 - 3 * r * r * r * r
+    let meanTW: Double? = weightSum > 0 ? mean + weightedDeviation / weightSum : nil
+    // Weighted spread about the weighted mean: a second pass, since the weights can
+    // put the weighted mean far from the mean and the power-sum shortcut would cancel.
+    let weightedSquares = meanTW.map { m in values.withUnsafeBufferPointer { weights.sums(x: $0, about: m, squared: true).1 } } ?? 0
     // All values equal: the figures are exact (the constant, spreads 0), whatever the
     // rounding of the sums above.
     let constant = low == high
-    self.mean = constant ? low : mean + residual
+    self.mean = constant ? low : mean + r
     self.min = low
     self.max = high
     self.meanTW = constant && meanTW != nil ? low : meanTW
