@@ -29,35 +29,6 @@ public struct HalfLife: Sendable, Equatable {
     seconds = median > 0 ? points * median / 1e6 : nil
   }
 
-  /// As `slope(_:)` over the values of `column` at the points where `valid` is true,
-  /// in order, without packing them first.
-  public static func slope(column: [Double], valid: [Bool]) -> Double? {
-    precondition(column.count == valid.count, "HalfLife.slope: \(column.count) values vs \(valid.count) flags")
-    return column.withUnsafeBufferPointer { x in
-      valid.withUnsafeBufferPointer { ok in
-        // First pass: the mean of the lagged values (every valid value but the last).
-        var n = 0, lagSum = 0.0, last = 0.0
-        for i in 0..<x.count where ok[i] {
-          if n > 0 { lagSum += last }
-          last = x[i]
-          n += 1
-        }
-        guard n >= 3 else { return nil }
-        let meanLag = lagSum / Double(n - 1)
-        var sxx = 0.0, sxy = 0.0, previous = Double.nan
-        for i in 0..<x.count where ok[i] {
-          if !previous.isNaN {
-            let c = previous - meanLag
-            sxx += c * c
-            sxy += c * (x[i] - previous)
-          }
-          previous = x[i]
-        }
-        return sxx > 0 ? sxy / sxx : nil
-      }
-    }
-  }
-
   /// The least-squares slope β of `Δx_t` on `x_{t−1}`, or `nil` for fewer than 3
   /// values or a constant regressor. Two passes, no copy: the lag mean (BLAS), then
   /// the centred sums.

@@ -24,24 +24,30 @@ public struct SeriesSummary: Sendable {
 
   /// Summarises `column` (one value per point of `premium`) over its valid points.
   ///
-  /// Statistics of the packed valid values run on one thread; bands, episodes and the
-  /// half-life over the full column on another.
+  /// Statistics and half-life of the packed valid values run on one thread (one packed
+  /// buffer at a time), bands and episodes over the full column on another.
   /// - Parameters:
   ///   - side: per point, the side an episode keeps (sign, or trade direction).
   ///   - oneSided: bands test `x ≥ b` only.
   public init(premium: PremiumSeries, column: [Double], side: [Int8], oneSided: Bool, options: BandOptions = BandOptions()) {
-    let (statistics, (bands, halfLife)) = twoTasks(
-      // The packed valid values: moments, then quantiles in place.
-      { SeriesStatistics(values: premium.packed(column), validOf: premium) },
-      // The full column: bands and episodes, the AR(1) slope, and the median duration.
+    let ((statistics, halfLife), bands) = twoTasks(
       {
-        let bands = options.bands.map {
+        // One packed buffer at a time: the values (slope, moments, quantiles in place),
+        // then the durations of the valid points (their median, in place).
+        let (statistics, beta) = {
+          let values = premium.packed(column)
+          let beta = HalfLife.slope(values)
+          return (SeriesStatistics(values: consume values, validOf: premium), beta)
+        }()
+        return (statistics, beta.flatMap { HalfLife(beta: $0, durations: premium.packedDurations()) })
+      },
+      // The full column: bands and episodes.
+      {
+        options.bands.map {
           BandStatistics(
             band: $0, values: column, valid: premium.valid, side: side, time: premium.time,
             oneSided: oneSided, hysteresis: options.hysteresis, minEpisode: options.minEpisode)
         }
-        let beta = HalfLife.slope(column: column, valid: premium.valid)
-        return (bands, beta.flatMap { HalfLife(beta: $0, durations: premium.packedDurations()) })
       })
     self.statistics = statistics
     self.halfLife = halfLife
