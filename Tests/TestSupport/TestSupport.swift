@@ -55,7 +55,7 @@ public struct TemporaryFolder: Sendable {
   @discardableResult
   public func write(_ name: String, _ bytes: Data) -> String {
     let file = path + "/" + name
-    FileManager.default.createFile(atPath: file, contents: bytes)
+    _ = FileManager.default.createFile(atPath: file, contents: bytes)
     return file
   }
 
