@@ -27,7 +27,9 @@ demo: build
 	  --leg kraken:spot:BTCUSDC=$(SAMPLES)/kraken_BTCUSDC_1m_2023-03-01_21.csv.gz@$(FORMATS)/kraken-ohlcvt-1m.json \
 	  --max-stale 2m
 
-test: deps
+# The tests also zip fixtures (Binance public data comes as .zip).
+test:
+	@scripts/install-deps zip
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 

@@ -62,13 +62,16 @@ public enum FileError: Error, Sendable, Equatable, CustomStringConvertible {
 enum Compression: String, Sendable {
   case none
   case gzip
+  case zip
 
-  /// Detects gzip by its magic bytes `1f 8b`.
+  /// Detects gzip by its magic bytes `1f 8b`, zip by `PK\3\4` (a local file header).
   static func detect(path: String) throws(FileError) -> Compression {
     let source = try FileSource(path: path)
-    var magic: (UInt8, UInt8) = (0, 0)
+    var magic: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)
     let n = withUnsafeMutableBytes(of: &magic) { (try? source.read(into: $0)) ?? 0 }
-    return n == 2 && magic.0 == 0x1f && magic.1 == 0x8b ? .gzip : .none
+    if n >= 2 && magic.0 == 0x1f && magic.1 == 0x8b { return .gzip }
+    if n == 4 && magic == (0x50, 0x4b, 0x03, 0x04) { return .zip }
+    return .none
   }
 
   /// Opens `path` as a byte stream that decompresses on the fly.
@@ -76,6 +79,7 @@ enum Compression: String, Sendable {
     let file = try FileSource(path: path)
     switch try detect(path: path) {
     case .none: return file
+    case .zip: return ZipSource(file: file)
     case .gzip: return GzipSource(file: file)
     }
   }

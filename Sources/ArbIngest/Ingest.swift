@@ -133,6 +133,13 @@ struct FileReader {
       headerDone = true
       if let known = format, !known.hasHeader {
         try prepare(format: known, headerNames: nil)
+      } else if format?.isBinance ?? true, let fields = BinanceFiles.dataRowFields(line) {
+        // A Binance file without a header: its first line is already a row.
+        guard let chosen = format ?? BinanceFiles.detect(row: fields) else {
+          let text = String(decoding: line.prefix(160), as: UTF8.self)
+          throw IngestError(.unknownFormat(firstLine: text), at: SourcePosition(path: path, line: 1, column: 1))
+        }
+        try prepare(format: chosen, headerNames: nil, rowFields: fields.count)
       } else {
         try readHeader(line)
         return
@@ -169,10 +176,10 @@ struct FileReader {
     }
   }
 
-  private mutating func prepare(format chosen: RecordFormat, headerNames: [String]?) throws(IngestError) {
+  private mutating func prepare(format chosen: RecordFormat, headerNames: [String]?, rowFields: Int? = nil) throws(IngestError) {
     format = chosen
     report.format = chosen.id
-    let built = try chosen.layout(clock: options.clock, headerNames: headerNames, path: path)
+    let built = try chosen.layout(clock: options.clock, headerNames: headerNames, path: path, rowFields: rowFields)
     layout = built
     keyFields = built.keyFields
     minimumFields = built.minimumFields
@@ -221,14 +228,16 @@ struct FileReader {
     let starts = splitter.starts, ends = splitter.ends
 
     field = layout.time
-    guard let parsed = TimeParser.parse(base + starts[field], ends[field] - starts[field], form: layout.timeForm, defaultOffset: layout.timeOffset) else {
-      return .timestamp
-    }
+    let parsedTime =
+      layout.timeIsCloseTime
+      ? TimeParser.parseCloseTime(base + starts[field], ends[field] - starts[field])
+      : TimeParser.parse(base + starts[field], ends[field] - starts[field], form: layout.timeForm, defaultOffset: layout.timeOffset)
+    guard let parsed = parsedTime else { return .timestamp }
     let time = parsed &+ layout.timeShift
     var other: Int64? = nil
     if let o = layout.otherTime {
       field = o
-      guard let value = DecimalParser.parseInt64(base + starts[o], ends[o] - starts[o]) else { return .timestamp }
+      guard let value = TimeParser.parse(base + starts[o], ends[o] - starts[o], form: layout.otherTimeForm, defaultOffset: 0) else { return .timestamp }
       other = value
     }
 

@@ -10,6 +10,14 @@ public enum RecordFormat: Sendable, Equatable {
   case arbkitQuotes
   /// ArbKit's FX CSV `ts_us,pair,rate`.
   case arbkitFX
+  /// Binance public data klines (spot, USDⓈ-M, COIN-M; also mark/index price klines).
+  case binanceKlines
+  /// Binance public data `bookTicker` (futures only).
+  case binanceBookTicker
+  /// Binance public data `aggTrades` (spot 8 columns, futures 7).
+  case binanceAggTrades
+  /// Binance public data `trades` (spot 7 columns, futures 6).
+  case binanceTrades
   /// A column-mapped CSV described by a `ColumnSpec`.
   case columns(ColumnSpec)
 
@@ -20,16 +28,25 @@ public enum RecordFormat: Sendable, Equatable {
     case .tardisTrades: "tardis.trades"
     case .arbkitQuotes: "arbkit.quotes"
     case .arbkitFX: "arbkit.fx"
+    case .binanceKlines: "binance.klines"
+    case .binanceBookTicker: "binance.bookTicker"
+    case .binanceAggTrades: "binance.aggTrades"
+    case .binanceTrades: "binance.trades"
     case .columns: "columns"
     }
   }
 
-  /// The named formats, with the exact header line each one starts with.
+  /// The named formats, with the exact header line each one starts with (Binance files
+  /// may also have none: see `BinanceFiles.swift`).
   static let named: [(format: RecordFormat, header: String)] = [
     (.tardisQuotes, "exchange,symbol,timestamp,local_timestamp,ask_amount,ask_price,bid_price,bid_amount"),
     (.tardisTrades, "exchange,symbol,timestamp,local_timestamp,id,side,price,amount"),
     (.arbkitQuotes, "ts_us,venue,market,symbol,bid,ask,bid_size,ask_size,last"),
     (.arbkitFX, "ts_us,pair,rate"),
+    (.binanceKlines, BinanceFiles.klinesHeader),
+    (.binanceBookTicker, BinanceFiles.bookTickerHeader),
+    (.binanceAggTrades, BinanceFiles.aggTradesHeader),
+    (.binanceTrades, BinanceFiles.tradesHeader),
   ]
 
   /// A named format by id, or `nil`.
@@ -47,9 +64,12 @@ public enum RecordFormat: Sendable, Equatable {
   }
 
   /// Where each quantity sits in a row of this format.
-  func layout(clock: Clock, headerNames: [String]?, path: String) throws(IngestError) -> RecordLayout {
+  /// `rowFields` is the field count of the first row of a headerless Binance file.
+  func layout(clock: Clock, headerNames: [String]?, path: String, rowFields: Int? = nil) throws(IngestError) -> RecordLayout {
     let local = clock == .local
     switch self {
+    case .binanceKlines, .binanceBookTicker, .binanceAggTrades, .binanceTrades:
+      return BinanceFiles.layout(self, rowFields: rowFields, path: path)
     case .tardisQuotes:
       return RecordLayout(
         names: Self.named[0].header.split(separator: ",").map(String.init), fieldCount: 8,
@@ -94,6 +114,11 @@ struct RecordLayout {
   var timeOffset: Int64 = 0
   var timeShift: Int64 = 0
   var otherTime: Int? = nil
+  /// How `otherTime` is written (Tardis: µs; Binance: ms or µs per value).
+  var otherTimeForm: TimeForm = .epochMicros
+  /// The time column is a candle's `close_time` (last unit inside the candle): the row
+  /// is stamped one unit of that value later, at the candle's end.
+  var timeIsCloseTime = false
   var bid: Int? = nil
   var ask: Int? = nil
   var bidSize: Int? = nil
