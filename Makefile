@@ -27,9 +27,10 @@ demo: build
 	  --leg kraken:spot:BTCUSDC=$(SAMPLES)/kraken_BTCUSDC_1m_2023-03-01_21.csv.gz@$(FORMATS)/kraken-ohlcvt-1m.json \
 	  --max-stale 2m
 
-# The tests also zip fixtures (Binance public data comes as .zip).
+# The tests also zip fixtures (Binance public data comes as .zip) and compress them
+# with the zstd tool.
 test:
-	@scripts/install-deps zip
+	@scripts/install-deps zip zstd
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 

@@ -11,10 +11,11 @@ let package = Package(
     // MARK: C libraries from Debian (each imported by exactly one Swift file)
     .systemLibrary(name: "CBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
     .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+    .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
 
     // MARK: Library modules, dependencies flow one way
     .target(name: "ArbCore"),
-    .target(name: "ArbIngest", dependencies: ["ArbCore", "CZlib"]),
+    .target(name: "ArbIngest", dependencies: ["ArbCore", "CZlib", "CZstd"]),
     .target(name: "ArbAnalytics", dependencies: ["ArbCore", "CBLAS"]),
     .target(name: "ArbCLI", dependencies: ["ArbCore", "ArbIngest", "ArbAnalytics"]),
 

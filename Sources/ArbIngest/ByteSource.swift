@@ -63,14 +63,17 @@ enum Compression: String, Sendable {
   case none
   case gzip
   case zip
+  case zstd
 
-  /// Detects gzip by its magic bytes `1f 8b`, zip by `PK\3\4` (a local file header).
+  /// Detects gzip by its magic bytes `1f 8b`, zip by `PK\3\4` (a local file header),
+  /// zstd by `28 b5 2f fd` (a zstd frame).
   static func detect(path: String) throws(FileError) -> Compression {
     let source = try FileSource(path: path)
     var magic: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)
     let n = withUnsafeMutableBytes(of: &magic) { (try? source.read(into: $0)) ?? 0 }
     if n >= 2 && magic.0 == 0x1f && magic.1 == 0x8b { return .gzip }
     if n == 4 && magic == (0x50, 0x4b, 0x03, 0x04) { return .zip }
+    if n == 4 && magic == (0x28, 0xb5, 0x2f, 0xfd) { return .zstd }
     return .none
   }
 
@@ -81,6 +84,7 @@ enum Compression: String, Sendable {
     case .none: return file
     case .zip: return ZipSource(file: file)
     case .gzip: return GzipSource(file: file)
+    case .zstd: return ZstdSource(file: file)
     }
   }
 }

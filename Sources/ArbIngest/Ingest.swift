@@ -170,7 +170,7 @@ struct FileReader {
       }
       try prepare(format: chosen, headerNames: names)
     } else {
-      let expected = RecordFormat.named.first { $0.format == chosen }!.header
+      let expected = RecordFormat.header(of: chosen)
       guard expected.utf8.elementsEqual(line) else { throw IngestError(.missingHeader(expected: expected), at: start) }
       try prepare(format: chosen, headerNames: nil)
     }

@@ -4,6 +4,12 @@ import ArbCore
 public enum RecordFormat: Sendable, Equatable {
   /// Tardis.dev `quotes` CSV (top of book, two clocks).
   case tardisQuotes
+  /// Tardis.dev `book_ticker` CSV: the exchange's own best bid/offer stream, laid out
+  /// as `quotes`. Only by name (`--input-format`): its header is detected as quotes.
+  case tardisBookTicker
+  /// Tardis.dev `book_snapshot_5` / `book_snapshot_25` CSV, read as its top level.
+  /// Those two depths are detected; another depth (`levels` ≥ 1) is read when named.
+  case tardisBookSnapshot(levels: Int)
   /// Tardis.dev `trades` CSV (one price per row).
   case tardisTrades
   /// ArbKit's normalised quotes CSV `ts_us,venue,market,symbol,bid,ask,bid_size,ask_size,last`.
@@ -25,6 +31,8 @@ public enum RecordFormat: Sendable, Equatable {
   public var id: String {
     switch self {
     case .tardisQuotes: "tardis.quotes"
+    case .tardisBookTicker: "tardis.book_ticker"
+    case .tardisBookSnapshot(let levels): "tardis.book_snapshot_\(levels)"
     case .tardisTrades: "tardis.trades"
     case .arbkitQuotes: "arbkit.quotes"
     case .arbkitFX: "arbkit.fx"
@@ -37,9 +45,13 @@ public enum RecordFormat: Sendable, Equatable {
   }
 
   /// The named formats, with the exact header line each one starts with (Binance files
-  /// may also have none: see `BinanceFiles.swift`).
+  /// may also have none: see `BinanceFiles.swift`). Detection takes the first match, so
+  /// `tardis.quotes` comes before `tardis.book_ticker`, which shares its header.
   static let named: [(format: RecordFormat, header: String)] = [
-    (.tardisQuotes, "exchange,symbol,timestamp,local_timestamp,ask_amount,ask_price,bid_price,bid_amount"),
+    (.tardisQuotes, TardisBooks.quotesHeader),
+    (.tardisBookTicker, TardisBooks.quotesHeader),
+    (.tardisBookSnapshot(levels: 5), TardisBooks.snapshotHeader(levels: 5)),
+    (.tardisBookSnapshot(levels: 25), TardisBooks.snapshotHeader(levels: 25)),
     (.tardisTrades, "exchange,symbol,timestamp,local_timestamp,id,side,price,amount"),
     (.arbkitQuotes, "ts_us,venue,market,symbol,bid,ask,bid_size,ask_size,last"),
     (.arbkitFX, "ts_us,pair,rate"),
@@ -58,6 +70,17 @@ public enum RecordFormat: Sendable, Equatable {
   /// Ids of the named formats, for help texts.
   public static var namedIDs: [String] { named.map(\.format.id) }
 
+  /// The exact header line of a named format (of a book snapshot of any depth).
+  static func header(of format: RecordFormat) -> String {
+    if case .tardisBookSnapshot(let levels) = format { return TardisBooks.snapshotHeader(levels: levels) }
+    return named.first { $0.format == format }!.header
+  }
+
+  /// The header's column names, for messages.
+  static func headerNames(of format: RecordFormat) -> [String] {
+    header(of: format).split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+  }
+
   /// The named format whose header is exactly `line`.
   static func detect(headerLine line: UnsafeBufferPointer<UInt8>) -> RecordFormat? {
     named.first { $0.header.utf8.elementsEqual(line) }?.format
@@ -70,24 +93,21 @@ public enum RecordFormat: Sendable, Equatable {
     switch self {
     case .binanceKlines, .binanceBookTicker, .binanceAggTrades, .binanceTrades:
       return BinanceFiles.layout(self, rowFields: rowFields, path: path)
-    case .tardisQuotes:
-      return RecordLayout(
-        names: Self.named[0].header.split(separator: ",").map(String.init), fieldCount: 8,
-        venue: 0, symbol: 1, time: local ? 3 : 2, timeForm: .epochMicros, otherTime: local ? 2 : 3,
-        bid: 6, ask: 5, bidSize: 7, askSize: 4, emptySidesAllowed: true, tardisVenue: true)
+    case .tardisQuotes, .tardisBookTicker, .tardisBookSnapshot:
+      return TardisBooks.layout(self, clock: clock)
     case .tardisTrades:
       return RecordLayout(
-        names: Self.named[1].header.split(separator: ",").map(String.init), fieldCount: 8,
+        names: Self.headerNames(of: .tardisTrades), fieldCount: 8,
         venue: 0, symbol: 1, time: local ? 3 : 2, timeForm: .epochMicros, otherTime: local ? 2 : 3,
         price: 6, tardisVenue: true)
     case .arbkitQuotes:
       return RecordLayout(
-        names: Self.named[2].header.split(separator: ",").map(String.init), fieldCount: 9,
+        names: Self.headerNames(of: .arbkitQuotes), fieldCount: 9,
         venue: 1, market: 2, symbol: 3, time: 0, timeForm: .epochMicros,
         bid: 4, ask: 5, bidSize: 6, askSize: 7, price: 8)
     case .arbkitFX:
       return RecordLayout(
-        names: Self.named[3].header.split(separator: ",").map(String.init), fieldCount: 3,
+        names: Self.headerNames(of: .arbkitFX), fieldCount: 3,
         symbol: 1, time: 0, timeForm: .epochMicros, price: 2, fixedVenue: "fx", fixedMarket: .fx)
     case .columns(let spec):
       return try RecordLayout(spec: spec, headerNames: headerNames, path: path)

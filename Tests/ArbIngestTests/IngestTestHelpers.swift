@@ -127,3 +127,14 @@ func textLines(_ path: String) throws -> [String] {
 /// The Tardis quotes header, and one accepted row at local time 100.
 let tardisQuotesHeader = "exchange,symbol,timestamp,local_timestamp,ask_amount,ask_price,bid_price,bid_amount"
 let tardisGoodRow = "binance,BTCUSDT,1,100,1,10.5,10.4,2"
+
+/// The zstd tool of this machine (`make test` installs it).
+let zstdTool = FileManager.default.isExecutableFile(atPath: "/usr/bin/zstd") ? "/usr/bin/zstd" : "/bin/zstd"
+
+/// Compresses `path` to `path.zst` (keeping the original; one frame, with the content
+/// checksum the tool writes by default) and returns the new path.
+func zstd(_ path: String) throws -> String {
+  let status = try runProgram(zstdTool, ["-q", "-k", "-f", path, "-o", path + ".zst"])
+  guard status == 0 else { throw ToolFailed(description: "zstd \(path) exited with \(status)") }
+  return path + ".zst"
+}
