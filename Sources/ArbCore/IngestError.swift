@@ -27,6 +27,10 @@ public struct IngestError: Error, Sendable, Equatable, CustomStringConvertible {
     case errorRecord(detail: String)
     case readFailed(detail: String)
     case invalidMarket(column: String, text: String)
+    /// A JSON file whose structure breaks (a missing bracket or comma).
+    case malformedJSON(expected: String, found: String)
+    /// A series the file holds that is not read yet (a funding-rate file).
+    case unsupportedSeries(detail: String)
 
     /// A short stable name for the reason, used to count rejections by kind.
     public var kind: String {
@@ -52,6 +56,8 @@ public struct IngestError: Error, Sendable, Equatable, CustomStringConvertible {
       case .errorRecord: "error_record"
       case .readFailed: "read_failed"
       case .invalidMarket: "invalid_market"
+      case .malformedJSON: "malformed_json"
+      case .unsupportedSeries: "unsupported_series"
       }
     }
 
@@ -86,6 +92,8 @@ public struct IngestError: Error, Sendable, Equatable, CustomStringConvertible {
       case .readFailed(let detail): detail
       case .invalidMarket(let column, let text):
         "unknown market in column '\(column)', expected spot, linear, inverse, future or fx, was '\(text)'"
+      case .malformedJSON(let expected, let found): "malformed JSON, expected \(expected), was '\(found)'"
+      case .unsupportedSeries(let detail): "unsupported series, \(detail)"
       }
     }
   }

@@ -65,13 +65,19 @@ public struct IngestedFile: Sendable {
 /// Reads recorded files into `QuoteSeries`.
 public enum Ingest {
   /// Reads the file at `path`, plain or gzip, streamed in chunks. A large plain file
-  /// is read as two halves on two threads (same result, same row accounting).
+  /// is read as two halves on two threads (same result, same row accounting). A
+  /// freqtrade JSON file (named, or starting with `[[`) goes to `FreqtradeJSON`.
   ///
   /// - Throws: `FileError` when the file cannot be opened; `IngestError` for a bad
   ///   header, a bad row under `BadRowPolicy.fail`, or a broken compressed stream.
   /// - Complexity: O(bytes); memory is the kept columns plus a 1 MiB buffer.
   public static func read(path: String, options: IngestOptions = IngestOptions()) throws -> IngestedFile {
     let size = try FileSource(path: path).size
+    // freqtrade JSON is not line-based: named, or detected from its first bytes.
+    let isJSON = try options.format == nil ? size > 0 && FreqtradeJSON.looksLikeOHLCV(path: path) : options.format == .freqtradeOHLCV
+    if isJSON {
+      return try FreqtradeJSON.read(path: path, options: options)
+    }
     if options.splitLargeFiles && size >= parallelThreshold, try Compression.detect(path: path) == .none,
       let file = try readInTwoHalves(path: path, size: size, options: options)
     {
@@ -170,9 +176,11 @@ struct FileReader {
       }
       try prepare(format: chosen, headerNames: names)
     } else {
-      let expected = RecordFormat.header(of: chosen)
-      guard expected.utf8.elementsEqual(line) else { throw IngestError(.missingHeader(expected: expected), at: start) }
-      try prepare(format: chosen, headerNames: nil)
+      guard RecordFormat.accepts(chosen, headerLine: line) else {
+        throw IngestError(.missingHeader(expected: RecordFormat.header(of: chosen)), at: start)
+      }
+      let headerFields = line.reduce(1) { $0 + ($1 == UInt8(ascii: ",") ? 1 : 0) }
+      try prepare(format: chosen, headerNames: nil, rowFields: chosen.isBinance ? nil : headerFields)
     }
   }
 
@@ -427,6 +435,9 @@ struct FileReader {
   private func instrument(names: [Int: String]) -> Instrument? {
     var venue = layout.venue.flatMap { names[$0] } ?? options.instrument?.venue ?? layout.fixedVenue
     var market = options.instrument?.market ?? layout.fixedMarket
+    if layout.marketFromBybitSymbol, options.instrument == nil, let s = layout.symbol, let text = names[s] {
+      market = BybitFiles.market(symbol: text)
+    }
     if let m = layout.market, let text = names[m] {
       guard let kind = MarketKind(rawValue: text) else { return nil }
       market = kind
@@ -454,13 +465,14 @@ struct FileReader {
     builders = []
     if report.rowsRejected > 0 {
       let target = options.quarantinePath ?? (path.split(separator: "/").last.map(String.init) ?? "input") + ".rejected.csv"
-      try writeFile(target, headerLine + quarantine)
+      try Self.writeFile(target, headerLine + quarantine)
       report.quarantinePath = target
     }
     return IngestedFile(report: report, series: series)
   }
 
-  private func writeFile(_ target: String, _ bytes: [UInt8]) throws {
+  /// Writes `bytes` to `target` (a quarantine file), replacing it.
+  static func writeFile(_ target: String, _ bytes: [UInt8]) throws {
     let fd = open(target, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     guard fd >= 0 else { throw FileError.unreadable(path: target, reason: "cannot write quarantine file: \(String(cString: strerror(errno)))") }
     defer { close(fd) }

@@ -24,6 +24,13 @@ public enum RecordFormat: Sendable, Equatable {
   case binanceAggTrades
   /// Binance public data `trades` (spot 7 columns, futures 6).
   case binanceTrades
+  /// Bybit public derivatives trades (`trading/…`), with or without the `RPI` column.
+  case bybitTrading
+  /// Bybit public spot trades (`spot/…`).
+  case bybitSpot
+  /// freqtrade OHLCV JSON (`[[open_time_ms, open, high, low, close, volume], …]`), read
+  /// by `FreqtradeJSON` rather than line by line; detected from a leading `[[`.
+  case freqtradeOHLCV
   /// A column-mapped CSV described by a `ColumnSpec`.
   case columns(ColumnSpec)
 
@@ -40,13 +47,17 @@ public enum RecordFormat: Sendable, Equatable {
     case .binanceBookTicker: "binance.bookTicker"
     case .binanceAggTrades: "binance.aggTrades"
     case .binanceTrades: "binance.trades"
+    case .bybitTrading: "bybit.trading"
+    case .bybitSpot: "bybit.spot"
+    case .freqtradeOHLCV: "freqtrade.ohlcv"
     case .columns: "columns"
     }
   }
 
   /// The named formats, with the exact header line each one starts with (Binance files
   /// may also have none: see `BinanceFiles.swift`). Detection takes the first match, so
-  /// `tardis.quotes` comes before `tardis.book_ticker`, which shares its header.
+  /// `tardis.quotes` comes before `tardis.book_ticker`, which shares its header. A format
+  /// may be listed more than once, once per header it accepts (`bybit.trading`).
   static let named: [(format: RecordFormat, header: String)] = [
     (.tardisQuotes, TardisBooks.quotesHeader),
     (.tardisBookTicker, TardisBooks.quotesHeader),
@@ -59,16 +70,27 @@ public enum RecordFormat: Sendable, Equatable {
     (.binanceBookTicker, BinanceFiles.bookTickerHeader),
     (.binanceAggTrades, BinanceFiles.aggTradesHeader),
     (.binanceTrades, BinanceFiles.tradesHeader),
+    (.bybitTrading, BybitFiles.tradingHeader),
+    (.bybitTrading, BybitFiles.tradingHeaderRPI),
+    (.bybitSpot, BybitFiles.spotHeader),
   ]
 
   /// A named format by id, or `nil`.
   public init?(id: String) {
+    if id == RecordFormat.freqtradeOHLCV.id {
+      self = .freqtradeOHLCV
+      return
+    }
     guard let match = Self.named.first(where: { $0.format.id == id }) else { return nil }
     self = match.format
   }
 
   /// Ids of the named formats, for help texts.
-  public static var namedIDs: [String] { named.map(\.format.id) }
+  public static var namedIDs: [String] {
+    var ids: [String] = []
+    for entry in named where !ids.contains(entry.format.id) { ids.append(entry.format.id) }
+    return ids + [RecordFormat.freqtradeOHLCV.id]
+  }
 
   /// The exact header line of a named format (of a book snapshot of any depth).
   static func header(of format: RecordFormat) -> String {
@@ -81,13 +103,20 @@ public enum RecordFormat: Sendable, Equatable {
     header(of: format).split(separator: ",", omittingEmptySubsequences: false).map(String.init)
   }
 
+  /// Whether `line` is exactly one of the headers of the named `format`.
+  static func accepts(_ format: RecordFormat, headerLine line: UnsafeBufferPointer<UInt8>) -> Bool {
+    if case .tardisBookSnapshot = format { return header(of: format).utf8.elementsEqual(line) }
+    return named.contains { $0.format == format && $0.header.utf8.elementsEqual(line) }
+  }
+
   /// The named format whose header is exactly `line`.
   static func detect(headerLine line: UnsafeBufferPointer<UInt8>) -> RecordFormat? {
     named.first { $0.header.utf8.elementsEqual(line) }?.format
   }
 
   /// Where each quantity sits in a row of this format.
-  /// `rowFields` is the field count of the first row of a headerless Binance file.
+  /// `rowFields` is the field count of the first row of a headerless Binance file, or
+  /// of the header of a named format that accepts several (`bybit.trading`).
   func layout(clock: Clock, headerNames: [String]?, path: String, rowFields: Int? = nil) throws(IngestError) -> RecordLayout {
     let local = clock == .local
     switch self {
@@ -95,6 +124,10 @@ public enum RecordFormat: Sendable, Equatable {
       return BinanceFiles.layout(self, rowFields: rowFields, path: path)
     case .tardisQuotes, .tardisBookTicker, .tardisBookSnapshot:
       return TardisBooks.layout(self, clock: clock)
+    case .bybitTrading, .bybitSpot:
+      return BybitFiles.layout(self, headerFields: rowFields, path: path)
+    case .freqtradeOHLCV:
+      preconditionFailure("freqtrade.ohlcv is read by FreqtradeJSON, not line by line")
     case .tardisTrades:
       return RecordLayout(
         names: Self.headerNames(of: .tardisTrades), fieldCount: 8,
@@ -153,6 +186,8 @@ struct RecordLayout {
   var fixedVenue: String? = nil
   var fixedMarket: MarketKind? = nil
   var fixedSymbol: String? = nil
+  /// The market is told by each row's symbol, by Bybit's naming (`BybitFiles.market`).
+  var marketFromBybitSymbol = false
   var delimiter = UInt8(ascii: ",")
   var quote: UInt8? = nil
   var thousands: UInt8? = nil

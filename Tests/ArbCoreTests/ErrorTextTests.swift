@@ -17,6 +17,7 @@ struct ErrorTextTests {
       .timestampNotDecreasing(previous: 1, found: 2), .unterminatedQuote, .truncatedCompressedStream(detail: "d"),
       .corruptCompressedStream(detail: "d"), .symbolNotInFile(symbol: "s", found: ["a"]), .errorRecord(detail: "d"),
       .readFailed(detail: "read failed"), .invalidMarket(column: "c", text: "perp"),
+      .malformedJSON(expected: "']'", found: "x"), .unsupportedSeries(detail: "d"),
     ]
     #expect(Set(reasons.map(\.kind)).count == reasons.count)
     for reason in reasons {
