@@ -67,13 +67,19 @@ struct InspectCommand: Command {
   }
 
   static func json(_ report: IngestReport, _ series: [QuoteSeries]) -> JSONValue {
-    .object([
+    // An order book file also tells the rows it skipped and the instants it left out.
+    let book: [(String, JSONValue)] =
+      report.format == RecordFormat.tardisIncrementalL2.id
+      ? [("rows_before_snapshot", .int(report.rowsBeforeSnapshot)), ("crossed_states", .int(report.crossedStates))] : []
+    let counts: [(String, JSONValue)] = [
       ("file", .string(report.path)),
       ("format", .string(report.format)),
       ("rows_read", .int(report.rowsRead)),
       ("rows_accepted", .int(report.rowsAccepted)),
       ("rows_rejected", .int(report.rowsRejected)),
       ("rows_collapsed", .int(report.rowsCollapsed)),
+    ]
+    let rest: [(String, JSONValue)] = [
       ("first_ts_us", .int(report.firstTime)),
       ("last_ts_us", .int(report.lastTime)),
       ("first_ts", report.firstTime.map { .string(TimeText.iso8601($0)) } ?? .null),
@@ -87,13 +93,17 @@ struct InspectCommand: Command {
       })),
       ("rejected", .object(report.rejectedByKind.map { ($0.kind, .int($0.count)) })),
       ("quarantine", report.quarantinePath.map(JSONValue.string) ?? .null),
-    ])
+    ]
+    return .object(counts + book + rest)
   }
 
   static func table(_ report: IngestReport, _ series: [QuoteSeries]) -> String {
     var text = "\(report.path)  (\(report.format))\n"
     text += "  rows read \(report.rowsRead) = accepted \(report.rowsAccepted) + rejected \(report.rowsRejected)"
     text += report.rowsCollapsed > 0 ? "; \(report.rowsCollapsed) collapsed as duplicate timestamps\n" : "\n"
+    if report.format == RecordFormat.tardisIncrementalL2.id {
+      text += "  order book: \(report.rowsBeforeSnapshot) rows before the first snapshot skipped; \(report.crossedStates) crossed instants without a quote\n"
+    }
     if let first = report.firstTime, let last = report.lastTime {
       text += "  time \(TimeText.iso8601(first)) .. \(TimeText.iso8601(last))\n"
     }

@@ -31,6 +31,8 @@ public struct IngestError: Error, Sendable, Equatable, CustomStringConvertible {
     case malformedJSON(expected: String, found: String)
     /// A series the file holds that is not read yet (a funding-rate file).
     case unsupportedSeries(detail: String)
+    /// A field that must be one of a few words (`bid`/`ask`, `true`/`false`).
+    case invalidValue(column: String, text: String, expected: String)
 
     /// A short stable name for the reason, used to count rejections by kind.
     public var kind: String {
@@ -58,6 +60,7 @@ public struct IngestError: Error, Sendable, Equatable, CustomStringConvertible {
       case .invalidMarket: "invalid_market"
       case .malformedJSON: "malformed_json"
       case .unsupportedSeries: "unsupported_series"
+      case .invalidValue: "invalid_value"
       }
     }
 
@@ -94,6 +97,7 @@ public struct IngestError: Error, Sendable, Equatable, CustomStringConvertible {
         "unknown market in column '\(column)', expected spot, linear, inverse, future or fx, was '\(text)'"
       case .malformedJSON(let expected, let found): "malformed JSON, expected \(expected), was '\(found)'"
       case .unsupportedSeries(let detail): "unsupported series, \(detail)"
+      case .invalidValue(let column, let text, let expected): "invalid value in column '\(column)', expected \(expected), was '\(text)'"
       }
     }
   }

@@ -45,6 +45,12 @@ public struct IngestReport: Sendable {
   public var rowsRejected = 0
   /// Accepted rows that share a timestamp with a later row and collapse into it.
   public var rowsCollapsed = 0
+  /// `tardis.incremental_book_L2` only: accepted rows of an instrument before its first
+  /// snapshot row, which are not applied to the book (see `TardisL2.swift`).
+  public var rowsBeforeSnapshot = 0
+  /// `tardis.incremental_book_L2` only: instants whose book was crossed after all
+  /// their rows, at which no quote is written.
+  public var crossedStates = 0
   /// Rejections by reason kind, in order of first appearance.
   public var rejectedByKind: [(kind: String, count: Int)] = []
   /// The first rejected rows, with position and reason.
@@ -124,6 +130,8 @@ struct FileReader {
   /// Details of the last crossed book / backwards timestamp, for the error message.
   var crossed: (bid: Double, ask: Double) = (0, 0)
   var backwards: (previous: Int64, found: Int64) = (0, 0)
+  /// The order books of a `tardis.incremental_book_L2` file, one per builder.
+  var books: [L2Book]? = nil
 
   init(path: String, options: IngestOptions, expectedRows: Int) {
     self.path = path
@@ -153,7 +161,7 @@ struct FileReader {
     }
     if line.isEmpty { return }
     report.rowsRead += 1
-    if let (reason, field) = decodeRow(line) {
+    if let (reason, field) = books == nil ? decodeRow(line) : decodeBookRow(line) {
       try reject(reason, line: line, number: number, field: field)
     } else {
       report.rowsAccepted += 1
@@ -192,6 +200,7 @@ struct FileReader {
     keyFields = built.keyFields
     minimumFields = built.minimumFields
     splitter = FieldSplitter(delimiter: built.delimiter, quote: built.quote)
+    if chosen == .tardisIncrementalL2 { books = [] }
   }
 
   private mutating func reject(_ reason: IngestError.Reason, line: UnsafeBufferPointer<UInt8>, number: Int, field: Int?) throws(IngestError) {
@@ -361,7 +370,7 @@ struct FileReader {
 
   /// Parses bytes `[start, end)`, dropping the thousands separator if the format has one.
   @inline(__always)
-  private mutating func number(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Double? {
+  mutating func number(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Double? {
     guard let separator = layout.thousands else { return DecimalParser.parse(base + start, end - start) }
     if scratch.count < end - start { scratch = [UInt8](repeating: 0, count: end - start) }
     return scratch.withUnsafeMutableBufferPointer { buffer in
@@ -374,7 +383,7 @@ struct FileReader {
     }
   }
 
-  private func text(_ line: UnsafeBufferPointer<UInt8>, _ k: Int) -> String {
+  func text(_ line: UnsafeBufferPointer<UInt8>, _ k: Int) -> String {
     String(decoding: UnsafeBufferPointer(rebasing: line[splitter.starts[k]..<splitter.ends[k]]), as: UTF8.self)
   }
 
@@ -382,7 +391,7 @@ struct FileReader {
   /// market field names no market kind. Rows naming the same instrument as the
   /// previous row (the common case) cost one byte compare.
   @inline(__always)
-  private mutating func builderIndex(_ line: UnsafeBufferPointer<UInt8>) -> Int? {
+  mutating func builderIndex(_ line: UnsafeBufferPointer<UInt8>) -> Int? {
     if keyFields.isEmpty {
       if builders.isEmpty {
         guard let value = instrument(names: [:]) else { return nil }
@@ -452,6 +461,7 @@ struct FileReader {
 
   mutating func finish() throws -> IngestedFile {
     if !sawAnyLine { throw IngestError(.emptyFile, at: SourcePosition(path: path, line: 1, column: 1)) }
+    if books != nil { finishBooks() }
     var series: [QuoteSeries] = []
     let order: RowOrder = options.sort ? .unsorted : (layout.descending ? .descending : .ascending)
     for k in builders.indices {

@@ -10,6 +10,9 @@ public enum RecordFormat: Sendable, Equatable {
   /// Tardis.dev `book_snapshot_5` / `book_snapshot_25` CSV, read as its top level.
   /// Those two depths are detected; another depth (`levels` ≥ 1) is read when named.
   case tardisBookSnapshot(levels: Int)
+  /// Tardis.dev `incremental_book_L2` CSV: an order book rebuilt per instrument from
+  /// its level updates, read as one top-of-book quote per instant (`TardisL2.swift`).
+  case tardisIncrementalL2
   /// Tardis.dev `trades` CSV (one price per row).
   case tardisTrades
   /// ArbKit's normalised quotes CSV `ts_us,venue,market,symbol,bid,ask,bid_size,ask_size,last`.
@@ -40,6 +43,7 @@ public enum RecordFormat: Sendable, Equatable {
     case .tardisQuotes: "tardis.quotes"
     case .tardisBookTicker: "tardis.book_ticker"
     case .tardisBookSnapshot(let levels): "tardis.book_snapshot_\(levels)"
+    case .tardisIncrementalL2: "tardis.incremental_book_L2"
     case .tardisTrades: "tardis.trades"
     case .arbkitQuotes: "arbkit.quotes"
     case .arbkitFX: "arbkit.fx"
@@ -63,6 +67,7 @@ public enum RecordFormat: Sendable, Equatable {
     (.tardisBookTicker, TardisBooks.quotesHeader),
     (.tardisBookSnapshot(levels: 5), TardisBooks.snapshotHeader(levels: 5)),
     (.tardisBookSnapshot(levels: 25), TardisBooks.snapshotHeader(levels: 25)),
+    (.tardisIncrementalL2, TardisL2.header),
     (.tardisTrades, "exchange,symbol,timestamp,local_timestamp,id,side,price,amount"),
     (.arbkitQuotes, "ts_us,venue,market,symbol,bid,ask,bid_size,ask_size,last"),
     (.arbkitFX, "ts_us,pair,rate"),
@@ -126,6 +131,8 @@ public enum RecordFormat: Sendable, Equatable {
       return TardisBooks.layout(self, clock: clock)
     case .bybitTrading, .bybitSpot:
       return BybitFiles.layout(self, headerFields: rowFields, path: path)
+    case .tardisIncrementalL2:
+      return TardisL2.layout(clock: clock)
     case .freqtradeOHLCV:
       preconditionFailure("freqtrade.ohlcv is read by FreqtradeJSON, not line by line")
     case .tardisTrades:

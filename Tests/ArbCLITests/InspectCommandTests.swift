@@ -25,6 +25,20 @@ struct InspectCommandTests {
     #expect(instruments[0]["rows"] as? Int == 15719)
   }
 
+  @Test func `an incremental L2 file also reports rows before the snapshot and crossed instants`() throws {
+    let fixtures = Repository.root.appendingPathComponent("Tests/ArbIngestTests/Fixtures").path
+    let run = arbkit("inspect", "\(fixtures)/deribit_incremental_book_L2_BTC-PERPETUAL.csv", "--format", "json")
+    #expect(run.code == .success)
+    let object = run.object
+    #expect(object["format"] as? String == "tardis.incremental_book_L2")
+    #expect(object["rows_read"] as? Int == 15 && object["rows_accepted"] as? Int == 15)
+    #expect(object["rows_before_snapshot"] as? Int == 0 && object["crossed_states"] as? Int == 0)
+    #expect((object["instruments"] as? [[String: Any]])?.first?["rows"] as? Int == 1)
+    // Other formats do not carry the two keys.
+    let quotes = arbkit("inspect", "\(fixtures)/huobi-dm-swap_quotes_BTC-USD.csv", "--format", "json").object
+    #expect(quotes["rows_before_snapshot"] == nil && quotes["crossed_states"] == nil)
+  }
+
   @Test func `several files give an array in the order given`() throws {
     let fixtures = Repository.root.appendingPathComponent("Tests/ArbIngestTests/Fixtures").path
     let run = arbkit("inspect", "\(fixtures)/huobi-dm-swap_quotes_BTC-USD.csv", "\(fixtures)/bitmex_trades_XBTUSD.csv", "--format", "json")

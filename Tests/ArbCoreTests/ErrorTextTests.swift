@@ -18,6 +18,7 @@ struct ErrorTextTests {
       .corruptCompressedStream(detail: "d"), .symbolNotInFile(symbol: "s", found: ["a"]), .errorRecord(detail: "d"),
       .readFailed(detail: "read failed"), .invalidMarket(column: "c", text: "perp"),
       .malformedJSON(expected: "']'", found: "x"), .unsupportedSeries(detail: "d"),
+      .invalidValue(column: "side", text: "buy", expected: "bid or ask"),
     ]
     #expect(Set(reasons.map(\.kind)).count == reasons.count)
     for reason in reasons {
