@@ -2,6 +2,7 @@ import ArbCore
 @testable import ArbAnalytics
 import Foundation
 import TestSupport
+import Testing
 
 /// Slow, obvious reference implementations of every ArbAnalytics figure, written from
 /// `docs/definitions.md` and nothing else: plain loops, full sorts, linear searches.
@@ -362,4 +363,48 @@ extension PremiumAnalysis {
 extension AlignedLegs {
   /// The as-of indexes leg by leg (`perLeg[k][i]`), read through the public accessor.
   var perLeg: [[Int32]] { (0..<legCount).map { k in (0..<count).map { state(leg: k, point: $0) } } }
+}
+
+/// The oracles are only as good as their own arithmetic: each is checked here on a
+/// case worked out by hand before any test compares the library with it.
+@Suite("Oracles on hand-worked cases")
+struct OracleSelfTests {
+  @Test func `compensated sum keeps what a plain sum loses`() {
+    // 1e16 + 1 + 1 − 1e16 = 2 exactly; a left-to-right double sum gives 0.
+    #expect(Oracle.accurateSum([1e16, 1, 1, -1e16]) == 2)
+    #expect(Oracle.sum([1, 2, 3.5]) == 6.5)
+  }
+
+  @Test func `type-7 quantiles of 1…4`() {
+    // h = 3q: q = 0.5 → 2.5; q = 0.25 → 1.75; q = 1 → 4.
+    #expect(Oracle.quantile([4, 1, 3, 2], 0.5) == 2.5)
+    #expect(Oracle.quantile([4, 1, 3, 2], 0.25) == 1.75)
+    #expect(Oracle.quantile([4, 1, 3, 2], 1) == 4)
+    #expect(Oracle.quantile([], 0.5) == nil)
+  }
+
+  @Test func `statistics of 1, 2, 3, 6 with weights 1, 1, 1, 0`() {
+    // mean 3; deviations −2, −1, 0, 3: Σd² = 14, Σd³ = 18, Σd⁴ = 98 (n = 4).
+    // std = √(14/3); skew = 4.5 / 3.5^1.5; kurtosis = 24.5 / 12.25 − 3 = −1.
+    // Weighted: mean (1+2+3)/3 = 2, std √(2/3).
+    let s = Oracle.statistics([1, 2, 3, 6], [1, 1, 1, 0])
+    #expect(s.mean == 3 && s.min == 1 && s.max == 6)
+    #expect(isClose(s.std, (14.0 / 3).squareRoot(), rel: 1e-15))
+    #expect(isClose(s.skew, 4.5 / pow(3.5, 1.5), rel: 1e-15))
+    #expect(isClose(s.kurtosis, -1, rel: 1e-15))
+    #expect(s.meanTW == 2 && isClose(s.stdTW, (2.0 / 3).squareRoot(), rel: 1e-15))
+  }
+
+  @Test func `as-of alignment and premium of two legs`() throws {
+    // A quotes at 0 and 10, B at 5: the union clock starts at 5 → points 5, 10.
+    let a = QuoteSeries.leg("a", [0, 10], bid: [99, 101], ask: [101, 103])
+    let b = QuoteSeries.leg("b", [5], bid: [98], ask: [100])
+    let aligned = try #require(Oracle.align([a, b]))
+    #expect(aligned.time == [5, 10] && aligned.duration == [5, 0] && aligned.state == [[0, 1], [0, 0]])
+    let premium = Oracle.premium(aligned, [a, b])
+    // At 10: mids 102 and 99 → (102/99 − 1)·100; best edge sells A's bid 101, buys B's ask 100.
+    #expect(isClose(premium.mid[1], (102.0 / 99 - 1) * 100, rel: 1e-15))
+    #expect(isClose(premium.exec[1], (101.0 / 100 - 1) * 100, rel: 1e-15))
+    #expect(premium.rich[1] == 0 && premium.cheap[1] == 1)
+  }
 }
