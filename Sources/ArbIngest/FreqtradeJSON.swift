@@ -296,13 +296,7 @@ struct FreqtradeReader {
   private mutating func reject(_ reason: IngestError.Reason, at: SourcePosition) throws(IngestError) {
     let error = IngestError(reason, at: at)
     if options.badRows == .fail { throw error }
-    report.rowsRejected += 1
-    if let k = report.rejectedByKind.firstIndex(where: { $0.kind == reason.kind }) {
-      report.rejectedByKind[k].count += 1
-    } else {
-      report.rejectedByKind.append((reason.kind, 1))
-    }
-    if report.errors.count < options.keptErrors { report.errors.append(error) }
+    report.countRejection(error, keep: options.keptErrors)
     quarantine.append(contentsOf: row.drop { $0 == 32 || $0 == 9 || $0 == 10 || $0 == 13 })
     quarantine.append(10)
   }

@@ -2,72 +2,119 @@
 import ArbCore
 internal import CZlib
 
+/// zlib's `inflate` over a file's bytes, refilling its input a chunk at a time: the
+/// one loop shared by the gzip and zip readers.
+final class Inflater {
+  let file: FileSource
+  var stream = z_stream()
+  /// The compressed bytes read so far and not yet consumed are `stream.next_in`.
+  let input: UnsafeMutableRawBufferPointer
+  private(set) var inputEnded = false
+  private(set) var compressedRead = 0
+  private var started = false
+
+  init(file: FileSource) {
+    self.file = file
+    input = .allocate(byteCount: 1 << 18, alignment: 16)
+  }
+
+  deinit {
+    if started { inflateEnd(&stream) }
+    input.deallocate()
+  }
+
+  /// Starts inflating: `windowBits` 15 + 32 detects a gzip/zlib header, −15 is raw deflate.
+  func start(windowBits: Int32) {
+    let status = inflateInit2_(&stream, windowBits, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
+    precondition(status == Z_OK, "inflateInit2 failed with \(status)")
+    started = true
+  }
+
+  /// Starts the next stream (another gzip member) with the same settings.
+  func restart() { inflateReset(&stream) }
+
+  /// Reads the next chunk of the file into `input`; sets `inputEnded` at its end.
+  func refill() throws(IngestError) {
+    let n = try file.read(into: input)
+    compressedRead += n
+    if n == 0 {
+      inputEnded = true
+    } else {
+      stream.next_in = input.baseAddress!.assumingMemoryBound(to: Bytef.self)
+      stream.avail_in = UInt32(n)
+    }
+  }
+
+  /// Counts `n` bytes read into `input` by the caller (a header read directly).
+  func countRead(_ n: Int) { compressedRead += n }
+
+  /// Whether compressed bytes remain, reading the next chunk if needed.
+  func hasInput() throws(IngestError) -> Bool {
+    if stream.avail_in == 0 && !inputEnded { try refill() }
+    return stream.avail_in > 0
+  }
+
+  /// Inflates into `buffer` until it is full or the stream ends; returns the bytes
+  /// written and whether the stream ended. Input that runs out mid-stream throws
+  /// `truncated(compressedRead)`; data zlib rejects is `corruptCompressedStream`.
+  func inflate(
+    into buffer: UnsafeMutableRawBufferPointer, truncated: (Int) -> IngestError
+  ) throws(IngestError) -> (count: Int, ended: Bool) {
+    guard buffer.count > 0 else { return (0, false) }
+    stream.next_out = buffer.baseAddress!.assumingMemoryBound(to: Bytef.self)
+    stream.avail_out = UInt32(buffer.count)
+    var ended = false
+    while stream.avail_out > 0 && !ended {
+      guard try hasInput() else { throw truncated(compressedRead) }
+      let status = CZlib.inflate(&stream, Z_NO_FLUSH)
+      switch status {
+      case Z_OK, Z_BUF_ERROR: continue
+      case Z_STREAM_END: ended = true
+      default:
+        let message = stream.msg.map { String(cString: $0) } ?? "zlib status \(status)"
+        throw IngestError(.corruptCompressedStream(detail: message), at: SourcePosition(path: file.path, line: 0, column: 0))
+      }
+    }
+    return (buffer.count - Int(stream.avail_out), ended)
+  }
+
+  /// An error at the file (LineReader places it at the line it broke in).
+  func error(_ reason: IngestError.Reason) -> IngestError {
+    IngestError(reason, at: SourcePosition(path: file.path, line: 0, column: 0))
+  }
+}
+
 /// Streams the decompressed bytes of a gzip file (several members allowed) through
 /// zlib's `inflate`, a chunk at a time: the whole file is never inflated in memory.
 ///
 /// A stream that ends before its last member is complete is reported as
 /// `truncatedCompressedStream`; bytes that zlib rejects as `corruptCompressedStream`.
 final class GzipSource: ByteSource {
-  private let file: FileSource
-  private var stream = z_stream()
-  private var input: UnsafeMutableRawBufferPointer
-  private var inputEnded = false
+  private let inflater: Inflater
   private var memberEnded = false
-  private var compressedRead = 0
 
   init(file: FileSource) {
-    self.file = file
-    input = .allocate(byteCount: 1 << 18, alignment: 16)
+    inflater = Inflater(file: file)
     // 15 + 32: maximum window, automatic gzip/zlib header detection.
-    let status = inflateInit2_(&stream, 15 + 32, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
-    precondition(status == Z_OK, "inflateInit2 failed with \(status)")
-  }
-
-  deinit {
-    inflateEnd(&stream)
-    input.deallocate()
-  }
-
-  private func error(_ reason: IngestError.Reason) -> IngestError {
-    IngestError(reason, at: SourcePosition(path: file.path, line: 0, column: 0))
+    inflater.start(windowBits: 15 + 32)
   }
 
   func read(into buffer: UnsafeMutableRawBufferPointer) throws(IngestError) -> Int {
-    guard buffer.count > 0 else { return 0 }
-    stream.next_out = buffer.baseAddress!.assumingMemoryBound(to: Bytef.self)
-    stream.avail_out = UInt32(buffer.count)
-    while stream.avail_out > 0 {
-      if stream.avail_in == 0 && !inputEnded {
-        let n = try file.read(into: input)
-        compressedRead += n
-        if n == 0 {
-          inputEnded = true
-        } else {
-          stream.next_in = input.baseAddress!.assumingMemoryBound(to: Bytef.self)
-          stream.avail_in = UInt32(n)
-        }
-      }
-      if stream.avail_in == 0 && inputEnded {
-        if memberEnded { break }
-        throw error(.truncatedCompressedStream(detail: "gzip data ends after \(compressedRead) bytes in the middle of a member"))
-      }
+    var produced = 0
+    while produced < buffer.count {
       if memberEnded {
-        // Another gzip member follows (concatenated files, as `cat a.gz b.gz` makes).
-        inflateReset(&stream)
+        // Another gzip member may follow (concatenated files, as `cat a.gz b.gz` makes).
+        guard try inflater.hasInput() else { break }
+        inflater.restart()
         memberEnded = false
       }
-      let status = inflate(&stream, Z_NO_FLUSH)
-      switch status {
-      case Z_OK, Z_BUF_ERROR:
-        continue
-      case Z_STREAM_END:
-        memberEnded = true
-      default:
-        let message = stream.msg.map { String(cString: $0) } ?? "zlib status \(status)"
-        throw error(.corruptCompressedStream(detail: message))
+      let (n, ended) = try inflater.inflate(into: UnsafeMutableRawBufferPointer(rebasing: buffer[produced...])) { [inflater] read in
+        inflater.error(.truncatedCompressedStream(detail: "gzip data ends after \(read) bytes in the middle of a member"))
       }
+      produced += n
+      memberEnded = ended
     }
-    return buffer.count - Int(stream.avail_out)
+    return produced
   }
 }
 
@@ -78,40 +125,29 @@ final class GzipSource: ByteSource {
 /// a data descriptor (sizes 0 in the header) work; what follows (central directory) is
 /// never read. The header's CRC-32 is checked when it has one.
 final class ZipSource: ByteSource {
-  private let file: FileSource
-  private var stream = z_stream()
-  private var input: UnsafeMutableRawBufferPointer
+  private let inflater: Inflater
   private var headerRead = false
   private var inflating = false
-  private var inputEnded = false
   private var entryEnded = false
-  private var compressedRead = 0
   /// Stored entries: bytes of the entry still to hand out.
   private var storedLeft = 0
   private var expectedCRC: UInt32? = nil
   private var crc: uLong = 0
 
   init(file: FileSource) {
-    self.file = file
-    input = .allocate(byteCount: 1 << 18, alignment: 16)
+    inflater = Inflater(file: file)
   }
 
-  deinit {
-    if inflating { inflateEnd(&stream) }
-    input.deallocate()
-  }
+  private func error(_ reason: IngestError.Reason) -> IngestError { inflater.error(reason) }
 
-  private func error(_ reason: IngestError.Reason) -> IngestError {
-    IngestError(reason, at: SourcePosition(path: file.path, line: 0, column: 0))
-  }
-
-  /// Reads the file into `input` until it holds `count` bytes; `false` at end of file.
+  /// Reads the file into the inflater's input until it holds `count` bytes; `false`
+  /// at end of file.
   private func fill(_ have: inout Int, to count: Int) throws(IngestError) -> Bool {
     while have < count {
-      let n = try file.read(into: UnsafeMutableRawBufferPointer(rebasing: input[have...]))
+      let n = try inflater.file.read(into: UnsafeMutableRawBufferPointer(rebasing: inflater.input[have...]))
       if n == 0 { return false }
       have += n
-      compressedRead += n
+      inflater.countRead(n)
     }
     return true
   }
@@ -123,26 +159,25 @@ final class ZipSource: ByteSource {
     guard try fill(&have, to: 30) else {
       throw error(.truncatedCompressedStream(detail: "zip data ends after \(have) bytes inside the local file header"))
     }
-    let bytes = UnsafeRawBufferPointer(input)
+    let bytes = UnsafeRawBufferPointer(inflater.input)
     func u16(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
     func u32(_ at: Int) -> UInt32 { UInt32(u16(at)) | UInt32(u16(at + 2)) << 16 }
     guard u32(0) == 0x0403_4b50 else { throw error(.corruptCompressedStream(detail: "zip local file header signature not found")) }
     let flags = u16(6), method = u16(8)
     let dataStart = 30 + u16(26) + u16(28)
     guard flags & 1 == 0 else { throw error(.corruptCompressedStream(detail: "encrypted zip entries are not supported")) }
-    guard dataStart <= input.count else { throw error(.corruptCompressedStream(detail: "zip local file header too long")) }
+    guard dataStart <= inflater.input.count else { throw error(.corruptCompressedStream(detail: "zip local file header too long")) }
     if flags & 8 == 0 { expectedCRC = u32(14) }
     let compressedSize = Int(u32(18))
     guard try fill(&have, to: dataStart) else {
       throw error(.truncatedCompressedStream(detail: "zip data ends after \(have) bytes inside the local file header"))
     }
-    stream.next_in = (input.baseAddress! + dataStart).assumingMemoryBound(to: Bytef.self)
-    stream.avail_in = UInt32(have - dataStart)
+    inflater.stream.next_in = (inflater.input.baseAddress! + dataStart).assumingMemoryBound(to: Bytef.self)
+    inflater.stream.avail_in = UInt32(have - dataStart)
     switch method {
     case 8:
       // Negative window bits: raw deflate data, no zlib or gzip wrapper.
-      let status = inflateInit2_(&stream, -15, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
-      precondition(status == Z_OK, "inflateInit2 failed with \(status)")
+      inflater.start(windowBits: -15)
       inflating = true
     case 0:
       guard flags & 8 == 0 else { throw error(.corruptCompressedStream(detail: "stored zip entry without sizes in its header")) }
@@ -158,7 +193,16 @@ final class ZipSource: ByteSource {
       try readHeader()
     }
     guard buffer.count > 0, !entryEnded else { return 0 }
-    let produced = inflating ? try inflateSome(into: buffer) : try copyStored(into: buffer)
+    let produced: Int
+    if inflating {
+      let (n, ended) = try inflater.inflate(into: buffer) { [inflater] read in
+        inflater.error(.truncatedCompressedStream(detail: "zip data ends after \(read) bytes in the middle of the deflate stream"))
+      }
+      produced = n
+      entryEnded = ended
+    } else {
+      produced = try copyStored(into: buffer)
+    }
     if produced > 0 {
       crc = crc32(crc, buffer.baseAddress!.assumingMemoryBound(to: Bytef.self), UInt32(produced))
     }
@@ -168,54 +212,20 @@ final class ZipSource: ByteSource {
     return produced
   }
 
-  private func refill() throws(IngestError) {
-    let n = try file.read(into: input)
-    compressedRead += n
-    if n == 0 {
-      inputEnded = true
-    } else {
-      stream.next_in = input.baseAddress!.assumingMemoryBound(to: Bytef.self)
-      stream.avail_in = UInt32(n)
-    }
-  }
-
   private func copyStored(into buffer: UnsafeMutableRawBufferPointer) throws(IngestError) -> Int {
     if storedLeft == 0 {
       entryEnded = true
       return 0
     }
-    if stream.avail_in == 0 { try refill() }
-    if inputEnded {
-      throw error(.truncatedCompressedStream(detail: "zip data ends after \(compressedRead) bytes, \(storedLeft) bytes short of the stored entry"))
+    guard try inflater.hasInput() else {
+      throw error(.truncatedCompressedStream(detail: "zip data ends after \(inflater.compressedRead) bytes, \(storedLeft) bytes short of the stored entry"))
     }
-    let n = min(buffer.count, storedLeft, Int(stream.avail_in))
-    buffer.baseAddress!.copyMemory(from: stream.next_in, byteCount: n)
-    stream.next_in += n
-    stream.avail_in -= UInt32(n)
+    let n = min(buffer.count, storedLeft, Int(inflater.stream.avail_in))
+    buffer.baseAddress!.copyMemory(from: inflater.stream.next_in, byteCount: n)
+    inflater.stream.next_in += n
+    inflater.stream.avail_in -= UInt32(n)
     storedLeft -= n
     if storedLeft == 0 { entryEnded = true }
     return n
-  }
-
-  private func inflateSome(into buffer: UnsafeMutableRawBufferPointer) throws(IngestError) -> Int {
-    stream.next_out = buffer.baseAddress!.assumingMemoryBound(to: Bytef.self)
-    stream.avail_out = UInt32(buffer.count)
-    while stream.avail_out > 0 && !entryEnded {
-      if stream.avail_in == 0 && !inputEnded { try refill() }
-      if stream.avail_in == 0 && inputEnded {
-        throw error(.truncatedCompressedStream(detail: "zip data ends after \(compressedRead) bytes in the middle of the deflate stream"))
-      }
-      let status = inflate(&stream, Z_NO_FLUSH)
-      switch status {
-      case Z_OK, Z_BUF_ERROR:
-        continue
-      case Z_STREAM_END:
-        entryEnded = true
-      default:
-        let message = stream.msg.map { String(cString: $0) } ?? "zlib status \(status)"
-        throw error(.corruptCompressedStream(detail: message))
-      }
-    }
-    return buffer.count - Int(stream.avail_out)
   }
 }

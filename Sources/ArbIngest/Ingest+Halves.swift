@@ -115,13 +115,7 @@ extension FileReader {
     report.rowsRead += other.report.rowsRead
     report.rowsAccepted += other.report.rowsAccepted
     report.rowsRejected += other.report.rowsRejected
-    for (kind, count) in other.report.rejectedByKind {
-      if let k = report.rejectedByKind.firstIndex(where: { $0.kind == kind }) {
-        report.rejectedByKind[k].count += count
-      } else {
-        report.rejectedByKind.append((kind, count))
-      }
-    }
+    for (kind, count) in other.report.rejectedByKind { report.addRejections(kind: kind, count: count) }
     for var error in other.report.errors where report.errors.count < options.keptErrors {
       error.position.line += lineOffset
       report.errors.append(error)

@@ -62,6 +62,25 @@ public struct IngestReport: Sendable {
   public var lastTime: Int64? = nil
 }
 
+extension IngestReport {
+  /// Counts one rejected row: by its reason's kind, and keeps its error while fewer
+  /// than `keep` are kept.
+  mutating func countRejection(_ error: IngestError, keep: Int) {
+    rowsRejected += 1
+    addRejections(kind: error.reason.kind, count: 1)
+    if errors.count < keep { errors.append(error) }
+  }
+
+  /// Adds `count` rejections of `kind` to the per-kind tally (first appearance first).
+  mutating func addRejections(kind: String, count: Int) {
+    if let k = rejectedByKind.firstIndex(where: { $0.kind == kind }) {
+      rejectedByKind[k].count += count
+    } else {
+      rejectedByKind.append((kind, count))
+    }
+  }
+}
+
 /// One file read into columns: a series per instrument it holds, and the report.
 public struct IngestedFile: Sendable {
   public var report: IngestReport
@@ -209,13 +228,7 @@ struct FileReader {
     if case .wrongFieldCount = reason { column = line.count + 1 }
     let error = IngestError(reason, at: SourcePosition(path: path, line: number, column: column))
     if options.badRows == .fail { throw error }
-    report.rowsRejected += 1
-    if let k = report.rejectedByKind.firstIndex(where: { $0.kind == reason.kind }) {
-      report.rejectedByKind[k].count += 1
-    } else {
-      report.rejectedByKind.append((reason.kind, 1))
-    }
-    if report.errors.count < options.keptErrors { report.errors.append(error) }
+    report.countRejection(error, keep: options.keptErrors)
     quarantine.append(contentsOf: line)
     quarantine.append(10)
   }
