@@ -1,0 +1,172 @@
+import ArbCore
+
+// The per-row work of `FileReader` for line-based formats: split, parse, validate,
+// append, and the full error of a rejected row.
+extension FileReader {
+  /// Why the hot path rejected a row: a one-byte code plus the field, expanded into a
+  /// full `IngestError.Reason` (with the offending text) only for rejected rows.
+  private enum Fault: UInt8 {
+    case none, unterminatedQuote, fieldCount, timestamp, invalidNumber, nonFinite, nonPositive
+    case negativeSize, missingPrice, crossed, backwards, marketName
+  }
+
+  /// Validates and appends one row; returns the reason and field index when rejected.
+  @inline(__always)
+  mutating func decodeRow(_ line: UnsafeBufferPointer<UInt8>) -> (IngestError.Reason, Int?)? {
+    var field = -1
+    let fault = decodeFast(line, &field)
+    if fault == .none { return nil }
+    return (reason(fault, line, field), field >= 0 ? field : nil)
+  }
+
+  /// The per-row work, free of allocation and of `String`: split, parse, validate, append.
+  @inline(__always)
+  private mutating func decodeFast(_ line: UnsafeBufferPointer<UInt8>, _ field: inout Int) -> Fault {
+    guard let count = splitter.split(line) else { return .unterminatedQuote }
+    if let expected = layout.fieldCount { if count != expected { return .fieldCount } } else if count < minimumFields { return .fieldCount }
+    let base = line.baseAddress!
+    let starts = splitter.starts, ends = splitter.ends
+
+    field = layout.time
+    let parsedTime =
+      layout.timeIsCloseTime
+      ? TimeParser.parseCloseTime(base + starts[field], ends[field] - starts[field])
+      : TimeParser.parse(base + starts[field], ends[field] - starts[field], form: layout.timeForm, defaultOffset: layout.timeOffset)
+    guard let parsed = parsedTime else { return .timestamp }
+    let time = parsed &+ layout.timeShift
+    var other: Int64? = nil
+    if let o = layout.otherTime {
+      field = o
+      guard let value = TimeParser.parse(base + starts[o], ends[o] - starts[o], form: layout.otherTimeForm, defaultOffset: 0) else { return .timestamp }
+      other = value
+    }
+
+    // Prices: a book (bid/ask; Tardis may leave a side empty), or one price.
+    var bid = Double.nan, ask = Double.nan, bidSize = Double.nan, askSize = Double.nan
+    var isBook = false
+    if let b = layout.bid, let a = layout.ask {
+      field = b
+      let bidFault = price(base, starts[b], ends[b], &bid)
+      if bidFault != .none && bidFault != .missingPrice { return bidFault }
+      field = a
+      let askFault = price(base, starts[a], ends[a], &ask)
+      if askFault != .none && askFault != .missingPrice { return askFault }
+      isBook = bidFault == .none || askFault == .none
+      if bidFault != askFault && !layout.emptySidesAllowed {
+        field = bidFault == .missingPrice ? b : a
+        return .missingPrice
+      }
+      if !isBook && !layout.emptySidesAllowed && layout.price == nil {
+        field = b
+        return .missingPrice
+      }
+      if isBook && bid > ask {
+        field = b
+        crossed = (bid, ask)
+        return .crossed
+      }
+      if let k = layout.bidSize {
+        field = k
+        let sizeFault = size(base, starts[k], ends[k], &bidSize)
+        if sizeFault != .none { return sizeFault }
+      }
+      if let k = layout.askSize {
+        field = k
+        let sizeFault = size(base, starts[k], ends[k], &askSize)
+        if sizeFault != .none { return sizeFault }
+      }
+    }
+    if !isBook, let p = layout.price {
+      field = p
+      var value = Double.nan
+      let priceFault = price(base, starts[p], ends[p], &value)
+      if priceFault != .none && !(priceFault == .missingPrice && layout.emptySidesAllowed) { return priceFault }
+      bid = value
+      ask = value
+    }
+
+    // Which instrument, then the order check against its last accepted row.
+    field = -1
+    guard let index = builderIndex(line) else {
+      field = layout.market ?? -1
+      return .marketName
+    }
+    let previous = builders[index].lastTime
+    if previous != .min && !options.sort && (layout.descending ? time > previous : time < previous) {
+      field = layout.time
+      backwards = (previous, time)
+      return .backwards
+    }
+    if isBook { builders[index].hasBook = true }
+    builders[index].append(time: time, otherTime: other, bid: bid, ask: ask, bidSize: bidSize, askSize: askSize)
+    return .none
+  }
+
+  /// A price field into `value`: finite and positive; `.missingPrice` when empty.
+  @inline(__always)
+  private mutating func price(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ value: inout Double) -> Fault {
+    if start == end { return .missingPrice }
+    guard let parsed = number(base, start, end) else { return .invalidNumber }
+    guard parsed.isFinite else { return .nonFinite }
+    guard parsed > 0 else { return .nonPositive }
+    value = parsed
+    return .none
+  }
+
+  /// A size field into `value`: finite and not negative; empty stays `nan` (unknown,
+  /// never output).
+  @inline(__always)
+  private mutating func size(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ value: inout Double) -> Fault {
+    if start == end { return .none }
+    guard let parsed = number(base, start, end) else { return .invalidNumber }
+    guard parsed.isFinite else { return .nonFinite }
+    guard parsed >= 0 else { return .negativeSize }
+    value = parsed
+    return .none
+  }
+
+  /// The full reason of a rejected row, with the offending text.
+  private func reason(_ fault: Fault, _ line: UnsafeBufferPointer<UInt8>, _ field: Int) -> IngestError.Reason {
+    let name = field >= 0 ? layout.name(field) : ""
+    let value = field >= 0 ? text(line, field) : ""
+    switch fault {
+    case .none: preconditionFailure("reason(for: .none)")
+    case .unterminatedQuote: return .unterminatedQuote
+    case .fieldCount:
+      var probe = splitter
+      let found = probe.split(line) ?? 0
+      return .wrongFieldCount(expected: layout.fieldCount ?? minimumFields, found: found)
+    case .timestamp: return .invalidTimestamp(column: name, text: value)
+    case .invalidNumber: return .invalidNumber(column: name, text: value)
+    case .nonFinite: return .nonFinite(column: name, text: value)
+    case .nonPositive: return .nonPositivePrice(column: name, text: value)
+    case .negativeSize: return .negativeSize(column: name, text: value)
+    case .missingPrice: return .missingPrice(column: name)
+    case .crossed: return .crossedBook(bid: crossed.bid, ask: crossed.ask)
+    case .backwards:
+      return layout.descending
+        ? .timestampNotDecreasing(previous: backwards.previous, found: backwards.found)
+        : .timestampNotIncreasing(previous: backwards.previous, found: backwards.found)
+    case .marketName: return .invalidMarket(column: name, text: value)
+    }
+  }
+
+  /// Parses bytes `[start, end)`, dropping the thousands separator if the format has one.
+  @inline(__always)
+  mutating func number(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Double? {
+    guard let separator = layout.thousands else { return DecimalParser.parse(base + start, end - start) }
+    if scratch.count < end - start { scratch = [UInt8](repeating: 0, count: end - start) }
+    return scratch.withUnsafeMutableBufferPointer { buffer in
+      var n = 0
+      for k in start..<end where base[k] != separator {
+        buffer[n] = base[k]
+        n += 1
+      }
+      return DecimalParser.parse(UnsafePointer(buffer.baseAddress!), n)
+    }
+  }
+
+  func text(_ line: UnsafeBufferPointer<UInt8>, _ k: Int) -> String {
+    String(decoding: UnsafeBufferPointer(rebasing: line[splitter.starts[k]..<splitter.ends[k]]), as: UTF8.self)
+  }
+}
