@@ -13,8 +13,8 @@ struct SeriesBuilder {
   private let stage = RowStage()
   private let keepsOtherTime: Bool
 
-  init(instrument: Instrument, clock: Clock, keepsOtherTime: Bool, expectedRows: Int) {
-    series = QuoteSeries(instrument: instrument, priceSource: .book, clock: clock)
+  init(instrument: Instrument, field: SeriesField = .price, clock: Clock, keepsOtherTime: Bool, expectedRows: Int) {
+    series = QuoteSeries(instrument: instrument, priceSource: .book, field: field, clock: clock)
     self.keepsOtherTime = keepsOtherTime
     series.time.reserveCapacity(expectedRows)
     if keepsOtherTime { series.otherTime.reserveCapacity(expectedRows) }
