@@ -60,6 +60,35 @@ public struct ColumnSpec: Sendable, Codable, Equatable {
     case descending
   }
 
+  /// Columns that each hold one venue's price (a "wide" file such as bitcoinity's
+  /// `Time,bithumb,korbit,kraken`): every column but the time (`*`), or header names
+  /// (a JSON list, or one string with commas). Each becomes a series whose venue is the column name; an empty
+  /// cell adds no point.
+  public enum VenueColumns: Sendable, Codable, Equatable {
+    case all
+    case named([String])
+
+    public init(from decoder: Decoder) throws {
+      let container = try decoder.singleValueContainer()
+      if let names = try? container.decode([String].self) {
+        self = .named(names)
+      } else if let text = try? container.decode(String.self) {
+        // `--spec-set venue_columns=kraken,bitstamp` gives the list as one string.
+        self = text == "*" ? .all : .named(text.split(separator: ",").map(String.init))
+      } else {
+        throw DecodingError.dataCorruptedError(in: container, debugDescription: "expected \"*\", a list of column names, or names separated by commas")
+      }
+    }
+
+    public func encode(to encoder: Encoder) throws {
+      var container = encoder.singleValueContainer()
+      switch self {
+      case .all: try container.encode("*")
+      case .named(let names): try container.encode(names)
+      }
+    }
+  }
+
   /// `quotes` (prices of an instrument) or `fx` (a rate such as USDKRW, one price).
   public var kind: String?
   public var description: String?
@@ -78,10 +107,11 @@ public struct ColumnSpec: Sendable, Codable, Equatable {
   public var venue: String?
   public var market: MarketKind?
   public var symbol: String?
+  public var venueColumns: VenueColumns?
 
   enum CodingKeys: String, CodingKey {
     case kind, description, header, delimiter, quote, thousands, order, time, price, bid, ask
-    case bidSize = "bid_size", askSize = "ask_size", venue, market, symbol
+    case bidSize = "bid_size", askSize = "ask_size", venue, market, symbol, venueColumns = "venue_columns"
   }
 
   /// Reads a spec from JSON, applying `overrides` (`time.form=ms`, `header=false`,

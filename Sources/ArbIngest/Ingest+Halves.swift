@@ -29,8 +29,9 @@ extension Ingest {
     try head.withUnsafeBufferPointer { bytes throws(IngestError) in
       try first.consume(line: LineReader.trim(UnsafeMutablePointer(mutating: bytes.baseAddress!), headerEnd, first: true), number: 1)
     }
-    // An order book is rebuilt row after row: no second half can start mid-file.
-    if first.books != nil { return nil }
+    // An order book is rebuilt row after row: no second half can start mid-file. A
+    // wide file's series are made from its header, which a second half does not see.
+    if first.books != nil || first.layout.venueColumns != nil { return nil }
     var second = first.halfReader(expectedRows: (size - split) / 48)
 
     let results = Mutex<[Result<Int, any Error>?]>([nil, nil])

@@ -151,6 +151,8 @@ struct FileReader {
   var backwards: (previous: Int64, found: Int64) = (0, 0)
   /// The order books of a `tardis.incremental_book_L2` file, one per builder.
   var books: [L2Book]? = nil
+  /// The time of the last accepted row of a wide file, whose rows may add no point.
+  var lastRowTime: Int64 = .min
 
   init(path: String, options: IngestOptions, expectedRows: Int) {
     self.path = path
@@ -180,7 +182,8 @@ struct FileReader {
     }
     if line.isEmpty { return }
     report.rowsRead += 1
-    if let (reason, field) = books == nil ? decodeRow(line) : decodeBookRow(line) {
+    let rejection = books != nil ? decodeBookRow(line) : layout.venueColumns != nil ? decodeWideRow(line) : decodeRow(line)
+    if let (reason, field) = rejection {
       try reject(reason, line: line, number: number, field: field)
     } else {
       report.rowsAccepted += 1
@@ -220,6 +223,7 @@ struct FileReader {
     minimumFields = built.minimumFields
     splitter = FieldSplitter(delimiter: built.delimiter, quote: built.quote)
     if chosen == .tardisIncrementalL2 { books = [] }
+    if let columns = built.venueColumns { prepareWide(columns) }
   }
 
   private mutating func reject(_ reason: IngestError.Reason, line: UnsafeBufferPointer<UInt8>, number: Int, field: Int?) throws(IngestError) {
@@ -280,7 +284,7 @@ struct FileReader {
     }
   }
 
-  private mutating func newBuilder(_ instrument: Instrument, key: [UInt8]) {
+  mutating func newBuilder(_ instrument: Instrument, key: [UInt8]) {
     keys.append(key)
     builders.append(SeriesBuilder(instrument: instrument, clock: options.clock, keepsOtherTime: layout.otherTime != nil, expectedRows: builders.isEmpty ? expectedRows : 1024))
   }

@@ -199,10 +199,14 @@ struct RecordLayout {
   var quote: UInt8? = nil
   var thousands: UInt8? = nil
   var descending = false
+  /// A wide file: each of these fields is the price of the venue named by its header
+  /// (`FileReader+Wide.swift`); `price`, `bid` and `ask` are then unused.
+  var venueColumns: [(field: Int, venue: String)]? = nil
 
   /// Fewest fields a row must have to hold every column used.
   var minimumFields: Int {
-    ([venue, market, symbol, time, otherTime, bid, ask, bidSize, askSize, price].compactMap { $0 }.max() ?? 0) + 1
+    ([venue, market, symbol, time, otherTime, bid, ask, bidSize, askSize, price].compactMap { $0 } + (venueColumns ?? []).map(\.field))
+      .max()! + 1
   }
 
   /// The fields that name the instrument, in order.
@@ -243,6 +247,18 @@ extension RecordLayout {
       thousands: byte(spec.thousands, nil), descending: spec.order == .descending)
     timeOffset = spec.time.zone.flatMap(Self.zoneOffset) ?? 0
     timeShift = spec.time.shift.flatMap(TimeText.parseDuration) ?? 0
+    if let wide = spec.venueColumns {
+      guard let headerNames else {
+        throw IngestError(.missingColumn(name: "a header naming the venue columns"), at: .init(path: path, line: 1, column: 1))
+      }
+      let names: [String]
+      switch wide {
+      case .all: names = headerNames.enumerated().filter { $0.offset != time }.map(\.element)
+      case .named(let list): names = list
+      }
+      venueColumns = try names.map { name throws(IngestError) in (try resolve(.name(name))!, name.lowercased()) }
+      return
+    }
     if price == nil && (bid == nil || ask == nil) {
       throw IngestError(.missingColumn(name: "price (or bid and ask)"), at: .init(path: path, line: 1, column: 1))
     }

@@ -128,10 +128,14 @@ struct FormatSpecTests {
   func allSpecsDecode() throws {
     let folder = Repository.data("formats")
     let names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".json") }.sorted()
-    #expect(names == ["binanceus-kline-1m.json", "ccxt-ohlcv.json", "investing-daily-ko.json", "investing-usdkrw-ko.json", "kraken-ohlcvt-1m.json"])
+    #expect(
+      names == [
+        "binanceus-kline-1m.json", "bitcoinity-btc-krw.json", "bitcoinity-btc-usd.json", "ccxt-ohlcv.json", "ftx-perp-1m.json",
+        "investing-daily-ko.json", "investing-usdkrw-ko.json", "kraken-ohlcvt-1m.json",
+      ])
     for name in names {
       let spec = try ColumnSpec.load(path: folder + "/" + name)
-      #expect(spec.price != nil, "\(name)")
+      #expect((spec.price != nil) != (spec.venueColumns != nil), "\(name)")
     }
     let kraken = try ColumnSpec.load(path: folder + "/kraken-ohlcvt-1m.json")
     #expect(kraken.header == false)
