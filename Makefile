@@ -8,7 +8,7 @@ ARBKIT  := .build/release/arbkit
 SAMPLES := Data/samples
 FORMATS := Data/formats
 
-.PHONY: demo test bench build deps registry clean
+.PHONY: demo test bench build deps registry check-real-data clean
 
 deps:
 	@scripts/install-deps
@@ -36,6 +36,11 @@ test:
 
 bench: deps
 	scripts/bench $(ARGS)
+
+# Read every file of a public real-data collection (DIR holds its SOURCES.md) and
+# check rows and time ranges against the figures SOURCES.md gives.
+check-real-data: build
+	scripts/check-real-data $(DIR) $(ARBKIT)
 
 # Re-embed Data/exchanges.json into the binary after editing it.
 registry:
