@@ -5,7 +5,7 @@ let package = Package(
   name: "ArbKit",
   products: [
     .executable(name: "arbkit", targets: ["arbkit"]),
-    .library(name: "ArbKit", targets: ["ArbCore", "ArbIngest", "ArbAnalytics", "ArbCLI"]),
+    .library(name: "ArbKit", targets: ["ArbCore", "ArbIngest", "ArbAnalytics", "ArbBacktest", "ArbCLI"]),
   ],
   targets: [
     // MARK: C libraries from Debian (each imported by exactly one Swift file)
@@ -17,7 +17,8 @@ let package = Package(
     .target(name: "ArbCore"),
     .target(name: "ArbIngest", dependencies: ["ArbCore", "CZlib", "CZstd"]),
     .target(name: "ArbAnalytics", dependencies: ["ArbCore", "CBLAS"]),
-    .target(name: "ArbCLI", dependencies: ["ArbCore", "ArbIngest", "ArbAnalytics"]),
+    .target(name: "ArbBacktest", dependencies: ["ArbCore", "ArbAnalytics"]),
+    .target(name: "ArbCLI", dependencies: ["ArbCore", "ArbIngest", "ArbAnalytics", "ArbBacktest"]),
 
     // MARK: Executables
     .executableTarget(name: "arbkit", dependencies: ["ArbCLI"]),
@@ -30,6 +31,7 @@ let package = Package(
       name: "ArbIngestTests", dependencies: ["ArbIngest", "TestSupport"],
       resources: [.copy("Fixtures")]),
     .testTarget(name: "ArbAnalyticsTests", dependencies: ["ArbAnalytics", "ArbIngest", "TestSupport"]),
+    .testTarget(name: "ArbBacktestTests", dependencies: ["ArbBacktest", "ArbAnalytics", "TestSupport"]),
     .testTarget(name: "ArbCLITests", dependencies: ["ArbCLI", "TestSupport"], exclude: ["Snapshots"]),
   ]
 )
