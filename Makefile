@@ -26,6 +26,9 @@ demo: build
 	  --leg binanceus:spot:BTCUSDC=$(SAMPLES)/binanceus_BTCUSDC_1m_2023-03-01_21.csv@$(FORMATS)/binanceus-kline-1m.json \
 	  --leg kraken:spot:BTCUSDC=$(SAMPLES)/kraken_BTCUSDC_1m_2023-03-01_21.csv.gz@$(FORMATS)/kraken-ohlcvt-1m.json \
 	  --max-stale 2m
+	@echo
+	@echo "== arbkit backtest: the same pair, threshold strategy with fees, slippage and latency"
+	$(ARBKIT) backtest Data/scenarios/binanceus-kraken-btcusdc.json
 
 # The tests also zip fixtures (Binance public data comes as .zip) and compress them
 # with the zstd tool.

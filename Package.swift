@@ -31,7 +31,7 @@ let package = Package(
       name: "ArbIngestTests", dependencies: ["ArbIngest", "TestSupport"],
       resources: [.copy("Fixtures")]),
     .testTarget(name: "ArbAnalyticsTests", dependencies: ["ArbAnalytics", "ArbIngest", "TestSupport"]),
-    .testTarget(name: "ArbBacktestTests", dependencies: ["ArbBacktest", "ArbAnalytics", "TestSupport"]),
+    .testTarget(name: "ArbBacktestTests", dependencies: ["ArbBacktest", "ArbAnalytics", "ArbIngest", "TestSupport"]),
     .testTarget(name: "ArbCLITests", dependencies: ["ArbCLI", "TestSupport"], exclude: ["Snapshots"]),
   ]
 )

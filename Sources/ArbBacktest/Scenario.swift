@@ -1,0 +1,256 @@
+import ArbCore
+import Foundation
+
+/// A backtest scenario: legs, alignment, strategy and costs, read from JSON
+/// (`Data/scenarios/`), with any field overridable by a dotted key (`--set`).
+///
+/// Every key is checked against `Scenario.keys`: an unknown key or a value of the
+/// wrong type is an error naming the key, never ignored. Relative data paths resolve
+/// against the scenario file's folder.
+public struct Scenario: Sendable, Equatable {
+  /// One leg: the instrument and its recorded files.
+  public struct Leg: Sendable, Equatable {
+    public var venue: String
+    public var market: MarketKind
+    public var symbol: String
+    /// Absolute or relative to the working folder (already resolved against the scenario's folder).
+    public var files: [String]
+    /// A named format or a column spec path (resolved like `files` when it is a path).
+    public var format: String?
+  }
+
+  public var description: String?
+  public var legs: [Leg]
+  public var clock: Clock = .local
+  public var maxStale: Int64? = nil
+  public var grid: Int64? = nil
+  public var mode: String = "convergence"
+  public var entry: Double
+  public var exit: Double
+  public var notional: Double
+  public var maxHolding: Int64? = nil
+  public var cooldown: Int64? = nil
+  /// Taker fee per venue id, overriding the registry.
+  public var fees: [String: Double] = [:]
+  public var slippageBps: Double = 0
+  public var latency: Int64 = 0
+  /// `UTC` or `Asia/Seoul`: the days of the PnL journal and of the Sharpe ratio.
+  public var timeZone: String = "UTC"
+
+  /// The type each key takes. `legs.N.…` and `costs.fees.VENUE` are patterns.
+  public enum ValueType: String, Sendable {
+    case string, number, duration, list
+    case market, clock, mode, timeZone = "time zone"
+  }
+
+  /// Every key a scenario may hold, with its type (`*` is a leg index or a venue id).
+  public static let keys: [(key: String, type: ValueType)] = [
+    ("description", .string),
+    ("legs.*.venue", .string), ("legs.*.market", .market), ("legs.*.symbol", .string),
+    ("legs.*.files", .list), ("legs.*.format", .string),
+    ("alignment.clock", .clock), ("alignment.max_stale", .duration), ("alignment.grid", .duration),
+    ("strategy.mode", .mode), ("strategy.entry", .number), ("strategy.exit", .number),
+    ("strategy.notional", .number), ("strategy.max_holding", .duration), ("strategy.cooldown", .duration),
+    ("costs.fees.*", .number), ("costs.slippage_bps", .number), ("costs.latency", .duration),
+    ("journal.tz", .timeZone),
+  ]
+
+  /// The modes this version runs.
+  public static let modes = ["convergence"]
+  public static let timeZones = ["UTC": Int64(0), "Asia/Seoul": Int64(9 * 3600) * 1_000_000]
+
+  /// The journal zone's offset from UTC, µs.
+  public var timeZoneOffset: Int64 { Self.timeZones[timeZone] ?? 0 }
+
+  /// Reads a scenario file, applies `overrides` (`strategy.entry=0.12`), checks every
+  /// key and value, and resolves relative paths against the file's folder.
+  public static func load(path: String, overrides: [String] = []) throws(ScenarioError) -> Scenario {
+    guard let data = FileManager.default.contents(atPath: path) else { throw ScenarioError(path: path, message: "no such file") }
+    let parsed: Any
+    do { parsed = try JSONSerialization.jsonObject(with: data) } catch {
+      throw ScenarioError(path: path, message: "not valid JSON: \(error.localizedDescription)")
+    }
+    guard var object = parsed as? [String: Any] else { throw ScenarioError(path: path, message: "expected a JSON object") }
+    for assignment in overrides {
+      guard let eq = assignment.firstIndex(of: "="), eq != assignment.startIndex else {
+        throw ScenarioError(path: "--set", message: "'\(assignment)' is not KEY=VALUE")
+      }
+      let key = String(assignment[..<eq])
+      let value = String(assignment[assignment.index(after: eq)...])
+      guard let type = type(of: key) else { throw ScenarioError(path: "--set", message: "unknown key '\(key)'", unknownKey: key) }
+      set(&object, key.split(separator: ".").map(String.init)[...], try typed(value, type, key: key))
+    }
+    let folder = (path as NSString).deletingLastPathComponent
+    return try Scenario(object: object, path: path, folder: folder)
+  }
+
+  /// The type of `key`, matching `*` patterns; `nil` for an unknown key.
+  public static func type(of key: String) -> ValueType? {
+    let parts = key.split(separator: ".", omittingEmptySubsequences: false)
+    return keys.first { pattern in
+      let expected = pattern.key.split(separator: ".")
+      return expected.count == parts.count && zip(expected, parts).allSatisfy { $0 == "*" ? !$1.isEmpty : $0 == $1 }
+    }?.type
+  }
+
+  /// An override's text as the JSON value its key's type takes.
+  private static func typed(_ text: String, _ type: ValueType, key: String) throws(ScenarioError) -> Any {
+    switch type {
+    case .number:
+      guard let value = Double(text), value.isFinite else { throw ScenarioError(path: "--set", message: "\(key) expects a number, was '\(text)'") }
+      return value
+    case .list: return text.split(separator: ",").map(String.init)
+    case .duration where text == "none": return NSNull()
+    default: return text
+    }
+  }
+
+  private static func set(_ object: inout [String: Any], _ key: ArraySlice<String>, _ value: Any) {
+    guard let first = key.first else { return }
+    if key.count == 1 {
+      object[first] = value
+    } else if let index = Int(key[key.index(after: key.startIndex)]), var array = object[first] as? [Any] {
+      // legs.N.field: into the N-th element of an array.
+      guard index >= 0 && index < array.count, var element = array[index] as? [String: Any] else { return }
+      set(&element, key.dropFirst(2), value)
+      array[index] = element
+      object[first] = array
+    } else {
+      var inner = object[first] as? [String: Any] ?? [:]
+      set(&inner, key.dropFirst(), value)
+      object[first] = inner
+    }
+  }
+
+  private init(object: [String: Any], path: String, folder: String) throws(ScenarioError) {
+    // Every key present must be known, with a value of its type.
+    var flat: [(String, Any)] = []
+    Self.flatten(object, prefix: "", into: &flat)
+    for (key, value) in flat {
+      guard let type = Self.type(of: key) else { throw ScenarioError(path: path, message: "unknown key '\(key)'", unknownKey: key) }
+      try Self.check(value, type, key: key, path: path)
+    }
+    func value(_ key: String) -> Any? { flat.first { $0.0 == key }.map(\.1).flatMap { $0 is NSNull ? nil : $0 } }
+    func number(_ key: String) throws(ScenarioError) -> Double {
+      guard let value = value(key) as? Double else { throw ScenarioError(path: path, message: "missing '\(key)'") }
+      return value
+    }
+    func duration(_ key: String) -> Int64? { (value(key) as? String).flatMap(TimeText.parseDuration) }
+    func resolve(_ file: String) -> String { file.hasPrefix("/") || folder.isEmpty ? file : folder + "/" + file }
+
+    description = value("description") as? String
+    let legCount = (object["legs"] as? [Any])?.count ?? 0
+    var legs: [Leg] = []
+    for k in 0..<legCount {
+      guard let venue = value("legs.\(k).venue") as? String, let marketText = value("legs.\(k).market") as? String,
+        let market = MarketKind(rawValue: marketText), let symbol = value("legs.\(k).symbol") as? String,
+        let files = value("legs.\(k).files") as? [String], !files.isEmpty
+      else { throw ScenarioError(path: path, message: "legs.\(k) needs venue, market, symbol and files") }
+      // A format that is a file (a column spec) is a path like the data files.
+      let format = (value("legs.\(k).format") as? String).map { $0.hasSuffix(".json") ? resolve($0) : $0 }
+      legs.append(Leg(venue: venue, market: market, symbol: symbol, files: files.map(resolve), format: format))
+    }
+    self.legs = legs
+    clock = (value("alignment.clock") as? String).flatMap(Clock.init(rawValue:)) ?? .local
+    maxStale = duration("alignment.max_stale")
+    grid = duration("alignment.grid")
+    mode = value("strategy.mode") as? String ?? "convergence"
+    entry = try number("strategy.entry")
+    exit = try number("strategy.exit")
+    notional = try number("strategy.notional")
+    maxHolding = duration("strategy.max_holding")
+    cooldown = duration("strategy.cooldown")
+    fees = (object["costs"] as? [String: Any])?["fees"].flatMap { $0 as? [String: Any] }?.compactMapValues { $0 as? Double } ?? [:]
+    slippageBps = value("costs.slippage_bps") as? Double ?? 0
+    latency = duration("costs.latency") ?? 0
+    timeZone = value("journal.tz") as? String ?? "UTC"
+    try validate(path: path)
+  }
+
+  /// The checks that need no data: counts, signs, files that exist.
+  private func validate(path: String) throws(ScenarioError) {
+    func fail(_ message: String) -> ScenarioError { ScenarioError(path: path, message: message) }
+    if mode == "convergence" && legs.count != 2 { throw fail("mode convergence trades exactly two legs, the scenario has \(legs.count)") }
+    if exit > entry { throw fail("strategy.exit (\(exit)) is above strategy.entry (\(entry)): a position would close before it opens") }
+    if notional <= 0 { throw fail("strategy.notional must be positive, was \(notional)") }
+    if slippageBps < 0 { throw fail("costs.slippage_bps must be ≥ 0, was \(slippageBps)") }
+    if latency < 0 { throw fail("costs.latency must be ≥ 0") }
+    if let grid, grid <= 0 { throw fail("alignment.grid must be positive") }
+    for (venue, fee) in fees.sorted(by: { $0.key < $1.key }) {
+      // A fee for a venue no leg trades on is a misspelt venue.
+      guard legs.contains(where: { $0.venue == venue }) else {
+        throw ScenarioError(path: path, message: "unknown key 'costs.fees.\(venue)' (no leg trades on \(venue))", unknownKey: "costs.fees.\(venue)")
+      }
+      if fee < 0 || fee >= 1 { throw fail("costs.fees.\(venue) must be a fraction in [0, 1), was \(fee)") }
+    }
+    for (k, leg) in legs.enumerated() {
+      for file in leg.files + [leg.format].compactMap({ $0?.hasSuffix(".json") == true ? $0 : nil })
+      where !FileManager.default.fileExists(atPath: file) {
+        throw fail("legs.\(k): no such file \(file)")
+      }
+    }
+  }
+
+  private static func flatten(_ object: [String: Any], prefix: String, into flat: inout [(String, Any)]) {
+    for (key, value) in object.sorted(by: { $0.key < $1.key }) {
+      let name = prefix + key
+      if let inner = value as? [String: Any] {
+        flatten(inner, prefix: name + ".", into: &flat)
+      } else if name == "legs", let array = value as? [Any] {
+        for (k, element) in array.enumerated() {
+          guard let leg = element as? [String: Any] else {
+            flat.append(("legs.\(k)", element))
+            continue
+          }
+          flatten(leg, prefix: "legs.\(k).", into: &flat)
+        }
+      } else {
+        flat.append((name, value))
+      }
+    }
+  }
+
+  private static func check(_ value: Any, _ type: ValueType, key: String, path: String) throws(ScenarioError) {
+    let ok: Bool
+    switch type {
+    // JSON booleans arrive as a distinct NSNumber subclass: not a number here.
+    case .number: ok = (value as? NSNumber).map { String(describing: Swift.type(of: $0)) != "__NSCFBoolean" && $0.doubleValue.isFinite } ?? false
+    case .string: ok = value is String
+    case .list: ok = (value as? [Any])?.allSatisfy { $0 is String } ?? false
+    case .duration: ok = value is NSNull || (value as? String).flatMap(TimeText.parseDuration).map { $0 >= 0 } ?? false
+    case .market: ok = (value as? String).flatMap(MarketKind.init(rawValue:)) != nil
+    case .clock: ok = (value as? String).flatMap(Clock.init(rawValue:)) != nil
+    case .mode: ok = (value as? String).map(modes.contains) ?? false
+    case .timeZone: ok = (value as? String).map { timeZones[$0] != nil } ?? false
+    }
+    guard ok else { throw ScenarioError(path: path, message: "\(key) expects \(expected(type)), was \(describe(value))") }
+  }
+
+  private static func expected(_ type: ValueType) -> String {
+    switch type {
+    case .number: "a number"
+    case .string: "a string"
+    case .list: "a list of file paths"
+    case .duration: "a duration such as 2m, 500ms or none"
+    case .market: "one of " + MarketKind.allCases.map(\.rawValue).joined(separator: ", ")
+    case .clock: "local or exchange"
+    case .mode: "one of " + modes.joined(separator: ", ")
+    case .timeZone: "UTC or Asia/Seoul"
+    }
+  }
+
+  private static func describe(_ value: Any) -> String {
+    if let text = value as? String { return "'\(text)'" }
+    if value is NSNull { return "null" }
+    return "\(value)"
+  }
+}
+
+/// A scenario that cannot be run, found before any data is read.
+public struct ScenarioError: Error, Sendable, CustomStringConvertible {
+  public var path: String
+  public var message: String
+  /// Set for an unknown key, so that the caller can suggest the closest known one.
+  public var unknownKey: String? = nil
+  public var description: String { "\(path): error: \(message)" }
+}

@@ -1,0 +1,114 @@
+import ArbAnalytics
+import ArbBacktest
+import ArbCore
+import ArbIngest
+import Foundation
+
+/// `arbkit backtest SCENARIO.json`: runs a scenario's threshold strategy on its legs.
+struct BacktestCommand: Command {
+  static let name = "backtest"
+  static let abstract = "Run a scenario's threshold strategy with fees, slippage and latency; print trades and metrics"
+  static let usage = """
+    Usage: arbkit backtest SCENARIO.json [--set KEY=VALUE]… [options]
+
+    Reads the scenario's legs, aligns them as-of and runs its strategy (mode
+    convergence: open on the executable premium ≥ entry, short the rich leg and long
+    the cheap one; close when the closing premium ≤ exit). Fills use the as-of quotes
+    `costs.latency` after the signal, with slippage and each venue's taker fee (the
+    registry's, or costs.fees.VENUE). Rules and metrics: docs/definitions.md;
+    scenario keys: Data/scenarios/README.md.
+
+    Options:
+    \(HelpText.options([
+      ("--set KEY=VALUE", "override a scenario key (repeat): strategy.entry=0.12, costs.latency=50ms, legs.0.files=a.csv,b.csv"),
+      ("--trades PATH", "write the ledger as CSV: entry_ts_us,exit_ts_us,direction,rich,cheap,entry_premium,exit_premium,pnl,pnl_bps,fees"),
+      ("--equity PATH", "write the equity curve as CSV: ts_us,equity (cumulative PnL at each exit)"),
+      ("--format table|json", "output (default table)"),
+      ("--bad-rows fail|skip", "as in inspect: stop at the first bad row (default) or skip and count"),
+      ("--quarantine PATH", "where skipped raw lines go"),
+      ("--sort", "sort rows by time instead of rejecting rows that go backwards"),
+      ("--registry PATH", "an exchange registry file instead of the built-in one (fees)"),
+    ]))
+    """
+
+  let scenario: Scenario
+  let tradesPath: String?
+  let equityPath: String?
+  let format: OutputFormat
+  let ingest: IngestFlags
+
+  init(arguments: [String]) throws(UsageError) {
+    let cursor = ArgumentCursor(
+      arguments, flags: ["--set", "--trades", "--equity", "--format", "--bad-rows", "--quarantine", "--registry"], switches: ["--sort"])
+    try cursor.validate()
+    guard cursor.arguments.count == 1, let path = cursor.arguments.first else {
+      throw UsageError("expected one scenario file, was \(cursor.arguments.count) arguments")
+    }
+    do {
+      scenario = try Scenario.load(path: path, overrides: cursor.values("--set"))
+    } catch {
+      throw UsageError(Self.explain(error, path: path))
+    }
+    tradesPath = cursor.value("--trades")
+    equityPath = cursor.value("--equity")
+    format = try OutputFormat.parse(cursor)
+    guard format != .csv else { throw UsageError("--format csv is not a backtest output; use --trades PATH for the ledger") }
+    ingest = try IngestFlags(cursor)
+  }
+
+  /// The scenario error, with the closest known key for an unknown one.
+  static func explain(_ error: ScenarioError, path: String) -> String {
+    guard let key = error.unknownKey else { return "\(error)" }
+    // Concrete keys: leg indexes and fee venues as the scenario could name them.
+    let legs = (try? Scenario.load(path: path))?.legs ?? []
+    var known: [String] = []
+    for (pattern, _) in Scenario.keys {
+      if pattern.hasPrefix("legs.*") {
+        known += legs.indices.map { pattern.replacingOccurrences(of: "*", with: "\($0)") }
+      } else if pattern.hasSuffix(".*") {
+        known += Set(legs.map(\.venue)).sorted().map { pattern.dropLast() + $0 }
+      } else {
+        known.append(pattern)
+      }
+    }
+    let suggestion = ArgumentCursor.closest(key, among: known)
+    return "\(error)" + (suggestion.map { ", did you mean '\($0)'?" } ?? "")
+  }
+
+  func run(_ terminal: inout Terminal) throws -> ExitCode {
+    var options = ingest.options
+    options.clock = scenario.clock
+    let specs = scenario.legs.map { leg in
+      LegSpec(instrument: Instrument(venue: leg.venue, market: leg.market, symbol: leg.symbol), paths: leg.files, format: leg.format)
+    }
+    let fees = try scenario.legs.map { leg throws(UsageError) -> Double in
+      if let fee = scenario.fees[leg.venue] { return fee }
+      let market = options.registry.venue(leg.venue)?.markets.first { $0.kind == leg.market }
+      guard let taker = market?.taker else {
+        throw UsageError("no taker fee known for \(leg.venue) \(leg.market.rawValue); set costs.fees.\(leg.venue)")
+      }
+      return taker
+    }
+    let loaded = try LoadedLegs.load(specs, options: options)
+    let series = loaded.map(\.series)
+    let aligned = try AlignedLegs(legs: series, options: AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid))
+    var parameters = ConvergenceParameters(entry: scenario.entry, exit: scenario.exit, notional: scenario.notional, fees: fees)
+    parameters.slippageBps = scenario.slippageBps
+    parameters.latency = scenario.latency
+    parameters.maxStale = scenario.maxStale
+    parameters.maxHolding = scenario.maxHolding
+    parameters.cooldown = scenario.cooldown
+    let result = ConvergenceBacktest(parameters: parameters).run(legs: series, aligned: aligned)
+    let report = BacktestReport(scenario: scenario, legs: series, fees: fees, aligned: aligned, run: result)
+    if let tradesPath { try Self.write(report.ledgerCSV, to: tradesPath) }
+    if let equityPath { try Self.write(report.equityCSV, to: equityPath) }
+    terminal.print(format == .json ? report.json.rendered() : report.table)
+    return .success
+  }
+
+  static func write(_ text: String, to path: String) throws {
+    do { try text.write(toFile: path, atomically: false, encoding: .utf8) } catch {
+      throw FileError.unreadable(path: path, reason: "cannot write: \(error.localizedDescription)")
+    }
+  }
+}
