@@ -40,16 +40,6 @@ public enum ExitReason: String, Sendable, Equatable {
   case endOfData = "end_of_data"
 }
 
-/// Why a signal was not acted on.
-public enum SkipReason: String, Sendable, CaseIterable {
-  /// A leg's quote at the fill time is older than the staleness limit.
-  case staleFill = "stale_fill"
-  /// A leg's quote at the fill time lacks a side.
-  case oneSidedFill = "one_sided_fill"
-  /// An entry signal inside the cooldown after a close.
-  case cooldown
-}
-
 /// One round trip: short the rich leg, long the cheap one, then both closed.
 public struct Trade: Sendable, Equatable {
   public var entryTime: Int64
@@ -92,27 +82,28 @@ public struct ConvergenceBacktest {
   public func run(legs: [QuoteSeries], aligned: AlignedLegs) -> BacktestRun {
     precondition(legs.count == 2 && aligned.legCount == 2, "convergence trades exactly two legs")
     var trades: [Trade] = []
-    var skipped = [Int](repeating: 0, count: SkipReason.allCases.count)
+    var skipped = SkipCounts()
     guard let lastValid = aligned.valid.lastIndex(of: true), let firstValid = aligned.valid.firstIndex(of: true) else {
       return BacktestRun(trades: [], skipped: [], firstTime: nil, lastTime: nil, notional: parameters.notional)
     }
+    let fills = Fills(legs: legs, aligned: aligned, maxStale: parameters.maxStale)
     let s = parameters.slippageBps / 10_000
     var open: Trade? = nil
     var entryPoint = -1
     var cooldownUntil = Int64.min
     for i in firstValid...lastValid where aligned.valid[i] {
       let t = aligned.time[i]
-      let bid0 = legs[0].bid[Int(aligned.state(leg: 0, point: i))], ask0 = legs[0].ask[Int(aligned.state(leg: 0, point: i))]
-      let bid1 = legs[1].bid[Int(aligned.state(leg: 1, point: i))], ask1 = legs[1].ask[Int(aligned.state(leg: 1, point: i))]
+      let a = fills.quote(0, point: i), b = fills.quote(1, point: i)
       if var trade = open {
-        let bid = (bid0, bid1), ask = (ask0, ask1)
         guard i > entryPoint else { continue }
-        let closing = (pick(ask, trade.rich) / pick(bid, trade.cheap) - 1) * 100
+        let closing = (pick(a.ask, b.ask, trade.rich) / pick(a.bid, b.bid, trade.cheap) - 1) * 100
         let held = parameters.maxHolding.map { t - trade.entryTime >= $0 } ?? false
-        if closing <= parameters.exit || held {
-          guard let fill = fillQuotes(legs, aligned, point: i, at: t + parameters.latency, skipped: &skipped) else { continue }
+        guard closing <= parameters.exit || held else { continue }
+        switch fills.at(t + parameters.latency, from: i) {
+        case .failure(let skip): skipped.add(skip.reason)
+        case .success(let q):
           trade.exitPremium = closing
-          close(&trade, bid: fill.bid, ask: fill.ask, s: s, time: t, reason: closing <= parameters.exit ? .signal : .maxHolding)
+          close(&trade, q[0], q[1], s: s, time: t, reason: closing <= parameters.exit ? .signal : .maxHolding)
           trades.append(trade)
           open = nil
           cooldownUntil = parameters.cooldown.map { t + $0 } ?? .min
@@ -120,43 +111,44 @@ public struct ConvergenceBacktest {
         continue
       }
       if i == lastValid { break }
-      let forward = (bid0 / ask1 - 1) * 100, backward = (bid1 / ask0 - 1) * 100
+      let forward = (a.bid / b.ask - 1) * 100, backward = (b.bid / a.ask - 1) * 100
       let exec = max(forward, backward)
       guard exec >= parameters.entry else { continue }
       if t < cooldownUntil {
-        skipped[SkipReason.allCases.firstIndex(of: .cooldown)!] += 1
+        skipped.add(.cooldown)
         continue
       }
-      guard let fill = fillQuotes(legs, aligned, point: i, at: t + parameters.latency, skipped: &skipped) else { continue }
-      let rich = forward >= backward ? 0 : 1, cheap = 1 - rich
-      let richSell = pick(fill.bid, rich) * (1 - s), cheapBuy = pick(fill.ask, cheap) * (1 + s)
-      let richQuantity = parameters.notional / richSell, cheapQuantity = parameters.notional / cheapBuy
-      open = Trade(
-        entryTime: t, exitTime: t, rich: rich, cheap: cheap, entryPremium: exec, exitPremium: .nan,
-        richSell: richSell, richBuy: .nan, cheapBuy: cheapBuy, cheapSell: .nan,
-        richQuantity: richQuantity, cheapQuantity: cheapQuantity,
-        fees: parameters.fees[rich] * richQuantity * richSell + parameters.fees[cheap] * cheapQuantity * cheapBuy,
-        pnl: 0, exitReason: .signal)
-      entryPoint = i
+      switch fills.at(t + parameters.latency, from: i) {
+      case .failure(let skip): skipped.add(skip.reason)
+      case .success(let q):
+        let rich = forward >= backward ? 0 : 1, cheap = 1 - rich
+        let richSell = q[rich].bid * (1 - s), cheapBuy = q[cheap].ask * (1 + s)
+        let richQuantity = parameters.notional / richSell, cheapQuantity = parameters.notional / cheapBuy
+        open = Trade(
+          entryTime: t, exitTime: t, rich: rich, cheap: cheap, entryPremium: exec, exitPremium: .nan,
+          richSell: richSell, richBuy: .nan, cheapBuy: cheapBuy, cheapSell: .nan,
+          richQuantity: richQuantity, cheapQuantity: cheapQuantity,
+          fees: parameters.fees[rich] * richQuantity * richSell + parameters.fees[cheap] * cheapQuantity * cheapBuy,
+          pnl: 0, exitReason: .signal)
+        entryPoint = i
+      }
     }
     if var trade = open {
       // Still open: closed at the last valid point's own quotes.
-      let quote = { (k: Int) in (legs[k].bid[Int(aligned.state(leg: k, point: lastValid))], legs[k].ask[Int(aligned.state(leg: k, point: lastValid))]) }
-      let (bid0, ask0) = quote(0), (bid1, ask1) = quote(1)
-      trade.exitPremium = (pick((ask0, ask1), trade.rich) / pick((bid0, bid1), trade.cheap) - 1) * 100
-      close(&trade, bid: (bid0, bid1), ask: (ask0, ask1), s: s, time: aligned.time[lastValid], reason: .endOfData)
+      let a = fills.quote(0, point: lastValid), b = fills.quote(1, point: lastValid)
+      trade.exitPremium = (pick(a.ask, b.ask, trade.rich) / pick(a.bid, b.bid, trade.cheap) - 1) * 100
+      close(&trade, a, b, s: s, time: aligned.time[lastValid], reason: .endOfData)
       trades.append(trade)
     }
-    let reasons = SkipReason.allCases.enumerated().compactMap { k, reason in skipped[k] > 0 ? (reason, skipped[k]) : nil }
     return BacktestRun(
-      trades: trades, skipped: reasons, firstTime: aligned.time[firstValid], lastTime: aligned.time[lastValid],
+      trades: trades, skipped: skipped.list, firstTime: aligned.time[firstValid], lastTime: aligned.time[lastValid],
       notional: parameters.notional)
   }
 
   /// Fills the closing legs of `trade` at these quotes and books its PnL.
-  private func close(_ trade: inout Trade, bid: (Double, Double), ask: (Double, Double), s: Double, time: Int64, reason: ExitReason) {
-    trade.richBuy = pick(ask, trade.rich) * (1 + s)
-    trade.cheapSell = pick(bid, trade.cheap) * (1 - s)
+  private func close(_ trade: inout Trade, _ a: FillQuote, _ b: FillQuote, s: Double, time: Int64, reason: ExitReason) {
+    trade.richBuy = pick(a.ask, b.ask, trade.rich) * (1 + s)
+    trade.cheapSell = pick(a.bid, b.bid, trade.cheap) * (1 - s)
     trade.fees +=
       parameters.fees[trade.rich] * trade.richQuantity * trade.richBuy + parameters.fees[trade.cheap] * trade.cheapQuantity * trade.cheapSell
     trade.pnl =
@@ -165,29 +157,6 @@ public struct ConvergenceBacktest {
     trade.exitReason = reason
   }
 
-  /// Both legs' as-of quotes at `time` (≥ the point's time), or `nil` with the reason
-  /// counted when a quote is too old or lacks a side.
-  private func fillQuotes(
-    _ legs: [QuoteSeries], _ aligned: AlignedLegs, point: Int, at time: Int64, skipped: inout [Int]
-  ) -> (bid: (Double, Double), ask: (Double, Double))? {
-    var bid = (Double.nan, Double.nan), ask = (Double.nan, Double.nan)
-    for k in 0..<2 {
-      let leg = legs[k]
-      var j = Int(aligned.state(leg: k, point: point))
-      while j + 1 < leg.count && leg.time[j + 1] <= time { j += 1 }
-      if let limit = parameters.maxStale, time - leg.time[j] > limit {
-        skipped[SkipReason.allCases.firstIndex(of: .staleFill)!] += 1
-        return nil
-      }
-      guard leg.bid[j].isFinite, leg.ask[j].isFinite else {
-        skipped[SkipReason.allCases.firstIndex(of: .oneSidedFill)!] += 1
-        return nil
-      }
-      if k == 0 { (bid.0, ask.0) = (leg.bid[j], leg.ask[j]) } else { (bid.1, ask.1) = (leg.bid[j], leg.ask[j]) }
-    }
-    return (bid, ask)
-  }
-
   @inline(__always)
-  private func pick(_ pair: (Double, Double), _ k: Int) -> Double { k == 0 ? pair.0 : pair.1 }
+  private func pick(_ first: Double, _ second: Double, _ k: Int) -> Double { k == 0 ? first : second }
 }

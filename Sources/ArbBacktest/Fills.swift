@@ -1,0 +1,74 @@
+import ArbAnalytics
+import ArbCore
+
+/// One leg's quote used for a fill.
+struct FillQuote {
+  var bid: Double
+  var ask: Double
+  var bidSize: Double
+  var askSize: Double
+}
+
+/// Why a signal was not acted on.
+public enum SkipReason: String, Sendable, CaseIterable {
+  /// A leg's quote at the fill time is older than the staleness limit.
+  case staleFill = "stale_fill"
+  /// A leg's quote at the fill time lacks a side.
+  case oneSidedFill = "one_sided_fill"
+  /// An entry signal inside the cooldown after a close.
+  case cooldown
+  /// Inventory mode: the rich venue has too little base to sell.
+  case noBase = "no_base"
+  /// Inventory mode: the cheap venue has too little quote to buy with.
+  case noQuote = "no_quote"
+  /// Inventory mode: the top-of-book size caps the trade below the minimum size.
+  case noBookSize = "no_book_size"
+}
+
+/// Counts of skipped signals by reason.
+struct SkipCounts {
+  private var counts = [Int](repeating: 0, count: SkipReason.allCases.count)
+
+  mutating func add(_ reason: SkipReason) { counts[SkipReason.allCases.firstIndex(of: reason)!] += 1 }
+
+  /// The non-zero counts, in the fixed order of `SkipReason`.
+  var list: [(reason: SkipReason, count: Int)] {
+    SkipReason.allCases.enumerated().compactMap { k, reason in counts[k] > 0 ? (reason, counts[k]) : nil }
+  }
+}
+
+/// The as-of quotes that fill a signal taken at clock point `point`.
+struct Fills {
+  let legs: [QuoteSeries]
+  let aligned: AlignedLegs
+  /// A fill quote older than this at the fill time skips the signal; `nil`: no limit.
+  let maxStale: Int64?
+
+  /// Leg `k`'s quote in force at clock point `point` (a valid point: both sides priced).
+  @inline(__always)
+  func quote(_ k: Int, point: Int) -> FillQuote {
+    let j = Int(aligned.state(leg: k, point: point))
+    let leg = legs[k]
+    return FillQuote(bid: leg.bid[j], ask: leg.ask[j], bidSize: leg.bidSize[j], askSize: leg.askSize[j])
+  }
+
+  /// Every leg's as-of quote at `time` (at or after point `point`'s time), or the
+  /// reason the fill cannot happen: a quote older than `maxStale`, or one-sided.
+  func at(_ time: Int64, from point: Int) -> Result<[FillQuote], SkipError> {
+    var quotes: [FillQuote] = []
+    quotes.reserveCapacity(legs.count)
+    for (k, leg) in legs.enumerated() {
+      var j = Int(aligned.state(leg: k, point: point))
+      while j + 1 < leg.count && leg.time[j + 1] <= time { j += 1 }
+      if let limit = maxStale, time - leg.time[j] > limit { return .failure(SkipError(reason: .staleFill)) }
+      guard leg.bid[j].isFinite, leg.ask[j].isFinite else { return .failure(SkipError(reason: .oneSidedFill)) }
+      quotes.append(FillQuote(bid: leg.bid[j], ask: leg.ask[j], bidSize: leg.bidSize[j], askSize: leg.askSize[j]))
+    }
+    return .success(quotes)
+  }
+}
+
+/// A skipped fill, as an error so that `Result` can carry it.
+struct SkipError: Error {
+  var reason: SkipReason
+}
