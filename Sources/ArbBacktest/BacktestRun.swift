@@ -18,16 +18,12 @@ public struct BacktestRun: Sendable {
   public var fees: Double { trades.reduce(0) { $0 + $1.fees } }
   public var forcedExits: Int { trades.reduce(0) { $0 + ($1.exitReason == .endOfData ? 1 : 0) } }
 
-  /// Largest fall of the cumulative PnL (booked at each exit, from 0) from its peak.
-  public var maxDrawdown: Double {
-    var cumulative = 0.0, peak = 0.0, drawdown = 0.0
-    for trade in trades {
-      cumulative += trade.pnl
-      peak = max(peak, cumulative)
-      drawdown = max(drawdown, peak - cumulative)
-    }
-    return drawdown
+  /// Each trade's PnL at its exit, over the span of valid points.
+  public var journal: PnLJournal {
+    PnLJournal(bookings: trades.map { ($0.exitTime, $0.pnl, true) }, firstTime: firstTime, lastTime: lastTime)
   }
+
+  public var maxDrawdown: Double { journal.maxDrawdown }
 
   /// Share of the span from the first to the last valid point spent in a position.
   public var exposure: Double {
@@ -40,40 +36,5 @@ public struct BacktestRun: Sendable {
   public var meanHoldingSeconds: Double? {
     guard !trades.isEmpty else { return nil }
     return Double(trades.reduce(Int64(0)) { $0 + ($1.exitTime - $1.entryTime) }) / Double(trades.count) / 1e6
-  }
-
-  /// One day of the PnL journal.
-  public struct Day: Sendable, Equatable {
-    /// `YYYY-MM-DD` in the journal's zone.
-    public var date: String
-    public var pnl: Double
-    public var trades: Int
-  }
-
-  /// PnL booked per day (by exit time) on every calendar day from the first to the
-  /// last valid point, days without an exit included as 0. `offset` is the zone's
-  /// offset from UTC in µs (0 for UTC days, +9 h for Asia/Seoul).
-  public func daily(offset: Int64 = 0) -> [Day] {
-    guard let firstTime, let lastTime else { return [] }
-    let dayLength = TimeText.microsPerDay
-    let firstDay = (firstTime + offset).floorDiv(dayLength), lastDay = (lastTime + offset).floorDiv(dayLength)
-    var days = (firstDay...lastDay).map { Day(date: TimeText.isoDate($0 * dayLength), pnl: 0, trades: 0) }
-    for trade in trades {
-      let k = Int((trade.exitTime + offset).floorDiv(dayLength) - firstDay)
-      days[k].pnl += trade.pnl
-      days[k].trades += 1
-    }
-    return days
-  }
-
-  /// mean(daily PnL) / std(daily PnL) × √365 with the sample std over `daily(offset:)`;
-  /// `nil` with fewer than two days or no variation (never inf or NaN).
-  public func sharpe(offset: Int64 = 0) -> Double? {
-    let values = daily(offset: offset).map(\.pnl)
-    guard values.count >= 2 else { return nil }
-    let mean = values.reduce(0, +) / Double(values.count)
-    let variance = values.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(values.count - 1)
-    guard variance > 0 else { return nil }
-    return mean / variance.squareRoot() * (365.0).squareRoot()
   }
 }

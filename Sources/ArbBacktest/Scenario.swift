@@ -17,6 +17,9 @@ public struct Scenario: Sendable, Equatable {
     public var files: [String]
     /// A named format or a column spec path (resolved like `files` when it is a path).
     public var format: String?
+    /// Mode inventory: the starting base and quote balances on this venue.
+    public var base: Double?
+    public var quote: Double?
   }
 
   public var description: String?
@@ -26,8 +29,16 @@ public struct Scenario: Sendable, Equatable {
   public var grid: Int64? = nil
   public var mode: String = "convergence"
   public var entry: Double
+  /// Mode convergence only.
   public var exit: Double
   public var notional: Double
+  /// Mode inventory: the smallest base quantity worth trading.
+  public var minSize: Double = 0
+  /// Mode inventory: cap trades at the top-of-book sizes.
+  public var capAtBook = false
+  /// Mode inventory: rebalancing transfer cost (quote) and delay; `nil`: never.
+  public var rebalanceCost: Double? = nil
+  public var rebalanceDelay: Int64 = 0
   public var maxHolding: Int64? = nil
   public var cooldown: Int64? = nil
   /// Taker fee per venue id, overriding the registry.
@@ -39,7 +50,7 @@ public struct Scenario: Sendable, Equatable {
 
   /// The type each key takes. `legs.N.…` and `costs.fees.VENUE` are patterns.
   public enum ValueType: String, Sendable {
-    case string, number, duration, list
+    case string, number, bool, duration, list
     case market, clock, mode, timeZone = "time zone"
   }
 
@@ -47,16 +58,18 @@ public struct Scenario: Sendable, Equatable {
   public static let keys: [(key: String, type: ValueType)] = [
     ("description", .string),
     ("legs.*.venue", .string), ("legs.*.market", .market), ("legs.*.symbol", .string),
-    ("legs.*.files", .list), ("legs.*.format", .string),
+    ("legs.*.files", .list), ("legs.*.format", .string), ("legs.*.base", .number), ("legs.*.quote", .number),
     ("alignment.clock", .clock), ("alignment.max_stale", .duration), ("alignment.grid", .duration),
     ("strategy.mode", .mode), ("strategy.entry", .number), ("strategy.exit", .number),
     ("strategy.notional", .number), ("strategy.max_holding", .duration), ("strategy.cooldown", .duration),
-    ("costs.fees.*", .number), ("costs.slippage_bps", .number), ("costs.latency", .duration),
+    ("strategy.min_size", .number),
+    ("costs.fees.*", .number), ("costs.slippage_bps", .number), ("costs.latency", .duration), ("costs.cap_at_book", .bool),
+    ("rebalance.cost", .number), ("rebalance.delay", .duration),
     ("journal.tz", .timeZone),
   ]
 
   /// The modes this version runs.
-  public static let modes = ["convergence"]
+  public static let modes = ["convergence", "inventory"]
   public static let timeZones = ["UTC": Int64(0), "Asia/Seoul": Int64(9 * 3600) * 1_000_000]
 
   /// The journal zone's offset from UTC, µs.
@@ -100,6 +113,9 @@ public struct Scenario: Sendable, Equatable {
       guard let value = Double(text), value.isFinite else { throw ScenarioError(path: "--set", message: "\(key) expects a number, was '\(text)'") }
       return value
     case .list: return text.split(separator: ",").map(String.init)
+    case .bool:
+      guard text == "true" || text == "false" else { throw ScenarioError(path: "--set", message: "\(key) expects true or false, was '\(text)'") }
+      return text == "true"
     case .duration where text == "none": return NSNull()
     default: return text
     }
@@ -148,7 +164,10 @@ public struct Scenario: Sendable, Equatable {
       else { throw ScenarioError(path: path, message: "legs.\(k) needs venue, market, symbol and files") }
       // A format that is a file (a column spec) is a path like the data files.
       let format = (value("legs.\(k).format") as? String).map { $0.hasSuffix(".json") ? resolve($0) : $0 }
-      legs.append(Leg(venue: venue, market: market, symbol: symbol, files: files.map(resolve), format: format))
+      legs.append(
+        Leg(
+          venue: venue, market: market, symbol: symbol, files: files.map(resolve), format: format,
+          base: value("legs.\(k).base") as? Double, quote: value("legs.\(k).quote") as? Double))
     }
     self.legs = legs
     clock = (value("alignment.clock") as? String).flatMap(Clock.init(rawValue:)) ?? .local
@@ -156,8 +175,12 @@ public struct Scenario: Sendable, Equatable {
     grid = duration("alignment.grid")
     mode = value("strategy.mode") as? String ?? "convergence"
     entry = try number("strategy.entry")
-    exit = try number("strategy.exit")
+    exit = mode == "convergence" ? try number("strategy.exit") : (value("strategy.exit") as? Double ?? entry)
     notional = try number("strategy.notional")
+    minSize = value("strategy.min_size") as? Double ?? 0
+    capAtBook = value("costs.cap_at_book") as? Bool ?? false
+    rebalanceCost = value("rebalance.cost") as? Double
+    rebalanceDelay = duration("rebalance.delay") ?? 0
     maxHolding = duration("strategy.max_holding")
     cooldown = duration("strategy.cooldown")
     fees = (object["costs"] as? [String: Any])?["fees"].flatMap { $0 as? [String: Any] }?.compactMapValues { $0 as? Double } ?? [:]
@@ -170,7 +193,15 @@ public struct Scenario: Sendable, Equatable {
   /// The checks that need no data: counts, signs, files that exist.
   private func validate(path: String) throws(ScenarioError) {
     func fail(_ message: String) -> ScenarioError { ScenarioError(path: path, message: message) }
-    if mode == "convergence" && legs.count != 2 { throw fail("mode convergence trades exactly two legs, the scenario has \(legs.count)") }
+    if legs.count != 2 { throw fail("mode \(mode) trades exactly two legs, the scenario has \(legs.count)") }
+    if mode == "inventory" {
+      for (k, leg) in legs.enumerated() {
+        guard let base = leg.base, let quote = leg.quote else { throw fail("mode inventory needs legs.\(k).base and legs.\(k).quote") }
+        if base < 0 || quote < 0 { throw fail("legs.\(k): starting balances must be ≥ 0, were base \(base), quote \(quote)") }
+      }
+      if minSize < 0 { throw fail("strategy.min_size must be ≥ 0, was \(minSize)") }
+      if let cost = rebalanceCost, cost < 0 { throw fail("rebalance.cost must be ≥ 0, was \(cost)") }
+    }
     if exit > entry { throw fail("strategy.exit (\(exit)) is above strategy.entry (\(entry)): a position would close before it opens") }
     if notional <= 0 { throw fail("strategy.notional must be positive, was \(notional)") }
     if slippageBps < 0 { throw fail("costs.slippage_bps must be ≥ 0, was \(slippageBps)") }
@@ -216,6 +247,7 @@ public struct Scenario: Sendable, Equatable {
     // JSON booleans arrive as a distinct NSNumber subclass: not a number here.
     case .number: ok = (value as? NSNumber).map { String(describing: Swift.type(of: $0)) != "__NSCFBoolean" && $0.doubleValue.isFinite } ?? false
     case .string: ok = value is String
+    case .bool: ok = value is Bool && (value as? NSNumber).map { String(describing: Swift.type(of: $0)) == "__NSCFBoolean" } ?? true
     case .list: ok = (value as? [Any])?.allSatisfy { $0 is String } ?? false
     case .duration: ok = value is NSNull || (value as? String).flatMap(TimeText.parseDuration).map { $0 >= 0 } ?? false
     case .market: ok = (value as? String).flatMap(MarketKind.init(rawValue:)) != nil
@@ -230,6 +262,7 @@ public struct Scenario: Sendable, Equatable {
     switch type {
     case .number: "a number"
     case .string: "a string"
+    case .bool: "true or false"
     case .list: "a list of file paths"
     case .duration: "a duration such as 2m, 500ms or none"
     case .market: "one of " + MarketKind.allCases.map(\.rawValue).joined(separator: ", ")

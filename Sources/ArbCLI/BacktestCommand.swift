@@ -11,18 +11,22 @@ struct BacktestCommand: Command {
   static let usage = """
     Usage: arbkit backtest SCENARIO.json [--set KEY=VALUE]… [options]
 
-    Reads the scenario's legs, aligns them as-of and runs its strategy (mode
+    Reads the scenario's legs, aligns them as-of and runs its strategy. Mode
     convergence: open on the executable premium ≥ entry, short the rich leg and long
-    the cheap one; close when the closing premium ≤ exit). Fills use the as-of quotes
-    `costs.latency` after the signal, with slippage and each venue's taker fee (the
-    registry's, or costs.fees.VENUE). Rules and metrics: docs/definitions.md;
-    scenario keys: Data/scenarios/README.md.
+    the cheap one; close when the closing premium ≤ exit. Mode inventory: on the
+    executable premium ≥ entry, sell on the rich venue and buy on the cheap one at
+    once, as far as each venue's balances allow; missed opportunities and
+    rebalances are reported. Fills use the as-of quotes `costs.latency` after the
+    signal, with slippage and each venue's taker fee (the registry's, or
+    costs.fees.VENUE). Rules and metrics: docs/definitions.md; scenario keys:
+    Data/scenarios/README.md.
 
     Options:
     \(HelpText.options([
       ("--set KEY=VALUE", "override a scenario key (repeat): strategy.entry=0.12, costs.latency=50ms, legs.0.files=a.csv,b.csv"),
-      ("--trades PATH", "write the ledger as CSV: entry_ts_us,exit_ts_us,direction,rich,cheap,entry_premium,exit_premium,pnl,pnl_bps,fees"),
+      ("--trades PATH", "write the ledger as CSV (convergence: entry_ts_us,exit_ts_us,direction,rich,cheap,entry_premium,exit_premium,pnl,pnl_bps,fees; inventory: ts_us,direction,rich,cheap,premium,sell_price,buy_price,quantity,pnl,pnl_bps,fees)"),
       ("--equity PATH", "write the equity curve as CSV: ts_us,equity (cumulative PnL at each exit)"),
+      ("--inventory PATH", "mode inventory: write the balances after each trade and rebalance as CSV: ts_us,base_1,quote_1,base_2,quote_2"),
       ("--format table|json", "output (default table)"),
       ("--bad-rows fail|skip", "as in inspect: stop at the first bad row (default) or skip and count"),
       ("--quarantine PATH", "where skipped raw lines go"),
@@ -34,12 +38,13 @@ struct BacktestCommand: Command {
   let scenario: Scenario
   let tradesPath: String?
   let equityPath: String?
+  let inventoryPath: String?
   let format: OutputFormat
   let ingest: IngestFlags
 
   init(arguments: [String]) throws(UsageError) {
     let cursor = ArgumentCursor(
-      arguments, flags: ["--set", "--trades", "--equity", "--format", "--bad-rows", "--quarantine", "--registry"], switches: ["--sort"])
+      arguments, flags: ["--set", "--trades", "--equity", "--inventory", "--format", "--bad-rows", "--quarantine", "--registry"], switches: ["--sort"])
     try cursor.validate()
     guard cursor.arguments.count == 1, let path = cursor.arguments.first else {
       throw UsageError("expected one scenario file, was \(cursor.arguments.count) arguments")
@@ -51,6 +56,7 @@ struct BacktestCommand: Command {
     }
     tradesPath = cursor.value("--trades")
     equityPath = cursor.value("--equity")
+    inventoryPath = cursor.value("--inventory")
     format = try OutputFormat.parse(cursor)
     guard format != .csv else { throw UsageError("--format csv is not a backtest output; use --trades PATH for the ledger") }
     ingest = try IngestFlags(cursor)
@@ -92,16 +98,31 @@ struct BacktestCommand: Command {
     let loaded = try LoadedLegs.load(specs, options: options)
     let series = loaded.map(\.series)
     let aligned = try AlignedLegs(legs: series, options: AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid))
-    var parameters = ConvergenceParameters(entry: scenario.entry, exit: scenario.exit, notional: scenario.notional, fees: fees)
-    parameters.slippageBps = scenario.slippageBps
-    parameters.latency = scenario.latency
-    parameters.maxStale = scenario.maxStale
-    parameters.maxHolding = scenario.maxHolding
-    parameters.cooldown = scenario.cooldown
-    let result = ConvergenceBacktest(parameters: parameters).run(legs: series, aligned: aligned)
-    let report = BacktestReport(scenario: scenario, legs: series, fees: fees, aligned: aligned, run: result)
+    let outcome: BacktestReport.Outcome
+    if scenario.mode == "inventory" {
+      var parameters = InventoryParameters(
+        entry: scenario.entry, notional: scenario.notional, fees: fees,
+        base: scenario.legs.map { $0.base ?? 0 }, quote: scenario.legs.map { $0.quote ?? 0 })
+      parameters.slippageBps = scenario.slippageBps
+      parameters.latency = scenario.latency
+      parameters.maxStale = scenario.maxStale
+      parameters.minSize = scenario.minSize
+      parameters.capAtBook = scenario.capAtBook
+      parameters.rebalance = scenario.rebalanceCost.map { .init(cost: $0, delay: scenario.rebalanceDelay) }
+      outcome = .inventory(InventoryArbitrage(parameters: parameters).run(legs: series, aligned: aligned))
+    } else {
+      var parameters = ConvergenceParameters(entry: scenario.entry, exit: scenario.exit, notional: scenario.notional, fees: fees)
+      parameters.slippageBps = scenario.slippageBps
+      parameters.latency = scenario.latency
+      parameters.maxStale = scenario.maxStale
+      parameters.maxHolding = scenario.maxHolding
+      parameters.cooldown = scenario.cooldown
+      outcome = .convergence(ConvergenceBacktest(parameters: parameters).run(legs: series, aligned: aligned))
+    }
+    let report = BacktestReport(scenario: scenario, legs: series, fees: fees, aligned: aligned, outcome: outcome)
     if let tradesPath { try Self.write(report.ledgerCSV, to: tradesPath) }
     if let equityPath { try Self.write(report.equityCSV, to: equityPath) }
+    if let inventoryPath { try Self.write(report.inventoryCSV, to: inventoryPath) }
     terminal.print(format == .json ? report.json.rendered() : report.table)
     return .success
   }

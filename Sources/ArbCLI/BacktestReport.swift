@@ -2,36 +2,75 @@ import ArbAnalytics
 import ArbBacktest
 import ArbCore
 
-/// The printed forms of a backtest: summary table, JSON (`docs/cli.md`), ledger and
-/// equity CSV.
+/// The printed forms of a backtest: summary table, JSON (`docs/cli.md`), ledger,
+/// equity and inventory CSV.
 struct BacktestReport {
+  /// The run of the scenario's mode.
+  enum Outcome {
+    case convergence(BacktestRun)
+    case inventory(InventoryRun)
+  }
+
   let scenario: Scenario
   let legs: [QuoteSeries]
   let fees: [Double]
   let aligned: AlignedLegs
-  let run: BacktestRun
+  let outcome: Outcome
 
-  var days: [BacktestRun.Day] { run.daily(offset: scenario.timeZoneOffset) }
+  var journal: PnLJournal {
+    switch outcome {
+    case .convergence(let run): run.journal
+    case .inventory(let run): run.journal
+    }
+  }
+
+  /// The figures every mode reports, in `docs/cli.md` order.
+  var metrics: [(String, JSONValue)] {
+    let offset = scenario.timeZoneOffset
+    let common: (trades: Int, wins: Int, pnl: Double, fees: Double, skipped: [(reason: SkipReason, count: Int)])
+    let holding: [(String, JSONValue)]
+    switch outcome {
+    case .convergence(let run):
+      common = (run.trades.count, run.wins, run.pnl, run.fees, run.skipped)
+      holding = [
+        ("exposure", .number(run.exposure)), ("mean_holding_s", .number(run.meanHoldingSeconds)), ("forced_exits", .int(run.forcedExits)),
+      ]
+    case .inventory(let run):
+      // Round trips are immediate: nothing is held.
+      common = (run.trades.count, run.wins, run.pnl, run.fees, run.skipped)
+      holding = [("exposure", .number(0)), ("mean_holding_s", .number(run.trades.isEmpty ? nil : 0)), ("forced_exits", .int(0))]
+    }
+    return [
+      ("trades", .int(common.trades)), ("wins", .int(common.wins)), ("pnl", .number(common.pnl)),
+      ("pnl_bps", .number(common.pnl / scenario.notional * 10_000)), ("fees", .number(common.fees)),
+      ("max_drawdown", .number(journal.maxDrawdown)),
+    ] + holding + [
+      ("sharpe", .number(journal.sharpe(offset: offset))),
+      ("skipped", .object(common.skipped.map { ($0.reason.rawValue, .int($0.count)) })),
+    ]
+  }
 
   var json: JSONValue {
-    .object([
-      ("trades", .int(run.trades.count)),
-      ("wins", .int(run.wins)),
-      ("pnl", .number(run.pnl)),
-      ("pnl_bps", .number(run.pnlBps)),
-      ("fees", .number(run.fees)),
-      ("max_drawdown", .number(run.maxDrawdown)),
-      ("exposure", .number(run.exposure)),
-      ("mean_holding_s", .number(run.meanHoldingSeconds)),
-      ("forced_exits", .int(run.forcedExits)),
-      ("sharpe", .number(run.sharpe(offset: scenario.timeZoneOffset))),
-      ("skipped", .object(run.skipped.map { ($0.reason.rawValue, .int($0.count)) })),
+    var members = metrics
+    if case .inventory(let run) = outcome {
+      members += [
+        ("missed", .int(run.missed)), ("rebalances", .int(run.rebalances.count)), ("rebalance_cost", .number(run.rebalanceCost)),
+        ("inventory_start", Self.balances(run.path.first!)), ("inventory_end", Self.balances(run.path.last!)),
+      ]
+    }
+    members += [
+      ("mode", .string(scenario.mode)),
       ("points", .int(aligned.count)),
       ("valid_points", .int(aligned.validPoints)),
       ("price_sources", .array(legs.map { .string($0.priceSource.rawValue) })),
       ("time_zone", .string(scenario.timeZone)),
-      ("daily", .array(days.map { .object([("date", .string($0.date)), ("pnl", .number($0.pnl)), ("trades", .int($0.trades))]) })),
-    ])
+      ("daily", .array(journal.daily(offset: scenario.timeZoneOffset).map { .object([("date", .string($0.date)), ("pnl", .number($0.pnl)), ("trades", .int($0.trades))]) })),
+    ]
+    return .object(members)
+  }
+
+  private static func balances(_ state: InventoryState) -> JSONValue {
+    .array(state.base.indices.map { .object([("base", .number(state.base[$0])), ("quote", .number(state.quote[$0]))]) })
   }
 
   var table: String {
@@ -49,42 +88,71 @@ struct BacktestReport {
       text += "Note: price_source last for some legs (bid = ask = one price): fills at that price are not tradable quotes.\n"
     }
     let s = scenario
-    text += "Strategy convergence: entry \(JSONValue.format(s.entry))%, exit \(JSONValue.format(s.exit))%, notional \(JSONValue.format(s.notional)) per leg, "
+    let rule = s.mode == "inventory" ? "entry \(JSONValue.format(s.entry))%" : "entry \(JSONValue.format(s.entry))%, exit \(JSONValue.format(s.exit))%"
+    text += "Strategy \(s.mode): \(rule), notional \(JSONValue.format(s.notional)) per "
+    text += s.mode == "inventory" ? "trade, " : "leg, "
     text += "slippage \(JSONValue.format(s.slippageBps)) bps, latency \(TimeText.durationText(s.latency))\n\n"
     var summary = TextTable(["", "value"], rightAligned: [1])
-    summary.add(["trades", "\(run.trades.count)"])
-    summary.add(["wins", "\(run.wins)"])
-    summary.add(["pnl", NumberText.fixed(run.pnl, 2)])
-    summary.add(["pnl, bps of notional", NumberText.fixed(run.pnlBps, 2)])
-    summary.add(["fees", NumberText.fixed(run.fees, 2)])
-    summary.add(["max drawdown", NumberText.fixed(run.maxDrawdown, 2)])
-    summary.add(["exposure", NumberText.percent(run.exposure)])
-    summary.add(["mean holding, s", NumberText.fixed(run.meanHoldingSeconds, 1)])
-    summary.add(["forced exits", "\(run.forcedExits)"])
-    summary.add(["Sharpe (daily, \(s.timeZone))", NumberText.fixed(run.sharpe(offset: s.timeZoneOffset), 3)])
-    for (reason, count) in run.skipped { summary.add(["skipped: \(reason.rawValue)", "\(count)"]) }
+    for (key, value) in metrics {
+      switch value {
+      case .object(let counts): for (reason, count) in counts { summary.add(["skipped: \(reason)", count.rendered(indent: 0)]) }
+      case .number(let x) where key == "exposure": summary.add([key, NumberText.percent(x)])
+      case .number(let x): summary.add([key, NumberText.fixed(x, key == "sharpe" ? 3 : 2)])
+      default: summary.add([key, value == .null ? "-" : value.rendered(indent: 0)])
+      }
+    }
+    if case .inventory(let run) = outcome {
+      summary.add(["rebalances", "\(run.rebalances.count)"])
+      summary.add(["rebalance cost", NumberText.fixed(run.rebalanceCost, 2)])
+      for k in legs.indices {
+        let start = run.path.first!, end = run.path.last!
+        summary.add(["leg \(k + 1) base, start → end", NumberText.fixed(start.base[k], 6) + " → " + NumberText.fixed(end.base[k], 6)])
+        summary.add(["leg \(k + 1) quote, start → end", NumberText.fixed(start.quote[k], 2) + " → " + NumberText.fixed(end.quote[k], 2)])
+      }
+    }
     text += summary.rendered(indent: "  ") + "\n"
     return text
   }
 
   var ledgerCSV: String {
-    var text = "entry_ts_us,exit_ts_us,direction,rich,cheap,entry_premium,exit_premium,pnl,pnl_bps,fees\n"
-    for trade in run.trades {
-      text += "\(trade.entryTime),\(trade.exitTime),\(trade.rich + 1)>\(trade.cheap + 1),"
-      text += CSV.field(legs[trade.rich].instrument.description) + "," + CSV.field(legs[trade.cheap].instrument.description) + ","
-      text += [trade.entryPremium, trade.exitPremium, trade.pnl, trade.pnl / run.notional * 10_000, trade.fees].map { NumberText.csv($0) }
-        .joined(separator: ",") + "\n"
+    switch outcome {
+    case .convergence(let run):
+      var text = "entry_ts_us,exit_ts_us,direction,rich,cheap,entry_premium,exit_premium,pnl,pnl_bps,fees\n"
+      for trade in run.trades {
+        text += "\(trade.entryTime),\(trade.exitTime),\(trade.rich + 1)>\(trade.cheap + 1),\(name(trade.rich)),\(name(trade.cheap)),"
+        text += csv([trade.entryPremium, trade.exitPremium, trade.pnl, trade.pnl / scenario.notional * 10_000, trade.fees])
+      }
+      return text
+    case .inventory(let run):
+      var text = "ts_us,direction,rich,cheap,premium,sell_price,buy_price,quantity,pnl,pnl_bps,fees\n"
+      for trade in run.trades {
+        text += "\(trade.time),\(trade.rich + 1)>\(trade.cheap + 1),\(name(trade.rich)),\(name(trade.cheap)),"
+        text += csv([trade.premium, trade.sellPrice, trade.buyPrice, trade.quantity, trade.pnl, trade.pnl / scenario.notional * 10_000, trade.fees])
+      }
+      return text
     }
-    return text
   }
 
   var equityCSV: String {
     var text = "ts_us,equity\n"
     var equity = 0.0
-    for trade in run.trades {
-      equity += trade.pnl
-      text += "\(trade.exitTime),\(NumberText.csv(equity))\n"
+    for booking in journal.bookings {
+      equity += booking.pnl
+      text += "\(booking.time),\(NumberText.csv(equity))\n"
     }
     return text
   }
+
+  /// Balances after each trade and rebalance (mode inventory; header only otherwise).
+  var inventoryCSV: String {
+    var text = "ts_us" + legs.indices.map { ",base_\($0 + 1),quote_\($0 + 1)" }.joined() + "\n"
+    guard case .inventory(let run) = outcome else { return text }
+    for state in run.path {
+      text += "\(state.time)" + state.base.indices.map { ",\(NumberText.csv(state.base[$0])),\(NumberText.csv(state.quote[$0]))" }.joined() + "\n"
+    }
+    return text
+  }
+
+  private func name(_ k: Int) -> String { CSV.field(legs[k].instrument.description) }
+  private func csv(_ values: [Double]) -> String { values.map { NumberText.csv($0) }.joined(separator: ",") + "\n" }
 }

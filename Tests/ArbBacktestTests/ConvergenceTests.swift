@@ -163,21 +163,21 @@ struct BacktestMetricsTests {
     let run = BacktestRun(
       trades: [Self.trade(exitDay: 0, pnl: 10), Self.trade(exitDay: 1, pnl: -30), Self.trade(exitDay: 3, pnl: 20)],
       skipped: [], firstTime: 0, lastTime: 3 * day + 1, notional: 1000)
-    #expect(run.daily().map(\.date) == ["1970-01-01", "1970-01-02", "1970-01-03", "1970-01-04"])
-    #expect(run.daily().map(\.pnl) == [10, -30, 0, 20])
-    #expect(run.daily().map(\.trades) == [1, 1, 0, 1])
+    #expect(run.journal.daily().map(\.date) == ["1970-01-01", "1970-01-02", "1970-01-03", "1970-01-04"])
+    #expect(run.journal.daily().map(\.pnl) == [10, -30, 0, 20])
+    #expect(run.journal.daily().map(\.trades) == [1, 1, 0, 1])
     // mean 0, so Sharpe 0; cumulative 10, −20, 0: drawdown 30 from the peak 10.
-    #expect(run.sharpe() == 0)
+    #expect(run.journal.sharpe() == 0)
     #expect(run.maxDrawdown == 30)
     #expect(run.wins == 2 && run.pnl == 0 && run.fees == 3)
     // Seoul days: every exit at 01:00 UTC is 10:00 KST, the same dates.
-    #expect(run.daily(offset: 9 * 3_600_000_000).map(\.pnl) == [10, -30, 0, 20])
+    #expect(run.journal.daily(offset: 9 * 3_600_000_000).map(\.pnl) == [10, -30, 0, 20])
     // Sample std of [10, 20] is 7.0710678; mean 15 → 15 / 7.0710678 × √365 = 40.5175…
     let two = BacktestRun(
       trades: [Self.trade(exitDay: 0, pnl: 10), Self.trade(exitDay: 1, pnl: 20)], skipped: [], firstTime: 0, lastTime: day, notional: 1000)
-    #expect(isClose(two.sharpe(), 15 / 50.0.squareRoot() * 365.0.squareRoot(), rel: 1e-12))
+    #expect(isClose(two.journal.sharpe(), 15 / 50.0.squareRoot() * 365.0.squareRoot(), rel: 1e-12))
     // One day only, or no variation: no Sharpe rather than inf or NaN.
     let one = BacktestRun(trades: [Self.trade(exitDay: 0, pnl: 5)], skipped: [], firstTime: 0, lastTime: 10, notional: 1000)
-    #expect(one.sharpe() == nil)
+    #expect(one.journal.sharpe() == nil)
   }
 }

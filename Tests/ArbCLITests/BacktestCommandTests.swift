@@ -103,3 +103,53 @@ struct BacktestCommandTests {
     #expect(run.errors.contains("no taker fee known for nowhere spot; set costs.fees.nowhere"), "\(run.errors)")
   }
 }
+
+@Suite("arbkit backtest, mode inventory")
+struct InventoryBacktestCommandTests {
+  static let scenario = Repository.data("scenarios/binanceus-kraken-inventory.json")
+
+  @Test("the shipped inventory scenario: ledger, balances and PnL agree; base is conserved")
+  func shippedScenario() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let trades = folder.path + "/trades.csv", balances = folder.path + "/inventory.csv"
+    let run = arbkit("backtest", Self.scenario, "--format", "json", "--trades", trades, "--inventory", balances)
+    #expect(run.code == .success, "\(run.errors)")
+    let object = run.object
+    #expect(allNumbersFinite(object))
+    #expect(object["mode"] as? String == "inventory")
+    let pnl = try #require(object["pnl"] as? Double)
+    let rebalanceCost = try #require(object["rebalance_cost"] as? Double)
+    let count = try #require(object["trades"] as? Int)
+    #expect(count > 10 && (object["rebalances"] as? Int ?? 0) > 0 && (object["missed"] as? Int ?? 0) > 0)
+
+    let ledger = try String(contentsOfFile: trades, encoding: .utf8).split(separator: "\n").map { $0.split(separator: ",") }
+    #expect(ledger[0].joined(separator: ",") == "ts_us,direction,rich,cheap,premium,sell_price,buy_price,quantity,pnl,pnl_bps,fees")
+    let rows = ledger.dropFirst()
+    #expect(rows.count == count)
+    #expect(rows.allSatisfy { Double($0[4])! >= 0.8 && Double($0[7])! >= 0.001 && Double($0[7])! <= 5000 / Double($0[5])! * (1 + 1e-12) })
+    // Each row's PnL is quantity × (sell − buy) − fees.
+    #expect(rows.allSatisfy { isClose(Double($0[8])!, Double($0[7])! * (Double($0[5])! - Double($0[6])!) - Double($0[10])!, rel: 1e-9, abs: 1e-9) })
+    #expect(isClose(rows.reduce(0) { $0 + Double($1[8])! } - rebalanceCost, pnl, rel: 1e-9))
+
+    let path = try String(contentsOfFile: balances, encoding: .utf8).split(separator: "\n").map { $0.split(separator: ",") }
+    #expect(path[0].joined(separator: ",") == "ts_us,base_1,quote_1,base_2,quote_2")
+    for row in path.dropFirst() {
+      let values = row.dropFirst().map { Double($0)! }
+      #expect(isClose(values[0] + values[2], 1.0, rel: 1e-12))
+      #expect(values.allSatisfy { $0 >= -1e-9 })
+    }
+    let last = path.last!.dropFirst().map { Double($0)! }
+    #expect(isClose(last[1] + last[3] - 24_000, pnl, rel: 1e-9))
+  }
+
+  @Test("inventory scenario mistakes")
+  func mistakes() {
+    let missing = arbkit("backtest", Self.scenario, "--set", "legs.1.quote=-5")
+    #expect(missing.code == .usage && missing.errors.contains("legs.1: starting balances must be ≥ 0"), "\(missing.errors)")
+    let flag = arbkit("backtest", Self.scenario, "--set", "costs.cap_at_book=yes")
+    #expect(flag.code == .usage && flag.errors.contains("costs.cap_at_book expects true or false, was 'yes'"), "\(flag.errors)")
+    let convergence = arbkit("backtest", Self.scenario, "--set", "strategy.mode=convergence")
+    #expect(convergence.code == .usage && convergence.errors.contains("missing 'strategy.exit'"), "\(convergence.errors)")
+  }
+}
