@@ -15,12 +15,20 @@ public struct ConvergenceParameters: Sendable, Equatable {
   public var slippageBps: Double = 0
   /// Fills use the as-of quotes this long after the signal (µs).
   public var latency: Int64 = 0
+  /// Per-leg latency (µs) replacing `latency` for the legs it names.
+  public var legLatency: [Int64]? = nil
   /// A fill quote older than this at the fill time skips the signal (µs); `nil`: no limit.
   public var maxStale: Int64? = nil
+  /// Scale an entry down so that neither leg's quantity exceeds the top-of-book size
+  /// of its fill quote (when the data has sizes).
+  public var capAtBook = false
   /// Close at the first valid point at least this long after the entry (µs).
   public var maxHolding: Int64? = nil
   /// No entry until this long after a close (µs).
   public var cooldown: Int64? = nil
+
+  /// The latency of each leg.
+  var latencies: [Int64] { legLatency ?? Array(repeating: latency, count: fees.count) }
 
   public init(entry: Double, exit: Double, notional: Double, fees: [Double]) {
     self.entry = entry
@@ -86,7 +94,7 @@ public struct ConvergenceBacktest {
     guard let lastValid = aligned.valid.lastIndex(of: true), let firstValid = aligned.valid.firstIndex(of: true) else {
       return BacktestRun(trades: [], skipped: [], firstTime: nil, lastTime: nil, notional: parameters.notional)
     }
-    let fills = Fills(legs: legs, aligned: aligned, maxStale: parameters.maxStale)
+    let fills = Fills(legs: legs, aligned: aligned, maxStale: parameters.maxStale, latency: parameters.latencies)
     let s = parameters.slippageBps / 10_000
     var open: Trade? = nil
     var entryPoint = -1
@@ -99,7 +107,7 @@ public struct ConvergenceBacktest {
         let closing = (pick(a.ask, b.ask, trade.rich) / pick(a.bid, b.bid, trade.cheap) - 1) * 100
         let held = parameters.maxHolding.map { t - trade.entryTime >= $0 } ?? false
         guard closing <= parameters.exit || held else { continue }
-        switch fills.at(t + parameters.latency, from: i) {
+        switch fills.after(signal: i) {
         case .failure(let skip): skipped.add(skip.reason)
         case .success(let q):
           trade.exitPremium = closing
@@ -118,12 +126,24 @@ public struct ConvergenceBacktest {
         skipped.add(.cooldown)
         continue
       }
-      switch fills.at(t + parameters.latency, from: i) {
+      switch fills.after(signal: i) {
       case .failure(let skip): skipped.add(skip.reason)
       case .success(let q):
         let rich = forward >= backward ? 0 : 1, cheap = 1 - rich
         let richSell = q[rich].bid * (1 - s), cheapBuy = q[cheap].ask * (1 + s)
-        let richQuantity = parameters.notional / richSell, cheapQuantity = parameters.notional / cheapBuy
+        var richQuantity = parameters.notional / richSell, cheapQuantity = parameters.notional / cheapBuy
+        if parameters.capAtBook {
+          // Both legs scale together, so that the hedge stays matched.
+          let richRoom = q[rich].bidSize.isFinite ? q[rich].bidSize / richQuantity : 1
+          let cheapRoom = q[cheap].askSize.isFinite ? q[cheap].askSize / cheapQuantity : 1
+          let scale = min(1, richRoom, cheapRoom)
+          guard scale > 0 else {
+            skipped.add(.noBookSize)
+            continue
+          }
+          richQuantity *= scale
+          cheapQuantity *= scale
+        }
         open = Trade(
           entryTime: t, exitTime: t, rich: rich, cheap: cheap, entryPremium: exec, exitPremium: .nan,
           richSell: richSell, richBuy: .nan, cheapBuy: cheapBuy, cheapSell: .nan,

@@ -21,7 +21,8 @@ public enum SkipReason: String, Sendable, CaseIterable {
   case noBase = "no_base"
   /// Inventory mode: the cheap venue has too little quote to buy with.
   case noQuote = "no_quote"
-  /// Inventory mode: the top-of-book size caps the trade below the minimum size.
+  /// The top-of-book size at the fill is zero (with `cap_at_book`), or caps an
+  /// inventory trade below its minimum size.
   case noBookSize = "no_book_size"
 }
 
@@ -43,6 +44,8 @@ struct Fills {
   let aligned: AlignedLegs
   /// A fill quote older than this at the fill time skips the signal; `nil`: no limit.
   let maxStale: Int64?
+  /// Per leg: fills use the as-of quote this long after the signal.
+  let latency: [Int64]
 
   /// Leg `k`'s quote in force at clock point `point` (a valid point: both sides priced).
   @inline(__always)
@@ -52,12 +55,14 @@ struct Fills {
     return FillQuote(bid: leg.bid[j], ask: leg.ask[j], bidSize: leg.bidSize[j], askSize: leg.askSize[j])
   }
 
-  /// Every leg's as-of quote at `time` (at or after point `point`'s time), or the
-  /// reason the fill cannot happen: a quote older than `maxStale`, or one-sided.
-  func at(_ time: Int64, from point: Int) -> Result<[FillQuote], SkipError> {
+  /// Every leg's as-of quote at its fill time (the signal at clock point `point`
+  /// plus the leg's latency), or the reason the fill cannot happen: a quote older
+  /// than `maxStale` at its fill time, or one-sided.
+  func after(signal point: Int) -> Result<[FillQuote], SkipError> {
     var quotes: [FillQuote] = []
     quotes.reserveCapacity(legs.count)
     for (k, leg) in legs.enumerated() {
+      let time = aligned.time[point] + latency[k]
       var j = Int(aligned.state(leg: k, point: point))
       while j + 1 < leg.count && leg.time[j + 1] <= time { j += 1 }
       if let limit = maxStale, time - leg.time[j] > limit { return .failure(SkipError(reason: .staleFill)) }

@@ -14,6 +14,8 @@ public struct InventoryParameters: Sendable, Equatable {
   public var quote: [Double]
   public var slippageBps: Double = 0
   public var latency: Int64 = 0
+  /// Per-leg latency (µs) replacing `latency` for the legs it names.
+  public var legLatency: [Int64]? = nil
   public var maxStale: Int64? = nil
   /// Smallest base quantity worth trading; a smaller allowed size is a missed opportunity.
   public var minSize: Double = 0
@@ -32,6 +34,9 @@ public struct InventoryParameters: Sendable, Equatable {
       self.delay = delay
     }
   }
+
+  /// The latency of each leg.
+  var latencies: [Int64] { legLatency ?? Array(repeating: latency, count: fees.count) }
 
   public init(entry: Double, notional: Double, fees: [Double], base: [Double], quote: [Double]) {
     self.entry = entry
@@ -118,7 +123,7 @@ public struct InventoryArbitrage {
     guard let firstValid = aligned.valid.firstIndex(of: true), let lastValid = aligned.valid.lastIndex(of: true) else { return run }
     run.firstTime = aligned.time[firstValid]
     run.lastTime = aligned.time[lastValid]
-    let fills = Fills(legs: legs, aligned: aligned, maxStale: parameters.maxStale)
+    let fills = Fills(legs: legs, aligned: aligned, maxStale: parameters.maxStale, latency: parameters.latencies)
     let s = parameters.slippageBps / 10_000
     var skipped = SkipCounts()
     var inFlight: Int64? = nil  // start of the rebalance under way
@@ -136,7 +141,7 @@ public struct InventoryArbitrage {
       let exec = max(forward, backward)
       guard exec >= parameters.entry else { continue }
       let q: [FillQuote]
-      switch fills.at(t + parameters.latency, from: i) {
+      switch fills.after(signal: i) {
       case .failure(let skip):
         skipped.add(skip.reason)
         continue

@@ -34,7 +34,7 @@ public struct Scenario: Sendable, Equatable {
   public var notional: Double
   /// Mode inventory: the smallest base quantity worth trading.
   public var minSize: Double = 0
-  /// Mode inventory: cap trades at the top-of-book sizes.
+  /// Cap trades at the top-of-book sizes of the fill quotes.
   public var capAtBook = false
   /// Mode inventory: rebalancing transfer cost (quote) and delay; `nil`: never.
   public var rebalanceCost: Double? = nil
@@ -45,6 +45,8 @@ public struct Scenario: Sendable, Equatable {
   public var fees: [String: Double] = [:]
   public var slippageBps: Double = 0
   public var latency: Int64 = 0
+  /// Latency per venue id, overriding `latency` for that venue's leg.
+  public var venueLatency: [String: Int64] = [:]
   /// `UTC` or `Asia/Seoul`: the days of the PnL journal and of the Sharpe ratio.
   public var timeZone: String = "UTC"
 
@@ -63,7 +65,8 @@ public struct Scenario: Sendable, Equatable {
     ("strategy.mode", .mode), ("strategy.entry", .number), ("strategy.exit", .number),
     ("strategy.notional", .number), ("strategy.max_holding", .duration), ("strategy.cooldown", .duration),
     ("strategy.min_size", .number),
-    ("costs.fees.*", .number), ("costs.slippage_bps", .number), ("costs.latency", .duration), ("costs.cap_at_book", .bool),
+    ("costs.fees.*", .number), ("costs.slippage_bps", .number), ("costs.latency", .duration), ("costs.venue_latency.*", .duration),
+    ("costs.cap_at_book", .bool),
     ("rebalance.cost", .number), ("rebalance.delay", .duration),
     ("journal.tz", .timeZone),
   ]
@@ -71,6 +74,9 @@ public struct Scenario: Sendable, Equatable {
   /// The modes this version runs.
   public static let modes = ["convergence", "inventory"]
   public static let timeZones = ["UTC": Int64(0), "Asia/Seoul": Int64(9 * 3600) * 1_000_000]
+
+  /// Each leg's latency: its venue's `costs.venue_latency`, else `costs.latency`.
+  public var legLatency: [Int64] { legs.map { venueLatency[$0.venue] ?? latency } }
 
   /// The journal zone's offset from UTC, µs.
   public var timeZoneOffset: Int64 { Self.timeZones[timeZone] ?? 0 }
@@ -186,6 +192,8 @@ public struct Scenario: Sendable, Equatable {
     fees = (object["costs"] as? [String: Any])?["fees"].flatMap { $0 as? [String: Any] }?.compactMapValues { $0 as? Double } ?? [:]
     slippageBps = value("costs.slippage_bps") as? Double ?? 0
     latency = duration("costs.latency") ?? 0
+    let costs = object["costs"] as? [String: Any]
+    venueLatency = (costs?["venue_latency"] as? [String: Any])?.compactMapValues { ($0 as? String).flatMap(TimeText.parseDuration) } ?? [:]
     timeZone = value("journal.tz") as? String ?? "UTC"
     try validate(path: path)
   }
@@ -207,12 +215,15 @@ public struct Scenario: Sendable, Equatable {
     if slippageBps < 0 { throw fail("costs.slippage_bps must be ≥ 0, was \(slippageBps)") }
     if latency < 0 { throw fail("costs.latency must be ≥ 0") }
     if let grid, grid <= 0 { throw fail("alignment.grid must be positive") }
-    for (venue, fee) in fees.sorted(by: { $0.key < $1.key }) {
-      // A fee for a venue no leg trades on is a misspelt venue.
-      guard legs.contains(where: { $0.venue == venue }) else {
-        throw ScenarioError(path: path, message: "unknown key 'costs.fees.\(venue)' (no leg trades on \(venue))", unknownKey: "costs.fees.\(venue)")
+    // A fee or latency for a venue no leg trades on is a misspelt venue.
+    for (group, venues) in [("fees", Array(fees.keys)), ("venue_latency", Array(venueLatency.keys))] {
+      for venue in venues.sorted() where !legs.contains(where: { $0.venue == venue }) {
+        throw ScenarioError(
+          path: path, message: "unknown key 'costs.\(group).\(venue)' (no leg trades on \(venue))", unknownKey: "costs.\(group).\(venue)")
       }
-      if fee < 0 || fee >= 1 { throw fail("costs.fees.\(venue) must be a fraction in [0, 1), was \(fee)") }
+    }
+    for (venue, fee) in fees.sorted(by: { $0.key < $1.key }) where fee < 0 || fee >= 1 {
+      throw fail("costs.fees.\(venue) must be a fraction in [0, 1), was \(fee)")
     }
     for (k, leg) in legs.enumerated() {
       for file in leg.files + [leg.format].compactMap({ $0?.hasSuffix(".json") == true ? $0 : nil })

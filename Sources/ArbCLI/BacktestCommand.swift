@@ -104,7 +104,7 @@ struct BacktestCommand: Command {
         entry: scenario.entry, notional: scenario.notional, fees: fees,
         base: scenario.legs.map { $0.base ?? 0 }, quote: scenario.legs.map { $0.quote ?? 0 })
       parameters.slippageBps = scenario.slippageBps
-      parameters.latency = scenario.latency
+      parameters.legLatency = scenario.legLatency
       parameters.maxStale = scenario.maxStale
       parameters.minSize = scenario.minSize
       parameters.capAtBook = scenario.capAtBook
@@ -113,7 +113,8 @@ struct BacktestCommand: Command {
     } else {
       var parameters = ConvergenceParameters(entry: scenario.entry, exit: scenario.exit, notional: scenario.notional, fees: fees)
       parameters.slippageBps = scenario.slippageBps
-      parameters.latency = scenario.latency
+      parameters.legLatency = scenario.legLatency
+      parameters.capAtBook = scenario.capAtBook
       parameters.maxStale = scenario.maxStale
       parameters.maxHolding = scenario.maxHolding
       parameters.cooldown = scenario.cooldown

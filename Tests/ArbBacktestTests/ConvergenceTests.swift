@@ -181,3 +181,41 @@ struct BacktestMetricsTests {
     #expect(one.journal.sharpe() == nil)
   }
 }
+
+@Suite("Convergence backtest: per-leg latency and the book-size cap")
+struct ConvergenceFillOptionTests {
+  @Test("leg A fills 5 s after the signal, leg B at once")
+  func perLegLatency() throws {
+    let a = leg("a", [(0, 100, 100.1), (10, 100.5, 100.6), (15, 100.4, 100.5), (20, 100.2, 100.3), (30, 100, 100.1), (35, 99.9, 100.0), (40, 100, 100.1)])
+    let b = leg("b", [(0, 99.9, 100), (10, 100, 100.1), (15, 100.05, 100.15), (20, 100.1, 100.2), (30, 100, 100.1), (35, 99.95, 100.05), (40, 100, 100.1)])
+    var parameters = ConvergenceTests.parameters()
+    parameters.latency = 99 * second  // replaced by the per-leg list
+    parameters.legLatency = [5 * second, 0]
+    let trade = try #require(try run([a, b], parameters).trades.first)
+    // Entry: sell A at its 15 s bid 100.4, buy B at its 10 s ask 100.1; exit: buy A at
+    // its 35 s ask 100.0, sell B at its 30 s bid 100.
+    #expect((trade.richSell, trade.cheapBuy, trade.richBuy, trade.cheapSell) == (100.4, 100.1, 100.0, 100))
+    #expect(isClose(trade.pnl, -10.099_541_892_370_578, rel: 1e-12))
+    #expect(isClose(trade.fees, 39.950_169_352_559_79, rel: 1e-12))
+  }
+
+  @Test("cap at book: both legs scale by the smallest room, PnL and fees scale with them")
+  func capAtBook() throws {
+    var a = ConvergenceTests.a
+    a.bidSize = a.time.map { _ in 20 }
+    a.askSize = a.time.map { _ in 20 }
+    var parameters = ConvergenceTests.parameters()
+    parameters.capAtBook = true
+    let trade = try #require(try run([a, ConvergenceTests.b], parameters).trades.first)
+    // Sell 10000/100.5 = 99.5 wanted on A, 20 on its bid: scale 0.201.
+    let scale = 0.201_000_000_000_000_02
+    #expect(isClose(trade.richQuantity, 20, rel: 1e-14))
+    #expect(isClose(trade.cheapQuantity, 10_000 / 100.1 * scale, rel: 1e-14))
+    #expect(isClose(trade.pnl, -10.139_223_960_119_482 * scale, rel: 1e-12))
+    #expect(isClose(trade.fees, 39.950_208_994_985_11 * scale, rel: 1e-12))
+    // No size on the book: the signal is skipped.
+    a.bidSize = a.time.map { _ in 0 }
+    let none = try run([a, ConvergenceTests.b], parameters)
+    #expect(none.trades.isEmpty && none.skipped.map(\.reason) == [.noBookSize])
+  }
+}
