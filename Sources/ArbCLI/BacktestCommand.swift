@@ -27,6 +27,7 @@ struct BacktestCommand: Command {
       ("--trades PATH", "write the ledger as CSV (convergence: entry_ts_us,exit_ts_us,direction,rich,cheap,entry_premium,exit_premium,pnl,pnl_bps,fees; inventory: ts_us,direction,rich,cheap,premium,sell_price,buy_price,quantity,pnl,pnl_bps,fees)"),
       ("--equity PATH", "write the equity curve as CSV: ts_us,equity (cumulative PnL at each exit)"),
       ("--inventory PATH", "mode inventory: write the balances after each trade and rebalance as CSV: ts_us,base_1,quote_1,base_2,quote_2"),
+      ("--tz UTC|Asia/Seoul", "the days of the PnL journal and the Sharpe ratio (same as --set journal.tz=…)"),
       ("--format table|json", "output (default table)"),
       ("--bad-rows fail|skip", "as in inspect: stop at the first bad row (default) or skip and count"),
       ("--quarantine PATH", "where skipped raw lines go"),
@@ -44,13 +45,14 @@ struct BacktestCommand: Command {
 
   init(arguments: [String]) throws(UsageError) {
     let cursor = ArgumentCursor(
-      arguments, flags: ["--set", "--trades", "--equity", "--inventory", "--format", "--bad-rows", "--quarantine", "--registry"], switches: ["--sort"])
+      arguments, flags: ["--set", "--tz", "--trades", "--equity", "--inventory", "--format", "--bad-rows", "--quarantine", "--registry"], switches: ["--sort"])
     try cursor.validate()
     guard cursor.arguments.count == 1, let path = cursor.arguments.first else {
       throw UsageError("expected one scenario file, was \(cursor.arguments.count) arguments")
     }
     do {
-      scenario = try Scenario.load(path: path, overrides: cursor.values("--set"))
+      let zone = cursor.value("--tz").map { ["journal.tz=" + $0] } ?? []
+      scenario = try Scenario.load(path: path, overrides: cursor.values("--set") + zone)
     } catch {
       throw UsageError(Self.explain(error, path: path))
     }

@@ -176,6 +176,13 @@ struct BacktestMetricsTests {
     let two = BacktestRun(
       trades: [Self.trade(exitDay: 0, pnl: 10), Self.trade(exitDay: 1, pnl: 20)], skipped: [], firstTime: 0, lastTime: day, notional: 1000)
     #expect(isClose(two.journal.sharpe(), 15 / 50.0.squareRoot() * 365.0.squareRoot(), rel: 1e-12))
+    // An exit at 20:00 UTC on 1 January is 05:00 on 2 January in Seoul.
+    var late = Self.trade(exitDay: 0, pnl: 7)
+    late.exitTime = 20 * 3_600_000_000
+    let shifted = BacktestRun(trades: [late], skipped: [], firstTime: 0, lastTime: day, notional: 1000)
+    #expect(shifted.journal.daily().map(\.pnl) == [7, 0])
+    #expect(shifted.journal.daily(offset: 9 * 3_600_000_000).map(\.pnl) == [0, 7])
+    #expect(shifted.journal.daily(offset: 9 * 3_600_000_000).map(\.date) == ["1970-01-01", "1970-01-02"])
     // One day only, or no variation: no Sharpe rather than inf or NaN.
     let one = BacktestRun(trades: [Self.trade(exitDay: 0, pnl: 5)], skipped: [], firstTime: 0, lastTime: 10, notional: 1000)
     #expect(one.journal.sharpe() == nil)

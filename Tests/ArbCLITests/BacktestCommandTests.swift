@@ -60,6 +60,20 @@ struct BacktestCommandTests {
     #expect(run.object["mean_holding_s"] is NSNull)
   }
 
+  @Test("--tz Asia/Seoul: the journal's days are Seoul days; the totals do not change")
+  func seoulDays() throws {
+    let utc = arbkit("backtest", Self.scenario, "--format", "json")
+    let seoul = arbkit("backtest", Self.scenario, "--format", "json", "--tz", "Asia/Seoul")
+    #expect(seoul.code == .success)
+    #expect(seoul.object["time_zone"] as? String == "Asia/Seoul")
+    #expect(seoul.object["pnl"] as? Double == utc.object["pnl"] as? Double)
+    let days = try #require(seoul.object["daily"] as? [[String: Any]])
+    // The data runs 2023-03-01 00:01Z (09:01 KST) to 2023-03-22 00:00Z (09:00 KST).
+    #expect(days.first?["date"] as? String == "2023-03-01" && days.last?["date"] as? String == "2023-03-22")
+    #expect(days.reduce(0) { $0 + ($1["trades"] as! Int) } == utc.object["trades"] as? Int)
+    #expect(arbkit("backtest", Self.scenario, "--tz", "Mars/Base").code == .usage)
+  }
+
   static let mistakes: [(arguments: [String], message: String)] = [
     (["--set", "strategy.entyr=1"], "unknown key 'strategy.entyr', did you mean 'strategy.entry'?"),
     (["--set", "costs.fees.krakn=0.001"], "unknown key 'costs.fees.krakn' (no leg trades on krakn), did you mean 'costs.fees.kraken'?"),
