@@ -71,6 +71,35 @@ public struct Trade: Sendable, Equatable {
   public var exitReason: ExitReason
 }
 
+/// A round trip as the rules decide it: when, in which direction, and on which
+/// quotes it fills. Fees, slippage and notional only price it (`price`), so one
+/// decision list serves every cell of a sweep that varies only those.
+public struct TradeDecision: Sendable, Equatable {
+  public var entryTime: Int64
+  public var exitTime: Int64
+  public var rich: Int
+  public var cheap: Int
+  public var entryPremium: Double
+  public var exitPremium: Double
+  /// The fill quotes: the rich leg's bid (and its size) and the cheap leg's ask (and
+  /// its size) at entry; the rich leg's ask and the cheap leg's bid at exit.
+  public var richBid: Double
+  public var richBidSize: Double
+  public var cheapAsk: Double
+  public var cheapAskSize: Double
+  public var richAsk: Double
+  public var cheapBid: Double
+  public var exitReason: ExitReason
+}
+
+/// The decided trades of one run, with the skipped signals and the span.
+public struct ConvergenceDecisions: Sendable {
+  public var trades: [TradeDecision]
+  public var skipped: [(reason: SkipReason, count: Int)]
+  public var firstTime: Int64?
+  public var lastTime: Int64?
+}
+
 /// Runs the threshold strategy of mode `convergence` over two aligned legs.
 ///
 /// The rules are `docs/definitions.md` literally: a signal on a valid point's quotes,
@@ -85,18 +114,23 @@ public struct ConvergenceBacktest {
   }
 
   /// The trades and skipped signals over `aligned` (built from exactly `legs`).
+  public func run(legs: [QuoteSeries], aligned: AlignedLegs) -> BacktestRun {
+    price(decide(legs: legs, aligned: aligned))
+  }
+
+  /// The round trips the rules take: entry/exit thresholds, latency, staleness,
+  /// holding limit, cooldown; independent of fees, slippage and notional.
   ///
   /// - Complexity: O(points + quotes passed over by latency); no allocation per point.
-  public func run(legs: [QuoteSeries], aligned: AlignedLegs) -> BacktestRun {
+  public func decide(legs: [QuoteSeries], aligned: AlignedLegs) -> ConvergenceDecisions {
     precondition(legs.count == 2 && aligned.legCount == 2, "convergence trades exactly two legs")
-    var trades: [Trade] = []
+    var trades: [TradeDecision] = []
     var skipped = SkipCounts()
     guard let lastValid = aligned.valid.lastIndex(of: true), let firstValid = aligned.valid.firstIndex(of: true) else {
-      return BacktestRun(trades: [], skipped: [], firstTime: nil, lastTime: nil, notional: parameters.notional)
+      return ConvergenceDecisions(trades: [], skipped: [], firstTime: nil, lastTime: nil)
     }
     let fills = Fills(legs: legs, aligned: aligned, maxStale: parameters.maxStale, latency: parameters.latencies)
-    let s = parameters.slippageBps / 10_000
-    var open: Trade? = nil
+    var open: TradeDecision? = nil
     var entryPoint = -1
     var cooldownUntil = Int64.min
     for i in firstValid...lastValid where aligned.valid[i] {
@@ -110,8 +144,7 @@ public struct ConvergenceBacktest {
         switch fills.after(signal: i) {
         case .failure(let skip): skipped.add(skip.reason)
         case .success(let q):
-          trade.exitPremium = closing
-          close(&trade, q[0], q[1], s: s, time: t, reason: closing <= parameters.exit ? .signal : .maxHolding)
+          close(&trade, q[trade.rich], q[trade.cheap], premium: closing, time: t, reason: closing <= parameters.exit ? .signal : .maxHolding)
           trades.append(trade)
           open = nil
           cooldownUntil = parameters.cooldown.map { t + $0 } ?? .min
@@ -130,49 +163,60 @@ public struct ConvergenceBacktest {
       case .failure(let skip): skipped.add(skip.reason)
       case .success(let q):
         let rich = forward >= backward ? 0 : 1, cheap = 1 - rich
-        let richSell = q[rich].bid * (1 - s), cheapBuy = q[cheap].ask * (1 + s)
-        var richQuantity = parameters.notional / richSell, cheapQuantity = parameters.notional / cheapBuy
-        if parameters.capAtBook {
-          // Both legs scale together, so that the hedge stays matched.
-          let richRoom = q[rich].bidSize.isFinite ? q[rich].bidSize / richQuantity : 1
-          let cheapRoom = q[cheap].askSize.isFinite ? q[cheap].askSize / cheapQuantity : 1
-          let scale = min(1, richRoom, cheapRoom)
-          guard scale > 0 else {
-            skipped.add(.noBookSize)
-            continue
-          }
-          richQuantity *= scale
-          cheapQuantity *= scale
+        if parameters.capAtBook && (q[rich].bidSize == 0 || q[cheap].askSize == 0) {
+          skipped.add(.noBookSize)
+          continue
         }
-        open = Trade(
+        open = TradeDecision(
           entryTime: t, exitTime: t, rich: rich, cheap: cheap, entryPremium: exec, exitPremium: .nan,
-          richSell: richSell, richBuy: .nan, cheapBuy: cheapBuy, cheapSell: .nan,
-          richQuantity: richQuantity, cheapQuantity: cheapQuantity,
-          fees: parameters.fees[rich] * richQuantity * richSell + parameters.fees[cheap] * cheapQuantity * cheapBuy,
-          pnl: 0, exitReason: .signal)
+          richBid: q[rich].bid, richBidSize: q[rich].bidSize, cheapAsk: q[cheap].ask, cheapAskSize: q[cheap].askSize,
+          richAsk: .nan, cheapBid: .nan, exitReason: .signal)
         entryPoint = i
       }
     }
     if var trade = open {
       // Still open: closed at the last valid point's own quotes.
       let a = fills.quote(0, point: lastValid), b = fills.quote(1, point: lastValid)
-      trade.exitPremium = (pick(a.ask, b.ask, trade.rich) / pick(a.bid, b.bid, trade.cheap) - 1) * 100
-      close(&trade, a, b, s: s, time: aligned.time[lastValid], reason: .endOfData)
+      let closing = (pick(a.ask, b.ask, trade.rich) / pick(a.bid, b.bid, trade.cheap) - 1) * 100
+      close(&trade, trade.rich == 0 ? a : b, trade.rich == 0 ? b : a, premium: closing, time: aligned.time[lastValid], reason: .endOfData)
       trades.append(trade)
     }
-    return BacktestRun(
-      trades: trades, skipped: skipped.list, firstTime: aligned.time[firstValid], lastTime: aligned.time[lastValid],
-      notional: parameters.notional)
+    return ConvergenceDecisions(trades: trades, skipped: skipped.list, firstTime: aligned.time[firstValid], lastTime: aligned.time[lastValid])
   }
 
-  /// Fills the closing legs of `trade` at these quotes and books its PnL.
-  private func close(_ trade: inout Trade, _ a: FillQuote, _ b: FillQuote, s: Double, time: Int64, reason: ExitReason) {
-    trade.richBuy = pick(a.ask, b.ask, trade.rich) * (1 + s)
-    trade.cheapSell = pick(a.bid, b.bid, trade.cheap) * (1 - s)
-    trade.fees +=
-      parameters.fees[trade.rich] * trade.richQuantity * trade.richBuy + parameters.fees[trade.cheap] * trade.cheapQuantity * trade.cheapSell
-    trade.pnl =
-      trade.richQuantity * (trade.richSell - trade.richBuy) + trade.cheapQuantity * (trade.cheapSell - trade.cheapBuy) - trade.fees
+  /// Prices decided round trips with this run's fees, slippage and notional (and the
+  /// book-size cap): `docs/definitions.md`, quantities and PnL.
+  public func price(_ decisions: ConvergenceDecisions) -> BacktestRun {
+    let s = parameters.slippageBps / 10_000
+    let trades = decisions.trades.map { d -> Trade in
+      let richSell = d.richBid * (1 - s), cheapBuy = d.cheapAsk * (1 + s)
+      let richBuy = d.richAsk * (1 + s), cheapSell = d.cheapBid * (1 - s)
+      var richQuantity = parameters.notional / richSell, cheapQuantity = parameters.notional / cheapBuy
+      if parameters.capAtBook {
+        // Both legs scale together, so that the hedge stays matched.
+        let richRoom = d.richBidSize.isFinite ? d.richBidSize / richQuantity : 1
+        let cheapRoom = d.cheapAskSize.isFinite ? d.cheapAskSize / cheapQuantity : 1
+        let scale = min(1, richRoom, cheapRoom)
+        richQuantity *= scale
+        cheapQuantity *= scale
+      }
+      let fees =
+        parameters.fees[d.rich] * richQuantity * (richSell + richBuy) + parameters.fees[d.cheap] * cheapQuantity * (cheapBuy + cheapSell)
+      return Trade(
+        entryTime: d.entryTime, exitTime: d.exitTime, rich: d.rich, cheap: d.cheap, entryPremium: d.entryPremium,
+        exitPremium: d.exitPremium, richSell: richSell, richBuy: richBuy, cheapBuy: cheapBuy, cheapSell: cheapSell,
+        richQuantity: richQuantity, cheapQuantity: cheapQuantity, fees: fees,
+        pnl: richQuantity * (richSell - richBuy) + cheapQuantity * (cheapSell - cheapBuy) - fees, exitReason: d.exitReason)
+    }
+    return BacktestRun(
+      trades: trades, skipped: decisions.skipped, firstTime: decisions.firstTime, lastTime: decisions.lastTime, notional: parameters.notional)
+  }
+
+  /// Records the exit of `trade` on the rich leg's and the cheap leg's quotes.
+  private func close(_ trade: inout TradeDecision, _ rich: FillQuote, _ cheap: FillQuote, premium: Double, time: Int64, reason: ExitReason) {
+    trade.richAsk = rich.ask
+    trade.cheapBid = cheap.bid
+    trade.exitPremium = premium
     trade.exitTime = time
     trade.exitReason = reason
   }
