@@ -7,7 +7,7 @@ import Foundation
 public enum ArbCLI {
   public static let version = "0.1.0"
 
-  static var commands: [any Command.Type] { [InspectCommand.self, PremiumCommand.self, BacktestCommand.self, VenuesCommand.self] }
+  static var commands: [any Command.Type] { [InspectCommand.self, PremiumCommand.self, BacktestCommand.self, SweepCommand.self, MergeCommand.self, VenuesCommand.self] }
 
   /// Runs `arguments` (program name first) against the real stdout/stderr.
   public static func main(_ arguments: [String]) -> Int32 {

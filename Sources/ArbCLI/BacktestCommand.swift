@@ -89,45 +89,54 @@ struct BacktestCommand: Command {
     let specs = scenario.legs.map { leg in
       LegSpec(instrument: Instrument(venue: leg.venue, market: leg.market, symbol: leg.symbol), paths: leg.files, format: leg.format)
     }
-    let fees = try scenario.legs.map { leg throws(UsageError) -> Double in
-      if let fee = scenario.fees[leg.venue] { return fee }
-      let market = options.registry.venue(leg.venue)?.markets.first { $0.kind == leg.market }
-      guard let taker = market?.taker else {
-        throw UsageError("no taker fee known for \(leg.venue) \(leg.market.rawValue); set costs.fees.\(leg.venue)")
-      }
-      return taker
-    }
-    let loaded = try LoadedLegs.load(specs, options: options)
-    let series = loaded.map(\.series)
+    let fees = try Self.fees(scenario, registry: options.registry)
+    let series = try LoadedLegs.load(specs, options: options).map(\.series)
     let aligned = try AlignedLegs(legs: series, options: AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid))
-    let outcome: BacktestReport.Outcome
-    if scenario.mode == "inventory" {
-      var parameters = InventoryParameters(
-        entry: scenario.entry, notional: scenario.notional, fees: fees,
-        base: scenario.legs.map { $0.base ?? 0 }, quote: scenario.legs.map { $0.quote ?? 0 })
-      parameters.slippageBps = scenario.slippageBps
-      parameters.legLatency = scenario.legLatency
-      parameters.maxStale = scenario.maxStale
-      parameters.minSize = scenario.minSize
-      parameters.capAtBook = scenario.capAtBook
-      parameters.rebalance = scenario.rebalanceCost.map { .init(cost: $0, delay: scenario.rebalanceDelay) }
-      outcome = .inventory(InventoryArbitrage(parameters: parameters).run(legs: series, aligned: aligned))
-    } else {
-      var parameters = ConvergenceParameters(entry: scenario.entry, exit: scenario.exit, notional: scenario.notional, fees: fees)
-      parameters.slippageBps = scenario.slippageBps
-      parameters.legLatency = scenario.legLatency
-      parameters.capAtBook = scenario.capAtBook
-      parameters.maxStale = scenario.maxStale
-      parameters.maxHolding = scenario.maxHolding
-      parameters.cooldown = scenario.cooldown
-      outcome = .convergence(ConvergenceBacktest(parameters: parameters).run(legs: series, aligned: aligned))
-    }
+    let outcome: BacktestReport.Outcome =
+      scenario.mode == "inventory"
+      ? .inventory(InventoryArbitrage(parameters: Self.inventoryParameters(scenario, fees: fees)).run(legs: series, aligned: aligned))
+      : .convergence(ConvergenceBacktest(parameters: Self.convergenceParameters(scenario, fees: fees)).run(legs: series, aligned: aligned))
     let report = BacktestReport(scenario: scenario, legs: series, fees: fees, aligned: aligned, outcome: outcome)
     if let tradesPath { try Self.write(report.ledgerCSV, to: tradesPath) }
     if let equityPath { try Self.write(report.equityCSV, to: equityPath) }
     if let inventoryPath { try Self.write(report.inventoryCSV, to: inventoryPath) }
     terminal.print(format == .json ? report.json.rendered() : report.table)
     return .success
+  }
+
+  /// Each leg's taker fee: `costs.fees.VENUE`, else the registry's for its market.
+  static func fees(_ scenario: Scenario, registry: ExchangeRegistry) throws(UsageError) -> [Double] {
+    try scenario.legs.map { leg throws(UsageError) -> Double in
+      if let fee = scenario.fees[leg.venue] { return fee }
+      guard let taker = registry.venue(leg.venue)?.markets.first(where: { $0.kind == leg.market })?.taker else {
+        throw UsageError("no taker fee known for \(leg.venue) \(leg.market.rawValue); set costs.fees.\(leg.venue)")
+      }
+      return taker
+    }
+  }
+
+  static func convergenceParameters(_ scenario: Scenario, fees: [Double]) -> ConvergenceParameters {
+    var parameters = ConvergenceParameters(entry: scenario.entry, exit: scenario.exit, notional: scenario.notional, fees: fees)
+    parameters.slippageBps = scenario.slippageBps
+    parameters.legLatency = scenario.legLatency
+    parameters.capAtBook = scenario.capAtBook
+    parameters.maxStale = scenario.maxStale
+    parameters.maxHolding = scenario.maxHolding
+    parameters.cooldown = scenario.cooldown
+    return parameters
+  }
+
+  static func inventoryParameters(_ scenario: Scenario, fees: [Double]) -> InventoryParameters {
+    var parameters = InventoryParameters(
+      entry: scenario.entry, notional: scenario.notional, fees: fees,
+      base: scenario.legs.map { $0.base ?? 0 }, quote: scenario.legs.map { $0.quote ?? 0 })
+    parameters.slippageBps = scenario.slippageBps
+    parameters.legLatency = scenario.legLatency
+    parameters.maxStale = scenario.maxStale
+    parameters.minSize = scenario.minSize
+    parameters.capAtBook = scenario.capAtBook
+    parameters.rebalance = scenario.rebalanceCost.map { .init(cost: $0, delay: scenario.rebalanceDelay) }
+    return parameters
   }
 
   static func write(_ text: String, to path: String) throws {

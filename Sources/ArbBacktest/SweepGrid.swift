@@ -1,0 +1,134 @@
+import ArbCore
+
+/// The axes of a parameter sweep (`--grid KEY=SPEC`) and the cells they span.
+///
+/// `SPEC` is a list (`0,0.02,0.05`, `0ms,50ms`) or a range `START:STOP:STEP`, of
+/// numbers or of durations with units, inclusive of `STOP` when it lands on the
+/// step. Range values are computed on scaled integers, so `0.05:0.30:0.01` gives
+/// exactly `0.05 … 0.3`, never `0.30000000000000004`. Cells run in grid order: the
+/// first axis slowest.
+public struct SweepGrid: Sendable, Equatable {
+  public struct Axis: Sendable, Equatable {
+    /// A scenario key (`strategy.entry`).
+    public var key: String
+    /// The values as `--set` text.
+    public var values: [String]
+  }
+
+  public var axes: [Axis]
+
+  /// The `KEY=SPEC` texts, as given (for the sidecar that shards are checked with).
+  public var specs: [String]
+
+  /// Parses `KEY=SPEC` axes; the error is a usage message.
+  public init(parsing texts: [String]) throws(SweepError) {
+    var axes: [Axis] = []
+    for text in texts {
+      guard let eq = text.firstIndex(of: "="), eq != text.startIndex else { throw SweepError("--grid '\(text)' is not KEY=SPEC") }
+      let key = String(text[..<eq])
+      if axes.contains(where: { $0.key == key }) { throw SweepError("--grid names \(key) twice") }
+      let values = try Self.values(String(text[text.index(after: eq)...]), key: key)
+      axes.append(Axis(key: key, values: values))
+    }
+    guard !axes.isEmpty else { throw SweepError("no --grid axis") }
+    self.axes = axes
+    specs = texts
+    guard cellCount <= 10_000_000 else { throw SweepError("the grid has \(cellCount) cells, more than 10,000,000") }
+  }
+
+  /// Number of cells: the product of the axes' sizes.
+  public var cellCount: Int { axes.reduce(1) { $0 * $1.values.count } }
+
+  /// The value index on each axis of cell `cell` (first axis slowest).
+  public func coordinates(_ cell: Int) -> [Int] {
+    var rest = cell
+    var coordinates = [Int](repeating: 0, count: axes.count)
+    for k in axes.indices.reversed() {
+      coordinates[k] = rest % axes[k].values.count
+      rest /= axes[k].values.count
+    }
+    return coordinates
+  }
+
+  /// The cell at these value indexes.
+  public func cell(_ coordinates: [Int]) -> Int {
+    zip(axes, coordinates).reduce(0) { $0 * $1.0.values.count + $1.1 }
+  }
+
+  /// The `KEY=VALUE` overrides of cell `cell`.
+  public func overrides(_ cell: Int) -> [String] {
+    zip(axes, coordinates(cell)).map { "\($0.key)=\($0.values[$1])" }
+  }
+
+  /// The cells next to `cell`: one step either way along each axis.
+  public func neighbours(_ cell: Int) -> [Int] {
+    let here = coordinates(cell)
+    var result: [Int] = []
+    for k in axes.indices {
+      for step in [-1, 1] where (0..<axes[k].values.count).contains(here[k] + step) {
+        var there = here
+        there[k] += step
+        result.append(self.cell(there))
+      }
+    }
+    return result
+  }
+
+  private static func values(_ spec: String, key: String) throws(SweepError) -> [String] {
+    let parts = spec.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+    if parts.count == 1 {
+      let list = spec.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+      guard !list.contains(where: \.isEmpty) else { throw SweepError("--grid \(key): empty value in '\(spec)'") }
+      return list
+    }
+    guard parts.count == 3 else { throw SweepError("--grid \(key): '\(spec)' is neither a list nor START:STOP:STEP") }
+    if let numbers = try decimalRange(parts, key: key) { return numbers }
+    guard let start = TimeText.parseDuration(parts[0]), let stop = TimeText.parseDuration(parts[1]), let step = TimeText.parseDuration(parts[2])
+    else { throw SweepError("--grid \(key): '\(spec)' needs three numbers or three durations") }
+    guard step > 0, start <= stop else { throw SweepError("--grid \(key): '\(spec)' needs STEP > 0 and START ≤ STOP") }
+    return stride(from: start, through: stop, by: Int64.Stride(step)).map { TimeText.durationText($0) }
+  }
+
+  /// `START:STOP:STEP` of plain decimals on integers scaled by the most decimals any
+  /// of the three has; `nil` when they are not plain decimals.
+  private static func decimalRange(_ parts: [String], key: String) throws(SweepError) -> [String]? {
+    func decimals(_ text: String) -> Int? {
+      guard Double(text) != nil, text.allSatisfy({ $0.isNumber || $0 == "." || $0 == "-" }) else { return nil }
+      return text.firstIndex(of: ".").map { text.distance(from: $0, to: text.endIndex) - 1 } ?? 0
+    }
+    let places = parts.map(decimals)
+    guard places.allSatisfy({ $0 != nil }) else { return nil }
+    let scale = places.map { $0! }.max()!
+    guard scale <= 12 else { throw SweepError("--grid \(key): more than 12 decimals") }
+    func scaled(_ text: String) -> Int64 {
+      let negative = text.hasPrefix("-")
+      let body = negative ? String(text.dropFirst()) : text
+      let pieces = body.split(separator: ".", omittingEmptySubsequences: false)
+      let fraction = pieces.count > 1 ? String(pieces[1]) : ""
+      let digits = String(pieces[0]) + fraction + String(repeating: "0", count: scale - fraction.count)
+      return (negative ? -1 : 1) * (Int64(digits) ?? 0)
+    }
+    let start = scaled(parts[0]), stop = scaled(parts[1]), step = scaled(parts[2])
+    guard step > 0, start <= stop else { throw SweepError("--grid \(key): '\(parts.joined(separator: ":"))' needs STEP > 0 and START ≤ STOP") }
+    guard (stop - start) / step < 10_000_000 else { throw SweepError("--grid \(key): too many values") }
+    return stride(from: start, through: stop, by: Int64.Stride(step)).map { format($0, scale: scale) }
+  }
+
+  /// A scaled integer as the shortest decimal text (`5` at scale 2 is `0.05`).
+  static func format(_ value: Int64, scale: Int) -> String {
+    var divisor: Int64 = 1
+    for _ in 0..<scale { divisor *= 10 }
+    let magnitude = value.magnitude
+    var fraction = String(magnitude % UInt64(divisor))
+    fraction = String(repeating: "0", count: scale - fraction.count) + fraction
+    while fraction.last == "0" { fraction.removeLast() }
+    return (value < 0 ? "-" : "") + String(magnitude / UInt64(divisor)) + (fraction.isEmpty ? "" : "." + fraction)
+  }
+}
+
+/// A sweep that cannot run, as a usage message.
+public struct SweepError: Error, Sendable, CustomStringConvertible {
+  public var message: String
+  public init(_ message: String) { self.message = message }
+  public var description: String { message }
+}

@@ -1,0 +1,75 @@
+import ArbIngest
+import Foundation
+
+/// `arbkit merge SHARD.csv… --out PATH`: joins the shards of one sweep into the bytes
+/// the unsharded sweep writes.
+struct MergeCommand: Command {
+  static let name = "merge"
+  static let abstract = "Join the shard outputs of one sweep into the unsharded CSV"
+  static let usage = """
+    Usage: arbkit merge SHARD.csv… --out PATH
+
+    Joins the outputs of `arbkit sweep --shard I/N` (each with its .meta.json
+    sidecar) into PATH, byte for byte what the unsharded sweep writes. Refuses shards
+    of different scenarios, grids or overrides, a missing or repeated shard, and an
+    incomplete shard.
+
+    Options:
+    \(HelpText.options([("--out PATH", "the merged CSV (and PATH.meta.json)")]))
+    """
+
+  let inputs: [String]
+  let out: String
+
+  init(arguments: [String]) throws(UsageError) {
+    let cursor = ArgumentCursor(arguments, flags: ["--out"], switches: [])
+    try cursor.validate()
+    inputs = cursor.arguments
+    guard !inputs.isEmpty else { throw UsageError("no shard files") }
+    guard let out = cursor.value("--out") else { throw UsageError("--out PATH is required") }
+    self.out = out
+  }
+
+  func run(_ terminal: inout Terminal) throws -> ExitCode {
+    var shards: [(meta: SweepOutput.Meta, header: String, rows: [String])] = []
+    for path in inputs {
+      let meta = try SweepOutput.Meta.read(path)
+      guard let data = FileManager.default.contents(atPath: path) else { throw FileError.missing(path: path) }
+      let text = String(decoding: data, as: UTF8.self)
+      guard text.hasSuffix("\n") else { throw UsageError("\(path): the last row is incomplete; finish it with arbkit sweep --resume") }
+      let lines = text.dropLast().split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+      guard lines.count - 1 == meta.cells else {
+        throw UsageError("\(path): \(lines.count - 1) of its \(meta.cells) cells are done; finish it with arbkit sweep --resume")
+      }
+      shards.append((meta, lines[0], Array(lines.dropFirst())))
+    }
+    let first = shards[0].meta
+    for (path, shard) in zip(inputs, shards) {
+      guard shard.meta.scenarioChecksum == first.scenarioChecksum, shard.meta.grid == first.grid, shard.meta.overrides == first.overrides,
+        shard.header == shards[0].header
+      else { throw UsageError("\(path) is a shard of another sweep than \(inputs[0]) (scenario, grid or overrides differ)") }
+    }
+    let count = Int(first.shard.split(separator: "/").last!)!
+    var byIndex = [Int: Int]()
+    for (k, shard) in shards.enumerated() {
+      let parts = shard.meta.shard.split(separator: "/").map { Int($0)! }
+      guard parts[1] == count else { throw UsageError("\(inputs[k]) is shard \(shard.meta.shard), others are of \(count)") }
+      guard byIndex[parts[0]] == nil else { throw UsageError("shard \(shard.meta.shard) is given twice") }
+      byIndex[parts[0]] = k
+    }
+    let missing = (1...count).filter { byIndex[$0] == nil }
+    guard missing.isEmpty else { throw UsageError("missing shard(s) " + missing.map { "\($0)/\(count)" }.joined(separator: ", ")) }
+    // Cell c is row c / N of shard c mod N + 1.
+    var text = shards[0].header + "\n"
+    for cell in 0..<first.totalCells {
+      text += shards[byIndex[cell % count + 1]!].rows[cell / count] + "\n"
+    }
+    var merged = first
+    merged.shard = "1/1"
+    merged.cells = first.totalCells
+    try merged.write(out)
+    try BacktestCommand.write(text, to: out)
+    terminal.printError("merged \(count) shards, \(first.totalCells) cells into \(out)")
+    return .success
+  }
+}

@@ -1,0 +1,340 @@
+import ArbAnalytics
+import ArbBacktest
+import ArbCore
+import ArbIngest
+import Dispatch
+import Foundation
+import Synchronization
+
+/// `arbkit sweep SCENARIO.json --grid KEY=SPEC …`: the backtest over every cell of a
+/// parameter grid, on all cores, one CSV row per cell in grid order.
+struct SweepCommand: Command {
+  static let name = "sweep"
+  static let abstract = "Run a scenario's backtest over a parameter grid: one CSV row per cell, sharding and resume"
+  static let usage = """
+    Usage: arbkit sweep SCENARIO.json --grid KEY=SPEC [--grid …] [options]
+
+    Runs the scenario's backtest for every cell of the grid (any scenario key is an
+    axis; SPEC is a list 0,0.02,0.05 or a range START:STOP:STEP of numbers or
+    durations, inclusive of STOP when it lands on the step). Writes CSV: the grid keys
+    in the order given, then trades,wins,pnl,pnl_bps,fees,max_drawdown,exposure,
+    mean_holding_s,forced_exits,sharpe; rows in grid order (first axis slowest), the
+    same bytes for any --jobs. Cells that differ only in fees, slippage or notional
+    share one simulation. With --out, the ranked cells follow on stdout.
+
+    Options:
+    \(HelpText.options([
+      ("--grid KEY=SPEC", "an axis (repeat); e.g. strategy.entry=0.05:0.30:0.01, costs.latency=0ms,50ms"),
+      ("--set KEY=VALUE", "override a scenario key for every cell (repeat)"),
+      ("--jobs N", "cells run on N threads (default: the number of cores)"),
+      ("--shard I/N", "run every N-th cell starting at cell I (1 ≤ I ≤ N); join shards with arbkit merge"),
+      ("--out PATH", "write the CSV here (and PATH.meta.json); default stdout"),
+      ("--resume", "continue an interrupted sweep in --out after its last complete row"),
+      ("--rank METRIC", "rank cells by this metric (default pnl_bps); robustness = mean over the cell and its grid neighbours"),
+      ("--top N", "ranked cells shown (default 10)"),
+      ("--quiet", "no progress on stderr"),
+      ("--registry PATH", "an exchange registry file instead of the built-in one (fees)"),
+    ]))
+    """
+
+  static let metrics = ["trades", "wins", "pnl", "pnl_bps", "fees", "max_drawdown", "exposure", "mean_holding_s", "forced_exits", "sharpe"]
+
+  let path: String
+  let grid: SweepGrid
+  let overrides: [String]
+  let jobs: Int
+  let shard: (index: Int, count: Int)
+  let out: String?
+  let resume: Bool
+  let rank: String
+  let top: Int
+  let quiet: Bool
+  let ingest: IngestFlags
+  /// The scenario of each cell this run computes, in cell order.
+  let cells: [(cell: Int, scenario: Scenario)]
+
+  init(arguments: [String]) throws(UsageError) {
+    let cursor = ArgumentCursor(
+      arguments, flags: ["--grid", "--set", "--jobs", "--shard", "--out", "--rank", "--top", "--registry"], switches: ["--resume", "--quiet"])
+    try cursor.validate()
+    guard cursor.arguments.count == 1, let path = cursor.arguments.first else {
+      throw UsageError("expected one scenario file, was \(cursor.arguments.count) arguments")
+    }
+    self.path = path
+    do { grid = try SweepGrid(parsing: cursor.values("--grid")) } catch { throw UsageError(error.message) }
+    overrides = cursor.values("--set")
+    jobs = try cursor.value("--jobs", "a positive number of threads", { Int($0).flatMap { $0 > 0 ? $0 : nil } })
+      ?? ProcessInfo.processInfo.activeProcessorCount
+    shard = try cursor.value("--shard", "I/N with 1 ≤ I ≤ N") { text -> (Int, Int)? in
+      let parts = text.split(separator: "/").compactMap { Int($0) }
+      return parts.count == 2 && parts[1] >= 1 && (1...parts[1]).contains(parts[0]) ? (parts[0], parts[1]) : nil
+    } ?? (1, 1)
+    out = cursor.value("--out")
+    resume = cursor.flag("--resume")
+    if resume && out == nil { throw UsageError("--resume needs --out") }
+    rank = cursor.value("--rank") ?? "pnl_bps"
+    guard Self.metrics.contains(rank) else {
+      let suggestion = ArgumentCursor.closest(rank, among: Self.metrics)
+      throw UsageError("--rank: unknown metric '\(rank)'" + (suggestion.map { ", did you mean '\($0)'?" } ?? ""))
+    }
+    top = try cursor.value("--top", "a positive number", { Int($0).flatMap { $0 > 0 ? $0 : nil } }) ?? 10
+    quiet = cursor.flag("--quiet")
+    ingest = try IngestFlags(cursor)
+    // Every cell's scenario is checked before any data is read.
+    var cells: [(Int, Scenario)] = []
+    for cell in stride(from: shard.index - 1, to: grid.cellCount, by: shard.count) {
+      do {
+        cells.append((cell, try Scenario.load(path: path, overrides: overrides + grid.overrides(cell))))
+      } catch {
+        throw UsageError(BacktestCommand.explain(error, path: path) + " (cell " + grid.overrides(cell).joined(separator: " ") + ")")
+      }
+    }
+    self.cells = cells
+  }
+
+  /// The sidecar of this run.
+  func meta() throws -> SweepOutput.Meta {
+    guard let bytes = FileManager.default.contents(atPath: path) else { throw FileError.missing(path: path) }
+    var checksum = FNV1a64()
+    bytes.withUnsafeBytes { checksum.add($0) }
+    return SweepOutput.Meta(
+      scenarioChecksum: checksum.hex, grid: grid.specs, overrides: overrides, shard: "\(shard.index)/\(shard.count)",
+      cells: cells.count, totalCells: grid.cellCount)
+  }
+
+  var header: String { (grid.axes.map(\.key) + Self.metrics).map(CSV.field).joined(separator: ",") }
+
+  func run(_ terminal: inout Terminal) throws -> ExitCode {
+    var output = try out.map { try SweepOutput(path: $0, header: header, meta: try meta(), resume: resume) }
+    defer { output?.close() }
+    let skip = output?.rowsDone ?? 0
+    if out == nil { terminal.print(header) }
+    let plan = try SweepPlan(cells: Array(cells.dropFirst(skip)), options: ingest.options)
+    let progress = Progress(total: cells.count, done: skip, show: !quiet && terminal.passthrough && isatty(STDERR_FILENO) == 1)
+    var rows: [String] = []
+    var values: [Double?] = []
+    try plan.run(jobs: jobs) { batch throws in
+      // Rows arrive in cell order, a contiguous batch at a time.
+      let text = batch.map { row in
+        zip(grid.axes, grid.coordinates(row.cell)).map { CSV.field($0.values[$1]) }.joined(separator: ",") + "," + row.row + "\n"
+      }.joined()
+      if output != nil { try output!.append(text) } else { terminal.print(text, terminator: "") }
+      rows += batch.map(\.row)
+      values += batch.map { $0.metrics[rank] ?? nil }
+      progress.advance(batch.count)
+    }
+    progress.finish()
+    if out != nil && skip == 0 && shard.count == 1 {
+      terminal.print(SweepRanking(grid: grid, metric: rank, values: values, top: top).table)
+    }
+    return .success
+  }
+}
+
+/// One computed cell: its CSV metrics and their values.
+struct SweepRow {
+  var cell: Int
+  var row: String
+  var metrics: [String: Double?]
+}
+
+/// The work of a sweep: legs loaded once per distinct set of files, alignment once
+/// per distinct clock and staleness, and one convergence simulation per distinct
+/// set of rules, priced for every cell that shares it.
+struct SweepPlan {
+  struct Group {
+    var cells: [(cell: Int, scenario: Scenario)]
+    var data: Int
+  }
+
+  let groups: [Group]
+  let data: [(legs: [QuoteSeries], aligned: AlignedLegs)]
+  let cellOrder: [Int]
+  let registry: ExchangeRegistry
+
+  init(cells: [(cell: Int, scenario: Scenario)], options: IngestOptions) throws {
+    registry = options.registry
+    var dataKeys: [String] = []
+    var data: [(legs: [QuoteSeries], aligned: AlignedLegs)] = []
+    var loaded: [String: QuoteSeries] = [:]
+    var groupKeys: [String: Int] = [:]
+    var groups: [Group] = []
+    for (cell, scenario) in cells {
+      let legKeys = scenario.legs.map { "\($0.venue)|\($0.market)|\($0.symbol)|\($0.files)|\($0.format ?? "")|\(scenario.clock)" }
+      let dataKey = legKeys.joined(separator: "#") + "|\(scenario.maxStale ?? -1)|\(scenario.grid ?? -1)"
+      var dataIndex = dataKeys.firstIndex(of: dataKey)
+      if dataIndex == nil {
+        var legs: [QuoteSeries] = []
+        var legOptions = options
+        legOptions.clock = scenario.clock
+        for (leg, key) in zip(scenario.legs, legKeys) {
+          if loaded[key] == nil {
+            let spec = LegSpec(instrument: Instrument(venue: leg.venue, market: leg.market, symbol: leg.symbol), paths: leg.files, format: leg.format)
+            loaded[key] = try spec.load(options: legOptions).series
+          }
+          legs.append(loaded[key]!)
+        }
+        let aligned = try AlignedLegs(legs: legs, options: AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid))
+        dataKeys.append(dataKey)
+        data.append((legs, aligned))
+        dataIndex = data.count - 1
+      }
+      // Cells whose rules agree share a simulation; inventory cells never do.
+      let rules =
+        scenario.mode == "convergence"
+        ? "\(dataIndex!)|\(scenario.entry)|\(scenario.exit)|\(scenario.legLatency)|\(scenario.maxHolding ?? -1)|\(scenario.cooldown ?? -1)|\(scenario.capAtBook)"
+        : "cell \(cell)"
+      if let g = groupKeys[rules] {
+        groups[g].cells.append((cell, scenario))
+      } else {
+        groupKeys[rules] = groups.count
+        groups.append(Group(cells: [(cell, scenario)], data: dataIndex!))
+      }
+    }
+    self.groups = groups
+    self.data = data
+    cellOrder = cells.map(\.cell)
+  }
+
+  /// Computes every group on `jobs` threads and hands finished rows to `deliver` in
+  /// cell order (on the calling thread).
+  func run(jobs: Int, deliver: ([SweepRow]) throws -> Void) throws {
+    let state = Mutex<(next: Int, finished: [Int: SweepRow], error: (any Error)?)>((0, [:], nil))
+    let ready = DispatchSemaphore(value: 0)
+    let workers = min(jobs, max(groups.count, 1))
+    let queue = DispatchQueue(label: "arbkit.sweep", attributes: .concurrent)
+    for _ in 0..<workers {
+      queue.async {
+        while true {
+          let g: Int? = state.withLock { s in
+            guard s.error == nil, s.next < groups.count else { return nil }
+            s.next += 1
+            return s.next - 1
+          }
+          guard let g else { break }
+          do {
+            let rows = try compute(groups[g])
+            state.withLock { s in for row in rows { s.finished[row.cell] = row } }
+          } catch {
+            state.withLock { s in s.error = s.error ?? error }
+          }
+          ready.signal()
+        }
+      }
+    }
+    var delivered = 0
+    var groupsDone = 0
+    while groupsDone < groups.count {
+      ready.wait()
+      groupsDone += 1
+      let (batch, failure) = state.withLock { s -> ([SweepRow], (any Error)?) in
+        var batch: [SweepRow] = []
+        while delivered + batch.count < cellOrder.count, let row = s.finished.removeValue(forKey: cellOrder[delivered + batch.count]) {
+          batch.append(row)
+        }
+        return (batch, s.error)
+      }
+      if let failure {
+        queue.sync(flags: .barrier) {}
+        throw failure
+      }
+      delivered += batch.count
+      if !batch.isEmpty { try deliver(batch) }
+    }
+  }
+
+  /// The rows of one group: one simulation (convergence) priced per cell.
+  private func compute(_ group: Group) throws -> [SweepRow] {
+    let (legs, aligned) = data[group.data]
+    var decisions: ConvergenceDecisions? = nil
+    return try group.cells.map { cell, scenario in
+      let fees = try BacktestCommand.fees(scenario, registry: registry)
+      let outcome: BacktestReport.Outcome
+      if scenario.mode == "inventory" {
+        outcome = .inventory(InventoryArbitrage(parameters: BacktestCommand.inventoryParameters(scenario, fees: fees)).run(legs: legs, aligned: aligned))
+      } else {
+        let engine = ConvergenceBacktest(parameters: BacktestCommand.convergenceParameters(scenario, fees: fees))
+        if decisions == nil { decisions = engine.decide(legs: legs, aligned: aligned) }
+        outcome = .convergence(engine.price(decisions!))
+      }
+      let report = BacktestReport(scenario: scenario, legs: legs, fees: fees, aligned: aligned, outcome: outcome)
+      let metrics = Dictionary(uniqueKeysWithValues: report.metrics.map { ($0.0, $0.1) })
+      let row = SweepCommand.metrics.map { key -> String in
+        switch metrics[key] {
+        case .int(let value): String(value)
+        case .number(let value): NumberText.csv(value)
+        default: ""
+        }
+      }.joined(separator: ",")
+      let values = metrics.mapValues { value -> Double? in
+        switch value {
+        case .int(let v): Double(v)
+        case .number(let v): v
+        default: nil
+        }
+      }
+      return SweepRow(cell: cell, row: row, metrics: values)
+    }
+  }
+}
+
+/// Cells done, rate and time left on stderr, redrawn in place (only on a terminal).
+final class Progress: @unchecked Sendable {
+  private let total: Int
+  private var done: Int
+  private let show: Bool
+  private let start = DispatchTime.now()
+  private let startDone: Int
+
+  init(total: Int, done: Int, show: Bool) {
+    self.total = total
+    self.done = done
+    self.show = show
+    startDone = done
+  }
+
+  func advance(_ count: Int) {
+    done += count
+    guard show else { return }
+    let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+    let rate = seconds > 0 ? Double(done - startDone) / seconds : 0
+    let eta = rate > 0 ? Double(total - done) / rate : 0
+    let width = 30
+    let filled = total > 0 ? width * done / total : width
+    let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
+    var terminal = Terminal(passthrough: true)
+    terminal.printError("\r[\(bar)] \(done)/\(total) cells, \(NumberText.fixed(rate, 1))/s, ETA \(NumberText.fixed(eta, 0)) s", terminator: "")
+  }
+
+  func finish() {
+    guard show else { return }
+    var terminal = Terminal(passthrough: true)
+    terminal.printError("")
+  }
+}
+
+/// The best cells by one metric, each with the mean of the metric over the cell and
+/// its grid neighbours (`robustness`): a lone spike has a low one, a plateau a high one.
+struct SweepRanking {
+  let grid: SweepGrid
+  let metric: String
+  /// The metric of every cell, in cell order (`nil`: undefined for that cell).
+  let values: [Double?]
+  let top: Int
+
+  func robustness(_ cell: Int) -> Double? {
+    let around = ([cell] + grid.neighbours(cell)).compactMap { values[$0] }
+    return around.isEmpty ? nil : around.reduce(0, +) / Double(around.count)
+  }
+
+  var table: String {
+    let ranked = values.indices.filter { values[$0] != nil }.sorted { values[$0]! != values[$1]! ? values[$0]! > values[$1]! : $0 < $1 }
+    var table = TextTable(["rank"] + grid.axes.map(\.key) + [metric, "robustness"], rightAligned: Set(0...(grid.axes.count + 2)))
+    for (k, cell) in ranked.prefix(top).enumerated() {
+      let here = grid.coordinates(cell)
+      table.add(["\(k + 1)"] + grid.axes.indices.map { grid.axes[$0].values[here[$0]] } + [NumberText.fixed(values[cell], 4), NumberText.fixed(robustness(cell), 4)])
+    }
+    return "Top \(min(top, ranked.count)) of \(values.count) cells by \(metric) (robustness: mean over the cell and its grid neighbours)\n"
+      + table.rendered(indent: "  ")
+  }
+}

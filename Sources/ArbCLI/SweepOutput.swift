@@ -1,0 +1,98 @@
+import ArbIngest
+import Foundation
+
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+/// The sweep's CSV file: written append-only in cell order, each batch of rows
+/// fsync'ed, so that a sweep killed at any moment can be resumed to the same bytes.
+/// A sidecar `PATH.meta.json` names the scenario (by checksum), the grid and the
+/// shard, so that `--resume` and `arbkit merge` refuse files of another sweep.
+struct SweepOutput {
+  /// What a sweep file was made from.
+  struct Meta: Codable, Equatable {
+    var scenarioChecksum: String
+    var grid: [String]
+    var overrides: [String]
+    var shard: String
+    var cells: Int
+    var totalCells: Int
+
+    enum CodingKeys: String, CodingKey {
+      case scenarioChecksum = "scenario_checksum", grid, overrides, shard, cells, totalCells = "total_cells"
+    }
+
+    static func read(_ path: String) throws -> Meta {
+      guard let data = FileManager.default.contents(atPath: path + ".meta.json") else {
+        throw UsageError("\(path): no sidecar \(path).meta.json: not written by arbkit sweep")
+      }
+      do { return try JSONDecoder().decode(Meta.self, from: data) } catch {
+        throw UsageError("\(path).meta.json: not a sweep sidecar")
+      }
+    }
+
+    func write(_ path: String) throws {
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+      try BacktestCommand.write(String(decoding: try encoder.encode(self), as: UTF8.self) + "\n", to: path + ".meta.json")
+    }
+  }
+
+  let path: String
+  private let fd: Int32
+  /// Rows already in the file (complete lines after the header).
+  private(set) var rowsDone: Int
+
+  /// Opens `path` for a sweep: fresh (header written), or with `resume` continuing
+  /// an earlier run of the same sweep after its last complete row; a torn last line
+  /// is cut off and its cell run again.
+  init(path: String, header: String, meta: Meta, resume: Bool) throws {
+    self.path = path
+    var done = 0
+    if resume, let existing = FileManager.default.contents(atPath: path) {
+      guard (try? Meta.read(path)) == meta else {
+        throw UsageError("--resume: \(path) was written by another sweep (scenario, grid or shard differ); remove it or drop --resume")
+      }
+      let bytes = [UInt8](existing)
+      let complete = (bytes.lastIndex(of: 10).map { $0 + 1 }) ?? 0
+      let lines = bytes[..<complete].split(separator: 10, omittingEmptySubsequences: false).dropLast()
+      guard let first = lines.first, String(decoding: first, as: UTF8.self) == header else {
+        throw UsageError("--resume: \(path) does not start with this sweep's header")
+      }
+      done = lines.count - 1
+      guard done <= meta.cells else { throw UsageError("--resume: \(path) has more rows than the sweep has cells") }
+      fd = open(path, O_WRONLY)
+      guard fd >= 0, ftruncate(fd, off_t(complete)) == 0, lseek(fd, 0, SEEK_END) >= 0 else {
+        throw FileError.unreadable(path: path, reason: "cannot reopen for --resume")
+      }
+    } else {
+      try meta.write(path)
+      fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+      guard fd >= 0 else { throw FileError.unreadable(path: path, reason: "cannot write: \(String(cString: strerror(errno)))") }
+      try Self.append(fd, header + "\n", path: path)
+    }
+    rowsDone = done
+  }
+
+  /// Appends rows (each with its newline) and syncs them to disk.
+  mutating func append(_ rows: String) throws {
+    try Self.append(fd, rows, path: path)
+    rowsDone += rows.utf8.reduce(0) { $0 + ($1 == 10 ? 1 : 0) }
+  }
+
+  func close() { _ = Glibc.close(fd) }
+
+  private static func append(_ fd: Int32, _ text: String, path: String) throws {
+    var text = text
+    try text.withUTF8 { bytes in
+      var offset = 0
+      while offset < bytes.count {
+        let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+        guard n > 0 else { throw FileError.unreadable(path: path, reason: "write failed: \(String(cString: strerror(errno)))") }
+        offset += n
+      }
+    }
+    guard fsync(fd) == 0 else { throw FileError.unreadable(path: path, reason: "fsync failed") }
+  }
+}
