@@ -31,11 +31,13 @@ demo: build
 	$(ARBKIT) backtest Data/scenarios/binanceus-kraken-btcusdc.json
 
 # The tests also zip fixtures (Binance public data comes as .zip) and compress them
-# with the zstd tool.
+# with the zstd tool; sweeps are sharded with GNU parallel and on a single-node Slurm
+# cluster started by scripts/test-sharding.
 test:
-	@scripts/install-deps zip zstd
+	@scripts/install-deps zip zstd parallel slurm-wlm munge
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	scripts/test-sharding .build/debug/arbkit
 
 bench: deps
 	scripts/bench $(ARGS)
