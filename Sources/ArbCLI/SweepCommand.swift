@@ -138,9 +138,10 @@ struct SweepRow {
   var metrics: [String: Double?]
 }
 
-/// The work of a sweep: legs loaded once per distinct set of files, alignment once
-/// per distinct clock and staleness, and one convergence simulation per distinct
-/// set of rules, priced for every cell that shares it.
+/// The work of a sweep: legs loaded once per distinct set of files, alignment (and
+/// the first-passage index) once per distinct clock and staleness, and one
+/// convergence simulation per distinct set of rules, found by first-passage queries
+/// and priced for every cell that shares it.
 struct SweepPlan {
   struct Group {
     var cells: [(cell: Int, scenario: Scenario)]
@@ -148,14 +149,14 @@ struct SweepPlan {
   }
 
   let groups: [Group]
-  let data: [(legs: [QuoteSeries], aligned: AlignedLegs)]
+  let data: [(legs: [QuoteSeries], aligned: AlignedLegs, index: ConvergenceIndex?)]
   let cellOrder: [Int]
   let registry: ExchangeRegistry
 
   init(cells: [(cell: Int, scenario: Scenario)], options: IngestOptions) throws {
     registry = options.registry
     var dataKeys: [String] = []
-    var data: [(legs: [QuoteSeries], aligned: AlignedLegs)] = []
+    var data: [(legs: [QuoteSeries], aligned: AlignedLegs, index: ConvergenceIndex?)] = []
     var loaded: [String: QuoteSeries] = [:]
     var groupKeys: [String: Int] = [:]
     var groups: [Group] = []
@@ -176,7 +177,7 @@ struct SweepPlan {
         }
         let aligned = try AlignedLegs(legs: legs, options: AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid))
         dataKeys.append(dataKey)
-        data.append((legs, aligned))
+        data.append((legs, aligned, nil))
         dataIndex = data.count - 1
       }
       // Cells whose rules agree share a simulation; inventory cells never do.
@@ -184,6 +185,9 @@ struct SweepPlan {
         scenario.mode == "convergence"
         ? "\(dataIndex!)|\(scenario.entry)|\(scenario.exit)|\(scenario.legLatency)|\(scenario.maxHolding ?? -1)|\(scenario.cooldown ?? -1)|\(scenario.capAtBook)"
         : "cell \(cell)"
+      if scenario.mode == "convergence" && data[dataIndex!].index == nil {
+        data[dataIndex!].index = ConvergenceIndex(legs: data[dataIndex!].legs, aligned: data[dataIndex!].aligned)
+      }
       if let g = groupKeys[rules] {
         groups[g].cells.append((cell, scenario))
       } else {
@@ -245,7 +249,7 @@ struct SweepPlan {
 
   /// The rows of one group: one simulation (convergence) priced per cell.
   private func compute(_ group: Group) throws -> [SweepRow] {
-    let (legs, aligned) = data[group.data]
+    let (legs, aligned, index) = data[group.data]
     var decisions: ConvergenceDecisions? = nil
     return try group.cells.map { cell, scenario in
       let fees = try BacktestCommand.fees(scenario, registry: registry)
@@ -254,7 +258,7 @@ struct SweepPlan {
         outcome = .inventory(InventoryArbitrage(parameters: BacktestCommand.inventoryParameters(scenario, fees: fees)).run(legs: legs, aligned: aligned))
       } else {
         let engine = ConvergenceBacktest(parameters: BacktestCommand.convergenceParameters(scenario, fees: fees))
-        if decisions == nil { decisions = engine.decide(legs: legs, aligned: aligned) }
+        if decisions == nil { decisions = engine.decide(legs: legs, aligned: aligned, index: index!) }
         outcome = .convergence(engine.price(decisions!))
       }
       let report = BacktestReport(scenario: scenario, legs: legs, fees: fees, aligned: aligned, outcome: outcome)

@@ -1,0 +1,80 @@
+import ArbAnalytics
+import ArbCore
+import TestSupport
+import Testing
+
+@testable import ArbBacktest
+
+// The first-passage search must take exactly the decisions of the point-by-point
+// pass, for every rule, on random and real data.
+
+/// Field by field, with `nan` equal to itself (sizes a source does not have).
+func same(_ a: TradeDecision, _ b: TradeDecision) -> Bool {
+  let numbers: [KeyPath<TradeDecision, Double>] = [\.entryPremium, \.exitPremium, \.richBid, \.richBidSize, \.cheapAsk, \.cheapAskSize, \.richAsk, \.cheapBid]
+  return a.entryTime == b.entryTime && a.exitTime == b.exitTime && a.rich == b.rich && a.cheap == b.cheap && a.exitReason == b.exitReason
+    && numbers.allSatisfy { a[keyPath: $0].bitPattern == b[keyPath: $0].bitPattern }
+}
+
+@Suite("First-passage decisions equal the point-by-point pass")
+struct FirstPassageTests {
+  @Test("block skips find the same first position as a scan")
+  func blocks() {
+    var rng = SplitMix64(seed: 9)
+    let values = (0..<20_000).map { _ in rng.uniform() < 0.001 ? 5.0 : rng.normal() }
+    let up = FirstPassage(values, upward: true), down = FirstPassage(values, upward: false)
+    for start in stride(from: 0, to: values.count, by: 97) {
+      for threshold in [1.0, 3.0, 4.9, 6.0] {
+        #expect(up.first(from: start, threshold: threshold) == values.indices.dropFirst(start).first { values[$0] >= threshold })
+        #expect(down.first(from: start, threshold: -threshold) == values.indices.dropFirst(start).first { values[$0] <= -threshold })
+      }
+    }
+    #expect(FirstPassage([.nan, 1], upward: true).first(from: 0, threshold: -10) == 1)
+  }
+
+  static func compare(_ legs: [QuoteSeries], _ p: ConvergenceParameters, alignedStale: Int64?) throws {
+    let aligned = try AlignedLegs(legs: legs, options: AlignmentOptions(maxStale: alignedStale))
+    let engine = ConvergenceBacktest(parameters: p)
+    let pass = engine.decide(legs: legs, aligned: aligned)
+    let fast = engine.decide(legs: legs, aligned: aligned, index: ConvergenceIndex(legs: legs, aligned: aligned))
+    #expect(fast.trades.count == pass.trades.count)
+    let mismatch = zip(fast.trades, pass.trades).enumerated().first { !same($0.element.0, $0.element.1) }?.offset
+    #expect(mismatch == nil, "first different trade: \(mismatch.map { String(describing: fast.trades[$0]) } ?? "")")
+    #expect(fast.skipped.map(\.reason) == pass.skipped.map(\.reason) && fast.skipped.map(\.count) == pass.skipped.map(\.count))
+    #expect(fast.firstTime == pass.firstTime && fast.lastTime == pass.lastTime)
+  }
+
+  @Test("random books, every rule", arguments: Array(1...12) as [UInt64])
+  func random(seed: UInt64) throws {
+    var legs = randomLegs(seed, count: 6000)
+    if seed % 4 == 0 {
+      var rng = SplitMix64(seed: seed)
+      legs[0].bidSize = legs[0].time.map { _ in rng.uniform() < 0.05 ? 0 : 1 }
+    }
+    var p = ConvergenceParameters(entry: [0.1, 0.2, 0.3][Int(seed % 3)], exit: [-0.05, 0, 0.05][Int(seed % 3)], notional: 1000, fees: [0.001, 0.001])
+    p.legLatency = seed % 2 == 0 ? [2_000_000, 0] : nil
+    p.latency = seed % 3 == 0 ? 1_000_000 : 0
+    p.maxStale = seed % 3 == 1 ? 3_000_000 : nil
+    p.maxHolding = seed % 4 == 1 ? 20_000_000 : nil
+    p.cooldown = seed % 5 == 2 ? 15_000_000 : nil
+    p.capAtBook = seed % 4 == 0
+    try Self.compare(legs, p, alignedStale: seed % 2 == 1 ? 5_000_000 : nil)
+  }
+
+  @Test("the real demo pair over a grid of thresholds")
+  func realPair() throws {
+    let legs = [
+      try ConvergenceRealDataTests.firstDays("binanceus_BTCUSDC_1m_2023-03-01_21.csv", "binanceus-kline-1m.json", venue: "binanceus"),
+      try ConvergenceRealDataTests.firstDays("kraken_BTCUSDC_1m_2023-03-01_21.csv.gz", "kraken-ohlcvt-1m.json", venue: "kraken"),
+    ]
+    for entry in [0.05, 0.1, 0.3] {
+      for exit in [0.0, 0.05] {
+        var p = ConvergenceParameters(entry: entry, exit: exit, notional: 10_000, fees: [0.001, 0.004])
+        p.latency = 60_000_000
+        p.maxStale = 120_000_000
+        p.maxHolding = entry == 0.3 ? 3_600_000_000 : nil
+        p.cooldown = exit == 0.05 ? 300_000_000 : nil
+        try Self.compare(legs, p, alignedStale: 120_000_000)
+      }
+    }
+  }
+}
