@@ -139,7 +139,7 @@ struct LegSpecTests {
     defer { folder.cleanup() }
     let path = folder.write("native.csv", Self.native)
     let error = #expect(throws: LegSpecError.self) { try LegSpec(parsing: path).load(options: IngestOptions()) }
-    let found = "binance:spot:BTCUSDT, binance:linear:BTCUSDT, bybit:linear:BTCUSDT"
+    let found = "binance:spot:BTCUSDT (price), binance:linear:BTCUSDT (price), bybit:linear:BTCUSDT (price)"
     #expect(error?.message == "\(path) holds several instruments (\(found)); name one with VENUE:MARKET:SYMBOL=\(path)")
   }
 
@@ -149,7 +149,7 @@ struct LegSpecTests {
     defer { folder.cleanup() }
     let path = folder.write("native.csv", Self.native)
     let error = #expect(throws: IngestError.self) { try LegSpec(parsing: "okx:spot:BTCUSDT=\(path)").load(options: IngestOptions()) }
-    let found = ["binance:spot:BTCUSDT", "binance:linear:BTCUSDT", "bybit:linear:BTCUSDT"]
+    let found = ["binance:spot:BTCUSDT (price)", "binance:linear:BTCUSDT (price)", "bybit:linear:BTCUSDT (price)"]
     #expect(error?.reason == .symbolNotInFile(symbol: "okx:spot:BTCUSDT", found: found))
     #expect(error?.position == SourcePosition(path: path, line: 1, column: 1))
   }
