@@ -16,7 +16,8 @@ enum FundingGrid {
   @inline(__always)
   static func snap(_ micros: Int64) -> Int64? {
     let past = ((micros % hour) + hour) % hour
-    let below = micros - past
+    let (below, under) = micros.subtractingReportingOverflow(past)
+    if under { return nil }
     if past <= tolerance { return below }
     if hour - past <= tolerance {
       let (above, overflow) = below.addingReportingOverflow(hour)
