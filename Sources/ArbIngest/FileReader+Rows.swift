@@ -55,12 +55,14 @@ extension FileReader {
     }
 
     // Several quantities: each non-empty one is checked, to be appended below.
-    for (k, value) in layout.values.enumerated() {
-      field = value.column
-      var parsed = Double.nan
-      let fault = price(base, starts[field], ends[field], &parsed, rate: value.field.isRate)
-      if fault != .none && fault != .missingPrice { return fault }
-      rowValues[k] = parsed
+    if !layout.values.isEmpty {
+      for (k, value) in layout.values.enumerated() {
+        field = value.column
+        var parsed = Double.nan
+        let fault = price(base, starts[field], ends[field], &parsed, rate: value.field.isRate)
+        if fault != .none && fault != .missingPrice { return fault }
+        rowValues[k] = parsed
+      }
     }
 
     // Prices: a book (bid/ask; Tardis may leave a side empty), or one price.

@@ -169,6 +169,7 @@ struct PremiumCommandTests {
     let fixtures = Repository.root.appendingPathComponent("Tests/ArbIngestTests/Fixtures").path
     let mark = arbkit("premium", "--leg", "\(fixtures)/XRP_USDT_USDT-1h-futures.json", "--leg", "\(fixtures)/XRP_USDT_USDT-1h-mark.json", "--format", "json")
     #expect(mark.code == .success && mark.object["points"] as? Int == 100)
+    #expect((mark.object["legs"] as? [[String: Any]])?.map { $0["field"] as? String } == ["price", "mark"])
     let funding = "\(fixtures)/XRP_USDT_USDT-8h-funding_rate.json"
     let rate = arbkit("premium", "--leg", "\(fixtures)/XRP_USDT_USDT-1h-futures.json", "--leg", funding)
     #expect(rate.code == .usage)

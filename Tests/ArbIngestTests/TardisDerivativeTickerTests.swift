@@ -99,3 +99,46 @@ struct TardisDerivativeTickerTests {
     #expect(file.report.rowsAccepted == 2 && file.series.last?.time == [50] && file.series.last?.field == .fundingRate)
   }
 }
+
+extension TardisDerivativeTickerTests {
+  /// `rows` generated ticker rows of two instruments, each value empty one time in three.
+  static func generated(rows: Int, seed: UInt64) -> String {
+    var rng = SplitMix64(seed: seed)
+    var text = header + "\n"
+    var time: Int64 = 1_735_689_600_000_000
+    for i in 0..<rows {
+      time += Int64(1 + rng.next() % 1000)
+      let (exchange, symbol) = i % 2 == 0 ? ("binance-futures", "BTCUSDT") : ("bybit", "ETHUSDT")
+      func value(_ text: String) -> String { rng.next() % 3 == 0 ? "" : text }
+      let rate = value(String(Double(Int64(rng.next() % 200) - 100) / 1_000_000))
+      let last = value(String(90000 + Double(rng.next() % 10000) / 10))
+      let index = value(String(90000 + Double(rng.next() % 10000) / 10))
+      let mark = value(String(90000 + Double(rng.next() % 10000) / 10))
+      text += "\(exchange),\(symbol),\(time - 2000),\(time),,\(rate),,,\(last),\(index),\(mark)\n"
+    }
+    return text
+  }
+
+  @Test("read as two halves: the same series, field by field, as in one pass")
+  func twoHalves() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let path = folder.write("ticker.csv", Self.generated(rows: 5000, seed: 11))
+    let size = try FileSource(path: path).size
+    let one = try Ingest.readSequentially(path: path, options: IngestOptions(), size: size)
+    let two = try #require(try Ingest.readInTwoHalves(path: path, size: size, options: IngestOptions()))
+    #expect(one.report.rowsRead == 5000 && two.report.rowsRead == 5000 && two.report.rowsAccepted == 5000)
+    #expect(one.series.count == 8 && two.series.count == 8)
+    #expect(one.report.instruments.map(\.rows) == two.report.instruments.map(\.rows))
+    for (x, y) in zip(one.series, two.series) {
+      #expect(x.field == y.field && sameColumns(x, y))
+    }
+    // Every point is a value of the text: no row lost at the boundary.
+    let points = one.series.reduce(0) { $0 + $1.count }
+    let values = try textLines(path).dropFirst().filter { !$0.isEmpty }.reduce(0) { count, line in
+      let f = line.split(separator: ",", omittingEmptySubsequences: false)
+      return count + [5, 8, 9, 10].filter { !f[$0].isEmpty }.count
+    }
+    #expect(points == values)
+  }
+}
