@@ -282,6 +282,7 @@ extension RecordLayout {
       thousands: byte(spec.thousands, nil), descending: spec.order == .descending)
     timeOffset = spec.time.zone.flatMap(Self.zoneOffset) ?? 0
     timeShift = spec.time.shift.flatMap(TimeText.parseDuration) ?? 0
+    field = spec.field ?? .price
     if price == nil && (bid == nil || ask == nil) {
       throw IngestError(.missingColumn(name: "price (or bid and ask)"), at: .init(path: path, line: 1, column: 1))
     }
