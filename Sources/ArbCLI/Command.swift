@@ -31,7 +31,7 @@ struct IngestFlags {
     ("--quarantine PATH", "where skipped raw lines go (default: FILE.rejected.csv in the current folder)"),
     ("--clock local|exchange", "the recorded time that orders rows and aligns legs (default local: the recorder's receive time)"),
     ("--sort", "sort rows by time (stable) instead of rejecting rows that go backwards"),
-    ("--input-format F", "a named format (\(RecordFormat.namedIDs.joined(separator: ", "))) or a column spec JSON; default: detected from the header (a Binance file without one: from its first row)"),
+    ("--input-format F", "a named format (\(RecordFormat.namedIDs.joined(separator: ", "))) or a column spec JSON; default: detected from the header (a Binance file without one: from its first row; Binance premium index, mark and index price klines: also from their folder)"),
     ("--spec-set KEY=VALUE", "set a column-spec field, e.g. time.column=open_time, time.form=iso8601, price=close, header=false"),
     ("--registry PATH", "an exchange registry file instead of the built-in one"),
   ])

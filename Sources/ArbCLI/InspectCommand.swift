@@ -10,8 +10,10 @@ struct InspectCommand: Command {
 
     Reads each file (plain or .gz, streamed) and prints its format, rows read,
     accepted and rejected (read = accepted + rejected), rows collapsed as duplicate
-    timestamps, first and last timestamps, and the instruments it holds. A path may
-    end in @FORMAT (a named format or a column spec JSON).
+    timestamps, first and last timestamps, and the series it holds: instrument,
+    field (price, mark, index, funding_rate or premium_index; a derivative ticker
+    holds several per instrument) and points. A path may end in @FORMAT (a named
+    format or a column spec JSON).
 
     Options:
     \(HelpText.option("--format table|csv|json", "output (default table); json: one object per file, an array for several"))
@@ -49,13 +51,13 @@ struct InspectCommand: Command {
       let objects = reports.map { Self.json($0.0, $0.1) }
       terminal.print((objects.count == 1 ? objects[0] : .array(objects)).rendered())
     case .csv:
-      terminal.print("file,format,rows_read,rows_accepted,rows_rejected,rows_collapsed,first_ts_us,last_ts_us,venue,market,symbol,rows")
+      terminal.print("file,format,rows_read,rows_accepted,rows_rejected,rows_collapsed,first_ts_us,last_ts_us,venue,market,symbol,field,rows")
       for (report, _) in reports {
-        for (instrument, rows) in report.instruments {
+        for (instrument, field, rows) in report.instruments {
           terminal.print([
             CSV.field(report.path), report.format, "\(report.rowsRead)", "\(report.rowsAccepted)", "\(report.rowsRejected)",
             "\(report.rowsCollapsed)", report.firstTime.map(String.init) ?? "", report.lastTime.map(String.init) ?? "",
-            CSV.field(instrument.venue), instrument.market.rawValue, CSV.field(instrument.symbol), "\(rows)",
+            CSV.field(instrument.venue), instrument.market.rawValue, CSV.field(instrument.symbol), field.rawValue, "\(rows)",
           ].joined(separator: ","))
         }
       }
@@ -87,7 +89,7 @@ struct InspectCommand: Command {
       ("instruments", .array(zip(report.instruments, series).map { entry, s in
         .object([
           ("venue", .string(entry.instrument.venue)), ("market", .string(entry.instrument.market.rawValue)),
-          ("symbol", .string(entry.instrument.symbol)), ("rows", .int(entry.rows)),
+          ("symbol", .string(entry.instrument.symbol)), ("field", .string(entry.field.rawValue)), ("rows", .int(entry.rows)),
           ("price_source", .string(s.priceSource.rawValue)),
         ])
       })),
@@ -107,9 +109,12 @@ struct InspectCommand: Command {
     if let first = report.firstTime, let last = report.lastTime {
       text += "  time \(TimeText.iso8601(first)) .. \(TimeText.iso8601(last))\n"
     }
-    var table = TextTable(["venue", "market", "symbol", "rows", "price"], rightAligned: [3])
+    var table = TextTable(["venue", "market", "symbol", "field", "rows", "price"], rightAligned: [4])
     for (entry, s) in zip(report.instruments, series) {
-      table.add([entry.instrument.venue, entry.instrument.market.rawValue, entry.instrument.symbol, "\(entry.rows)", s.priceSource.rawValue])
+      table.add([
+        entry.instrument.venue, entry.instrument.market.rawValue, entry.instrument.symbol, entry.field.rawValue, "\(entry.rows)",
+        s.priceSource.rawValue,
+      ])
     }
     return text + table.rendered(indent: "  ")
   }

@@ -7,7 +7,7 @@ struct PremiumCommand: Command {
   static let name = "premium"
   static let abstract = "Align legs and print mid/executable premium statistics, bands and episodes"
   static let usage = """
-    Usage: arbkit premium --leg [VENUE:MARKET:SYMBOL=]PATH[,PATH…][@FORMAT] --leg … [options]
+    Usage: arbkit premium --leg [VENUE:MARKET:SYMBOL=]PATH[,PATH…][#FIELD][@FORMAT] --leg … [options]
 
     Aligns two or more legs as-of on the union clock of their quotes (or a fixed
     grid) and reports the mid and executable premium in percent: count, mean, sample
@@ -19,7 +19,7 @@ struct PremiumCommand: Command {
 
     Options:
     \(HelpText.options([
-      ("--leg SPEC", "a leg (repeat, at least two); MARKET is spot, linear, inverse, future or fx"),
+      ("--leg SPEC", "a leg (repeat, at least two); MARKET is spot, linear, inverse, future or fx; FIELD picks the series of a file with several: price (default), mark or index (funding_rate and premium_index are rates and refused)"),
       ("--max-stale DURATION", "a point is valid only if every leg quoted within this (5s, 100ms, 2m); default: no limit"),
       ("--grid DURATION", "align on a fixed grid (1s, 100ms) instead of the union clock"),
       ("--bands LIST", "band levels in percent (default 0.05,0.1)"),
@@ -51,6 +51,7 @@ struct PremiumCommand: Command {
       do { legs.append(ingest.leg(try LegSpec(parsing: text))) } catch { throw UsageError(error.message) }
     }
     guard legs.count >= 2 else { throw UsageError("need at least two --leg, was \(legs.count)") }
+    if let rate = legs.first(where: { $0.field?.isRate == true }) { throw Self.rateLeg(rate.field!, rate.paths[0]) }
     self.legs = legs
     let maxStale = try cursor.value("--max-stale", "a duration such as 5s or 100ms", TimeText.parseDuration)
     let grid = try cursor.value("--grid", "a positive duration such as 1s", { TimeText.parseDuration($0).flatMap { $0 > 0 ? $0 : nil } })
@@ -69,9 +70,16 @@ struct PremiumCommand: Command {
     format = try OutputFormat.parse(cursor)
   }
 
+  /// A premium compares prices; between rates (funding, premium index) it means nothing.
+  static func rateLeg(_ field: SeriesField, _ path: String) -> UsageError {
+    UsageError("leg \(path) is a \(field.rawValue) series, a rate: a premium needs price, mark or index legs")
+  }
+
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     let loaded = try LoadedLegs.load(legs, options: ingest.options, specOverrides: ingest.specOverrides)
     let series = loaded.map(\.series)
+    // A file of rates read without #FIELD gives a rate series too.
+    if let rate = zip(legs, series).first(where: { $1.field.isRate }) { throw Self.rateLeg(rate.1.field, rate.0.paths[0]) }
     let premium = try PremiumSeries(legs: series, options: alignment)
     let analysis = PremiumAnalysis(premium: premium, options: bands)
     let result = PremiumResult(legs: loaded, premium: premium, analysis: analysis, alignment: alignment, bands: bands, clock: ingest.options.clock)

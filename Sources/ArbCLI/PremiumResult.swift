@@ -20,7 +20,7 @@ struct PremiumResult {
         let s = leg.series
         return .object([
           ("venue", .string(s.instrument.venue)), ("market", .string(s.instrument.market.rawValue)),
-          ("symbol", .string(s.instrument.symbol)), ("rows", .int(s.count)),
+          ("symbol", .string(s.instrument.symbol)), ("field", .string(s.field.rawValue)), ("rows", .int(s.count)),
           ("first_ts_us", .int(s.time.first)), ("last_ts_us", .int(s.time.last)),
           ("price_source", .string(s.priceSource.rawValue)),
           ("rows_read", .int(leg.reports.reduce(0) { $0 + $1.rowsRead })),
@@ -101,11 +101,11 @@ struct PremiumResult {
 
   var table: String {
     var text = "Legs\n"
-    var legTable = TextTable(["#", "venue", "market", "symbol", "rows", "first", "last", "price"], rightAligned: [0, 4])
+    var legTable = TextTable(["#", "venue", "market", "symbol", "field", "rows", "first", "last", "price"], rightAligned: [0, 5])
     for (k, leg) in legs.enumerated() {
       let s = leg.series
       legTable.add([
-        "\(k + 1)", s.instrument.venue, s.instrument.market.rawValue, s.instrument.symbol, "\(s.count)",
+        "\(k + 1)", s.instrument.venue, s.instrument.market.rawValue, s.instrument.symbol, s.field.rawValue, "\(s.count)",
         s.time.first.map(TimeText.iso8601) ?? "-", s.time.last.map(TimeText.iso8601) ?? "-", s.priceSource.rawValue,
       ])
     }

@@ -29,8 +29,9 @@ public struct IngestError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidMarket(column: String, text: String)
     /// A JSON file whose structure breaks (a missing bracket or comma).
     case malformedJSON(expected: String, found: String)
-    /// A series the file holds that is not read yet (a funding-rate file).
-    case unsupportedSeries(detail: String)
+    /// A funding time that is not within the tolerance of a whole hour (the funding
+    /// grid); `toleranceMillis` is that tolerance.
+    case offFundingGrid(column: String, text: String, toleranceMillis: Int)
     /// A field that must be one of a few words (`bid`/`ask`, `true`/`false`).
     case invalidValue(column: String, text: String, expected: String)
 
@@ -59,7 +60,7 @@ public struct IngestError: Error, Sendable, Equatable, CustomStringConvertible {
       case .readFailed: "read_failed"
       case .invalidMarket: "invalid_market"
       case .malformedJSON: "malformed_json"
-      case .unsupportedSeries: "unsupported_series"
+      case .offFundingGrid: "off_funding_grid"
       case .invalidValue: "invalid_value"
       }
     }
@@ -96,7 +97,8 @@ public struct IngestError: Error, Sendable, Equatable, CustomStringConvertible {
       case .invalidMarket(let column, let text):
         "unknown market in column '\(column)', expected spot, linear, inverse, future or fx, was '\(text)'"
       case .malformedJSON(let expected, let found): "malformed JSON, expected \(expected), was '\(found)'"
-      case .unsupportedSeries(let detail): "unsupported series, \(detail)"
+      case .offFundingGrid(let column, let text, let tolerance):
+        "funding time in column '\(column)' is not within \(tolerance) ms of a whole hour, was '\(text)'"
       case .invalidValue(let column, let text, let expected): "invalid value in column '\(column)', expected \(expected), was '\(text)'"
       }
     }

@@ -52,11 +52,14 @@ public struct QuoteSeries: Sendable {
   public var ask: [Double]
   public var bidSize: [Double]
   public var askSize: [Double]
+  /// Funding interval in µs per point, for a `funding_rate` series whose source states
+  /// it (Binance `fundingRate`: it changes over time); empty otherwise.
+  public var fundingInterval: [Int64]
 
   public init(
     instrument: Instrument, priceSource: PriceSource, field: SeriesField = .price, clock: Clock = .local,
     time: [Int64] = [], otherTime: [Int64] = [], bid: [Double] = [], ask: [Double] = [],
-    bidSize: [Double] = [], askSize: [Double] = []
+    bidSize: [Double] = [], askSize: [Double] = [], fundingInterval: [Int64] = []
   ) {
     self.instrument = instrument
     self.priceSource = priceSource
@@ -68,6 +71,7 @@ public struct QuoteSeries: Sendable {
     self.ask = ask
     self.bidSize = bidSize
     self.askSize = askSize
+    self.fundingInterval = fundingInterval
   }
 
   /// Number of quotes.
@@ -75,6 +79,6 @@ public struct QuoteSeries: Sendable {
 
   /// Bytes held by the columns (what a run must keep in memory for this leg).
   public var columnBytes: Int {
-    (time.count + otherTime.count) * 8 + (bid.count + ask.count + bidSize.count + askSize.count) * 8
+    (time.count + otherTime.count + fundingInterval.count) * 8 + (bid.count + ask.count + bidSize.count + askSize.count) * 8
   }
 }

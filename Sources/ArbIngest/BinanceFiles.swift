@@ -1,7 +1,8 @@
 import ArbCore
 
 // Binance public data (data.binance.vision): klines, bookTicker, aggTrades and trades
-// CSVs, with or without a header row (spot files never have one; futures files do from
+// CSVs, the kline-shaped premium index, mark and index price files and the monthly
+// funding rates, with or without a header row (spot files never have one; futures files do from
 // some date on), timestamps in ms or µs per value (spot switched to µs in 2025). The
 // files do not name their instrument: the leg's prefix does, or else the file name.
 
@@ -10,7 +11,19 @@ extension RecordFormat {
   var isBinance: Bool {
     switch self {
     case .binanceKlines, .binanceBookTicker, .binanceAggTrades, .binanceTrades: true
+    case .binancePremiumIndexKlines, .binanceMarkPriceKlines, .binanceIndexPriceKlines, .binanceFundingRate: true
     default: false
+    }
+  }
+
+  /// What the kline-shaped Binance formats hold; `nil` for the others.
+  var binanceKlineField: SeriesField? {
+    switch self {
+    case .binanceKlines: .price
+    case .binancePremiumIndexKlines: .premiumIndex
+    case .binanceMarkPriceKlines: .mark
+    case .binanceIndexPriceKlines: .index
+    default: nil
     }
   }
 }
@@ -24,12 +37,15 @@ enum BinanceFiles {
   static let aggTradesHeader = "agg_trade_id,price,quantity,first_trade_id,last_trade_id,transact_time,is_buyer_maker"
   /// Futures trades header; spot files add a seventh column `is_best_match`.
   static let tradesHeader = "id,price,qty,quote_qty,time,is_buyer_maker"
+  /// `fundingRate` header (monthly files, ms).
+  static let fundingRateHeader = "calc_time,funding_interval_hours,last_funding_rate"
 
   /// Field counts a row may have, the header's first (a file keeps the count of its
   /// header, or else of its first row).
   static func fieldCounts(_ format: RecordFormat) -> [Int] {
     switch format {
-    case .binanceKlines: [12]
+    case .binanceKlines, .binancePremiumIndexKlines, .binanceMarkPriceKlines, .binanceIndexPriceKlines: [12]
+    case .binanceFundingRate: [3]
     case .binanceBookTicker: [7]
     case .binanceAggTrades: [7, 8]
     case .binanceTrades: [6, 7]
@@ -37,8 +53,11 @@ enum BinanceFiles {
     }
   }
 
-  /// Where each quantity sits. Klines: price = `close`, time = `close_time` plus one
-  /// unit (the candle's end, `open_time + interval`). bookTicker: bid/ask and their
+  /// Where each quantity sits. Klines (also premium index, mark and index price
+  /// klines): value = `close`, time = `close_time` plus one unit (the candle's end,
+  /// `open_time + interval`). fundingRate: value = `last_funding_rate`, time =
+  /// `calc_time` snapped to the funding grid (`FundingGrid`), `funding_interval_hours`
+  /// kept per point (`QuoteSeries.fundingInterval`). bookTicker: bid/ask and their
   /// sizes, time = `transaction_time`, other time = `event_time`. Trades: price only.
   /// Venue `binance`; market and symbol from the path (the leg's prefix overrides both).
   static func layout(_ format: RecordFormat, rowFields: Int?, path: String) -> RecordLayout {
@@ -49,10 +68,16 @@ enum BinanceFiles {
     if count > names.count { names.append("is_best_match") }
     var layout = RecordLayout(names: names, fieldCount: count, time: 0, timeForm: .epochAuto)
     switch format {
-    case .binanceKlines:
+    case .binanceKlines, .binancePremiumIndexKlines, .binanceMarkPriceKlines, .binanceIndexPriceKlines:
       layout.time = 6
       layout.timeIsCloseTime = true
       layout.price = 4
+      layout.field = format.binanceKlineField!
+    case .binanceFundingRate:
+      layout.snapsToFundingGrid = true
+      layout.fundingIntervalHours = 1
+      layout.price = 2
+      layout.field = .fundingRate
     case .binanceBookTicker:
       layout.time = 5
       layout.otherTime = 6
@@ -84,6 +109,20 @@ enum BinanceFiles {
       first.allSatisfy({ $0.isASCII && ($0.isUppercase || $0.isNumber || $0 == "_") })
     else { return (market, nil) }
     return (market, String(first))
+  }
+
+  /// A file detected as `binance.klines` (from its header or first row) is premium
+  /// index, mark or index price klines when its path has the Binance folder of that
+  /// kind (`…/premiumIndexKlines/…`, `…/markPriceKlines/…`, `…/indexPriceKlines/…`);
+  /// any other format, or path, is kept.
+  static func refine(_ format: RecordFormat, path: String) -> RecordFormat {
+    guard format == .binanceKlines else { return format }
+    let folders: [(String, RecordFormat)] = [
+      ("/premiumIndexKlines/", .binancePremiumIndexKlines), ("/markPriceKlines/", .binanceMarkPriceKlines),
+      ("/indexPriceKlines/", .binanceIndexPriceKlines),
+    ]
+    let rooted = "/" + path
+    return folders.first { rooted.contains($0.0) }?.1 ?? format
   }
 
   /// The fields of `line` when its first field is a whole number (a data row, not a

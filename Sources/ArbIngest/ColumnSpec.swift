@@ -108,10 +108,13 @@ public struct ColumnSpec: Sendable, Codable, Equatable {
   public var market: MarketKind?
   public var symbol: String?
   public var venueColumns: VenueColumns?
+  /// What the price columns hold: `price` (the default), `mark`, `index`, or a signed
+  /// rate (`funding_rate`, `premium_index`: zero and negative values are valid).
+  public var field: SeriesField?
 
   enum CodingKeys: String, CodingKey {
     case kind, description, header, delimiter, quote, thousands, order, time, price, bid, ask
-    case bidSize = "bid_size", askSize = "ask_size", venue, market, symbol, venueColumns = "venue_columns"
+    case bidSize = "bid_size", askSize = "ask_size", venue, market, symbol, venueColumns = "venue_columns", field
   }
 
   /// Reads a spec from JSON, applying `overrides` (`time.form=ms`, `header=false`,

@@ -7,7 +7,7 @@ extension FileReader {
   /// full `IngestError.Reason` (with the offending text) only for rejected rows.
   private enum Fault: UInt8 {
     case none, unterminatedQuote, fieldCount, timestamp, invalidNumber, nonFinite, nonPositive
-    case negativeSize, missingPrice, crossed, backwards, marketName
+    case negativeSize, missingPrice, crossed, backwards, marketName, offFundingGrid, fundingInterval
   }
 
   /// Validates and appends one row; returns the reason and field index when rejected.
@@ -32,13 +32,37 @@ extension FileReader {
       layout.timeIsCloseTime
       ? TimeParser.parseCloseTime(base + starts[field], ends[field] - starts[field])
       : TimeParser.parse(base + starts[field], ends[field] - starts[field], form: layout.timeForm, defaultOffset: layout.timeOffset)
-    guard let parsed = parsedTime else { return .timestamp }
+    guard var parsed = parsedTime else { return .timestamp }
+    if layout.snapsToFundingGrid {
+      guard let snapped = FundingGrid.snap(parsed) else { return .offFundingGrid }
+      parsed = snapped
+    }
     let time = parsed &+ layout.timeShift
     var other: Int64? = nil
     if let o = layout.otherTime {
       field = o
       guard let value = TimeParser.parse(base + starts[o], ends[o] - starts[o], form: layout.otherTimeForm, defaultOffset: 0) else { return .timestamp }
       other = value
+    }
+
+    var interval: Int64 = 0
+    if let k = layout.fundingIntervalHours {
+      field = k
+      guard let hours = DecimalParser.parseInt64(base + starts[k], ends[k] - starts[k]), hours > 0, hours <= 8784 else {
+        return .fundingInterval
+      }
+      interval = hours * FundingGrid.hour
+    }
+
+    // Several quantities: each non-empty one is checked, to be appended below.
+    if !layout.values.isEmpty {
+      for (k, value) in layout.values.enumerated() {
+        field = value.column
+        var parsed = Double.nan
+        let fault = price(base, starts[field], ends[field], &parsed, rate: value.field.isRate)
+        if fault != .none && fault != .missingPrice { return fault }
+        rowValues[k] = parsed
+      }
     }
 
     // Prices: a book (bid/ask; Tardis may leave a side empty), or one price.
@@ -79,7 +103,7 @@ extension FileReader {
     if !isBook, let p = layout.price {
       field = p
       var value = Double.nan
-      let priceFault = price(base, starts[p], ends[p], &value)
+      let priceFault = price(base, starts[p], ends[p], &value, rate: layout.field.isRate)
       if priceFault != .none && !(priceFault == .missingPrice && layout.emptySidesAllowed) { return priceFault }
       bid = value
       ask = value
@@ -87,28 +111,38 @@ extension FileReader {
 
     // Which instrument, then the order check against its last accepted row.
     field = -1
-    guard let index = builderIndex(line) else {
+    guard let group = groupIndex(line) else {
       field = layout.market ?? -1
       return .marketName
     }
-    let previous = builders[index].lastTime
+    let previous = lastRowTime[group]
     if previous != .min && !options.sort && (layout.descending ? time > previous : time < previous) {
       field = layout.time
       backwards = (previous, time)
       return .backwards
     }
-    if isBook { builders[index].hasBook = true }
-    builders[index].append(time: time, otherTime: other, bid: bid, ask: ask, bidSize: bidSize, askSize: askSize)
+    lastRowTime[group] = time
+    let first = group * groupSize
+    if layout.values.isEmpty {
+      if isBook { builders[first].hasBook = true }
+      builders[first].append(time: time, otherTime: other, bid: bid, ask: ask, bidSize: bidSize, askSize: askSize, fundingInterval: interval)
+    } else {
+      for k in 0..<rowValues.count where !rowValues[k].isNaN {
+        let value = rowValues[k]
+        builders[first + k].append(time: time, otherTime: other, bid: value, ask: value, bidSize: .nan, askSize: .nan)
+      }
+    }
     return .none
   }
 
-  /// A price field into `value`: finite and positive; `.missingPrice` when empty.
+  /// A price field into `value`: finite, and positive unless it is a `rate`;
+  /// `.missingPrice` when empty.
   @inline(__always)
-  private mutating func price(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ value: inout Double) -> Fault {
+  private mutating func price(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ value: inout Double, rate: Bool = false) -> Fault {
     if start == end { return .missingPrice }
     guard let parsed = number(base, start, end) else { return .invalidNumber }
     guard parsed.isFinite else { return .nonFinite }
-    guard parsed > 0 else { return .nonPositive }
+    guard rate || parsed > 0 else { return .nonPositive }
     value = parsed
     return .none
   }
@@ -148,6 +182,8 @@ extension FileReader {
         ? .timestampNotDecreasing(previous: backwards.previous, found: backwards.found)
         : .timestampNotIncreasing(previous: backwards.previous, found: backwards.found)
     case .marketName: return .invalidMarket(column: name, text: value)
+    case .offFundingGrid: return .offFundingGrid(column: name, text: value, toleranceMillis: FundingGrid.toleranceMillis)
+    case .fundingInterval: return .invalidValue(column: name, text: value, expected: "a whole number of hours from 1 to 8784")
     }
   }
 

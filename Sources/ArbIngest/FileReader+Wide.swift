@@ -37,14 +37,14 @@ extension FileReader {
       prices[k] = value
     }
     // The order is the file's, row by row, whether or not a row has any price.
-    let previous = lastRowTime
+    let previous = lastWideRowTime
     if previous != .min && !options.sort && (layout.descending ? time > previous : time < previous) {
       let reason: IngestError.Reason =
         layout.descending
         ? .timestampNotDecreasing(previous: previous, found: time) : .timestampNotIncreasing(previous: previous, found: time)
       return (reason, t)
     }
-    lastRowTime = time
+    lastWideRowTime = time
     for k in columns.indices where !prices[k].isNaN {
       builders[k].append(time: time, otherTime: nil, bid: prices[k], ask: prices[k], bidSize: .nan, askSize: .nan)
     }

@@ -8,7 +8,10 @@ import ArbCore
 // be `null`. Not line-based: a byte-level reader walks the array from the streamed
 // (possibly compressed) source, without JSONSerialization and without a `String` per
 // number. Time = element 0 (integer ms, or a decimal such as `1637193600017.0`,
-// exact to the µs), price = element 4 (close), at the candle open.
+// exact to the µs), price = element 4 (close), at the candle open. The file name tells
+// what the candles are: `-mark.json` mark prices (close), `-funding_rate.json` funding
+// rates (the rate in element 1, `open`; the other elements 0; the time snapped to the
+// funding grid, `FundingGrid`), anything else prices.
 
 /// Detection, instrument naming and reading of freqtrade OHLCV JSON files.
 enum FreqtradeJSON {
@@ -32,11 +35,17 @@ enum FreqtradeJSON {
     return false
   }
 
-  /// A freqtrade funding-rate file (`…-funding_rate.json`): its rate sits in the `open`
-  /// slot, so it is not a price series.
-  static func isFundingRate(path: String) -> Bool {
-    (path.split(separator: "/").last.map(String.init) ?? path).contains("-funding_rate.json")
+  /// What a file's candles hold, from its name: `…-funding_rate.json` (also `.json.gz`)
+  /// funding rates, `…-mark.json` mark prices, anything else prices.
+  static func field(path: String) -> SeriesField {
+    let name = path.split(separator: "/").last.map(String.init) ?? path
+    if name.contains("-funding_rate.json") { return .fundingRate }
+    if name.contains("-mark.json") { return .mark }
+    return .price
   }
+
+  /// The element holding the value: `open` (1) for a funding rate, else `close` (4).
+  static func valueElement(_ field: SeriesField) -> Int { field == .fundingRate ? 1 : 4 }
 
   /// The instrument of a freqtrade file name, which never names the exchange: venue
   /// `unknown`; `XRP_USDT_USDT-5m-futures.json` (the `BASE_QUOTE_SETTLE` futures pair
@@ -61,16 +70,11 @@ enum FreqtradeJSON {
   /// JSON text, one row per line); a broken array structure always fails. Positions
   /// are `line:column` of the offending byte (a one-line file: column = offset + 1).
   ///
-  /// - Throws: `FileError` when the file cannot be opened; `IngestError` for a funding
-  ///   file (`unsupportedSeries`), an empty file, malformed JSON (`malformedJSON`), a
-  ///   bad row under `BadRowPolicy.fail`, or a broken compressed stream.
+  /// - Throws: `FileError` when the file cannot be opened; `IngestError` for an empty
+  ///   file, malformed JSON (`malformedJSON`), a bad row under `BadRowPolicy.fail`, or
+  ///   a broken compressed stream.
   /// - Complexity: O(bytes); memory is the kept columns plus a 1 MiB buffer.
   static func read(path: String, options: IngestOptions) throws -> IngestedFile {
-    if isFundingRate(path: path) {
-      throw IngestError(
-        .unsupportedSeries(detail: "freqtrade funding-rate files ('-funding_rate.json') are not read as prices yet"),
-        at: SourcePosition(path: path, line: 1, column: 1))
-    }
     var reader = FreqtradeReader(path: path, options: options, source: try Compression.open(path: path))
     defer { reader.close() }
     try reader.readAll()
@@ -94,6 +98,9 @@ struct FreqtradeReader {
   /// The current row's raw bytes, kept only under `skip`.
   private var row: [UInt8] = []
   private let recording: Bool
+  /// What the candles hold, and the element that holds it.
+  private let field: SeriesField
+  private let valueElement: Int
   /// One token's bytes (a number is short; longer tokens are cut for messages).
   private var token: [UInt8] = []
 
@@ -103,8 +110,10 @@ struct FreqtradeReader {
     self.source = source
     buffer = .allocate(byteCount: 1 << 20, alignment: 64)
     recording = options.badRows == .skip
+    field = FreqtradeJSON.field(path: path)
+    valueElement = FreqtradeJSON.valueElement(field)
     builder = SeriesBuilder(
-      instrument: options.instrument ?? FreqtradeJSON.instrument(path: path), clock: options.clock,
+      instrument: options.instrument ?? FreqtradeJSON.instrument(path: path), field: field, clock: options.clock,
       keepsOtherTime: false, expectedRows: 1024)
     report = IngestReport(path: path, format: RecordFormat.freqtradeOHLCV.id)
   }
@@ -223,7 +232,7 @@ struct FreqtradeReader {
     report.rowsRead += 1
     var count = 0
     var time: Int64? = nil
-    var close = Double.nan
+    var value = Double.nan
     var fault: (IngestError.Reason, SourcePosition)? = nil
     var timePosition = position
     try skipWhitespace()
@@ -234,7 +243,7 @@ struct FreqtradeReader {
         try readToken()
         if token.isEmpty { throw malformed("a value", try peek()) }
         if fault == nil {
-          fault = check(element: count, at: at, time: &time, close: &close)
+          fault = check(element: count, at: at, time: &time, value: &value)
           if count == 0 { timePosition = at }
         }
         count += 1
@@ -258,15 +267,17 @@ struct FreqtradeReader {
       if previous != .min && !options.sort && time < previous {
         fault = (.timestampNotIncreasing(previous: previous, found: time), timePosition)
       } else {
-        builder.append(time: time, otherTime: nil, bid: close, ask: close, bidSize: .nan, askSize: .nan)
+        builder.append(time: time, otherTime: nil, bid: value, ask: value, bidSize: .nan, askSize: .nan)
       }
     }
     if let (reason, at) = fault { try reject(reason, at: at) } else { report.rowsAccepted += 1 }
   }
 
-  /// Checks element `k` held in `token`: the time (0), the close (4), and that every
-  /// other element is a number or `null`. Returns the fault, if any.
-  private func check(element k: Int, at: SourcePosition, time: inout Int64?, close: inout Double) -> (IngestError.Reason, SourcePosition)? {
+  /// Checks element `k` held in `token`: the time (0; snapped to the funding grid for
+  /// a funding rate), the value (close, or open for a funding rate: finite, and
+  /// positive unless a rate), and that every other element is a number or `null`.
+  /// Returns the fault, if any.
+  private func check(element k: Int, at: SourcePosition, time: inout Int64?, value: inout Double) -> (IngestError.Reason, SourcePosition)? {
     let name = k < FreqtradeJSON.names.count ? FreqtradeJSON.names[k] : "#\(k + 1)"
     let isNull = "null".utf8.elementsEqual(token)
     return token.withUnsafeBufferPointer { bytes -> (IngestError.Reason, SourcePosition)? in
@@ -277,14 +288,21 @@ struct FreqtradeReader {
         guard !isNull, let micros = DecimalParser.parseScaled(p, n, scale: 3) else {
           return (.invalidTimestamp(column: name, text: tokenText), at)
         }
-        time = micros
+        guard field == .fundingRate else {
+          time = micros
+          return nil
+        }
+        guard let snapped = FundingGrid.snap(micros) else {
+          return (.offFundingGrid(column: name, text: tokenText, toleranceMillis: FundingGrid.toleranceMillis), at)
+        }
+        time = snapped
         return nil
-      case 4:
+      case valueElement:
         if isNull { return (.missingPrice(column: name), at) }
-        guard let value = DecimalParser.parse(p, n) else { return (.invalidNumber(column: name, text: tokenText), at) }
-        guard value.isFinite else { return (.nonFinite(column: name, text: tokenText), at) }
-        guard value > 0 else { return (.nonPositivePrice(column: name, text: tokenText), at) }
-        close = value
+        guard let parsed = DecimalParser.parse(p, n) else { return (.invalidNumber(column: name, text: tokenText), at) }
+        guard parsed.isFinite else { return (.nonFinite(column: name, text: tokenText), at) }
+        guard field.isRate || parsed > 0 else { return (.nonPositivePrice(column: name, text: tokenText), at) }
+        value = parsed
         return nil
       default:
         if isNull || DecimalParser.parse(p, n) != nil { return nil }
@@ -307,7 +325,7 @@ struct FreqtradeReader {
     if builder.lastTime != .min {
       let (finished, collapsed) = builder.finish(order: options.sort ? .unsorted : .ascending)
       report.rowsCollapsed += collapsed
-      report.instruments.append((finished.instrument, finished.count))
+      report.instruments.append((finished.instrument, finished.field, finished.count))
       report.firstTime = finished.time.first
       report.lastTime = finished.time.last
       series.append(finished)

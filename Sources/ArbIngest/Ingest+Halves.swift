@@ -83,6 +83,8 @@ extension FileReader {
     reader.layout = layout
     reader.keyFields = keyFields
     reader.minimumFields = minimumFields
+    reader.groupSize = groupSize
+    reader.rowValues = rowValues
     reader.splitter = FieldSplitter(delimiter: layout.delimiter, quote: layout.quote)
     reader.headerLine = headerLine
     reader.headerDone = true
@@ -99,13 +101,13 @@ extension FileReader {
     for k in other.builders.indices { other.builders[k].flush() }
     // Check every boundary before changing anything.
     for theirs in other.builders {
-      guard let mine = builders.first(where: { $0.series.instrument == theirs.series.instrument }),
+      guard let mine = builders.first(where: { $0.isSameSeries(theirs) }),
         let last = mine.series.time.last, let next = theirs.series.time.first, !options.sort
       else { continue }
       if layout.descending ? next > last : next < last { return false }
     }
     for theirs in other.builders {
-      if let k = builders.firstIndex(where: { $0.series.instrument == theirs.series.instrument }) {
+      if let k = builders.firstIndex(where: { $0.isSameSeries(theirs) }) {
         builders[k].series.append(contentsOf: theirs.series)
         builders[k].hasBook = builders[k].hasBook || theirs.hasBook
         builders[k].lastTime = theirs.lastTime

@@ -56,8 +56,9 @@ public struct IngestReport: Sendable {
   /// The first rejected rows, with position and reason.
   public var errors: [IngestError] = []
   public var quarantinePath: String? = nil
-  /// Accepted rows per instrument, in order of first appearance.
-  public var instruments: [(instrument: Instrument, rows: Int)] = []
+  /// Points per series (instrument and field), in order of first appearance. A row
+  /// feeds one series, or several in a file with several quantities per row.
+  public var instruments: [(instrument: Instrument, field: SeriesField, rows: Int)] = []
   public var firstTime: Int64? = nil
   public var lastTime: Int64? = nil
 }
@@ -136,9 +137,17 @@ struct FileReader {
   var minimumFields = 1
   var splitter = FieldSplitter()
   var report: IngestReport
+  /// One group of builders per instrument: one builder, or one per entry of
+  /// `layout.values`, at `group * groupSize + k`.
   var builders: [SeriesBuilder] = []
+  var groupSize = 1
+  /// Time of each group's last accepted row, for the order check.
+  var lastRowTime: [Int64] = []
+  /// The values of the current row, one per entry of `layout.values` (`nan` = empty).
+  var rowValues: [Double] = []
+  /// The instrument key of each group.
   var keys: [[UInt8]] = []
-  var lastBuilder = -1
+  var lastGroup = -1
   var lastKey: [UInt8] = []
   var headerLine: [UInt8] = []
   var quarantine: [UInt8] = []
@@ -152,7 +161,7 @@ struct FileReader {
   /// The order books of a `tardis.incremental_book_L2` file, one per builder.
   var books: [L2Book]? = nil
   /// The time of the last accepted row of a wide file, whose rows may add no point.
-  var lastRowTime: Int64 = .min
+  var lastWideRowTime: Int64 = .min
 
   init(path: String, options: IngestOptions, expectedRows: Int) {
     self.path = path
@@ -170,7 +179,7 @@ struct FileReader {
         try prepare(format: known, headerNames: nil)
       } else if format?.isBinance ?? true, let fields = BinanceFiles.dataRowFields(line) {
         // A Binance file without a header: its first line is already a row.
-        guard let chosen = format ?? BinanceFiles.detect(row: fields) else {
+        guard let chosen = format ?? BinanceFiles.detect(row: fields).map({ BinanceFiles.refine($0, path: path) }) else {
           let text = String(decoding: line.prefix(160), as: UTF8.self)
           throw IngestError(.unknownFormat(firstLine: text), at: SourcePosition(path: path, line: 1, column: 1))
         }
@@ -193,7 +202,7 @@ struct FileReader {
   private mutating func readHeader(_ line: UnsafeBufferPointer<UInt8>) throws(IngestError) {
     headerLine = Array(line) + [10]
     let start = SourcePosition(path: path, line: 1, column: 1)
-    guard let chosen = format ?? RecordFormat.detect(headerLine: line) else {
+    guard let chosen = format ?? RecordFormat.detect(headerLine: line).map({ BinanceFiles.refine($0, path: path) }) else {
       let text = String(decoding: line.prefix(160), as: UTF8.self)
       throw IngestError(.unknownFormat(firstLine: text), at: start)
     }
@@ -222,6 +231,8 @@ struct FileReader {
     keyFields = built.keyFields
     minimumFields = built.minimumFields
     splitter = FieldSplitter(delimiter: built.delimiter, quote: built.quote)
+    groupSize = max(1, built.values.count)
+    rowValues = [Double](repeating: .nan, count: built.values.count)
     if chosen == .tardisIncrementalL2 { books = [] }
     if let columns = built.venueColumns { prepareWide(columns) }
   }
@@ -237,11 +248,11 @@ struct FileReader {
     quarantine.append(10)
   }
 
-  /// The builder of the row's instrument, creating it on first sight; `nil` when a
-  /// market field names no market kind. Rows naming the same instrument as the
+  /// The builder group of the row's instrument, creating it on first sight; `nil` when
+  /// a market field names no market kind. Rows naming the same instrument as the
   /// previous row (the common case) cost one byte compare.
   @inline(__always)
-  mutating func builderIndex(_ line: UnsafeBufferPointer<UInt8>) -> Int? {
+  mutating func groupIndex(_ line: UnsafeBufferPointer<UInt8>) -> Int? {
     if keyFields.isEmpty {
       if builders.isEmpty {
         guard let value = instrument(names: [:]) else { return nil }
@@ -249,14 +260,14 @@ struct FileReader {
       }
       return 0
     }
-    if lastBuilder >= 0 && keyMatches(line, lastKey) { return lastBuilder }
+    if lastGroup >= 0 && keyMatches(line, lastKey) { return lastGroup }
     var key: [UInt8] = []
     for k in keyFields {
       key.append(contentsOf: line[splitter.starts[k]..<splitter.ends[k]])
       key.append(0x1F)
     }
     if let found = keys.firstIndex(of: key) {
-      lastBuilder = found
+      lastGroup = found
       lastKey = key
       return found
     }
@@ -264,9 +275,9 @@ struct FileReader {
     for k in keyFields { names[k] = text(line, k) }
     guard let value = instrument(names: names) else { return nil }
     newBuilder(value, key: key)
-    lastBuilder = builders.count - 1
+    lastGroup = keys.count - 1
     lastKey = key
-    return lastBuilder
+    return lastGroup
   }
 
   @inline(__always)
@@ -286,7 +297,14 @@ struct FileReader {
 
   mutating func newBuilder(_ instrument: Instrument, key: [UInt8]) {
     keys.append(key)
-    builders.append(SeriesBuilder(instrument: instrument, clock: options.clock, keepsOtherTime: layout.otherTime != nil, expectedRows: builders.isEmpty ? expectedRows : 1024))
+    lastRowTime.append(.min)
+    let fields = layout.values.isEmpty ? [layout.field] : layout.values.map(\.field)
+    for field in fields {
+      builders.append(
+        SeriesBuilder(
+          instrument: instrument, field: field, clock: options.clock, keepsOtherTime: layout.otherTime != nil,
+          keepsFundingInterval: layout.fundingIntervalHours != nil, expectedRows: builders.isEmpty ? expectedRows : 1024))
+    }
   }
 
   /// The instrument of a row from its naming fields, the leg's prefix and the format's
@@ -316,8 +334,10 @@ struct FileReader {
     let order: RowOrder = options.sort ? .unsorted : (layout.descending ? .descending : .ascending)
     for k in builders.indices {
       let (finished, collapsed) = builders[k].finish(order: order)
+      // A quantity that no row of the instrument had is no series.
+      if finished.count == 0 && !layout.values.isEmpty { continue }
       report.rowsCollapsed += collapsed
-      report.instruments.append((finished.instrument, finished.count))
+      report.instruments.append((finished.instrument, finished.field, finished.count))
       if let first = finished.time.first { report.firstTime = min(report.firstTime ?? first, first) }
       if let last = finished.time.last { report.lastTime = max(report.lastTime ?? last, last) }
       series.append(finished)

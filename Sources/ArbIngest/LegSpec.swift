@@ -1,19 +1,25 @@
 import ArbCore
 
-/// One leg named on the command line: `[VENUE:MARKET:SYMBOL=]PATH[,PATH…][@FORMAT]`.
+/// One leg named on the command line: `[VENUE:MARKET:SYMBOL=]PATH[,PATH…][#FIELD][@FORMAT]`.
 ///
 /// `FORMAT` is a named format (`tardis.quotes`) or the path of a column spec
 /// (`Data/formats/kraken-ohlcvt.json`). Several paths are consecutive files of the
-/// same leg (e.g. days) and are joined in the order given.
+/// same leg (e.g. days) and are joined in the order given. `FIELD` picks the series
+/// of a file that holds several quantities per instrument (`price`, `mark`, `index`,
+/// `funding_rate`, `premium_index`): `binance:linear:BTCUSDT=deriv.csv.gz#mark`.
+/// Without it the leg takes the price series, or the only field the file holds.
 public struct LegSpec: Sendable, Equatable {
   public var instrument: Instrument?
   public var paths: [String]
   public var format: String?
+  /// The series field named with `#FIELD`, or `nil`.
+  public var field: SeriesField?
 
-  public init(instrument: Instrument?, paths: [String], format: String? = nil) {
+  public init(instrument: Instrument?, paths: [String], format: String? = nil, field: SeriesField? = nil) {
     self.instrument = instrument
     self.paths = paths
     self.format = format
+    self.field = field
   }
 
   /// Parses the `--leg` text; the error is a usage message.
@@ -24,6 +30,18 @@ public struct LegSpec: Sendable, Equatable {
       if RecordFormat(id: suffix) != nil || suffix.hasSuffix(".json") {
         format = suffix
         rest = rest[..<at]
+      }
+    }
+    // `#FIELD`: a word after the last `#` (a `#` followed by a path stays in the path).
+    if let hash = rest.lastIndex(of: "#") {
+      let suffix = String(rest[rest.index(after: hash)...])
+      if !suffix.contains("/") && !suffix.contains(".") {
+        guard let named = SeriesField(rawValue: suffix) else {
+          let fields = SeriesField.allCases.map(\.rawValue).joined(separator: ", ")
+          throw LegSpecError(message: "unknown field '\(suffix)' in leg '\(text)', expected one of \(fields)")
+        }
+        field = named
+        rest = rest[..<hash]
       }
     }
     if let eq = rest.firstIndex(of: "=") {
@@ -63,7 +81,7 @@ extension LegSpec {
   ///     are replaced by the leg's own).
   ///   - specOverrides: `--spec-set` assignments applied to a column spec.
   /// - Throws: `FileError`, `IngestError`, `SpecError`, or `LegSpecError` when the file
-  ///   holds several instruments and the leg names none, or not the one named.
+  ///   holds several instruments and the leg names none, or no series of the leg's field.
   public func load(options: IngestOptions, specOverrides: [String] = []) throws -> LoadedLeg {
     let fileOptions = try ingestOptions(options, specOverrides: specOverrides)
     var joined: QuoteSeries? = nil
@@ -109,16 +127,24 @@ extension LegSpec {
     return .columns(try ColumnSpec.load(path: format, overrides: overrides))
   }
 
+  /// The series of this leg in `file`: of its field (named, else `price`, or the
+  /// only field the file holds), then of its instrument.
   private func pick(from file: IngestedFile, path: String) throws -> QuoteSeries {
-    let found = file.series.map { $0.instrument.description }
+    if file.series.isEmpty { throw IngestError(.emptyFile, at: SourcePosition(path: path, line: 1, column: 1)) }
+    let found = file.series.map { "\($0.instrument) (\($0.field.rawValue))" }
+    let fields = Set(file.series.map(\.field))
+    let wanted = field ?? (fields.count == 1 ? fields.first! : .price)
+    let candidates = file.series.filter { $0.field == wanted }
+    guard !candidates.isEmpty else {
+      throw LegSpecError(message: "\(path) holds no \(wanted.rawValue) series (found \(found.joined(separator: ", "))); name one with \(path)#FIELD")
+    }
     guard let instrument else {
-      if file.series.count == 1 { return file.series[0] }
-      if file.series.isEmpty { throw IngestError(.emptyFile, at: SourcePosition(path: path, line: 1, column: 1)) }
+      if candidates.count == 1 { return candidates[0] }
       throw LegSpecError(message: "\(path) holds several instruments (\(found.joined(separator: ", "))); name one with VENUE:MARKET:SYMBOL=\(path)")
     }
     // The exact instrument first: one file may hold a symbol on several markets of a venue.
-    let exact = file.series.first { $0.instrument == instrument }
-    if let match = exact ?? file.series.first(where: {
+    let exact = candidates.first { $0.instrument == instrument }
+    if let match = exact ?? candidates.first(where: {
       $0.instrument.symbol == instrument.symbol
         && ($0.instrument.venue == instrument.venue || $0.instrument.venue == "unknown")
     }) {
@@ -126,7 +152,7 @@ extension LegSpec {
       series.instrument = instrument
       return series
     }
-    if file.series.count == 1 && file.series[0].instrument.symbol == "unknown" { return file.series[0] }
+    if candidates.count == 1 && candidates[0].instrument.symbol == "unknown" { return candidates[0] }
     throw IngestError(.symbolNotInFile(symbol: instrument.description, found: found), at: SourcePosition(path: path, line: 1, column: 1))
   }
 }
@@ -134,10 +160,15 @@ extension LegSpec {
 extension QuoteSeries {
   /// Appends another series of the same instrument (its columns, in order).
   mutating func append(contentsOf other: QuoteSeries) {
-    time += other.time
-    if !otherTime.isEmpty || !other.otherTime.isEmpty {
-      otherTime = (otherTime.isEmpty ? [Int64](repeating: 0, count: count - other.count) : otherTime) + other.otherTime
+    // An optional column that only one side has is padded with zeros on the other.
+    func joined(_ mine: [Int64], _ theirs: [Int64]) -> [Int64] {
+      if mine.isEmpty && theirs.isEmpty { return [] }
+      return (mine.isEmpty ? [Int64](repeating: 0, count: count) : mine)
+        + (theirs.isEmpty ? [Int64](repeating: 0, count: other.count) : theirs)
     }
+    otherTime = joined(otherTime, other.otherTime)
+    fundingInterval = joined(fundingInterval, other.fundingInterval)
+    time += other.time
     bid += other.bid
     ask += other.ask
     bidSize += other.bidSize
@@ -149,6 +180,7 @@ extension QuoteSeries {
     var copy = self
     copy.time.removeLast()
     if !copy.otherTime.isEmpty { copy.otherTime.removeLast() }
+    if !copy.fundingInterval.isEmpty { copy.fundingInterval.removeLast() }
     copy.bid.removeLast()
     copy.ask.removeLast()
     copy.bidSize.removeLast()
@@ -158,7 +190,9 @@ extension QuoteSeries {
 
   /// Stable sort by time, then collapse equal times to the last.
   mutating func sortByTime() {
-    var builder = SeriesBuilder(instrument: instrument, clock: clock, keepsOtherTime: !otherTime.isEmpty, expectedRows: 0)
+    var builder = SeriesBuilder(
+      instrument: instrument, field: field, clock: clock, keepsOtherTime: !otherTime.isEmpty,
+      keepsFundingInterval: !fundingInterval.isEmpty, expectedRows: 0)
     builder.series = self
     builder.hasBook = priceSource == .book
     self = builder.finish(order: .unsorted).series

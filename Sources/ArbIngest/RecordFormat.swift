@@ -15,12 +15,23 @@ public enum RecordFormat: Sendable, Equatable {
   case tardisIncrementalL2
   /// Tardis.dev `trades` CSV (one price per row).
   case tardisTrades
+  /// Tardis.dev `derivative_ticker` CSV: last, mark and index prices and the funding
+  /// rate, each its own series per instrument (`TardisDerivativeTicker.swift`).
+  case tardisDerivativeTicker
   /// ArbKit's normalised quotes CSV `ts_us,venue,market,symbol,bid,ask,bid_size,ask_size,last`.
   case arbkitQuotes
   /// ArbKit's FX CSV `ts_us,pair,rate`.
   case arbkitFX
-  /// Binance public data klines (spot, USDⓈ-M, COIN-M; also mark/index price klines).
+  /// Binance public data klines (spot, USDⓈ-M, COIN-M).
   case binanceKlines
+  /// Binance public data `premiumIndexKlines`: kline layout, a signed premium index.
+  case binancePremiumIndexKlines
+  /// Binance public data `markPriceKlines`: kline layout, mark prices.
+  case binanceMarkPriceKlines
+  /// Binance public data `indexPriceKlines`: kline layout, index prices.
+  case binanceIndexPriceKlines
+  /// Binance public data `fundingRate` (monthly, futures): signed funding rates.
+  case binanceFundingRate
   /// Binance public data `bookTicker` (futures only).
   case binanceBookTicker
   /// Binance public data `aggTrades` (spot 8 columns, futures 7).
@@ -45,9 +56,14 @@ public enum RecordFormat: Sendable, Equatable {
     case .tardisBookSnapshot(let levels): "tardis.book_snapshot_\(levels)"
     case .tardisIncrementalL2: "tardis.incremental_book_L2"
     case .tardisTrades: "tardis.trades"
+    case .tardisDerivativeTicker: "tardis.derivative_ticker"
     case .arbkitQuotes: "arbkit.quotes"
     case .arbkitFX: "arbkit.fx"
     case .binanceKlines: "binance.klines"
+    case .binancePremiumIndexKlines: "binance.premiumIndexKlines"
+    case .binanceMarkPriceKlines: "binance.markPriceKlines"
+    case .binanceIndexPriceKlines: "binance.indexPriceKlines"
+    case .binanceFundingRate: "binance.fundingRate"
     case .binanceBookTicker: "binance.bookTicker"
     case .binanceAggTrades: "binance.aggTrades"
     case .binanceTrades: "binance.trades"
@@ -60,7 +76,9 @@ public enum RecordFormat: Sendable, Equatable {
 
   /// The named formats, with the exact header line each one starts with (Binance files
   /// may also have none: see `BinanceFiles.swift`). Detection takes the first match, so
-  /// `tardis.quotes` comes before `tardis.book_ticker`, which shares its header. A format
+  /// `tardis.quotes` comes before `tardis.book_ticker`, and `binance.klines` before the
+  /// kline-shaped Binance formats (told apart by their folder, `BinanceFiles.refine`),
+  /// which share their headers. A format
   /// may be listed more than once, once per header it accepts (`bybit.trading`).
   static let named: [(format: RecordFormat, header: String)] = [
     (.tardisQuotes, TardisBooks.quotesHeader),
@@ -69,9 +87,14 @@ public enum RecordFormat: Sendable, Equatable {
     (.tardisBookSnapshot(levels: 25), TardisBooks.snapshotHeader(levels: 25)),
     (.tardisIncrementalL2, TardisL2.header),
     (.tardisTrades, "exchange,symbol,timestamp,local_timestamp,id,side,price,amount"),
+    (.tardisDerivativeTicker, TardisDerivativeTicker.header),
     (.arbkitQuotes, "ts_us,venue,market,symbol,bid,ask,bid_size,ask_size,last"),
     (.arbkitFX, "ts_us,pair,rate"),
     (.binanceKlines, BinanceFiles.klinesHeader),
+    (.binancePremiumIndexKlines, BinanceFiles.klinesHeader),
+    (.binanceMarkPriceKlines, BinanceFiles.klinesHeader),
+    (.binanceIndexPriceKlines, BinanceFiles.klinesHeader),
+    (.binanceFundingRate, BinanceFiles.fundingRateHeader),
     (.binanceBookTicker, BinanceFiles.bookTickerHeader),
     (.binanceAggTrades, BinanceFiles.aggTradesHeader),
     (.binanceTrades, BinanceFiles.tradesHeader),
@@ -125,7 +148,8 @@ public enum RecordFormat: Sendable, Equatable {
   func layout(clock: Clock, headerNames: [String]?, path: String, rowFields: Int? = nil) throws(IngestError) -> RecordLayout {
     let local = clock == .local
     switch self {
-    case .binanceKlines, .binanceBookTicker, .binanceAggTrades, .binanceTrades:
+    case .binanceKlines, .binancePremiumIndexKlines, .binanceMarkPriceKlines, .binanceIndexPriceKlines,
+      .binanceFundingRate, .binanceBookTicker, .binanceAggTrades, .binanceTrades:
       return BinanceFiles.layout(self, rowFields: rowFields, path: path)
     case .tardisQuotes, .tardisBookTicker, .tardisBookSnapshot:
       return TardisBooks.layout(self, clock: clock)
@@ -133,6 +157,8 @@ public enum RecordFormat: Sendable, Equatable {
       return BybitFiles.layout(self, headerFields: rowFields, path: path)
     case .tardisIncrementalL2:
       return TardisL2.layout(clock: clock)
+    case .tardisDerivativeTicker:
+      return TardisDerivativeTicker.layout(clock: clock)
     case .freqtradeOHLCV:
       preconditionFailure("freqtrade.ohlcv is read by FreqtradeJSON, not line by line")
     case .tardisTrades:
@@ -186,6 +212,18 @@ struct RecordLayout {
   /// One price for both sides (`bid = ask = price`); with bid and ask also present it
   /// is used only for rows whose bid and ask are both empty (ArbKit's `last`).
   var price: Int? = nil
+  /// What the `price` (or `bid`/`ask`) columns hold. A rate may be zero or negative;
+  /// a price must be positive. Both must be finite.
+  var field: SeriesField = .price
+  /// Several quantities per row (Tardis `derivative_ticker`): each column in the
+  /// list feeds the series of its field, and an empty value adds no point to it.
+  /// Used instead of `price`, `bid` and `ask`.
+  var values: [(field: SeriesField, column: Int)] = []
+  /// The row's time is a funding settlement, snapped to the funding grid (`FundingGrid`).
+  var snapsToFundingGrid = false
+  /// The funding interval in whole hours (Binance `funding_interval_hours`), kept per
+  /// point in `QuoteSeries.fundingInterval`.
+  var fundingIntervalHours: Int? = nil
   /// Tardis quotes may leave a side empty when the book side is empty.
   var emptySidesAllowed = false
   /// The venue field holds a Tardis exchange id, resolved through the registry.
@@ -205,8 +243,8 @@ struct RecordLayout {
 
   /// Fewest fields a row must have to hold every column used.
   var minimumFields: Int {
-    ([venue, market, symbol, time, otherTime, bid, ask, bidSize, askSize, price].compactMap { $0 } + (venueColumns ?? []).map(\.field))
-      .max()! + 1
+    let columns = [venue, market, symbol, time, otherTime, bid, ask, bidSize, askSize, price, fundingIntervalHours].compactMap { $0 }
+    return ((columns + values.map(\.column) + (venueColumns ?? []).map(\.field)).max() ?? 0) + 1
   }
 
   /// The fields that name the instrument, in order.
@@ -247,6 +285,7 @@ extension RecordLayout {
       thousands: byte(spec.thousands, nil), descending: spec.order == .descending)
     timeOffset = spec.time.zone.flatMap(Self.zoneOffset) ?? 0
     timeShift = spec.time.shift.flatMap(TimeText.parseDuration) ?? 0
+    field = spec.field ?? .price
     if let wide = spec.venueColumns {
       guard let headerNames else {
         throw IngestError(.missingColumn(name: "a header naming the venue columns"), at: .init(path: path, line: 1, column: 1))

@@ -12,12 +12,18 @@ struct SeriesBuilder {
   var hasBook = false
   private let stage = RowStage()
   private let keepsOtherTime: Bool
+  private let keepsFundingInterval: Bool
 
-  init(instrument: Instrument, field: SeriesField = .price, clock: Clock, keepsOtherTime: Bool, expectedRows: Int) {
+  init(
+    instrument: Instrument, field: SeriesField = .price, clock: Clock, keepsOtherTime: Bool,
+    keepsFundingInterval: Bool = false, expectedRows: Int
+  ) {
     series = QuoteSeries(instrument: instrument, priceSource: .book, field: field, clock: clock)
     self.keepsOtherTime = keepsOtherTime
+    self.keepsFundingInterval = keepsFundingInterval
     series.time.reserveCapacity(expectedRows)
     if keepsOtherTime { series.otherTime.reserveCapacity(expectedRows) }
+    if keepsFundingInterval { series.fundingInterval.reserveCapacity(expectedRows) }
     series.bid.reserveCapacity(expectedRows)
     series.ask.reserveCapacity(expectedRows)
     series.bidSize.reserveCapacity(expectedRows)
@@ -25,10 +31,13 @@ struct SeriesBuilder {
   }
 
   @inline(__always)
-  mutating func append(time: Int64, otherTime: Int64?, bid: Double, ask: Double, bidSize: Double, askSize: Double) {
+  mutating func append(
+    time: Int64, otherTime: Int64?, bid: Double, ask: Double, bidSize: Double, askSize: Double, fundingInterval: Int64 = 0
+  ) {
     let k = stage.count
     stage.time[k] = time
     stage.otherTime[k] = otherTime ?? 0
+    stage.fundingInterval[k] = fundingInterval
     stage.bid[k] = bid
     stage.ask[k] = ask
     stage.bidSize[k] = bidSize
@@ -38,12 +47,20 @@ struct SeriesBuilder {
     if k + 1 == RowStage.capacity { flush() }
   }
 
+  /// Whether `other` builds the same series (instrument and field).
+  func isSameSeries(_ other: SeriesBuilder) -> Bool {
+    series.instrument == other.series.instrument && series.field == other.series.field
+  }
+
   /// Moves the staged rows into the series' arrays.
   mutating func flush() {
     let n = stage.count
     guard n > 0 else { return }
     series.time.append(contentsOf: UnsafeBufferPointer(start: stage.time, count: n))
     if keepsOtherTime { series.otherTime.append(contentsOf: UnsafeBufferPointer(start: stage.otherTime, count: n)) }
+    if keepsFundingInterval {
+      series.fundingInterval.append(contentsOf: UnsafeBufferPointer(start: stage.fundingInterval, count: n))
+    }
     series.bid.append(contentsOf: UnsafeBufferPointer(start: stage.bid, count: n))
     series.ask.append(contentsOf: UnsafeBufferPointer(start: stage.ask, count: n))
     series.bidSize.append(contentsOf: UnsafeBufferPointer(start: stage.bidSize, count: n))
@@ -96,6 +113,7 @@ struct SeriesBuilder {
     if permutation != nil || collapsed > 0 {
       series.time = keep.map { series.time[$0] }
       if !series.otherTime.isEmpty { series.otherTime = keep.map { series.otherTime[$0] } }
+      if !series.fundingInterval.isEmpty { series.fundingInterval = keep.map { series.fundingInterval[$0] } }
       series.bid = keep.map { series.bid[$0] }
       series.ask = keep.map { series.ask[$0] }
       series.bidSize = keep.map { series.bidSize[$0] }
@@ -115,6 +133,7 @@ private final class RowStage {
   static let capacity = 4096
   let time = UnsafeMutablePointer<Int64>.allocate(capacity: capacity)
   let otherTime = UnsafeMutablePointer<Int64>.allocate(capacity: capacity)
+  let fundingInterval = UnsafeMutablePointer<Int64>.allocate(capacity: capacity)
   let bid = UnsafeMutablePointer<Double>.allocate(capacity: capacity)
   let ask = UnsafeMutablePointer<Double>.allocate(capacity: capacity)
   let bidSize = UnsafeMutablePointer<Double>.allocate(capacity: capacity)
@@ -124,6 +143,7 @@ private final class RowStage {
   deinit {
     time.deallocate()
     otherTime.deallocate()
+    fundingInterval.deallocate()
     bid.deallocate()
     ask.deallocate()
     bidSize.deallocate()

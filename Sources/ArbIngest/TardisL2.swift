@@ -129,7 +129,7 @@ extension FileReader {
     guard amount >= 0 else { return (.negativeSize(column: "amount", text: text(line, 7)), 7) }
 
     // Tardis rows always name their instrument: the index cannot be nil.
-    guard let index = builderIndex(line) else { return (.invalidMarket(column: "", text: ""), nil) }
+    guard let index = groupIndex(line) else { return (.invalidMarket(column: "", text: ""), nil) }
     while books!.count < builders.count { books!.append(L2Book()) }
     let previous = books![index].lastTime
     if previous != .min && !options.sort && time < previous {

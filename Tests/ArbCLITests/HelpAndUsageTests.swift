@@ -32,6 +32,10 @@ struct HelpAndUsageTests {
   static let usageErrors: [(arguments: [String], message: String)] = [
     (["primium"], "unknown command 'primium', did you mean 'premium'?"),
     (["premium", "--leg", "a.csv"], "need at least two --leg, was 1"),
+    (["premium", "--leg", "d.csv#funding_rate", "--leg", "b.csv"],
+     "leg d.csv is a funding_rate series, a rate: a premium needs price, mark or index legs"),
+    (["premium", "--leg", "a.csv#last", "--leg", "b.csv"],
+     "unknown field 'last' in leg 'a.csv#last', expected one of price, mark, index, funding_rate, premium_index"),
     (["premium", "--leg", "a", "--leg", "b", "--max-stal", "5s"], "unknown option '--max-stal', did you mean '--max-stale'?"),
     (["premium", "--leg", "a", "--leg", "b", "--max-stale", "soon"], "invalid value for '--max-stale'"),
     (["premium", "--leg", "a", "--leg", "b", "--bands", "0.1,x"], "invalid value for '--bands'"),

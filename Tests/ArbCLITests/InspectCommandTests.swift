@@ -76,9 +76,27 @@ struct InspectCommandTests {
   @Test func `csv and table outputs name the instrument`() {
     let fixtures = Repository.root.appendingPathComponent("Tests/ArbIngestTests/Fixtures").path
     let csv = arbkit("inspect", "\(fixtures)/bitmex_trades_XBTUSD.csv", "--format", "csv")
-    #expect(csv.output.split(separator: "\n").first == "file,format,rows_read,rows_accepted,rows_rejected,rows_collapsed,first_ts_us,last_ts_us,venue,market,symbol,rows")
-    #expect(csv.output.contains(",bitmex,inverse,XBTUSD,"))
+    #expect(csv.output.split(separator: "\n").first == "file,format,rows_read,rows_accepted,rows_rejected,rows_collapsed,first_ts_us,last_ts_us,venue,market,symbol,field,rows")
+    #expect(csv.output.contains(",bitmex,inverse,XBTUSD,price,2\n"), "10 trades in 2 distinct instants")
     let table = arbkit("inspect", "\(fixtures)/bitmex_trades_XBTUSD.csv")
     #expect(table.output.contains("rows read 10 = accepted 10 + rejected 0"))
+  }
+
+  @Test func `a derivative ticker lists one series per instrument and field in table, csv and json`() throws {
+    let path = Repository.root.appendingPathComponent("Tests/ArbIngestTests/Fixtures/tardis_derivative_ticker_hand-made.csv").path
+    let fields = ["price", "mark", "index", "funding_rate"]
+    let json = arbkit("inspect", path, "--format", "json")
+    #expect(json.code == .success && json.object["rows_read"] as? Int == 7)
+    let instruments = try #require(json.object["instruments"] as? [[String: Any]])
+    #expect(instruments.map { $0["field"] as? String } == fields + fields)
+    #expect(instruments.map { $0["rows"] as? Int } == [3, 3, 3, 3, 2, 2, 1, 2])
+    #expect(instruments.map { $0["symbol"] as? String } == Array(repeating: "BTCUSDT", count: 4) + Array(repeating: "BTC-USDT-SWAP", count: 4))
+    let csv = arbkit("inspect", path, "--format", "csv").output.split(separator: "\n").map(String.init)
+    #expect(csv.count == 9)
+    #expect(csv[1].hasSuffix(",binance,linear,BTCUSDT,price,3") && csv[8].hasSuffix(",okx,linear,BTC-USDT-SWAP,funding_rate,2"))
+    let table = arbkit("inspect", path).output
+    #expect(table.contains("(tardis.derivative_ticker)"))
+    #expect(table.contains("venue    market  symbol         field         rows  price"))
+    #expect(table.contains("okx      linear  BTC-USDT-SWAP  index            1  last"))
   }
 }

@@ -164,4 +164,15 @@ struct PremiumCommandTests {
     #expect(run.code == .success)
     for text in ["Statistics, %", "Bands, mid", "Bands, exec", "half-life", "binanceus", "kraken"] { #expect(run.output.contains(text)) }
   }
+
+  @Test func `a mark leg is a price leg; a funding-rate file read without #FIELD is refused as a rate`() {
+    let fixtures = Repository.root.appendingPathComponent("Tests/ArbIngestTests/Fixtures").path
+    let mark = arbkit("premium", "--leg", "\(fixtures)/XRP_USDT_USDT-1h-futures.json", "--leg", "\(fixtures)/XRP_USDT_USDT-1h-mark.json", "--format", "json")
+    #expect(mark.code == .success && mark.object["points"] as? Int == 100)
+    #expect((mark.object["legs"] as? [[String: Any]])?.map { $0["field"] as? String } == ["price", "mark"])
+    let funding = "\(fixtures)/XRP_USDT_USDT-8h-funding_rate.json"
+    let rate = arbkit("premium", "--leg", "\(fixtures)/XRP_USDT_USDT-1h-futures.json", "--leg", funding)
+    #expect(rate.code == .usage)
+    #expect(rate.errors.contains("arbkit: error: leg \(funding) is a funding_rate series, a rate: a premium needs price, mark or index legs"))
+  }
 }

@@ -17,7 +17,7 @@ struct ErrorTextTests {
       .timestampNotDecreasing(previous: 1, found: 2), .unterminatedQuote, .truncatedCompressedStream(detail: "d"),
       .corruptCompressedStream(detail: "d"), .symbolNotInFile(symbol: "s", found: ["a"]), .errorRecord(detail: "d"),
       .readFailed(detail: "read failed"), .invalidMarket(column: "c", text: "perp"),
-      .malformedJSON(expected: "']'", found: "x"), .unsupportedSeries(detail: "d"),
+      .malformedJSON(expected: "']'", found: "x"), .offFundingGrid(column: "calc_time", text: "1", toleranceMillis: 60_000),
       .invalidValue(column: "side", text: "buy", expected: "bid or ask"),
     ]
     #expect(Set(reasons.map(\.kind)).count == reasons.count)

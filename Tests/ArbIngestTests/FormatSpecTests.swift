@@ -182,4 +182,20 @@ struct FormatSpecValueTests {
   func zones(c: (zone: String, micros: Int64)) {
     #expect(RecordLayout.zoneOffset(c.zone) == c.micros)
   }
+
+  @Test("a spec's field: a rate column may be zero or negative, a price column may not")
+  func specField() throws {
+    let text = "ts,r\n1735689600,0.0001\n1735718400,-0.0002\n1735747200,0\n"
+    let spec = #"{"time": {"column": "ts", "form": "s"}, "price": "r", "field": "funding_rate"}"#
+    let file = try ingest(text, options: try columnOptions(spec))
+    #expect(file.series.first?.field == .fundingRate && file.series.first?.bid == [0.0001, -0.0002, 0])
+    let asPrice = #expect(throws: IngestError.self) {
+      try ingest(text, options: try columnOptions(#"{"time": {"column": "ts", "form": "s"}, "price": "r"}"#))
+    }
+    #expect(asPrice?.reason == .nonPositivePrice(column: "r", text: "-0.0002"))
+    #expect(try ColumnSpec.fromOverrides(["time.column=1", "time.form=s", "price=2", "field=mark"]).field == .mark)
+    let bad = #expect(throws: SpecError.self) { try ColumnSpec.fromOverrides(["time.column=1", "time.form=s", "price=2", "field=last"]) }
+    #expect(bad?.message.contains("field") == true)
+  }
 }
+

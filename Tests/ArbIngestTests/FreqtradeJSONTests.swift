@@ -73,13 +73,59 @@ struct FreqtradeJSONTests {
     #expect(try ingest("[\n [1,1,1,1,1,1]]", name: "x.json").report.format == "freqtrade.ohlcv")
   }
 
-  @Test("a funding-rate file is refused with a clear error (not read as prices yet)")
-  func fundingRate() throws {
-    let error = #expect(throws: IngestError.self) {
-      try ingest("[[1637193600017,0.0001,0.0,0.0,0.0,0.0]]", name: "XRP_USDT_USDT-8h-funding_rate.json")
+  /// The rows of a freqtrade file by Foundation's JSON parser: the independent oracle.
+  static func oracleRows(_ name: String) throws -> [[Double]] {
+    let data = try Data(contentsOf: URL(fileURLWithPath: fixture(name)))
+    return try #require(try JSONSerialization.jsonObject(with: data) as? [[Any]]).map { row in
+      row.map { ($0 as? NSNumber)?.doubleValue ?? .nan }
     }
-    #expect(error?.reason.kind == "unsupported_series")
-    #expect(error?.description.contains("funding-rate") == true)
+  }
+
+  @Test("real 8h funding file: 91 signed rates from the open slot, times snapped to the whole hour")
+  func realFundingRate() throws {
+    let name = "XRP_USDT_USDT-8h-funding_rate.json"
+    let file = try Ingest.read(path: fixture(name))
+    #expect(file.report.rowsRead == 91 && file.report.rowsAccepted == 91 && file.report.rowsRejected == 0)
+    let s = try #require(file.series.first)
+    #expect(file.series.count == 1 && s.field == .fundingRate && s.count == 91)
+    #expect(file.report.instruments.map(\.field) == [.fundingRate])
+    let rows = try Self.oracleRows(name)
+    // Oracle: the ms time rounded to the nearest hour (the file's offsets are 0–19 ms).
+    #expect(rows.allSatisfy { $0[0].truncatingRemainder(dividingBy: 3_600_000) < 20 })
+    #expect(s.time == rows.map { Int64(($0[0] / 3_600_000).rounded()) * 3_600_000_000 })
+    #expect(s.bid == rows.map { $0[1] } && s.ask == s.bid)
+    // 2021-11-18 00:00:00.017 is 00:00; the last row 2021-12-18 00:00.
+    #expect(s.time.first == 1_637_193_600_000_000 && s.time.last == 1_639_785_600_000_000)
+    #expect(zip(s.time, s.time.dropFirst()).allSatisfy { $1 - $0 == 8 * 3_600_000_000 }, "an 8-hour grid")
+    #expect(s.bid.contains { $0 < 0 }, "the file has negative rates")
+    #expect(s.bid.min() == -0.00219334 && s.bid.max() == 0.00058316)
+    #expect(s.fundingInterval.isEmpty, "freqtrade does not state the interval per row")
+  }
+
+  @Test("real 8h mark file: a mark series of closes; a rate may be zero or negative, a mark may not")
+  func realMarkAndSignedRates() throws {
+    let name = "XRP_USDT_USDT-8h-mark.json"
+    let s = try #require(try Ingest.read(path: fixture(name)).series.first)
+    let rows = try Self.oracleRows(name)
+    #expect(s.field == .mark && s.count == 91)
+    #expect(s.time == rows.map { Int64($0[0]) * 1000 } && s.bid == rows.map { $0[4] })
+    #expect(FreqtradeJSON.field(path: "a/XRP_USDT_USDT-1h-mark.json.gz") == .mark)
+    #expect(FreqtradeJSON.field(path: "XRP_USDT_USDT-5m-futures.json") == .price)
+
+    let rates = try ingest("[[1637193600000,0,0,0,0,0],[1637222400000,-0.0003,0,0,0,0],[1637251259999,2e-4,0,0,0,0]]", name: "X_USDT_USDT-8h-funding_rate.json")
+    #expect(rates.series.first?.bid == [0, -0.0003, 0.0002])
+    #expect(rates.series.first?.time.last == 1_637_251_200_000_000, "59.999 s late snaps back")
+    let zeroMark = #expect(throws: IngestError.self) { try ingest("[[1637193600000,1,1,1,0,1]]", name: "X_USDT_USDT-8h-mark.json") }
+    #expect(zeroMark?.reason == .nonPositivePrice(column: "close", text: "0"))
+  }
+
+  @Test("a funding time more than 60 s from a whole hour is rejected at its line:column")
+  func offGrid() throws {
+    let text = "[[1637193600000,0.0001,0,0,0,0],\n [1637193660001,0.0001,0,0,0,0]]"
+    let error = #expect(throws: IngestError.self) { try ingest(text, name: "X_USDT_USDT-8h-funding_rate.json") }
+    #expect(error?.reason == .offFundingGrid(column: "open_time", text: "1637193660001", toleranceMillis: 60_000))
+    #expect(error?.position.line == 2 && error?.position.column == 3)
+    #expect(error?.description.contains("not within 60000 ms of a whole hour") == true)
   }
 
   /// 1-based column of the first `needle` in a one-line `text`.

@@ -5,8 +5,9 @@ import Testing
 
 @testable import ArbIngest
 
-// `--leg [VENUE:MARKET:SYMBOL=]PATH[,PATH…][@FORMAT]`: parsing, joining consecutive
-// files of one leg, and picking one instrument from a multi-instrument file.
+// `--leg [VENUE:MARKET:SYMBOL=]PATH[,PATH…][#FIELD][@FORMAT]`: parsing, joining
+// consecutive files of one leg, and picking one series (instrument and field) from a
+// file that holds several.
 
 @Suite("LegSpec")
 struct LegSpecTests {
@@ -21,6 +22,14 @@ struct LegSpecTests {
     // an @ that names no format is part of the path
     ("data/a@b.csv", LegSpec(instrument: nil, paths: ["data/a@b.csv"])),
     ("okx:future:BTC-USD-250328=x.csv", LegSpec(instrument: Instrument(venue: "okx", market: .future, symbol: "BTC-USD-250328"), paths: ["x.csv"])),
+    ("binance:linear:BTCUSDT=deriv.csv.gz#mark",
+     LegSpec(instrument: Instrument(venue: "binance", market: .linear, symbol: "BTCUSDT"), paths: ["deriv.csv.gz"], field: .mark)),
+    ("a.csv,b.csv#funding_rate@tardis.derivative_ticker",
+     LegSpec(instrument: nil, paths: ["a.csv", "b.csv"], format: "tardis.derivative_ticker", field: .fundingRate)),
+    ("p.csv#premium_index", LegSpec(instrument: nil, paths: ["p.csv"], field: .premiumIndex)),
+    // a # followed by a path or a file name is part of the path
+    ("data/#1/a.csv", LegSpec(instrument: nil, paths: ["data/#1/a.csv"])),
+    ("a#b.csv", LegSpec(instrument: nil, paths: ["a#b.csv"])),
   ]
 
   @Test("a leg text parses", arguments: parsed)
@@ -40,6 +49,9 @@ struct LegSpecTests {
     ("binance:linear:BTCUSDT=", "leg 'binance:linear:BTCUSDT=' names no file"),
     ("binance:linear:BTCUSDT=@tardis.quotes", "leg 'binance:linear:BTCUSDT=@tardis.quotes' names no file"),
     ("", "leg '' names no file"),
+    ("a.csv#last", "unknown field 'last' in leg 'a.csv#last', expected one of price, mark, index, funding_rate, premium_index"),
+    ("a.csv#Mark@tardis.derivative_ticker",
+     "unknown field 'Mark' in leg 'a.csv#Mark@tardis.derivative_ticker', expected one of price, mark, index, funding_rate, premium_index"),
   ]
 
   @Test("a bad leg text is a usage error that says what is wrong", arguments: invalid)
@@ -139,7 +151,7 @@ struct LegSpecTests {
     defer { folder.cleanup() }
     let path = folder.write("native.csv", Self.native)
     let error = #expect(throws: LegSpecError.self) { try LegSpec(parsing: path).load(options: IngestOptions()) }
-    let found = "binance:spot:BTCUSDT, binance:linear:BTCUSDT, bybit:linear:BTCUSDT"
+    let found = "binance:spot:BTCUSDT (price), binance:linear:BTCUSDT (price), bybit:linear:BTCUSDT (price)"
     #expect(error?.message == "\(path) holds several instruments (\(found)); name one with VENUE:MARKET:SYMBOL=\(path)")
   }
 
@@ -149,7 +161,7 @@ struct LegSpecTests {
     defer { folder.cleanup() }
     let path = folder.write("native.csv", Self.native)
     let error = #expect(throws: IngestError.self) { try LegSpec(parsing: "okx:spot:BTCUSDT=\(path)").load(options: IngestOptions()) }
-    let found = ["binance:spot:BTCUSDT", "binance:linear:BTCUSDT", "bybit:linear:BTCUSDT"]
+    let found = ["binance:spot:BTCUSDT (price)", "binance:linear:BTCUSDT (price)", "bybit:linear:BTCUSDT (price)"]
     #expect(error?.reason == .symbolNotInFile(symbol: "okx:spot:BTCUSDT", found: found))
     #expect(error?.position == SourcePosition(path: path, line: 1, column: 1))
   }
@@ -171,5 +183,55 @@ struct LegSpecTests {
     let loaded = try leg.load(options: IngestOptions(), specOverrides: ["time.form=ms", "time.shift=0s", "price=2"])
     #expect(loaded.series.time == [1_677_628_800_000_000, 1_677_628_860_000_000])
     #expect(loaded.series.bid == [1.5, 2.5])
+  }
+
+  // MARK: Fields
+
+  static let ticker = fixture("tardis_derivative_ticker_hand-made.csv")
+
+  @Test("#FIELD picks a series of a derivative ticker; without it the leg takes price", arguments: [
+    ("binance:linear:BTCUSDT", "", SeriesField.price, [93510.1, 93512.3, 93509.0]),
+    ("binance:linear:BTCUSDT", "#price", .price, [93510.1, 93512.3, 93509.0]),
+    ("binance:linear:BTCUSDT", "#mark", .mark, [93505.43, 93505.80, 93504.9]),
+    ("binance:linear:BTCUSDT", "#index", .index, [93498.76, 93499.01, 93497.5]),
+    ("okx:linear:BTC-USDT-SWAP", "#funding_rate", .fundingRate, [-0.00003127, 0]),
+  ])
+  func pickField(c: (leg: String, suffix: String, field: SeriesField, values: [Double])) throws {
+    let loaded = try LegSpec(parsing: "\(c.leg)=\(Self.ticker)\(c.suffix)").load(options: IngestOptions())
+    #expect(loaded.series.field == c.field && loaded.series.instrument.description == c.leg)
+    #expect(loaded.series.bid == c.values)
+  }
+
+  @Test("field errors list the file's series with their fields")
+  func fieldErrors() throws {
+    let all = [
+      "binance:linear:BTCUSDT (price)", "binance:linear:BTCUSDT (mark)", "binance:linear:BTCUSDT (index)",
+      "binance:linear:BTCUSDT (funding_rate)", "okx:linear:BTC-USDT-SWAP (price)", "okx:linear:BTC-USDT-SWAP (mark)",
+      "okx:linear:BTC-USDT-SWAP (index)", "okx:linear:BTC-USDT-SWAP (funding_rate)",
+    ].joined(separator: ", ")
+    let several = #expect(throws: LegSpecError.self) { try LegSpec(parsing: Self.ticker + "#mark").load(options: IngestOptions()) }
+    #expect(several?.message == "\(Self.ticker) holds several instruments (\(all)); name one with VENUE:MARKET:SYMBOL=\(Self.ticker)")
+    let none = #expect(throws: LegSpecError.self) {
+      try LegSpec(parsing: "binance:linear:BTCUSDT=\(Self.ticker)#premium_index").load(options: IngestOptions())
+    }
+    #expect(none?.message == "\(Self.ticker) holds no premium_index series (found \(all)); name one with \(Self.ticker)#FIELD")
+    // A file of one field needs no #FIELD, and a wrong one is refused.
+    let funding = fixture("XRP_USDT_USDT-8h-funding_rate.json")
+    #expect(try LegSpec(parsing: funding).load(options: IngestOptions()).series.field == .fundingRate)
+    let wrong = #expect(throws: LegSpecError.self) { try LegSpec(parsing: funding + "#price").load(options: IngestOptions()) }
+    #expect(wrong?.message == "\(funding) holds no price series (found unknown:linear:XRPUSDT (funding_rate)); name one with \(funding)#FIELD")
+  }
+
+  @Test("two files of a funding leg join with their funding intervals")
+  func joinKeepsIntervals() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let header = "calc_time,funding_interval_hours,last_funding_rate\n"
+    let a = folder.write("BTCUSDT-fundingRate-2025-01.csv", header + "1735689600000,8,0.0001\n")
+    let b = folder.write("BTCUSDT-fundingRate-2025-02.csv", header + "1738368000002,4,-0.0002\n")
+    let loaded = try LegSpec(parsing: "\(a),\(b)").load(options: IngestOptions())
+    #expect(loaded.series.time == [1_735_689_600_000_000, 1_738_368_000_000_000])
+    #expect(loaded.series.bid == [0.0001, -0.0002])
+    #expect(loaded.series.fundingInterval == [8 * 3_600_000_000, 4 * 3_600_000_000])
   }
 }
