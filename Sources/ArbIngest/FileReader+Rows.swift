@@ -121,6 +121,7 @@ extension FileReader {
       backwards = (previous, time)
       return .backwards
     }
+    if previous == .min { firstRowTime[group] = time }
     lastRowTime[group] = time
     let first = group * groupSize
     if layout.values.isEmpty {

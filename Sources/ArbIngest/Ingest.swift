@@ -141,7 +141,9 @@ struct FileReader {
   /// `layout.values`, at `group * groupSize + k`.
   var builders: [SeriesBuilder] = []
   var groupSize = 1
-  /// Time of each group's last accepted row, for the order check.
+  /// Time of each group's first and last accepted row, for the order check (also
+  /// across the boundary of two halves).
+  var firstRowTime: [Int64] = []
   var lastRowTime: [Int64] = []
   /// The values of the current row, one per entry of `layout.values` (`nan` = empty).
   var rowValues: [Double] = []
@@ -293,6 +295,7 @@ struct FileReader {
 
   private mutating func newBuilder(_ instrument: Instrument, key: [UInt8]) {
     keys.append(key)
+    firstRowTime.append(.min)
     lastRowTime.append(.min)
     let fields = layout.values.isEmpty ? [layout.field] : layout.values.map(\.field)
     for field in fields {
