@@ -101,8 +101,9 @@ extension FileReader {
     // Check every instrument's boundary (its rows, whichever series they fed) before
     // changing anything.
     for (theirs, key) in other.keys.enumerated() where !options.sort {
-      guard let mine = keys.firstIndex(of: key), lastRowTime[mine] != .min, other.firstRowTime[theirs] != .min else { continue }
-      let last = lastRowTime[mine], next = other.firstRowTime[theirs]
+      guard let mine = keys.firstIndex(of: key) else { continue }
+      let last = builders[mine * groupSize].lastRowTime, next = other.builders[theirs * groupSize].firstRowTime
+      if last == .min || next == .min { continue }
       if layout.descending ? next > last : next < last { return false }
     }
     for theirs in other.builders {
