@@ -115,14 +115,15 @@ extension FileReader {
       field = layout.market ?? -1
       return .marketName
     }
-    let previous = lastRowTime[group]
+    let first = group * groupSize
+    let previous = builders[first].lastRowTime
     if previous != .min && !options.sort && (layout.descending ? time > previous : time < previous) {
       field = layout.time
       backwards = (previous, time)
       return .backwards
     }
-    lastRowTime[group] = time
-    let first = group * groupSize
+    if previous == .min { builders[first].firstRowTime = time }
+    builders[first].lastRowTime = time
     if layout.values.isEmpty {
       if isBook { builders[first].hasBook = true }
       builders[first].append(time: time, otherTime: other, bid: bid, ask: ask, bidSize: bidSize, askSize: askSize, fundingInterval: interval)

@@ -99,11 +99,12 @@ extension FileReader {
   mutating func absorb(_ other: inout FileReader, lineOffset: Int) -> Bool {
     for k in builders.indices { builders[k].flush() }
     for k in other.builders.indices { other.builders[k].flush() }
-    // Check every boundary before changing anything.
-    for theirs in other.builders {
-      guard let mine = builders.first(where: { $0.isSameSeries(theirs) }),
-        let last = mine.series.time.last, let next = theirs.series.time.first, !options.sort
-      else { continue }
+    // Check every instrument's boundary (its rows, whichever series they fed) before
+    // changing anything.
+    for (theirs, key) in other.keys.enumerated() where !options.sort {
+      guard let mine = keys.firstIndex(of: key) else { continue }
+      let last = builders[mine * groupSize].lastRowTime, next = other.builders[theirs * groupSize].firstRowTime
+      if last == .min || next == .min { continue }
       if layout.descending ? next > last : next < last { return false }
     }
     for theirs in other.builders {

@@ -138,11 +138,10 @@ struct FileReader {
   var splitter = FieldSplitter()
   var report: IngestReport
   /// One group of builders per instrument: one builder, or one per entry of
-  /// `layout.values`, at `group * groupSize + k`.
+  /// `layout.values`, at `group * groupSize + k`. The group's first builder keeps the
+  /// times of the instrument's rows for the order check.
   var builders: [SeriesBuilder] = []
   var groupSize = 1
-  /// Time of each group's last accepted row, for the order check.
-  var lastRowTime: [Int64] = []
   /// The values of the current row, one per entry of `layout.values` (`nan` = empty).
   var rowValues: [Double] = []
   /// The instrument key of each group.
@@ -297,7 +296,6 @@ struct FileReader {
 
   mutating func newBuilder(_ instrument: Instrument, key: [UInt8]) {
     keys.append(key)
-    lastRowTime.append(.min)
     let fields = layout.values.isEmpty ? [layout.field] : layout.values.map(\.field)
     for field in fields {
       builders.append(

@@ -7,8 +7,13 @@ import ArbCore
 /// a capacity and uniqueness check per value.
 struct SeriesBuilder {
   var series: QuoteSeries
-  /// Time of the last accepted row, for the order check.
+  /// Time of the last point appended.
   var lastTime: Int64 = .min
+  /// Times of the first and last accepted row of the instrument, kept by `FileReader`
+  /// on the first builder of an instrument's group for the order check (a row of a
+  /// derivative ticker may add no point to this series).
+  var firstRowTime: Int64 = .min
+  var lastRowTime: Int64 = .min
   var hasBook = false
   private let stage = RowStage()
   private let keepsOtherTime: Bool

@@ -142,3 +142,32 @@ extension TardisDerivativeTickerTests {
     #expect(points == values)
   }
 }
+
+extension TardisDerivativeTickerTests {
+  @Test("a row going back across the halves' boundary is caught whichever series it feeds")
+  func twoHalvesBoundary() throws {
+    // One instrument, fixed-width rows: only a last price before the boundary, only a
+    // funding rate after it, and the first row after it goes back 500 µs.
+    func row(_ time: Int64, funding: Bool) -> String {
+      "binance-futures,BTCUSDT,\(time - 2),\(time),,\(funding ? "0.00010" : ""),,,\(funding ? "" : "93500.1"),,\n"
+    }
+    let count = 2000
+    let lines = (0..<count).map { row(1_735_689_600_000_000 + Int64($0) * 1000, funding: false) }
+    let head = Self.header + "\n"
+    let size = head.utf8.count + lines.reduce(0) { $0 + $1.utf8.count }
+    // The first line after the middle, as `readInTwoHalves` splits.
+    var offset = head.utf8.count, split = 0
+    while offset < size / 2 + 1 { offset += lines[split].utf8.count; split += 1 }
+    var edited = lines
+    for k in split..<count { edited[k] = row(1_735_689_600_000_000 + Int64(k) * 1000, funding: true) }
+    edited[split] = row(1_735_689_600_000_000 + Int64(split - 1) * 1000 - 500, funding: true)
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let path = folder.write("ticker.csv", head + edited.joined())
+    #expect(try FileSource(path: path).size == size)
+    #expect(try Ingest.readInTwoHalves(path: path, size: size, options: IngestOptions()) == nil, "falls back to one pass")
+    let error = #expect(throws: IngestError.self) { try Ingest.readSequentially(path: path, options: IngestOptions(), size: size) }
+    #expect(error?.position.line == split + 2)
+    #expect(error?.reason.kind == "timestamp_backwards")
+  }
+}
