@@ -49,13 +49,13 @@ struct InspectCommand: Command {
       let objects = reports.map { Self.json($0.0, $0.1) }
       terminal.print((objects.count == 1 ? objects[0] : .array(objects)).rendered())
     case .csv:
-      terminal.print("file,format,rows_read,rows_accepted,rows_rejected,rows_collapsed,first_ts_us,last_ts_us,venue,market,symbol,rows")
-      for (report, _) in reports {
-        for (instrument, rows) in report.instruments {
+      terminal.print("file,format,rows_read,rows_accepted,rows_rejected,rows_collapsed,first_ts_us,last_ts_us,venue,market,symbol,rows,field")
+      for (report, series) in reports {
+        for ((instrument, rows), s) in zip(report.instruments, series) {
           terminal.print([
             CSV.field(report.path), report.format, "\(report.rowsRead)", "\(report.rowsAccepted)", "\(report.rowsRejected)",
             "\(report.rowsCollapsed)", report.firstTime.map(String.init) ?? "", report.lastTime.map(String.init) ?? "",
-            CSV.field(instrument.venue), instrument.market.rawValue, CSV.field(instrument.symbol), "\(rows)",
+            CSV.field(instrument.venue), instrument.market.rawValue, CSV.field(instrument.symbol), "\(rows)", s.field.rawValue,
           ].joined(separator: ","))
         }
       }
@@ -88,10 +88,13 @@ struct InspectCommand: Command {
         .object([
           ("venue", .string(entry.instrument.venue)), ("market", .string(entry.instrument.market.rawValue)),
           ("symbol", .string(entry.instrument.symbol)), ("rows", .int(entry.rows)),
-          ("price_source", .string(s.priceSource.rawValue)),
+          ("price_source", .string(s.priceSource.rawValue)), ("field", .string(s.field.rawValue)),
         ])
       })),
       ("rejected", .object(report.rejectedByKind.map { ($0.kind, .int($0.count)) })),
+      ("error_records", .int(report.errorRecords)),
+      ("error_record_samples", .array(report.errorRecordSamples.map { .string($0.description) })),
+      ("skipped_messages", .object(report.skippedByKind.map { ($0.kind, .int($0.count)) })),
       ("quarantine", report.quarantinePath.map(JSONValue.string) ?? .null),
     ]
     return .object(counts + book + rest)
@@ -107,9 +110,21 @@ struct InspectCommand: Command {
     if let first = report.firstTime, let last = report.lastTime {
       text += "  time \(TimeText.iso8601(first)) .. \(TimeText.iso8601(last))\n"
     }
+    // JSON sources: accepted lines that are error responses or hold no series read.
+    if report.errorRecords > 0 {
+      text += "  error records \(report.errorRecords) (accepted, not read as prices)\n"
+      for error in report.errorRecordSamples.prefix(3) { text += "    \(error)\n" }
+    }
+    if !report.skippedByKind.isEmpty {
+      let total = report.skippedByKind.reduce(0) { $0 + $1.count }
+      text += "  skipped messages \(total) (accepted, no series read): " + report.skippedByKind.map { "\($0.kind) \($0.count)" }.joined(separator: ", ") + "\n"
+    }
+    // The price column names what a series holds: book or last for prices, else the
+    // field (mark, index, funding_rate).
     var table = TextTable(["venue", "market", "symbol", "rows", "price"], rightAligned: [3])
     for (entry, s) in zip(report.instruments, series) {
-      table.add([entry.instrument.venue, entry.instrument.market.rawValue, entry.instrument.symbol, "\(entry.rows)", s.priceSource.rawValue])
+      let kind = s.field == .price ? s.priceSource.rawValue : s.field.rawValue
+      table.add([entry.instrument.venue, entry.instrument.market.rawValue, entry.instrument.symbol, "\(entry.rows)", kind])
     }
     return text + table.rendered(indent: "  ")
   }
