@@ -93,14 +93,15 @@ extension JSONDocument {
     }
   }
 
-  /// An epoch-milliseconds time (number or string) at `node` as µs; `nil` when absent.
+  /// An epoch-milliseconds time (number or string) at `node` as µs; `nil` when absent
+  /// or `0` (how venues write "no time", such as a perpetual's delivery time).
   func millis(_ node: Int?, _ column: String) throws(JSONFault) -> Int64? {
     guard let node else { return nil }
     if case .absent = number(node) { return nil }
-    guard let micros = scaled(node, scale: 3), micros > 0 else {
+    guard let micros = scaled(node, scale: 3), micros >= 0 else {
       throw JSONFault(reason: .invalidTimestamp(column: column, text: text(node)), offset: nodes[node].start)
     }
-    return micros
+    return micros == 0 ? nil : micros
   }
 
   /// The text of a string member that names something (a symbol), or a fault.
@@ -141,10 +142,19 @@ struct JSONSeriesSink {
   private(set) var builders: [SeriesBuilder] = []
   private var index: [SeriesKey: Int] = [:]
 
-  /// A series' identity: what it is of, and what its values are.
+  /// A series' identity: what it is of, what its values are, and for prices whether
+  /// they are book quotes or last prices (a recording of both trades and book quotes
+  /// for one instrument gives two price series).
   private struct SeriesKey: Hashable {
     var instrument: Instrument
     var field: SeriesField
+    var book: Bool
+
+    init(_ point: JSONPoint) {
+      instrument = point.instrument
+      field = point.field
+      book = point.field == .price && point.book
+    }
   }
 
   init(clock: Clock, sort: Bool, keepsOtherTime: Bool) {
@@ -163,7 +173,7 @@ struct JSONSeriesSink {
         throw JSONFault(reason: .invalidTimestamp(column: "exchange time", text: "(none in this message)"), offset: offset)
       }
       if point.book && point.bid > point.ask { throw JSONFault(reason: .crossedBook(bid: point.bid, ask: point.ask), offset: offset) }
-      let key = SeriesKey(instrument: point.instrument, field: point.field)
+      let key = SeriesKey(point)
       var previous = index[key].map { builders[$0].lastTime } ?? .min
       if let earlier = seen[key] { previous = max(previous, earlier) }
       if !sort && previous != .min && time < previous {
@@ -175,7 +185,7 @@ struct JSONSeriesSink {
       let local = clock == .local || !keepsOtherTime
       let time = local ? point.time : point.exchangeTime!
       let other = local ? point.exchangeTime : point.time
-      let key = SeriesKey(instrument: point.instrument, field: point.field)
+      let key = SeriesKey(point)
       let k: Int
       if let found = index[key] {
         k = found
@@ -189,10 +199,20 @@ struct JSONSeriesSink {
     }
   }
 
-  /// The finished series, in order of first appearance, entered into `report`.
+  /// The finished series, in order of first appearance except that an instrument's
+  /// book price series comes before its last price series (a leg naming the
+  /// instrument takes the first), entered into `report`.
   mutating func finish(into report: inout IngestReport) -> [QuoteSeries] {
     var series: [QuoteSeries] = []
-    for k in builders.indices {
+    // Price series of one instrument share the rank of the first of them; book first.
+    func key(_ k: Int) -> (Int, Int, Int) {
+      let s = builders[k].series
+      guard s.field == .price else { return (k, 0, k) }
+      let rank = builders.firstIndex { $0.series.field == .price && $0.series.instrument == s.instrument } ?? k
+      return (rank, builders[k].hasBook ? 0 : 1, k)
+    }
+    let order = builders.indices.sorted { key($0) < key($1) }
+    for k in order {
       let (finished, collapsed) = builders[k].finish(order: sort ? .unsorted : .ascending)
       report.rowsCollapsed += collapsed
       report.instruments.append((finished.instrument, finished.count))
