@@ -207,8 +207,10 @@ struct RESTSnapshotHandler: JSONLineHandler {
     }
 
     func bithumb(_ points: inout [JSONPoint]) throws(JSONFault) -> JSONLineOutcome {
-      let status = document.member(response, "status")
-      guard document.kind(status ?? 0) == .string else { throw JSONFault(reason: .missingColumn(name: "status"), offset: offset(status)) }
+      guard let status = document.member(response, "status") else { throw JSONFault(reason: .missingColumn(name: "status"), offset: offset(response)) }
+      guard document.kind(status) == .string else {
+        throw JSONFault(reason: .invalidValue(column: "status", text: document.text(status), expected: "a string such as \"0000\""), offset: offset(status))
+      }
       if !document.isString(status, "0000") {
         return .errorRecord("bithumb status \(document.text(status)): \(document.text(document.member(response, "message")))")
       }
@@ -236,8 +238,10 @@ struct RESTSnapshotHandler: JSONLineHandler {
     }
 
     func okx(_ points: inout [JSONPoint]) throws(JSONFault) -> JSONLineOutcome {
-      let code = document.member(response, "code")
-      guard let code, document.kind(code) == .string else { throw JSONFault(reason: .missingColumn(name: "code"), offset: offset(code)) }
+      guard let code = document.member(response, "code") else { throw JSONFault(reason: .missingColumn(name: "code"), offset: offset(response)) }
+      guard document.kind(code) == .string else {
+        throw JSONFault(reason: .invalidValue(column: "code", text: document.text(code), expected: "a string such as \"0\""), offset: offset(code))
+      }
       if !document.isString(code, "0") {
         return .errorRecord("okx code \(document.text(code)): \(document.text(document.member(response, "msg")))")
       }
