@@ -56,7 +56,7 @@ enum DailyHistoryJSON {
           let rejected = IngestError(error.reason, at: position(error.offset))
           if options.badRows == .fail { throw rejected }
           report.countRejection(rejected, keep: options.keptErrors)
-          quarantine.append(contentsOf: document.raw(row).prefix(while: { _ in true }))
+          quarantine.append(contentsOf: document.raw(row))
           quarantine.append(10)
         }
       }

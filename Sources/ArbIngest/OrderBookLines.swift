@@ -54,10 +54,11 @@ struct OrderBookLineHandler: JSONLineHandler {
     return best
   }
 
-  /// `BASE/QUOTE` in the venue's grammar; other symbols and venues as given.
+  /// `BASE/QUOTE` (letters and digits) in the venue's grammar; other symbols (a ccxt
+  /// contract `BTC/USDT:USDT`) and venues as given.
   static func venueSymbol(_ symbol: String, venue: String) -> String {
     let parts = symbol.split(separator: "/")
-    guard parts.count == 2 else { return symbol }
+    guard parts.count == 2, parts.allSatisfy({ $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }) else { return symbol }
     let (base, quote) = (parts[0], parts[1])
     switch venue {
     case "binance", "binanceus", "bybit": return "\(base)\(quote)"
