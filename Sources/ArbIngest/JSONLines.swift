@@ -199,17 +199,15 @@ struct JSONSeriesSink {
     }
   }
 
-  /// The finished series, in order of first appearance except that an instrument's
-  /// book price series comes before its last price series (a leg naming the
-  /// instrument takes the first), entered into `report`.
+  /// The finished series, entered into `report`: price series first (a leg naming an
+  /// instrument takes its first series), an instrument's book series before its last
+  /// series, otherwise in order of first appearance.
   mutating func finish(into report: inout IngestReport) -> [QuoteSeries] {
     var series: [QuoteSeries] = []
-    // Price series of one instrument share the rank of the first of them; book first.
-    func key(_ k: Int) -> (Int, Int, Int) {
+    func key(_ k: Int) -> (Int, Int, Int, Int) {
       let s = builders[k].series
-      guard s.field == .price else { return (k, 0, k) }
-      let rank = builders.firstIndex { $0.series.field == .price && $0.series.instrument == s.instrument } ?? k
-      return (rank, builders[k].hasBook ? 0 : 1, k)
+      let rank = builders.firstIndex { $0.series.field == s.field && $0.series.instrument == s.instrument } ?? k
+      return (s.field == .price ? 0 : 1, rank, builders[k].hasBook ? 0 : 1, k)
     }
     let order = builders.indices.sorted { key($0) < key($1) }
     for k in order {
