@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
 /// Read access to a scanned JSON document: members by key, array elements, numbers
 /// (JSON numbers or numbers written as strings) and text. Valid while the scanned
 /// bytes are.
@@ -149,7 +153,3 @@ struct JSONDocument {
     }
   }
 }
-
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#endif

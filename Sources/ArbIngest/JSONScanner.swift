@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
 // A small JSON scanner over bytes: one document (a line of a JSON-lines file, or a
 // whole small file) becomes a flat list of nodes in document order. Strings and
 // numbers stay byte ranges into the input; numbers are parsed only when asked for,
@@ -199,7 +203,3 @@ struct JSONScanner {
     }
   }
 }
-
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#endif
