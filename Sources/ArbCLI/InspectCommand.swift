@@ -94,6 +94,9 @@ struct InspectCommand: Command {
         ])
       })),
       ("rejected", .object(report.rejectedByKind.map { ($0.kind, .int($0.count)) })),
+      ("error_records", .int(report.errorRecords)),
+      ("error_record_samples", .array(report.errorRecordSamples.map { .string($0.description) })),
+      ("skipped_messages", .object(report.skippedByKind.map { ($0.kind, .int($0.count)) })),
       ("quarantine", report.quarantinePath.map(JSONValue.string) ?? .null),
     ]
     return .object(counts + book + rest)
@@ -108,6 +111,15 @@ struct InspectCommand: Command {
     }
     if let first = report.firstTime, let last = report.lastTime {
       text += "  time \(TimeText.iso8601(first)) .. \(TimeText.iso8601(last))\n"
+    }
+    // JSON sources: accepted lines that are error responses or hold no series read.
+    if report.errorRecords > 0 {
+      text += "  error records \(report.errorRecords) (accepted, not read as prices)\n"
+      for error in report.errorRecordSamples.prefix(3) { text += "    \(error)\n" }
+    }
+    if !report.skippedByKind.isEmpty {
+      let total = report.skippedByKind.reduce(0) { $0 + $1.count }
+      text += "  skipped messages \(total) (accepted, no series read): " + report.skippedByKind.map { "\($0.kind) \($0.count)" }.joined(separator: ", ") + "\n"
     }
     var table = TextTable(["venue", "market", "symbol", "field", "rows", "price"], rightAligned: [4])
     for (entry, s) in zip(report.instruments, series) {

@@ -51,6 +51,14 @@ public struct IngestReport: Sendable {
   /// `tardis.incremental_book_L2` only: instants whose book was crossed after all
   /// their rows, at which no quote is written.
   public var crossedStates = 0
+  /// JSON sources: accepted lines that are a venue's error response (Bybit `retCode` ≠
+  /// 0, OKX `code` ≠ "0"): counted here, never read as prices.
+  public var errorRecords = 0
+  /// The first error records, with position and the venue's code and message.
+  public var errorRecordSamples: [IngestError] = []
+  /// JSON sources: accepted lines holding no series read here (order book deltas,
+  /// trades, connection events), by kind, in order of first appearance.
+  public var skippedByKind: [(kind: String, count: Int)] = []
   /// Rejections by reason kind, in order of first appearance.
   public var rejectedByKind: [(kind: String, count: Int)] = []
   /// The first rejected rows, with position and reason.
@@ -91,18 +99,17 @@ public struct IngestedFile: Sendable {
 /// Reads recorded files into `QuoteSeries`.
 public enum Ingest {
   /// Reads the file at `path`, plain or gzip, streamed in chunks. A large plain file
-  /// is read as two halves on two threads (same result, same row accounting). A
-  /// freqtrade JSON file (named, or starting with `[[`) goes to `FreqtradeJSON`.
+  /// is read as two halves on two threads (same result, same row accounting). A JSON
+  /// source (named, or detected by `JSONSources`) goes to its JSON reader.
   ///
   /// - Throws: `FileError` when the file cannot be opened; `IngestError` for a bad
   ///   header, a bad row under `BadRowPolicy.fail`, or a broken compressed stream.
   /// - Complexity: O(bytes); memory is the kept columns plus a 1 MiB buffer.
   public static func read(path: String, options: IngestOptions = IngestOptions()) throws -> IngestedFile {
     let size = try FileSource(path: path).size
-    // freqtrade JSON is not line-based: named, or detected from its first bytes.
-    let isJSON = try options.format == nil ? size > 0 && FreqtradeJSON.looksLikeOHLCV(path: path) : options.format == .freqtradeOHLCV
-    if isJSON {
-      return try FreqtradeJSON.read(path: path, options: options)
+    // JSON sources are not CSV lines: named, or detected from their first bytes.
+    if let json = try JSONSources.format(path: path, size: size, named: options.format) {
+      return try JSONSources.read(json, path: path, options: options)
     }
     if options.splitLargeFiles && size >= parallelThreshold, try Compression.detect(path: path) == .none,
       let file = try readInTwoHalves(path: path, size: size, options: options)

@@ -45,6 +45,16 @@ public enum RecordFormat: Sendable, Equatable {
   /// freqtrade OHLCV JSON (`[[open_time_ms, open, high, low, close, volume], …]`), read
   /// by `FreqtradeJSON` rather than line by line; detected from a leading `[[`.
   case freqtradeOHLCV
+  /// Recorded REST responses as JSON lines, one response per line with its receive
+  /// time (`RESTSnapshots.swift`).
+  case restSnapshots
+  /// cryptofeed raw websocket recordings (`CryptofeedRecording.swift`).
+  case cryptofeed
+  /// Order-book snapshots as JSON lines `{timestamp, exchange, symbol, bids, asks}`,
+  /// read as their top level (`OrderBookLines.swift`).
+  case orderBookLines
+  /// A daily kimchi-premium history, a JSON array of daily objects (`DailyHistoryJSON.swift`).
+  case kimchiHistory
   /// A column-mapped CSV described by a `ColumnSpec`.
   case columns(ColumnSpec)
 
@@ -70,6 +80,10 @@ public enum RecordFormat: Sendable, Equatable {
     case .bybitTrading: "bybit.trading"
     case .bybitSpot: "bybit.spot"
     case .freqtradeOHLCV: "freqtrade.ohlcv"
+    case .restSnapshots: "rest.snapshots"
+    case .cryptofeed: "cryptofeed.jsonl"
+    case .orderBookLines: "orderbook.jsonl"
+    case .kimchiHistory: "kimchi.history"
     case .columns: "columns"
     }
   }
@@ -105,8 +119,8 @@ public enum RecordFormat: Sendable, Equatable {
 
   /// A named format by id, or `nil`.
   public init?(id: String) {
-    if id == RecordFormat.freqtradeOHLCV.id {
-      self = .freqtradeOHLCV
+    if let json = Self.jsonFormats.first(where: { $0.id == id }) {
+      self = json
       return
     }
     guard let match = Self.named.first(where: { $0.format.id == id }) else { return nil }
@@ -117,8 +131,12 @@ public enum RecordFormat: Sendable, Equatable {
   public static var namedIDs: [String] {
     var ids: [String] = []
     for entry in named where !ids.contains(entry.format.id) { ids.append(entry.format.id) }
-    return ids + [RecordFormat.freqtradeOHLCV.id]
+    return ids + jsonFormats.map(\.id)
   }
+
+  /// The formats read as JSON rather than as CSV lines (`Ingest.read` sends them to
+  /// their readers).
+  static let jsonFormats: [RecordFormat] = [.freqtradeOHLCV, .restSnapshots, .cryptofeed, .orderBookLines, .kimchiHistory]
 
   /// The exact header line of a named format (of a book snapshot of any depth).
   static func header(of format: RecordFormat) -> String {
@@ -159,8 +177,8 @@ public enum RecordFormat: Sendable, Equatable {
       return TardisL2.layout(clock: clock)
     case .tardisDerivativeTicker:
       return TardisDerivativeTicker.layout(clock: clock)
-    case .freqtradeOHLCV:
-      preconditionFailure("freqtrade.ohlcv is read by FreqtradeJSON, not line by line")
+    case .freqtradeOHLCV, .restSnapshots, .cryptofeed, .orderBookLines, .kimchiHistory:
+      preconditionFailure("\(id) is read as JSON, not as CSV lines")
     case .tardisTrades:
       return RecordLayout(
         names: Self.headerNames(of: .tardisTrades), fieldCount: 8,
