@@ -51,6 +51,9 @@ struct PremiumCommand: Command {
       do { legs.append(ingest.leg(try LegSpec(parsing: text))) } catch { throw UsageError(error.message) }
     }
     guard legs.count >= 2 else { throw UsageError("need at least two --leg, was \(legs.count)") }
+    for case let instrument? in legs.map(\.instrument) {
+      do { _ = try Self.canonical(instrument, registry: ingest.options.registry) } catch { throw UsageError(error.description) }
+    }
     self.legs = legs
     let maxStale = try cursor.value("--max-stale", "a duration such as 5s or 100ms", TimeText.parseDuration)
     let grid = try cursor.value("--grid", "a positive duration such as 1s", { TimeText.parseDuration($0).flatMap { $0 > 0 ? $0 : nil } })
@@ -72,9 +75,15 @@ struct PremiumCommand: Command {
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     let loaded = try LoadedLegs.load(legs, options: ingest.options, specOverrides: ingest.specOverrides)
     let series = loaded.map(\.series)
+    var canonical: [CanonicalInstrument?] = []
+    for (leg, spec) in zip(series, legs) {
+      do { canonical.append(try Self.canonical(leg.instrument, registry: ingest.options.registry)) } catch {
+        throw RegistryError(message: "\(spec.paths[0]): error: \(error)")
+      }
+    }
     let premium = try PremiumSeries(legs: series, options: alignment)
     let analysis = PremiumAnalysis(premium: premium, options: bands)
-    let result = PremiumResult(legs: loaded, premium: premium, analysis: analysis, alignment: alignment, bands: bands, clock: ingest.options.clock)
+    let result = PremiumResult(legs: loaded, canonical: canonical, premium: premium, analysis: analysis, alignment: alignment, bands: bands, clock: ingest.options.clock)
     if let seriesPath {
       // The per-point leg quotes are kept only when they are written.
       try SeriesCSV.write(premium: premium, aligned: try AlignedLegs(legs: series, options: alignment), legs: series, to: seriesPath)
@@ -89,5 +98,12 @@ struct PremiumCommand: Command {
       terminal.printError("arbkit: warning: no valid point: every point had a stale or missing leg (see --max-stale)")
     }
     return .success
+  }
+
+  /// The canonical instrument of a leg on a venue the registry knows; `nil` for other
+  /// venues, FX series and files that name no symbol.
+  static func canonical(_ instrument: Instrument, registry: ExchangeRegistry) throws(ResolveError) -> CanonicalInstrument? {
+    guard registry.venue(instrument.venue) != nil, instrument.market != .fx, instrument.symbol != "unknown" else { return nil }
+    return try registry.resolve(instrument)
   }
 }
