@@ -30,6 +30,12 @@ public struct SymbolGrammar: Sendable, Hashable, CustomStringConvertible {
     /// single quote applies).
     public var quote: String?
     public var expiry: CalendarDay?
+
+    public init(base: String, quote: String?, expiry: CalendarDay?) {
+      self.base = base
+      self.quote = quote
+      self.expiry = expiry
+    }
   }
 
   /// The grammar as written in the registry.
