@@ -1,6 +1,7 @@
 import ArbCore
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("Registry resolution of venue symbols")
 struct RegistryResolveTests {
@@ -167,17 +168,15 @@ struct RegistryResolveTests {
   }
 
   @Test func `a registry file with a bad grammar or a future without margin names the problem`() throws {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("registry-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: folder) }
-    func load(_ market: String) throws -> RegistryError? {
-      let path = folder.appendingPathComponent("r.json").path
-      try Data(#"{"fees_read": "2026-01-01", "venues": [{"id": "v", "name": "V", "region": "r", "markets": [\#(market)]}]}"#.utf8).write(to: URL(fileURLWithPath: path))
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    func load(_ market: String) -> RegistryError? {
+      let path = folder.write("r.json", #"{"fees_read": "2026-01-01", "venues": [{"id": "v", "name": "V", "region": "r", "markets": [\#(market)]}]}"#)
       return #expect(throws: RegistryError.self) { try ExchangeRegistry.load(path: path) }
     }
-    let grammar = try load(#"{"kind": "spot", "venue_name": "s", "example": "A", "quote": "USD", "symbols": ["{BASE}{QOUTE}"], "maker": 0, "taker": 0}"#)
+    let grammar = load(#"{"kind": "spot", "venue_name": "s", "example": "A", "quote": "USD", "symbols": ["{BASE}{QOUTE}"], "maker": 0, "taker": 0}"#)
     #expect(grammar?.message.contains("unknown placeholder '{QOUTE}'") == true)
-    let margin = try load(#"{"kind": "future", "venue_name": "f", "example": "A", "quote": "USD", "maker": 0, "taker": 0}"#)
+    let margin = load(#"{"kind": "future", "venue_name": "f", "example": "A", "quote": "USD", "maker": 0, "taker": 0}"#)
     #expect(margin?.message.hasSuffix("not a valid exchange registry: v market 'f' is a future and needs \"margin\": \"linear\" or \"inverse\"") == true)
   }
 
