@@ -1,3 +1,5 @@
+import ArbCore
+
 /// A command line misused: printed as `arbkit: error: …`, the usage line and a pointer
 /// to `--help`, exit 64.
 public struct UsageError: Error, Sendable, Equatable {
@@ -97,20 +99,7 @@ public struct ArgumentCursor: Sendable {
 
   /// The closest known word within edit distance 3, for suggestions.
   public static func closest(_ word: String, among candidates: [String]) -> String? {
-    let scored = candidates.map { ($0, editDistance(word, $0)) }.filter { $0.1 <= 3 }
+    let scored = candidates.map { ($0, EditDistance.between(word, $0)) }.filter { $0.1 <= 3 }
     return scored.min { $0.1 < $1.1 }?.0
-  }
-
-  static func editDistance(_ a: String, _ b: String) -> Int {
-    let a = Array(a), b = Array(b)
-    var previous = Array(0...b.count)
-    for i in 1...max(a.count, 1) where !a.isEmpty {
-      var current = [i] + [Int](repeating: 0, count: b.count)
-      for j in 1...max(b.count, 1) where !b.isEmpty {
-        current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-      }
-      previous = current
-    }
-    return a.isEmpty ? b.count : previous[b.count]
   }
 }

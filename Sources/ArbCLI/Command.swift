@@ -33,7 +33,7 @@ struct IngestFlags {
     ("--sort", "sort rows by time (stable) instead of rejecting rows that go backwards"),
     ("--input-format F", "a named format (\(RecordFormat.namedIDs.joined(separator: ", "))) or a column spec JSON; default: detected from the header (a Binance file without one: from its first row; Binance premium index, mark and index price klines: also from their folder)"),
     ("--spec-set KEY=VALUE", "set a column-spec field, e.g. time.column=open_time, time.form=iso8601, price=close, header=false"),
-    ("--registry PATH", "an exchange registry file instead of the built-in one"),
+    ("--registry PATH", "extend the built-in exchange registry with a file; merge rule: arbkit venues --help"),
   ])
 
   var options = IngestOptions()
@@ -47,9 +47,7 @@ struct IngestFlags {
     options.sort = cursor.flag("--sort")
     specOverrides = cursor.values("--spec-set")
     inputFormat = cursor.value("--input-format")
-    if let path = cursor.value("--registry") {
-      do { options.registry = try ExchangeRegistry.load(path: path) } catch { throw UsageError("\(error)") }
-    }
+    options.registry = try VenuesCommand.registry(cursor)
   }
 
   /// Applies the global `--input-format` to a leg that names no format of its own.

@@ -52,6 +52,9 @@ struct PremiumCommand: Command {
     }
     guard legs.count >= 2 else { throw UsageError("need at least two --leg, was \(legs.count)") }
     if let rate = legs.first(where: { $0.field?.isRate == true }) { throw Self.rateLeg(rate.field!, rate.paths[0]) }
+    for case let instrument? in legs.map(\.instrument) {
+      do { _ = try Self.canonical(instrument, registry: ingest.options.registry) } catch { throw UsageError(error.description) }
+    }
     self.legs = legs
     let maxStale = try cursor.value("--max-stale", "a duration such as 5s or 100ms", TimeText.parseDuration)
     let grid = try cursor.value("--grid", "a positive duration such as 1s", { TimeText.parseDuration($0).flatMap { $0 > 0 ? $0 : nil } })
@@ -80,9 +83,15 @@ struct PremiumCommand: Command {
     let series = loaded.map(\.series)
     // A file of rates read without #FIELD gives a rate series too.
     if let rate = zip(legs, series).first(where: { $1.field.isRate }) { throw Self.rateLeg(rate.1.field, rate.0.paths[0]) }
+    var canonical: [CanonicalInstrument?] = []
+    for (leg, spec) in zip(series, legs) {
+      do { canonical.append(try Self.canonical(leg.instrument, registry: ingest.options.registry)) } catch {
+        throw RegistryError(message: "\(spec.paths[0]): error: \(error)")
+      }
+    }
     let premium = try PremiumSeries(legs: series, options: alignment)
     let analysis = PremiumAnalysis(premium: premium, options: bands)
-    let result = PremiumResult(legs: loaded, premium: premium, analysis: analysis, alignment: alignment, bands: bands, clock: ingest.options.clock)
+    let result = PremiumResult(legs: loaded, canonical: canonical, premium: premium, analysis: analysis, alignment: alignment, bands: bands, clock: ingest.options.clock)
     if let seriesPath {
       // The per-point leg quotes are kept only when they are written.
       try SeriesCSV.write(premium: premium, aligned: try AlignedLegs(legs: series, options: alignment), legs: series, to: seriesPath)
@@ -97,5 +106,12 @@ struct PremiumCommand: Command {
       terminal.printError("arbkit: warning: no valid point: every point had a stale or missing leg (see --max-stale)")
     }
     return .success
+  }
+
+  /// The canonical instrument of a leg on a venue the registry knows; `nil` for other
+  /// venues, FX series and files that name no symbol.
+  static func canonical(_ instrument: Instrument, registry: ExchangeRegistry) throws(ResolveError) -> CanonicalInstrument? {
+    guard registry.venue(instrument.venue) != nil, instrument.market != .fx, instrument.symbol != "unknown" else { return nil }
+    return try registry.resolve(instrument)
   }
 }

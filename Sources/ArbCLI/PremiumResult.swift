@@ -6,6 +6,8 @@ import ArbIngest
 /// CSV (one `series,metric,value` row per figure) or a terminal table.
 struct PremiumResult {
   let legs: [LoadedLeg]
+  /// The canonical instrument of each leg, when its venue is in the registry.
+  let canonical: [CanonicalInstrument?]
   let premium: PremiumSeries
   let analysis: PremiumAnalysis
   let alignment: AlignmentOptions
@@ -16,11 +18,12 @@ struct PremiumResult {
 
   var json: JSONValue {
     var members: [(String, JSONValue)] = [
-      ("legs", .array(legs.map { leg in
+      ("legs", .array(zip(legs, canonical).map { leg, canonical in
         let s = leg.series
         return .object([
           ("venue", .string(s.instrument.venue)), ("market", .string(s.instrument.market.rawValue)),
-          ("symbol", .string(s.instrument.symbol)), ("field", .string(s.field.rawValue)), ("rows", .int(s.count)),
+          ("symbol", .string(s.instrument.symbol)), ("field", .string(s.field.rawValue)),
+          ("instrument", canonical.map { .string($0.description) } ?? .null), ("rows", .int(s.count)),
           ("first_ts_us", .int(s.time.first)), ("last_ts_us", .int(s.time.last)),
           ("price_source", .string(s.priceSource.rawValue)),
           ("rows_read", .int(leg.reports.reduce(0) { $0 + $1.rowsRead })),
@@ -101,11 +104,11 @@ struct PremiumResult {
 
   var table: String {
     var text = "Legs\n"
-    var legTable = TextTable(["#", "venue", "market", "symbol", "field", "rows", "first", "last", "price"], rightAligned: [0, 5])
+    var legTable = TextTable(["#", "venue", "market", "symbol", "field", "instrument", "rows", "first", "last", "price"], rightAligned: [0, 6])
     for (k, leg) in legs.enumerated() {
       let s = leg.series
       legTable.add([
-        "\(k + 1)", s.instrument.venue, s.instrument.market.rawValue, s.instrument.symbol, s.field.rawValue, "\(s.count)",
+        "\(k + 1)", s.instrument.venue, s.instrument.market.rawValue, s.instrument.symbol, s.field.rawValue, canonical[k]?.description ?? "-", "\(s.count)",
         s.time.first.map(TimeText.iso8601) ?? "-", s.time.last.map(TimeText.iso8601) ?? "-", s.priceSource.rawValue,
       ])
     }

@@ -1,4 +1,5 @@
 import ArbCLI
+import ArbCore
 import Foundation
 import Testing
 import TestSupport
@@ -17,16 +18,34 @@ struct VenuesAndClockTests {
     #expect(venues.contains { $0["venue"] as? String == "upbit" && $0["quote"] as? String == "KRW" })
   }
 
-  @Test func `a user registry replaces the built-in one`() throws {
+  @Test func `a user registry extends the built-in one: new venues are added, same markets replaced`() throws {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
     let path = folder.write("registry.json", """
-      { "fees_read": "2026-01-01", "venues": [ { "id": "myvenue", "name": "My Venue", "region": "test",
-        "markets": [ { "kind": "spot", "venue_name": "spot", "example": "BTCUSD", "quote": "USD", "maker": 0.001, "taker": 0.002 } ] } ] }
+      { "fees_read": "2026-01-01", "bases": ["FOO"], "venues": [
+        { "id": "myvenue", "name": "My Venue", "region": "test", "markets": [
+          { "kind": "spot", "venue_name": "spot", "example": "BTC.USD", "quote": "USD", "symbols": ["{BASE}.{QUOTE}"], "maker": 0.001, "taker": 0.002 } ] },
+        { "id": "binance", "name": "Binance", "region": "global", "markets": [
+          { "kind": "spot", "venue_name": "spot", "example": "BTCUSDT", "quote": "USDT", "symbols": ["{BASE}{QUOTE}"], "maker": 0.0005, "taker": 0.0007, "fees_read": "2026-02-03" } ] } ] }
       """)
     let run = arbkit("venues", "--registry", path, "--format", "csv")
     #expect(run.code == .success)
-    #expect(run.output == "venue,name,region,market,venue_name,example,quote,maker,taker,tardis\nmyvenue,My Venue,test,spot,spot,BTCUSD,USD,0.001,0.002,\n")
+    let lines = run.output.split(separator: "\n").map(String.init)
+    #expect(lines.first == "venue,name,region,market,venue_name,symbols,example,canonical,quote,settle,contract_size,maker,taker,fees_read,verified,tardis")
+    // The replaced market keeps its place and takes the file's fees and their date; the
+    // Tardis id stays with the built-in market since the file gives none.
+    #expect(lines[1] == "binance,Binance,global,spot,spot,{BASE}{QUOTE},BTCUSDT,BTC/USDT spot,USDT,,,0.0005,0.0007,2026-02-03,false,")
+    #expect(lines[2] == "binance,Binance,global,linear,USDⓈ-M,{BASE}{QUOTE} {BASE}{QUOTE}_{YYMMDD},BTCUSDT,BTC/USDT linear perp,USDT,USDT,,0.0002,0.0005,2026-12-02,false,binance-futures")
+    #expect(lines.last == "myvenue,My Venue,test,spot,spot,{BASE}.{QUOTE},BTC.USD,BTC/USD spot,USD,,,0.001,0.002,2026-01-01,false,")
+    #expect(lines.count == 1 + ExchangeRegistry.builtin.venues.reduce(0) { $0 + $1.markets.count } + 1)
+    // The shared base added by the file is known on every venue.
+    let resolved = arbkit("venues", "--registry", path, "--resolve", "myvenue:spot:foo.usd", "--resolve", "binance:spot:FOOUSDT", "--format", "csv")
+    #expect(resolved.output == """
+      instrument,canonical,base,quote,kind,settle,expiry,contract_size,venue_name,grammar
+      myvenue:spot:foo.usd,FOO/USD spot,FOO,USD,spot,,,,spot,{BASE}.{QUOTE}
+      binance:spot:FOOUSDT,FOO/USDT spot,FOO,USDT,spot,,,,spot,{BASE}{QUOTE}
+
+      """)
     let broken = folder.write("broken.json", "{ \"venues\": 3 }")
     #expect(arbkit("venues", "--registry", broken).code == .usage)
   }
