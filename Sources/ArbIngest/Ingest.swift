@@ -60,6 +60,8 @@ public struct IngestReport: Sendable {
   public var instruments: [(instrument: Instrument, rows: Int)] = []
   public var firstTime: Int64? = nil
   public var lastTime: Int64? = nil
+  /// Notes that did not stop the read (a columnar cache whose source file is gone).
+  public var warnings: [String] = []
 }
 
 extension IngestReport {
@@ -97,6 +99,7 @@ public enum Ingest {
   ///   header, a bad row under `BadRowPolicy.fail`, or a broken compressed stream.
   /// - Complexity: O(bytes); memory is the kept columns plus a 1 MiB buffer.
   public static func read(path: String, options: IngestOptions = IngestOptions()) throws -> IngestedFile {
+    if ColumnarStore.isStore(path: path) { return try ColumnarStore.read(folder: path, clock: options.clock) }
     let size = try FileSource(path: path).size
     // freqtrade JSON is not line-based: named, or detected from its first bytes.
     let isJSON = try options.format == nil ? size > 0 && FreqtradeJSON.looksLikeOHLCV(path: path) : options.format == .freqtradeOHLCV
