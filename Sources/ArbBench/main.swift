@@ -2,7 +2,8 @@
 // in the same run. Usage: ArbBench [--rows 1000000,5000000] [--format-rows 3000000]
 //   [--repeat 5] [--dir bench/data] [--python bench/.venv/bin/python] [--no-peers]
 // --rows: premium pipeline sizes (rows per venue), `none` to skip; --format-rows: rows of
-// each generated venue file (Binance bookTicker/aggTrades, Bybit trading), 0 to skip.
+// each generated venue file (Binance bookTicker/aggTrades, Bybit trading), 0 to skip;
+// --formats: which of them (binance-bookTicker,binance-aggTrades,bybit-trading).
 import ArbAnalytics
 import ArbCore
 import ArbIngest
@@ -15,6 +16,10 @@ func option(_ name: String) -> String? {
 }
 let sizes = (option("--rows") ?? "1000000,5000000").split(separator: ",").compactMap { Int($0) }
 let formatRows = Int(option("--format-rows") ?? "3000000") ?? 3_000_000
+let formatKinds = try (option("--formats")?.split(separator: ",").map { name in
+  guard let kind = VenueFileGenerator.Kind(rawValue: String(name)) else { throw BenchError("unknown --formats entry '\(name)'") }
+  return kind
+}) ?? VenueFileGenerator.Kind.allCases
 let repeats = Int(option("--repeat") ?? "5") ?? 5
 let folder = option("--dir") ?? "bench/data"
 let python = option("--python") ?? "bench/.venv/bin/python"
@@ -48,7 +53,7 @@ for rows in sizes {
   report.add(rows: rows, venues: files.count, swift: swift, peers: peers)
 }
 if formatRows > 0 {
-  let measurements = try VenueFileGenerator.Kind.allCases.map {
+  let measurements = try formatKinds.map {
     try FormatMeasurement.run($0, rows: formatRows, folder: folder, repeats: repeats)
   }
   var peers: [String: Any]? = nil

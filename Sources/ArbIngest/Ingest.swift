@@ -93,7 +93,8 @@ public struct IngestedFile: Sendable {
 public enum Ingest {
   /// Reads the file at `path`, plain or gzip, streamed in chunks. A large plain file
   /// is read as two halves on two threads (same result, same row accounting). A
-  /// freqtrade JSON file (named, or starting with `[[`) goes to `FreqtradeJSON`.
+  /// freqtrade JSON file (named, or starting with `[[`) goes to `FreqtradeJSON`; a
+  /// columnar cache folder (`arbkit convert`) is opened by `ColumnarStore`.
   ///
   /// - Throws: `FileError` when the file cannot be opened; `IngestError` for a bad
   ///   header, a bad row under `BadRowPolicy.fail`, or a broken compressed stream.
