@@ -73,7 +73,7 @@ struct BenchReport {
       }
     }
     text += table(["file", "MB", "rows", "arbkit M rows/s", "arbkit s", "polars s", "ratio", "pandas s", "ratio"], rows)
-    text += "\ncolumnar cache: open + full scan of every column (medians)\n\n"
+    text += "\ncolumnar cache: open + full scan of every column (medians; time ratios, below 1× is faster)\n\n"
     rows = []
     var agree = true
     for m in measurements {
@@ -83,10 +83,10 @@ struct BenchReport {
       if let sum = scan?["sum"] as? NSNumber, sum.uint64Value != m.scanSum { agree = false }
       rows.append([
         m.kind.rawValue, "\(m.seriesRows)", format(Double(m.cacheBytes) / 1e6, 0), format(arbkit * 1e3, 1), format(cat * 1e3, 1),
-        format(arbkit / cat, 2) + "×", numpy.map { format($0 * 1e3, 1) } ?? "-", numpy.map { format($0 / arbkit, 2) + "×" } ?? "-",
+        numpy.map { format($0 * 1e3, 1) } ?? "-", format(arbkit / cat, 2) + "×", numpy.map { format(arbkit / $0, 2) + "×" } ?? "-",
       ])
     }
-    text += table(["cache", "rows", "MB", "arbkit ms", "cat ms", "arbkit/cat", "numpy.memmap ms", "ratio"], rows)
+    text += table(["cache", "rows", "MB", "arbkit ms", "cat ms", "numpy.memmap ms", "arbkit ÷ cat time", "arbkit ÷ numpy time"], rows)
     if !scans.isEmpty { text += "column sums agree with numpy.memmap: \(agree ? "yes" : "NO")\n" }
     text += "arbkit: Ingest.read (a plain file on two threads), cache: Ingest.read of the folder (mmap + copy into arrays) and a pass over every word; cat: /bin/cat of the column files to /dev/null, started with posix_spawn, timed to its exit\n"
   }
