@@ -159,7 +159,7 @@ public enum ColumnarStore {
 
 /// One `QuoteSeries` column as the cache stores it. A new column of `QuoteSeries` is
 /// stored once it is listed in `all`.
-private struct StoredColumn {
+struct StoredColumn {
   enum Values {
     case int64(WritableKeyPath<QuoteSeries, [Int64]>)
     case float64(WritableKeyPath<QuoteSeries, [Double]>)

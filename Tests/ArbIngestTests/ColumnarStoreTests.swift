@@ -37,6 +37,18 @@ struct ColumnarStoreTests {
     }
   }
 
+  /// A column added to `QuoteSeries` must be added to the cache too, or it would be
+  /// lost on the round trip without an error.
+  @Test func `the cache stores every column of QuoteSeries`() {
+    let series = QuoteSeries(instrument: Instrument(venue: "v", market: .spot, symbol: "s"), priceSource: .book)
+    let columns = Mirror(reflecting: series).children.compactMap { child -> String? in
+      guard child.value is [Int64] || child.value is [Double], let label = child.label else { return nil }
+      return label.reduce(into: "") { name, c in name += c.isUppercase ? "_" + c.lowercased() : String(c) }
+    }
+    #expect(columns.count >= 6)
+    #expect(Set(columns) == Set(StoredColumn.all.map(\.name)))
+  }
+
   @Test func `every series of every fixture comes back bit for bit`() throws {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
