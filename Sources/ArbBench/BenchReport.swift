@@ -53,6 +53,54 @@ struct BenchReport {
     }
   }
 
+  /// Venue files read by arbkit, polars and pandas; caches scanned by arbkit, numpy and cat.
+  mutating func addFormats(_ measurements: [FormatMeasurement], peers: [String: Any]?) {
+    let files = (peers?["files"] as? [[String: Any]]) ?? []
+    let scans = (peers?["memmap"] as? [[String: Any]]) ?? []
+    func peer(_ path: String, _ key: String) -> Double? {
+      (files.first { $0["path"] as? String == path }?[key] as? [String: Any])?["median"] as? Double
+    }
+    text += "\nvenue files: ingest into columns (medians; ratio = arbkit speed / peer speed)\n\n"
+    var rows: [[String]] = []
+    for m in measurements {
+      for (path, bytes, runs) in [(m.plain, m.plainBytes, m.ingestPlain), (m.gzip, m.gzipBytes, m.ingestGzip)] {
+        let arbkit = median(runs), mb = Double(bytes) / 1e6
+        var row = [path.split(separator: "/").last.map(String.init) ?? path, format(mb, 0), "\(m.fileRows)", format(Double(m.fileRows) / arbkit / 1e6, 1), format(arbkit, 3)]
+        for key in ["polars_s", "pandas_s"] {
+          if let seconds = peer(path, key) { row += [format(seconds, 3), format(seconds / arbkit, 2) + "×"] } else { row += ["-", "-"] }
+        }
+        rows.append(row)
+      }
+    }
+    text += table(["file", "MB", "rows", "arbkit M rows/s", "arbkit s", "polars s", "ratio", "pandas s", "ratio"], rows)
+    text += "\ncolumnar cache: open + full scan of every column (medians; time ratios, below 1× is faster)\n\n"
+    rows = []
+    var agree = true
+    for m in measurements {
+      let arbkit = median(m.openScan), cat = median(m.cat)
+      let scan = scans.first { $0["path"] as? String == m.cache }
+      let numpy = (scan?["scan_s"] as? [String: Any])?["median"] as? Double
+      if let sum = scan?["sum"] as? NSNumber, sum.uint64Value != m.scanSum { agree = false }
+      rows.append([
+        m.kind.rawValue, "\(m.seriesRows)", format(Double(m.cacheBytes) / 1e6, 0), format(arbkit * 1e3, 1), format(cat * 1e3, 1),
+        numpy.map { format($0 * 1e3, 1) } ?? "-", format(arbkit / cat, 2) + "×", numpy.map { format(arbkit / $0, 2) + "×" } ?? "-",
+      ])
+    }
+    text += table(["cache", "rows", "MB", "arbkit ms", "cat ms", "numpy.memmap ms", "arbkit ÷ cat time", "arbkit ÷ numpy time"], rows)
+    if !scans.isEmpty { text += "column sums agree with numpy.memmap: \(agree ? "yes" : "NO")\n" }
+    text += "arbkit: Ingest.read (a plain file on two threads), cache: Ingest.read of the folder (mmap + copy into arrays) and a pass over every word; cat: /bin/cat of the column files to /dev/null, started with posix_spawn, timed to its exit\n"
+  }
+
+  private func table(_ headers: [String], _ rows: [[String]]) -> String {
+    var widths = headers.map(\.count)
+    for row in rows { for (k, cell) in row.enumerated() { widths[k] = max(widths[k], cell.count) } }
+    return ([headers] + rows).map { row in
+      row.enumerated().map { k, cell in
+        k == 0 ? cell.padding(toLength: widths[k], withPad: " ", startingAt: 0) : String(repeating: " ", count: widths[k] - cell.count) + cell
+      }.joined(separator: "  ")
+    }.joined(separator: "\n") + "\n"
+  }
+
   var rendered: String { text }
 
   private func format(_ value: Double, _ digits: Int) -> String { String(format: "%.\(digits)f", value) }

@@ -34,12 +34,8 @@ struct QuoteGenerator {
     let venue = Self.venues[index]
     var random = Random(seed: seed &+ UInt64(index + 1) &* 0x9E37_79B9)
     var walk = Random(seed: seed)  // common price path: the same draws for every venue
-    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    guard fd >= 0 else { throw BenchError("cannot write \(path)") }
-    defer { close(fd) }
-    var out: [UInt8] = []
-    out.reserveCapacity(1 << 22)
-    out += Array("exchange,symbol,timestamp,local_timestamp,ask_amount,ask_price,bid_price,bid_amount\n".utf8)
+    var out = try CSVWriter(path: path)
+    out.text(Array("exchange,symbol,timestamp,local_timestamp,ask_amount,ask_price,bid_price,bid_amount\n".utf8))
     let prefix = Array("\(venue.exchange),\(venue.symbol),".utf8)
     var time: Int64 = 1_735_689_600_000_000
     var walkTime: Int64 = time
@@ -61,58 +57,16 @@ struct QuoteGenerator {
       let bidTenths = Int64(((mid - halfSpread) * 10).rounded(.down))
       let askTenths = max(bidTenths + 1, Int64(((mid + halfSpread) * 10).rounded(.up)))
       let exchangeTime = time - 1_000 - Int64(random.uniform() * 2_000)
-      out += prefix
-      append(&out, exchangeTime); out.append(44)
-      append(&out, time); out.append(44)
-      appendFixed(&out, Int64(random.uniform() * 5_000) + 1, decimals: 3); out.append(44)
-      appendFixed(&out, askTenths, decimals: 1); out.append(44)
-      appendFixed(&out, bidTenths, decimals: 1); out.append(44)
-      appendFixed(&out, Int64(random.uniform() * 5_000) + 1, decimals: 3); out.append(10)
-      if out.count > (1 << 22) - 256 { try flush(fd, &out) }
+      out.text(prefix)
+      out.int(exchangeTime); out.byte(44)
+      out.int(time); out.byte(44)
+      out.fixed(Int64(random.uniform() * 5_000) + 1, decimals: 3); out.byte(44)
+      out.fixed(askTenths, decimals: 1); out.byte(44)
+      out.fixed(bidTenths, decimals: 1); out.byte(44)
+      out.fixed(Int64(random.uniform() * 5_000) + 1, decimals: 3)
+      try out.endRow()
     }
-    try flush(fd, &out)
-  }
-
-  private func flush(_ fd: Int32, _ out: inout [UInt8]) throws {
-    try out.withUnsafeBytes { raw in
-      var offset = 0
-      while offset < raw.count {
-        let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-        guard n > 0 else { throw BenchError("write failed") }
-        offset += n
-      }
-    }
-    out.removeAll(keepingCapacity: true)
-  }
-
-  private func append(_ out: inout [UInt8], _ value: Int64) {
-    var digits = 1
-    var limit: Int64 = 10
-    while value >= limit && digits < 19 {
-      digits += 1
-      limit &*= 10
-    }
-    let end = out.count + digits
-    out.append(contentsOf: repeatElement(48, count: digits))
-    var v = value
-    for k in stride(from: end - 1, through: end - digits, by: -1) {
-      out[k] = UInt8(48 + v % 10)
-      v /= 10
-    }
-  }
-
-  private func appendFixed(_ out: inout [UInt8], _ scaled: Int64, decimals: Int) {
-    var unit: Int64 = 1
-    for _ in 0..<decimals { unit *= 10 }
-    append(&out, scaled / unit)
-    out.append(46)
-    var fraction = scaled % unit
-    let end = out.count + decimals
-    out.append(contentsOf: repeatElement(48, count: decimals))
-    for k in stride(from: end - 1, through: end - decimals, by: -1) {
-      out[k] = UInt8(48 + fraction % 10)
-      fraction /= 10
-    }
+    try out.close()
   }
 }
 

@@ -60,19 +60,26 @@ struct SwiftMeasurement {
   /// `ru_maxrss` from `wait4`.
   static func peakMemory(arbkit: String, files: [String]) throws -> Int {
     let arguments = [arbkit, "premium", "--max-stale", "5s", "--format", "json"] + files.flatMap { ["--leg", $0] }
-    var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-    defer { for pointer in argv { free(pointer) } }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    var pid: pid_t = 0
-    guard posix_spawn(&pid, arbkit, &actions, nil, &argv, environ) == 0 else { throw BenchError("cannot start \(arbkit)") }
-    var status: Int32 = 0
-    var usage = rusage()
-    guard wait4(pid, &status, 0, &usage) == pid, status == 0 else { throw BenchError("arbkit premium failed (status \(status))") }
-    return Int(usage.ru_maxrss) * 1024
+    return Int(try spawn(arguments, stdout: "/dev/null").ru_maxrss) * 1024
   }
+}
+
+/// Runs `arguments` (the program's path first) with stdout to `stdout`, waits for it
+/// and returns its resource usage. `posix_spawn`, not Foundation's `Process`, whose
+/// start costs tens of milliseconds.
+func spawn(_ arguments: [String], stdout: String) throws -> rusage {
+  var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+  defer { for pointer in argv { free(pointer) } }
+  var actions = posix_spawn_file_actions_t()
+  posix_spawn_file_actions_init(&actions)
+  posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY, 0)
+  defer { posix_spawn_file_actions_destroy(&actions) }
+  var pid: pid_t = 0
+  guard posix_spawn(&pid, arguments[0], &actions, nil, &argv, environ) == 0 else { throw BenchError("cannot start \(arguments[0])") }
+  var status: Int32 = 0
+  var usage = rusage()
+  guard wait4(pid, &status, 0, &usage) == pid, status == 0 else { throw BenchError("\(arguments[0]) failed (status \(status))") }
+  return usage
 }
 
 func timed(_ body: () throws -> Void) rethrows -> Double {

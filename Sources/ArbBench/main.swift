@@ -1,6 +1,9 @@
 // arbkit-bench: ArbKit's throughput next to pandas/polars/numpy doing the same work
-// in the same run. Usage: ArbBench [--rows 1000000,5000000] [--repeat 5]
-//   [--dir bench/data] [--python bench/.venv/bin/python] [--no-peers]
+// in the same run. Usage: ArbBench [--rows 1000000,5000000] [--format-rows 3000000]
+//   [--repeat 5] [--dir bench/data] [--python bench/.venv/bin/python] [--no-peers]
+// --rows: premium pipeline sizes (rows per venue), `none` to skip; --format-rows: rows of
+// each generated venue file (Binance bookTicker/aggTrades, Bybit trading), 0 to skip;
+// --formats: which of them (binance-bookTicker,binance-aggTrades,bybit-trading).
 import ArbAnalytics
 import ArbCore
 import ArbIngest
@@ -12,6 +15,11 @@ func option(_ name: String) -> String? {
   return arguments[k + 1]
 }
 let sizes = (option("--rows") ?? "1000000,5000000").split(separator: ",").compactMap { Int($0) }
+let formatRows = Int(option("--format-rows") ?? "3000000") ?? 3_000_000
+let formatKinds = try (option("--formats")?.split(separator: ",").map { name in
+  guard let kind = VenueFileGenerator.Kind(rawValue: String(name)) else { throw BenchError("unknown --formats entry '\(name)'") }
+  return kind
+}) ?? VenueFileGenerator.Kind.allCases
 let repeats = Int(option("--repeat") ?? "5") ?? 5
 let folder = option("--dir") ?? "bench/data"
 let python = option("--python") ?? "bench/.venv/bin/python"
@@ -43,5 +51,16 @@ for rows in sizes {
     peers = try PeerMeasurement.run(python: python, files: files, repeats: repeats)
   }
   report.add(rows: rows, venues: files.count, swift: swift, peers: peers)
+}
+if formatRows > 0 {
+  let measurements = try formatKinds.map {
+    try FormatMeasurement.run($0, rows: formatRows, folder: folder, repeats: repeats)
+  }
+  var peers: [String: Any]? = nil
+  if runPeers {
+    FileHandle.standardError.write(Data("measuring polars/pandas/numpy.memmap on the venue files\n".utf8))
+    peers = try PeerMeasurement.runFormats(python: python, measurements: measurements, repeats: repeats)
+  }
+  report.addFormats(measurements, peers: peers)
 }
 print(report.rendered)

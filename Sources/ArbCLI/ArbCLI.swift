@@ -7,7 +7,9 @@ import Foundation
 public enum ArbCLI {
   public static let version = "0.1.0"
 
-  static var commands: [any Command.Type] { [InspectCommand.self, PremiumCommand.self, BacktestCommand.self, SweepCommand.self, MergeCommand.self, VenuesCommand.self] }
+  static var commands: [any Command.Type] {
+    [InspectCommand.self, PremiumCommand.self, ConvertCommand.self, BacktestCommand.self, SweepCommand.self, MergeCommand.self, VenuesCommand.self]
+  }
 
   /// Runs `arguments` (program name first) against the real stdout/stderr.
   public static func main(_ arguments: [String]) -> Int32 {
@@ -71,6 +73,9 @@ public enum ArbCLI {
       terminal.printError("\(error)")
       if case .missing = error { return .noInput }
       return .ioError
+    case let error as CacheError:
+      terminal.printError("\(error)")
+      return .dataError
     case let error as SpecError:
       terminal.printError("\(error)")
       return .dataError

@@ -132,9 +132,11 @@ struct InspectCommand: Command {
   }
 }
 
-/// Messages about rejected rows, printed on stderr after a run with `--bad-rows skip`.
+/// Messages about rejected rows (after a run with `--bad-rows skip`) and the report's
+/// warnings, printed on stderr.
 enum IngestSummary {
   static func warn(_ report: IngestReport, terminal: inout Terminal) {
+    for warning in report.warnings { terminal.printError("\(report.path): warning: \(warning)") }
     guard report.rowsRejected > 0 else { return }
     let kinds = report.rejectedByKind.map { "\($0.kind) \($0.count)" }.joined(separator: ", ")
     terminal.printError("\(report.path): warning: \(report.rowsRejected) of \(report.rowsRead) rows rejected (\(kinds)); raw lines in \(report.quarantinePath ?? "-")")

@@ -95,10 +95,9 @@ struct SweepCommand: Command {
   /// The sidecar of this run.
   func meta() throws -> SweepOutput.Meta {
     guard let bytes = FileManager.default.contents(atPath: path) else { throw FileError.missing(path: path) }
-    var checksum = FNV1a64()
-    bytes.withUnsafeBytes { checksum.add($0) }
+    let checksum = String(bytes.withUnsafeBytes { XXHash64.hash($0) }, radix: 16)
     return SweepOutput.Meta(
-      scenarioChecksum: checksum.hex, grid: grid.specs, overrides: overrides, shard: "\(shard.index)/\(shard.count)",
+      scenarioChecksum: String(repeating: "0", count: 16 - checksum.count) + checksum, grid: grid.specs, overrides: overrides, shard: "\(shard.index)/\(shard.count)",
       cells: cells.count, totalCells: grid.cellCount)
   }
 

@@ -69,6 +69,8 @@ public struct IngestReport: Sendable {
   public var instruments: [(instrument: Instrument, field: SeriesField, rows: Int)] = []
   public var firstTime: Int64? = nil
   public var lastTime: Int64? = nil
+  /// Notes that did not stop the read (a columnar cache whose source file is gone).
+  public var warnings: [String] = []
 }
 
 extension IngestReport {
@@ -100,12 +102,14 @@ public struct IngestedFile: Sendable {
 public enum Ingest {
   /// Reads the file at `path`, plain or gzip, streamed in chunks. A large plain file
   /// is read as two halves on two threads (same result, same row accounting). A JSON
-  /// source (named, or detected by `JSONSources`) goes to its JSON reader.
+  /// source (named, or detected by `JSONSources`) goes to its JSON reader; a columnar
+  /// cache folder (`arbkit convert`) is opened by `ColumnarStore`.
   ///
   /// - Throws: `FileError` when the file cannot be opened; `IngestError` for a bad
   ///   header, a bad row under `BadRowPolicy.fail`, or a broken compressed stream.
   /// - Complexity: O(bytes); memory is the kept columns plus a 1 MiB buffer.
   public static func read(path: String, options: IngestOptions = IngestOptions()) throws -> IngestedFile {
+    if ColumnarStore.isStore(path: path) { return try ColumnarStore.read(folder: path, clock: options.clock) }
     let size = try FileSource(path: path).size
     // JSON sources are not CSV lines: named, or detected from their first bytes.
     if let json = try JSONSources.format(path: path, size: size, named: options.format) {

@@ -8,7 +8,7 @@ struct HelpAndUsageTests {
   @Test func `overview lists every command and exits 0`() {
     let run = arbkit("--help")
     #expect(run.code == .success)
-    for command in ["inspect", "premium", "venues"] { #expect(run.output.contains("  \(command)")) }
+    for command in ["inspect", "premium", "convert", "venues"] { #expect(run.output.contains("  \(command)")) }
     #expect(run.errors.isEmpty)
   }
 
@@ -22,7 +22,7 @@ struct HelpAndUsageTests {
   }
 
   /// The help texts are part of the contract users read: a change must be deliberate.
-  @Test("help text matches its snapshot", arguments: ["inspect", "premium", "backtest", "sweep", "merge", "venues"])
+  @Test("help text matches its snapshot", arguments: ["inspect", "premium", "convert", "backtest", "sweep", "merge", "venues"])
   func helpSnapshot(command: String) throws {
     let snapshot = Repository.root.appendingPathComponent("Tests/ArbCLITests/Snapshots/\(command)-help.txt")
     let expected = try String(contentsOf: snapshot, encoding: .utf8)
@@ -43,6 +43,7 @@ struct HelpAndUsageTests {
     (["premium", "--leg", "x:perp:BTC=a", "--leg", "b"], "unknown market 'perp'"),
     (["premium", "--leg", "a", "--leg", "b", "--hysteresis", "0.2"], "--hysteresis must be smaller than every band"),
     (["inspect"], "no file given"),
+    (["convert", "a.csv"], "missing --out DIR"),
     (["inspect", "a.csv", "--bad-rows", "maybe"], "invalid value for '--bad-rows'"),
   ]
 

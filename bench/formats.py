@@ -1,0 +1,92 @@
+"""Peer benchmark: venue files read by polars and pandas, and a columnar cache scanned
+with numpy.memmap.
+
+  --file KIND PATH   read PATH (plain or .gz) fully with the columns ArbKit uses, as
+                     explicit dtypes (polars `pl.read_csv`, pandas `pd.read_csv`, C
+                     engine); KIND is binance-bookTicker, binance-aggTrades or
+                     bybit-trading. Repeatable.
+  --cache DIR        open DIR/manifest.json, `numpy.memmap` every column file it lists
+                     and sum its 64-bit words (wrapping, as uint64): one full scan.
+
+Each timing is wall clock over --repeat runs (median and every run). One JSON object
+goes to stdout: {"files": [{"path", "rows", "polars_s", "pandas_s"}], "memmap": {...}}.
+"""
+import argparse
+import gc
+import json
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+import polars as pl
+
+COLUMNS = {
+    "binance-bookTicker": {"best_bid_price": "f", "best_bid_qty": "f", "best_ask_price": "f",
+                           "best_ask_qty": "f", "transaction_time": "i", "event_time": "i"},
+    "binance-aggTrades": {"price": "f", "quantity": "f", "transact_time": "i"},
+    "bybit-trading": {"timestamp": "f", "symbol": "s", "size": "f", "price": "f"},
+}
+
+
+def timed(fn, repeat):
+    runs, result = [], None
+    for _ in range(repeat):
+        result = None
+        gc.collect()
+        start = time.perf_counter()
+        result = fn()
+        runs.append(time.perf_counter() - start)
+    return result, {"median": statistics.median(runs), "runs": runs}
+
+
+def polars_read(path, cols):
+    kinds = {"f": pl.Float64, "i": pl.Int64, "s": pl.String}
+    return pl.read_csv(path, columns=list(cols), schema_overrides={c: kinds[k] for c, k in cols.items()})
+
+
+def pandas_read(path, cols):
+    kinds = {"f": "float64", "i": "int64", "s": "object"}
+    return pd.read_csv(path, usecols=list(cols), dtype={c: kinds[k] for c, k in cols.items()})
+
+
+def memmap_scan(folder):
+    with open(os.path.join(folder, "manifest.json")) as f:
+        manifest = json.load(f)
+    total = np.uint64(0)
+    for series in manifest["series"]:
+        for column in series["columns"]:
+            words = np.memmap(os.path.join(folder, column["file"]), dtype="<u8", mode="r")
+            total += words.sum(dtype=np.uint64)
+    return int(total)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--file", nargs=2, action="append", default=[], metavar=("KIND", "PATH"))
+    ap.add_argument("--cache", action="append", default=[])
+    ap.add_argument("--repeat", type=int, default=5)
+    a = ap.parse_args()
+    report = {"versions": {"numpy": np.__version__, "pandas": pd.__version__, "polars": pl.__version__},
+              "files": [], "memmap": []}
+    for kind, path in a.file:
+        cols = COLUMNS[kind]
+        print(f"polars/pandas: {path}", file=sys.stderr, flush=True)
+        frame, polars_s = timed(lambda: polars_read(path, cols), a.repeat)
+        rows = len(frame)
+        del frame
+        _, pandas_s = timed(lambda: pandas_read(path, cols), a.repeat)
+        report["files"].append({"path": path, "rows": rows, "polars_s": polars_s, "pandas_s": pandas_s})
+    with np.errstate(over="ignore"):
+        for folder in a.cache:
+            print(f"numpy.memmap: {folder}", file=sys.stderr, flush=True)
+            total, scan_s = timed(lambda: memmap_scan(folder), a.repeat)
+            report["memmap"].append({"path": folder, "sum": total, "scan_s": scan_s})
+    json.dump(report, sys.stdout)
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    main()
