@@ -33,6 +33,10 @@ public struct IngestError: Error, Sendable, Equatable, CustomStringConvertible {
     case unsupportedSeries(detail: String)
     /// A field that must be one of a few words (`bid`/`ask`, `true`/`false`).
     case invalidValue(column: String, text: String, expected: String)
+    /// A line longer than the reader's limit (no newline within `limit` bytes).
+    case lineTooLong(limit: Int)
+    /// A compressed file that inflates past its limit (a decompression bomb).
+    case decompressionLimit(limit: Int, compressed: Int)
 
     /// A short stable name for the reason, used to count rejections by kind.
     public var kind: String {
@@ -61,6 +65,8 @@ public struct IngestError: Error, Sendable, Equatable, CustomStringConvertible {
       case .malformedJSON: "malformed_json"
       case .unsupportedSeries: "unsupported_series"
       case .invalidValue: "invalid_value"
+      case .lineTooLong: "line_too_long"
+      case .decompressionLimit: "decompression_limit"
       }
     }
 
@@ -98,6 +104,9 @@ public struct IngestError: Error, Sendable, Equatable, CustomStringConvertible {
       case .malformedJSON(let expected, let found): "malformed JSON, expected \(expected), was '\(found)'"
       case .unsupportedSeries(let detail): "unsupported series, \(detail)"
       case .invalidValue(let column, let text, let expected): "invalid value in column '\(column)', expected \(expected), was '\(text)'"
+      case .lineTooLong(let limit): "line longer than \(limit) bytes"
+      case .decompressionLimit(let limit, let compressed):
+        "decompressed data exceeds the limit of \(limit) bytes for \(compressed) compressed bytes (a decompression bomb?)"
       }
     }
   }

@@ -71,7 +71,7 @@ enum FreqtradeJSON {
         .unsupportedSeries(detail: "freqtrade funding-rate files ('-funding_rate.json') are not read as prices yet"),
         at: SourcePosition(path: path, line: 1, column: 1))
     }
-    var reader = FreqtradeReader(path: path, options: options, source: try Compression.open(path: path))
+    var reader = FreqtradeReader(path: path, options: options, source: try Compression.open(path: path, limit: options.decompression))
     defer { reader.close() }
     try reader.readAll()
     return try reader.finish()

@@ -1,0 +1,20 @@
+import ArbCore
+
+extension Ingest {
+  /// Reads bytes already in memory exactly as a file named `path` holding them is read:
+  /// plain, gzip, zip or zstd by their first bytes, within the same limits; freqtrade
+  /// JSON when `options.format` names it, line-based (format named or detected)
+  /// otherwise. The entry point of the fuzz targets and of the corpus replay tests.
+  ///
+  /// - Throws: `IngestError` as `read(path:options:)` does.
+  package static func read(bytes: [UInt8], path: String, options: IngestOptions) throws -> IngestedFile {
+    let source = Compression.open(bytes: bytes, path: path, limit: options.decompression)
+    guard options.format == .freqtradeOHLCV else {
+      return try readLines(source, options: options, expectedRows: 1024)
+    }
+    var reader = FreqtradeReader(path: path, options: options, source: source)
+    defer { reader.close() }
+    try reader.readAll()
+    return try reader.finish()
+  }
+}
