@@ -18,9 +18,12 @@ let package = Package(
     .target(name: "ArbIngest", dependencies: ["ArbCore", "CZlib", "CZstd"]),
     .target(name: "ArbAnalytics", dependencies: ["ArbCore", "CBLAS"]),
     .target(name: "ArbCLI", dependencies: ["ArbCore", "ArbIngest", "ArbAnalytics"]),
+    // Fuzz targets, one per parser family (`make fuzz` runs them under libFuzzer).
+    .target(name: "ArbFuzz", dependencies: ["ArbCore", "ArbIngest"]),
 
     // MARK: Executables
     .executableTarget(name: "arbkit", dependencies: ["ArbCLI"]),
+    .executableTarget(name: "arbkit-fuzz", dependencies: ["ArbFuzz"], path: "Sources/ArbFuzzMain"),
     .executableTarget(name: "arbkit-bench", dependencies: ["ArbCore", "ArbIngest", "ArbAnalytics", "ArbCLI"], path: "Sources/ArbBench"),
 
     // MARK: Tests
@@ -30,6 +33,7 @@ let package = Package(
       name: "ArbIngestTests", dependencies: ["ArbIngest", "TestSupport"],
       resources: [.copy("Fixtures")]),
     .testTarget(name: "ArbAnalyticsTests", dependencies: ["ArbAnalytics", "ArbIngest", "TestSupport"]),
+    .testTarget(name: "ArbFuzzTests", dependencies: ["ArbFuzz", "TestSupport"]),
     .testTarget(name: "ArbCLITests", dependencies: ["ArbCLI", "TestSupport"], exclude: ["Snapshots"]),
   ]
 )
