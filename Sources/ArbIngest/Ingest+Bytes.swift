@@ -10,7 +10,8 @@ extension Ingest {
   package static func read(bytes: [UInt8], path: String, options: IngestOptions) throws -> IngestedFile {
     let source = Compression.open(bytes: bytes, path: path, limit: options.decompression)
     guard options.format == .freqtradeOHLCV else {
-      return try readLines(source, options: options, expectedRows: 1024)
+      // A small input needs no 1 MiB buffer (the buffer grows for longer lines).
+      return try readLines(source, options: options, expectedRows: 1024, chunkSize: min(1 << 20, max(4096, bytes.count + 1)))
     }
     var reader = FreqtradeReader(path: path, options: options, source: source)
     defer { reader.close() }

@@ -33,8 +33,9 @@ public struct IngestOptions: Sendable {
   /// joined, so callers that already read several files at once turn it off.
   public var splitLargeFiles = true
   /// The longest line read, in bytes (a longer one is `lineTooLong`): far above any
-  /// real row, low enough that a file without newlines cannot exhaust memory.
-  public var maxLineBytes = 1 << 20
+  /// real row (a header of thousands of columns fits), low enough that a file without
+  /// newlines cannot exhaust memory.
+  public var maxLineBytes = 16 << 20
   /// How far a compressed file may inflate (`DecompressionLimit`).
   public var decompression = DecompressionLimit()
 
@@ -122,11 +123,12 @@ public enum Ingest {
     return try readLines(source, options: options, expectedRows: max(1024, size / 48))
   }
 
-  /// Reads a line-based file from `source`, line after line.
-  static func readLines(_ source: ByteSource, options: IngestOptions, expectedRows: Int) throws -> IngestedFile {
+  /// Reads a line-based file from `source`, line after line, starting with a buffer of
+  /// `chunkSize` bytes.
+  static func readLines(_ source: ByteSource, options: IngestOptions, expectedRows: Int, chunkSize: Int = 1 << 20) throws -> IngestedFile {
     let path = source.path
     var reader = FileReader(path: path, options: options, expectedRows: expectedRows)
-    var lines = LineReader(source: source, maxLineBytes: options.maxLineBytes)
+    var lines = LineReader(source: source, chunkSize: chunkSize, maxLineBytes: options.maxLineBytes)
     defer { lines.close() }
     try lines.forEachLine { line, number throws(IngestError) in
       try reader.consume(line: line, number: number)
