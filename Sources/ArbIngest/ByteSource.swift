@@ -72,8 +72,6 @@ final class MemorySource: ByteSource {
     self.path = path
   }
 
-  var size: Int { bytes.count }
-
   func read(into buffer: UnsafeMutableRawBufferPointer) throws(IngestError) -> Int {
     let n = min(buffer.count, bytes.count - offset)
     guard n > 0 else { return 0 }
@@ -123,7 +121,8 @@ final class BoundedSource: ByteSource {
 
   func read(into buffer: UnsafeMutableRawBufferPointer) throws(IngestError) -> Int {
     // Ask for at most one byte past the limit: enough to know it is exceeded.
-    let wanted = min(buffer.count, limit - produced + 1)
+    let room = limit - produced
+    let wanted = room >= buffer.count ? buffer.count : room + 1
     let n = try source.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<wanted]))
     produced += n
     if produced > limit {

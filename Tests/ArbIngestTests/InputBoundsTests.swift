@@ -52,12 +52,18 @@ import Testing
     #expect(file.report.rowsRead == 0)
   }
 
-  @Test func defaultLimit() {
+  @Test func defaultLimit() throws {
     let limit = IngestOptions().decompression
     #expect(limit == DecompressionLimit(ratio: 250, floor: 64 << 20))
     #expect(limit.bytes(compressed: 1000) == 64 << 20)
     #expect(limit.bytes(compressed: 1 << 20) == 250 << 20)
     #expect(limit.bytes(compressed: .max / 2) == .max)
+    // No limit at all (Int.max) reads the file as it is.
+    var options = IngestOptions()
+    options.decompression = DecompressionLimit(ratio: .max, floor: .max)
+    options.format = .columns(try ColumnSpec.load(path: Repository.data("formats/ccxt-ohlcv.json")))
+    let file = try Ingest.read(path: fixture("upbit_BTC_KRW_20250824_081438.csv.gz"), options: options)
+    #expect(file.report.rowsAccepted > 0)
   }
 
   @Test func zipEntryLargerThanItsHeaderSays() throws {
