@@ -2,13 +2,14 @@
 #   make demo    install missing packages, build release, run the main job on Data/
 #   make test    install missing packages, run every test
 #   make bench   benchmark against pandas/polars/numpy (installs them in bench/.venv)
+#   make fuzz    fuzz every parser family for FUZZ_SECONDS each (libFuzzer + ASan)
 
 SWIFT   ?= swift
 ARBKIT  := .build/release/arbkit
 SAMPLES := Data/samples
 FORMATS := Data/formats
 
-.PHONY: demo test bench build deps registry check-real-data clean
+.PHONY: demo test bench fuzz build deps registry check-real-data clean
 
 deps:
 	@scripts/install-deps
@@ -46,6 +47,14 @@ bench: deps
 # check rows and time ranges against the figures SOURCES.md gives.
 check-real-data: build
 	scripts/check-real-data $(DIR) $(ARBKIT)
+
+# libFuzzer and AddressSanitizer come with the Swift toolchain; the build has its own
+# folder so that it never invalidates the normal one. FUZZ_TARGETS picks targets.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
+fuzz: deps
+	$(SWIFT) build -c release --scratch-path .build/fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING --product arbkit-fuzz
+	scripts/fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # Re-embed Data/exchanges.json into the binary after editing it.
 registry:

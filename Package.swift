@@ -19,9 +19,12 @@ let package = Package(
     .target(name: "ArbAnalytics", dependencies: ["ArbCore", "CBLAS"]),
     .target(name: "ArbBacktest", dependencies: ["ArbCore", "ArbAnalytics"]),
     .target(name: "ArbCLI", dependencies: ["ArbCore", "ArbIngest", "ArbAnalytics", "ArbBacktest"]),
+    // Fuzz targets, one per parser family (`make fuzz` runs them under libFuzzer).
+    .target(name: "ArbFuzz", dependencies: ["ArbCore", "ArbIngest"]),
 
     // MARK: Executables
     .executableTarget(name: "arbkit", dependencies: ["ArbCLI"]),
+    .executableTarget(name: "arbkit-fuzz", dependencies: ["ArbFuzz"], path: "Sources/ArbFuzzMain"),
     .executableTarget(name: "arbkit-bench", dependencies: ["ArbCore", "ArbIngest", "ArbAnalytics", "ArbCLI"], path: "Sources/ArbBench"),
 
     // MARK: Tests
@@ -32,6 +35,7 @@ let package = Package(
       resources: [.copy("Fixtures")]),
     .testTarget(name: "ArbAnalyticsTests", dependencies: ["ArbAnalytics", "ArbIngest", "TestSupport"]),
     .testTarget(name: "ArbBacktestTests", dependencies: ["ArbBacktest", "ArbAnalytics", "ArbIngest", "TestSupport"]),
+    .testTarget(name: "ArbFuzzTests", dependencies: ["ArbFuzz", "TestSupport"]),
     .testTarget(name: "ArbCLITests", dependencies: ["ArbCLI", "TestSupport"], exclude: ["Snapshots"]),
   ]
 )

@@ -34,6 +34,10 @@ public struct IngestError: Error, Sendable, Equatable, CustomStringConvertible {
     case offFundingGrid(column: String, text: String, toleranceMillis: Int)
     /// A field that must be one of a few words (`bid`/`ask`, `true`/`false`).
     case invalidValue(column: String, text: String, expected: String)
+    /// A line longer than the reader's limit (no newline within `limit` bytes).
+    case lineTooLong(limit: Int)
+    /// A compressed file that inflates past its limit (a decompression bomb).
+    case decompressionLimit(limit: Int, compressed: Int)
 
     /// A short stable name for the reason, used to count rejections by kind.
     public var kind: String {
@@ -62,6 +66,8 @@ public struct IngestError: Error, Sendable, Equatable, CustomStringConvertible {
       case .malformedJSON: "malformed_json"
       case .offFundingGrid: "off_funding_grid"
       case .invalidValue: "invalid_value"
+      case .lineTooLong: "line_too_long"
+      case .decompressionLimit: "decompression_limit"
       }
     }
 
@@ -100,6 +106,9 @@ public struct IngestError: Error, Sendable, Equatable, CustomStringConvertible {
       case .offFundingGrid(let column, let text, let tolerance):
         "funding time in column '\(column)' is not within \(tolerance) ms of a whole hour, was '\(text)'"
       case .invalidValue(let column, let text, let expected): "invalid value in column '\(column)', expected \(expected), was '\(text)'"
+      case .lineTooLong(let limit): "line longer than \(limit) bytes"
+      case .decompressionLimit(let limit, let compressed):
+        "decompressed data exceeds the limit of \(limit) bytes for \(compressed) compressed bytes (a decompression bomb?)"
       }
     }
   }

@@ -5,6 +5,8 @@ import ArbCore
 
 /// A stream of bytes read in chunks: a plain file or a decompressed one.
 protocol ByteSource: AnyObject {
+  /// The file's path (or the name of bytes in memory), for messages.
+  var path: String { get }
   /// Fills as much of `buffer` as is available; returns 0 at end of stream.
   func read(into buffer: UnsafeMutableRawBufferPointer) throws(IngestError) -> Int
 }
@@ -58,6 +60,78 @@ public enum FileError: Error, Sendable, Equatable, CustomStringConvertible {
   }
 }
 
+/// Bytes already in memory, read as if they were a file named `path` (the ingest of
+/// in-memory data, and the fuzz targets).
+final class MemorySource: ByteSource {
+  let path: String
+  private let bytes: [UInt8]
+  private var offset = 0
+
+  init(_ bytes: [UInt8], path: String) {
+    self.bytes = bytes
+    self.path = path
+  }
+
+  func read(into buffer: UnsafeMutableRawBufferPointer) throws(IngestError) -> Int {
+    let n = min(buffer.count, bytes.count - offset)
+    guard n > 0 else { return 0 }
+    bytes.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + offset, byteCount: n) }
+    offset += n
+    return n
+  }
+}
+
+/// How many bytes a compressed file may inflate to: `ratio` times its compressed size,
+/// and never less than `floor`. Real market data compresses 3–75× (zstd on repetitive
+/// JSON lines is the top); a zip, gzip or zstd bomb (1 GiB of zeros is ~1 MiB of gzip)
+/// goes far past it and stops with `IngestError.Reason.decompressionLimit` instead of
+/// running for minutes or filling memory downstream.
+public struct DecompressionLimit: Sendable, Equatable {
+  public var ratio: Int
+  public var floor: Int
+
+  /// Defaults: 250× the compressed size, at least 64 MiB.
+  public init(ratio: Int = 250, floor: Int = 64 << 20) {
+    self.ratio = ratio
+    self.floor = floor
+  }
+
+  /// The limit in bytes for a file of `compressed` bytes.
+  func bytes(compressed: Int) -> Int {
+    let (product, overflow) = compressed.multipliedReportingOverflow(by: ratio)
+    return max(floor, overflow ? .max : product)
+  }
+}
+
+/// A decompressing source that throws `decompressionLimit` once it has produced more
+/// than `limit` bytes.
+final class BoundedSource: ByteSource {
+  private let source: ByteSource
+  let path: String
+  private let limit: Int
+  private let compressed: Int
+  private var produced = 0
+
+  init(_ source: ByteSource, path: String, limit: DecompressionLimit, compressed: Int) {
+    self.source = source
+    self.path = path
+    self.limit = limit.bytes(compressed: compressed)
+    self.compressed = compressed
+  }
+
+  func read(into buffer: UnsafeMutableRawBufferPointer) throws(IngestError) -> Int {
+    // Ask for at most one byte past the limit: enough to know it is exceeded.
+    let room = limit - produced
+    let wanted = room >= buffer.count ? buffer.count : room + 1
+    let n = try source.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<wanted]))
+    produced += n
+    if produced > limit {
+      throw IngestError(.decompressionLimit(limit: limit, compressed: compressed), at: SourcePosition(path: path, line: 0, column: 0))
+    }
+    return n
+  }
+}
+
 /// How a file's bytes are stored on disk, known from its first bytes.
 enum Compression: String, Sendable {
   case none
@@ -67,24 +141,48 @@ enum Compression: String, Sendable {
 
   /// Detects gzip by its magic bytes `1f 8b`, zip by `PK\3\4` (a local file header),
   /// zstd by `28 b5 2f fd` (a zstd frame).
-  static func detect(path: String) throws(FileError) -> Compression {
-    let source = try FileSource(path: path)
-    var magic: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)
-    let n = withUnsafeMutableBytes(of: &magic) { (try? source.read(into: $0)) ?? 0 }
-    if n >= 2 && magic.0 == 0x1f && magic.1 == 0x8b { return .gzip }
-    if n == 4 && magic == (0x50, 0x4b, 0x03, 0x04) { return .zip }
-    if n == 4 && magic == (0x28, 0xb5, 0x2f, 0xfd) { return .zstd }
+  static func detect(magic: UnsafeRawBufferPointer) -> Compression {
+    let n = magic.count
+    if n >= 2 && magic[0] == 0x1f && magic[1] == 0x8b { return .gzip }
+    guard n >= 4 else { return .none }
+    let word = (magic[0], magic[1], magic[2], magic[3])
+    if word == (0x50, 0x4b, 0x03, 0x04) { return .zip }
+    if word == (0x28, 0xb5, 0x2f, 0xfd) { return .zstd }
     return .none
   }
 
-  /// Opens `path` as a byte stream that decompresses on the fly.
-  static func open(path: String) throws(FileError) -> ByteSource {
-    let file = try FileSource(path: path)
-    switch try detect(path: path) {
-    case .none: return file
-    case .zip: return ZipSource(file: file)
-    case .gzip: return GzipSource(file: file)
-    case .zstd: return ZstdSource(file: file)
+  /// Detects the compression of the file at `path` from its first four bytes.
+  static func detect(path: String) throws(FileError) -> Compression {
+    let source = try FileSource(path: path)
+    var magic: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)
+    return withUnsafeMutableBytes(of: &magic) { raw in
+      let n = (try? source.read(into: raw)) ?? 0
+      return detect(magic: UnsafeRawBufferPointer(rebasing: raw[0..<n]))
     }
+  }
+
+  /// Opens `path` as a byte stream that decompresses on the fly, within `limit`.
+  static func open(path: String, limit: DecompressionLimit = DecompressionLimit()) throws(FileError) -> ByteSource {
+    let compression = try detect(path: path)
+    let file = try FileSource(path: path)
+    return wrap(file, path: path, size: file.size, compression: compression, limit: limit)
+  }
+
+  /// Opens bytes in memory as `open(path:)` opens a file.
+  static func open(bytes: [UInt8], path: String, limit: DecompressionLimit = DecompressionLimit()) -> ByteSource {
+    let compression = bytes.withUnsafeBytes { detect(magic: UnsafeRawBufferPointer(rebasing: $0.prefix(4))) }
+    return wrap(MemorySource(bytes, path: path), path: path, size: bytes.count, compression: compression, limit: limit)
+  }
+
+  /// `source` (of `size` compressed bytes) decompressed by `compression`, bounded.
+  private static func wrap(_ source: ByteSource, path: String, size: Int, compression: Compression, limit: DecompressionLimit) -> ByteSource {
+    let inflating: ByteSource
+    switch compression {
+    case .none: return source
+    case .zip: inflating = ZipSource(source: source, path: path)
+    case .gzip: inflating = GzipSource(source: source, path: path)
+    case .zstd: inflating = ZstdSource(source: source, path: path)
+    }
+    return BoundedSource(inflating, path: path, limit: limit, compressed: size)
   }
 }

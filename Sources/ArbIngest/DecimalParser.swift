@@ -11,7 +11,7 @@
 /// strict: `[+-]? digits [. digits] [(e|E) [+-]? digits]` (digits on at least one side
 /// of the point), or the words `nan`, `inf`, `infinity` in any case, which parse to
 /// non-finite values so that the caller can reject them by name.
-enum DecimalParser {
+package enum DecimalParser {
   private static let exactPowers: [Double] = [
     1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
     1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
@@ -21,7 +21,7 @@ enum DecimalParser {
   ///
   /// - Complexity: O(n), no allocation.
   @inline(__always)
-  static func parse(_ p: UnsafePointer<UInt8>, _ n: Int) -> Double? {
+  package static func parse(_ p: UnsafePointer<UInt8>, _ n: Int) -> Double? {
     var i = 0
     var negative = false
     if n > 0 && (p[0] == UInt8(ascii: "-") || p[0] == UInt8(ascii: "+")) {
@@ -99,7 +99,7 @@ enum DecimalParser {
 
   /// A signed decimal integer, or `nil` on any other byte or on overflow.
   @inline(__always)
-  static func parseInt64(_ p: UnsafePointer<UInt8>, _ n: Int) -> Int64? {
+  package static func parseInt64(_ p: UnsafePointer<UInt8>, _ n: Int) -> Int64? {
     var i = 0
     var negative = false
     if n > 0 && (p[0] == UInt8(ascii: "-") || p[0] == UInt8(ascii: "+")) {
@@ -134,7 +134,7 @@ enum DecimalParser {
   /// A decimal number of units scaled by `10^scale` and rounded half away from zero to
   /// an integer, computed exactly in integers: `1735689600.0974` with scale 6 is
   /// `1735689600097400`. Used for fractional-second timestamps.
-  static func parseScaled(_ p: UnsafePointer<UInt8>, _ n: Int, scale: Int) -> Int64? {
+  package static func parseScaled(_ p: UnsafePointer<UInt8>, _ n: Int, scale: Int) -> Int64? {
     var i = 0
     var negative = false
     if n > 0 && (p[0] == UInt8(ascii: "-") || p[0] == UInt8(ascii: "+")) {

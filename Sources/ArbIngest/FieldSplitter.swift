@@ -3,21 +3,21 @@
 /// A field that starts with the quote byte runs to the matching closing quote (a
 /// doubled quote inside is an escaped quote); its range excludes the quotes. Quoted
 /// fields may not span lines.
-struct FieldSplitter {
+package struct FieldSplitter {
   let delimiter: UInt8
   /// The quote byte, or `nil` when the format has no quoting.
   let quote: UInt8?
   /// Start and end (exclusive) offsets of each field found by the last `split`: raw
   /// pointers into `storage`, allocated once (no per-line allocation, no reference
   /// counting per access).
-  let starts: UnsafeMutablePointer<Int>
-  let ends: UnsafeMutablePointer<Int>
+  package let starts: UnsafeMutablePointer<Int>
+  package let ends: UnsafeMutablePointer<Int>
   private let storage: FieldOffsets
 
   /// The delimiter repeated in every byte of a word, for the 8-bytes-at-a-time scan.
   private let pattern: UInt64
 
-  init(delimiter: UInt8 = UInt8(ascii: ","), quote: UInt8? = nil) {
+  package init(delimiter: UInt8 = UInt8(ascii: ","), quote: UInt8? = nil) {
     self.delimiter = delimiter
     pattern = UInt64(delimiter) &* 0x0101_0101_0101_0101
     self.quote = quote
@@ -31,7 +31,7 @@ struct FieldSplitter {
   ///
   /// - Complexity: O(line length).
   @inline(__always)
-  mutating func split(_ line: UnsafeBufferPointer<UInt8>) -> Int? {
+  package mutating func split(_ line: UnsafeBufferPointer<UInt8>) -> Int? {
     var count = 0
     let n = line.count
     guard let p = line.baseAddress else {
@@ -98,8 +98,8 @@ struct FieldSplitter {
 /// The fixed allocation behind a splitter's field offsets. A line with more than
 /// `capacity` fields is cut there: no format has that many, so it fails the
 /// field-count check.
-final class FieldOffsets {
-  static let capacity = 4096
+package final class FieldOffsets {
+  package static let capacity = 4096
   let starts: UnsafeMutablePointer<Int>
   let ends: UnsafeMutablePointer<Int>
 

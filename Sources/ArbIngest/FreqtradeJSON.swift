@@ -75,7 +75,7 @@ enum FreqtradeJSON {
   ///   a broken compressed stream.
   /// - Complexity: O(bytes); memory is the kept columns plus a 1 MiB buffer.
   static func read(path: String, options: IngestOptions) throws -> IngestedFile {
-    var reader = FreqtradeReader(path: path, options: options, source: try Compression.open(path: path))
+    var reader = FreqtradeReader(path: path, options: options, source: try Compression.open(path: path, limit: options.decompression))
     defer { reader.close() }
     try reader.readAll()
     return try reader.finish()

@@ -5,7 +5,9 @@ internal import CZlib
 /// zlib's `inflate` over a file's bytes, refilling its input a chunk at a time: the
 /// one loop shared by the gzip and zip readers.
 final class Inflater {
-  let file: FileSource
+  let file: ByteSource
+  /// The file's path, for messages.
+  let path: String
   var stream = z_stream()
   /// The compressed bytes read so far and not yet consumed are `stream.next_in`.
   let input: UnsafeMutableRawBufferPointer
@@ -13,8 +15,9 @@ final class Inflater {
   private(set) var compressedRead = 0
   private var started = false
 
-  init(file: FileSource) {
+  init(file: ByteSource, path: String) {
     self.file = file
+    self.path = path
     input = .allocate(byteCount: 1 << 18, alignment: 16)
   }
 
@@ -72,7 +75,7 @@ final class Inflater {
       case Z_STREAM_END: ended = true
       default:
         let message = stream.msg.map { String(cString: $0) } ?? "zlib status \(status)"
-        throw IngestError(.corruptCompressedStream(detail: message), at: SourcePosition(path: file.path, line: 0, column: 0))
+        throw IngestError(.corruptCompressedStream(detail: message), at: SourcePosition(path: path, line: 0, column: 0))
       }
     }
     return (buffer.count - Int(stream.avail_out), ended)
@@ -80,7 +83,7 @@ final class Inflater {
 
   /// An error at the file (LineReader places it at the line it broke in).
   func error(_ reason: IngestError.Reason) -> IngestError {
-    IngestError(reason, at: SourcePosition(path: file.path, line: 0, column: 0))
+    IngestError(reason, at: SourcePosition(path: path, line: 0, column: 0))
   }
 }
 
@@ -91,10 +94,11 @@ final class Inflater {
 /// `truncatedCompressedStream`; bytes that zlib rejects as `corruptCompressedStream`.
 final class GzipSource: ByteSource {
   private let inflater: Inflater
+  var path: String { inflater.path }
   private var memberEnded = false
 
-  init(file: FileSource) {
-    inflater = Inflater(file: file)
+  init(source: ByteSource, path: String) {
+    inflater = Inflater(file: source, path: path)
     // 15 + 32: maximum window, automatic gzip/zlib header detection.
     inflater.start(windowBits: 15 + 32)
   }
@@ -123,19 +127,25 @@ final class GzipSource: ByteSource {
 /// entry's raw deflate data is inflated a chunk at a time (a stored entry is copied
 /// through). The deflate stream's own end marks the end of the entry, so entries with
 /// a data descriptor (sizes 0 in the header) work; what follows (central directory) is
-/// never read. The header's CRC-32 is checked when it has one.
+/// never read. The header's CRC-32 is checked when it has one, and so is its
+/// uncompressed size: an entry inflating past it stops there (a zip bomb's header
+/// understates it, or the data is corrupt).
 final class ZipSource: ByteSource {
   private let inflater: Inflater
+  var path: String { inflater.path }
   private var headerRead = false
   private var inflating = false
   private var entryEnded = false
   /// Stored entries: bytes of the entry still to hand out.
   private var storedLeft = 0
   private var expectedCRC: UInt32? = nil
+  /// The uncompressed size the header declares, when it has one (not a zip64 entry).
+  private var declaredSize: Int? = nil
+  private var written = 0
   private var crc: uLong = 0
 
-  init(file: FileSource) {
-    inflater = Inflater(file: file)
+  init(source: ByteSource, path: String) {
+    inflater = Inflater(file: source, path: path)
   }
 
   private func error(_ reason: IngestError.Reason) -> IngestError { inflater.error(reason) }
@@ -167,7 +177,11 @@ final class ZipSource: ByteSource {
     let dataStart = 30 + u16(26) + u16(28)
     guard flags & 1 == 0 else { throw error(.corruptCompressedStream(detail: "encrypted zip entries are not supported")) }
     guard dataStart <= inflater.input.count else { throw error(.corruptCompressedStream(detail: "zip local file header too long")) }
-    if flags & 8 == 0 { expectedCRC = u32(14) }
+    if flags & 8 == 0 {
+      expectedCRC = u32(14)
+      // 0xFFFFFFFF: the size is in a zip64 extra field, not read here.
+      if u32(22) != 0xFFFF_FFFF { declaredSize = Int(u32(22)) }
+    }
     let compressedSize = Int(u32(18))
     guard try fill(&have, to: dataStart) else {
       throw error(.truncatedCompressedStream(detail: "zip data ends after \(have) bytes inside the local file header"))
@@ -202,6 +216,10 @@ final class ZipSource: ByteSource {
       entryEnded = ended
     } else {
       produced = try copyStored(into: buffer)
+    }
+    written += produced
+    if let declaredSize, written > declaredSize {
+      throw error(.corruptCompressedStream(detail: "zip entry inflates past the \(declaredSize) bytes its header declares"))
     }
     if produced > 0 {
       crc = crc32(crc, buffer.baseAddress!.assumingMemoryBound(to: Bytef.self), UInt32(produced))

@@ -42,13 +42,13 @@ extension Ingest {
         DispatchQueue.concurrentPerform(iterations: 2) { k in
           let result = Result<Int, any Error> {
             if k == 0 {
-              var lines = LineReader(source: try RangeSource(path: path, range: headerEnd + 1..<split), firstLineNumber: 2)
+              var lines = LineReader(source: try RangeSource(path: path, range: headerEnd + 1..<split), firstLineNumber: 2, maxLineBytes: options.maxLineBytes)
               defer { lines.close() }
               return try lines.forEachLine { line, number throws(IngestError) in
                 try readers.0.pointee.consume(line: line, number: number)
               }
             } else {
-              var lines = LineReader(source: try RangeSource(path: path, range: split..<size), atFileStart: false)
+              var lines = LineReader(source: try RangeSource(path: path, range: split..<size), atFileStart: false, maxLineBytes: options.maxLineBytes)
               defer { lines.close() }
               return try lines.forEachLine { line, number throws(IngestError) in
                 try readers.1.pointee.consume(line: line, number: number)

@@ -32,6 +32,12 @@ public struct IngestOptions: Sendable {
   /// is idle; the second half's columns exist twice for a moment while they are
   /// joined, so callers that already read several files at once turn it off.
   public var splitLargeFiles = true
+  /// The longest line read, in bytes (a longer one is `lineTooLong`): far above any
+  /// real row (a header of thousands of columns fits), low enough that a file without
+  /// newlines cannot exhaust memory.
+  public var maxLineBytes = 16 << 20
+  /// How far a compressed file may inflate (`DecompressionLimit`).
+  public var decompression = DecompressionLimit()
 
   public init() {}
 }
@@ -125,9 +131,16 @@ public enum Ingest {
 
   /// Reads the file in one pass on the calling thread.
   static func readSequentially(path: String, options: IngestOptions, size: Int) throws -> IngestedFile {
-    let source = try Compression.open(path: path)
-    var reader = FileReader(path: path, options: options, expectedRows: max(1024, size / 48))
-    var lines = LineReader(source: source)
+    let source = try Compression.open(path: path, limit: options.decompression)
+    return try readLines(source, options: options, expectedRows: max(1024, size / 48))
+  }
+
+  /// Reads a line-based file from `source`, line after line, starting with a buffer of
+  /// `chunkSize` bytes.
+  static func readLines(_ source: ByteSource, options: IngestOptions, expectedRows: Int, chunkSize: Int = 1 << 20) throws -> IngestedFile {
+    let path = source.path
+    var reader = FileReader(path: path, options: options, expectedRows: expectedRows)
+    var lines = LineReader(source: source, chunkSize: chunkSize, maxLineBytes: options.maxLineBytes)
     defer { lines.close() }
     try lines.forEachLine { line, number throws(IngestError) in
       try reader.consume(line: line, number: number)

@@ -247,8 +247,13 @@ struct JSONLinesReader<Handler: JSONLineHandler> {
 
   /// Reads the whole file at `path` line by line.
   static func read(path: String, options: IngestOptions, format: RecordFormat, handler: Handler) throws -> IngestedFile {
+    try read(source: try Compression.open(path: path, limit: options.decompression), path: path, options: options, format: format, handler: handler)
+  }
+
+  /// Reads every line of `source` (a file, or bytes in memory named `path`).
+  static func read(source: ByteSource, path: String, options: IngestOptions, format: RecordFormat, handler: Handler) throws -> IngestedFile {
     var reader = JSONLinesReader(path: path, options: options, format: format, handler: handler)
-    var lines = LineReader(source: try Compression.open(path: path))
+    var lines = LineReader(source: source, maxLineBytes: options.maxLineBytes)
     defer { lines.close() }
     try lines.forEachLine { line, number throws(IngestError) in try reader.consume(line: line, number: number) }
     return try reader.finish()

@@ -7,7 +7,9 @@ import ArbCore
 ///
 /// Lines end at `\n`; a trailing `\r` (CRLF files) is dropped, and so is a UTF-8 byte
 /// order mark at the start of the first line. A last line without a newline is still
-/// a line. The buffer grows only when one line is longer than it.
+/// a line. The buffer grows only when one line is longer than it, and never past
+/// `maxLineBytes` + 1: a longer line (a file with no newline, a decompression bomb of
+/// zeros) is `IngestError.Reason.lineTooLong`, not an unbounded allocation.
 struct LineReader {
   private let source: ByteSource
   private var buffer: UnsafeMutableRawBufferPointer
@@ -16,9 +18,15 @@ struct LineReader {
   private let firstLineNumber: Int
   /// The source starts at the start of a file (where a byte order mark may be).
   private let atFileStart: Bool
+  /// The longest line accepted, in bytes without its newline.
+  private let maxLineBytes: Int
 
-  init(source: ByteSource, chunkSize: Int = 1 << 20, firstLineNumber: Int = 1, atFileStart: Bool = true) {
+  init(
+    source: ByteSource, chunkSize: Int = 1 << 20, firstLineNumber: Int = 1, atFileStart: Bool = true,
+    maxLineBytes: Int = IngestOptions().maxLineBytes
+  ) {
     self.source = source
+    self.maxLineBytes = maxLineBytes
     self.firstLineNumber = firstLineNumber
     self.atFileStart = atFileStart
     buffer = .allocate(byteCount: chunkSize, alignment: 64)
@@ -46,12 +54,14 @@ struct LineReader {
         guard let found = memchr(base + start, 10, end - start) else { break }
         let newline = UnsafeRawPointer(found) - UnsafeRawPointer(base)
         lineNumber += 1
+        if newline - start > maxLineBytes { throw tooLong(line: lineNumber) }
         try body(Self.trim(base + start, newline - start, first: lineNumber == 1 && atFileStart), lineNumber)
         start = newline + 1
       }
       if atEnd {
         if start < end {
           lineNumber += 1
+          if end - start > maxLineBytes { throw tooLong(line: lineNumber) }
           try body(Self.trim(base + start, end - start, first: lineNumber == 1 && atFileStart), lineNumber)
         }
         return lineNumber
@@ -62,7 +72,10 @@ struct LineReader {
       start = 0
       end = rest
       if end == buffer.count {
-        let bigger = UnsafeMutableRawBufferPointer.allocate(byteCount: buffer.count * 2, alignment: 64)
+        // The partial line fills the buffer: it is longer than the limit once the buffer
+        // holds limit + 1 bytes (room for a longest line's newline).
+        if end > maxLineBytes { throw tooLong(line: lineNumber + 1) }
+        let bigger = UnsafeMutableRawBufferPointer.allocate(byteCount: min(buffer.count * 2, maxLineBytes + 1), alignment: 64)
         bigger.copyMemory(from: UnsafeRawBufferPointer(rebasing: buffer[0..<end]))
         buffer.deallocate()
         buffer = bigger
@@ -80,6 +93,10 @@ struct LineReader {
       }
       if n == 0 { atEnd = true } else { end += n }
     }
+  }
+
+  private func tooLong(line: Int) -> IngestError {
+    IngestError(.lineTooLong(limit: maxLineBytes), at: SourcePosition(path: source.path, line: line, column: maxLineBytes + 1))
   }
 
   /// The line without its trailing `\r`, and without a byte order mark if `first`.

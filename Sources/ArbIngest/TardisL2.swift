@@ -13,6 +13,8 @@ import ArbCore
 // - an instant whose book is crossed (best bid > best ask) writes no quote and is
 //   counted in `IngestReport.crossedStates`: the book is ours, not the recorder's, and
 //   real L2 data crosses for a moment; the quote before it stays in force;
+// - an instant whose book is empty on both sides (every level deleted) writes no
+//   quote either: it has no price to give;
 // - a rejected row (bad number, unknown side, time going back) is not applied, so
 //   under `skip` the book may differ from the exchange's until the next snapshot.
 
@@ -160,11 +162,12 @@ extension FileReader {
 
   /// Writes the quote of instrument `index`'s book at `instant`: best bid and ask with
   /// their sizes, `nan` for an empty side; nothing (a crossed state counted) when the
-  /// best bid is above the best ask.
+  /// best bid is above the best ask, nothing when both sides are empty.
   mutating func emitQuote(_ index: Int, at instant: (time: Int64, otherTime: Int64?)) {
     let book = books![index]
     let bid = book.bids.keys.last ?? .nan, bidSize = book.bids.sizes.last ?? .nan
     let ask = book.asks.keys.last.map { -$0 } ?? .nan, askSize = book.asks.sizes.last ?? .nan
+    if bid.isNaN && ask.isNaN { return }
     if bid > ask {
       report.crossedStates += 1
       return

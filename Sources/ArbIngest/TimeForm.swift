@@ -24,11 +24,11 @@ public enum TimeForm: String, Sendable, Codable, CaseIterable {
 }
 
 /// Parses timestamps from bytes.
-enum TimeParser {
+package enum TimeParser {
   /// Microseconds UTC of `p[0..<n]` in `form`; `defaultOffset` (µs east of UTC)
   /// applies to zone-less ISO times and dates. `nil` when the text does not fit.
   @inline(__always)
-  static func parse(_ p: UnsafePointer<UInt8>, _ n: Int, form: TimeForm, defaultOffset: Int64) -> Int64? {
+  package static func parse(_ p: UnsafePointer<UInt8>, _ n: Int, form: TimeForm, defaultOffset: Int64) -> Int64? {
     switch form {
     case .epochMicros: return DecimalParser.parseInt64(p, n)
     case .epochMillis: return DecimalParser.parseInt64(p, n).flatMap { scaled($0, 1000) }

@@ -12,7 +12,8 @@ internal import CZstd
 /// `ZSTD_getErrorName`'s text. Frames whose window exceeds libzstd's default limit
 /// (128 MiB, `zstd --long=31` output) are rejected the same way.
 final class ZstdSource: ByteSource {
-  private let file: FileSource
+  private let file: ByteSource
+  let path: String
   /// The `ZSTD_DStream *` (an opaque C type).
   private let stream: OpaquePointer
   private var input: UnsafeMutableRawBufferPointer
@@ -22,8 +23,9 @@ final class ZstdSource: ByteSource {
   private var frameEnded = true
   private var compressedRead = 0
 
-  init(file: FileSource) {
-    self.file = file
+  init(source: ByteSource, path: String) {
+    file = source
+    self.path = path
     guard let created = ZSTD_createDStream() else { preconditionFailure("ZSTD_createDStream returned NULL (out of memory)") }
     stream = created
     let status = ZSTD_initDStream(stream)
@@ -38,7 +40,7 @@ final class ZstdSource: ByteSource {
   }
 
   private func error(_ reason: IngestError.Reason) -> IngestError {
-    IngestError(reason, at: SourcePosition(path: file.path, line: 0, column: 0))
+    IngestError(reason, at: SourcePosition(path: path, line: 0, column: 0))
   }
 
   func read(into buffer: UnsafeMutableRawBufferPointer) throws(IngestError) -> Int {

@@ -157,6 +157,17 @@ struct TardisL2Tests {
     #expect(file.report.rowsAccepted == 9 && file.report.rowsCollapsed == 0 && file.report.crossedStates == 0)
   }
 
+  @Test("an instant whose book is empty on both sides writes no quote")
+  func emptyBook() throws {
+    let file = try Self.read([
+      "1,100,true,bid,10,1", "1,100,true,ask,11,1",
+      "2,110,false,ask,11,0", "2,110,false,bid,10,0",  // every level deleted: no quote
+      "3,120,false,ask,12,2",
+    ])
+    #expect(file.report.rowsAccepted == 5 && file.report.crossedStates == 0)
+    Self.expectQuotes(try #require(file.series.first), [(100, 10, 1, 11, 1), (120, .nan, .nan, 12, 2)])
+  }
+
   @Test("a crossed instant writes no quote, is counted, and does not fail the default policy")
   func crossedInstant() throws {
     let file = try Self.read([
