@@ -255,10 +255,9 @@ public struct Scenario: Sendable, Equatable {
   private static func check(_ value: Any, _ type: ValueType, key: String, path: String) throws(ScenarioError) {
     let ok: Bool
     switch type {
-    // JSON booleans arrive as a distinct NSNumber subclass: not a number here.
-    case .number: ok = (value as? NSNumber).map { String(describing: Swift.type(of: $0)) != "__NSCFBoolean" && $0.doubleValue.isFinite } ?? false
+    case .number: ok = !isJSONBoolean(value) && (value as? NSNumber)?.doubleValue.isFinite == true
     case .string: ok = value is String
-    case .bool: ok = value is Bool && (value as? NSNumber).map { String(describing: Swift.type(of: $0)) == "__NSCFBoolean" } ?? true
+    case .bool: ok = isJSONBoolean(value)
     case .list: ok = (value as? [Any])?.allSatisfy { $0 is String } ?? false
     case .duration: ok = value is NSNull || (value as? String).flatMap(TimeText.parseDuration).map { $0 >= 0 } ?? false
     case .market: ok = (value as? String).flatMap(MarketKind.init(rawValue:)) != nil
@@ -267,6 +266,12 @@ public struct Scenario: Sendable, Equatable {
     case .timeZone: ok = (value as? String).map { timeZones[$0] != nil } ?? false
     }
     guard ok else { throw ScenarioError(path: path, message: "\(key) expects \(expected(type)), was \(describe(value))") }
+  }
+
+  /// A boolean, from the JSON reader (a distinct NSNumber subclass, so that `1` is no
+  /// boolean and `true` no number) or from `--set` (a Swift `Bool`).
+  private static func isJSONBoolean(_ value: Any) -> Bool {
+    value is Bool && ((value as? NSNumber).map { String(describing: Swift.type(of: $0)) == "__NSCFBoolean" } ?? true)
   }
 
   private static func expected(_ type: ValueType) -> String {

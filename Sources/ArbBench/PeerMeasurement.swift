@@ -1,39 +1,32 @@
 import Foundation
 
-/// Runs `bench/peers.py` (pandas/polars/numpy doing the same work) and returns its JSON.
+/// Runs the Python peers (pandas/polars/numpy doing the same work) and returns their JSON.
 enum PeerMeasurement {
+  /// Runs `bench/peers.py` on the premium pipeline's files.
   static func run(python: String, files: [String], repeats: Int) throws -> [String: Any] {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: python)
-    process.arguments = ["bench/peers.py", "--files"] + files + ["--repeat", "\(repeats)", "--max-stale-us", "5000000"]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0, let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-      throw BenchError("bench/peers.py failed with status \(process.terminationStatus)")
-    }
-    return object
+    try script(python, "bench/peers.py", ["--files"] + files + ["--repeat", "\(repeats)", "--max-stale-us", "5000000"])
   }
-}
 
-extension PeerMeasurement {
   /// Runs `bench/formats.py`: polars/pandas reading each venue file, numpy.memmap
   /// scanning each cache.
   static func runFormats(python: String, measurements: [FormatMeasurement], repeats: Int) throws -> [String: Any] {
     let files = measurements.flatMap { m in [m.plain, m.gzip].flatMap { ["--file", m.kind.rawValue, $0] } }
     let caches = measurements.flatMap { ["--cache", $0.cache] }
+    return try script(python, "bench/formats.py", files + caches + ["--repeat", "\(repeats)"])
+  }
+
+  /// Runs one script and parses the JSON object it prints.
+  private static func script(_ python: String, _ path: String, _ arguments: [String]) throws -> [String: Any] {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: python)
-    process.arguments = ["bench/formats.py"] + files + caches + ["--repeat", "\(repeats)"]
+    process.arguments = [path] + arguments
     let pipe = Pipe()
     process.standardOutput = pipe
     try process.run()
     let data = pipe.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     guard process.terminationStatus == 0, let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-      throw BenchError("bench/formats.py failed with status \(process.terminationStatus)")
+      throw BenchError("\(path) failed with status \(process.terminationStatus)")
     }
     return object
   }

@@ -139,9 +139,6 @@ struct BacktestCommand: Command {
     return parameters
   }
 
-  static func write(_ text: String, to path: String) throws {
-    do { try text.write(toFile: path, atomically: false, encoding: .utf8) } catch {
-      throw FileError.unreadable(path: path, reason: "cannot write: \(error.localizedDescription)")
-    }
-  }
+  static func write(_ text: String, to path: String) throws { try FileOutput.write(path, text: text) }
+
 }

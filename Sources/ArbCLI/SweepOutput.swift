@@ -85,14 +85,8 @@ struct SweepOutput {
 
   private static func append(_ fd: Int32, _ text: String, path: String) throws {
     var text = text
-    try text.withUTF8 { bytes in
-      var offset = 0
-      while offset < bytes.count {
-        let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-        guard n > 0 else { throw FileError.unreadable(path: path, reason: "write failed: \(String(cString: strerror(errno)))") }
-        offset += n
-      }
-    }
+    try text.withUTF8 { try FileOutput.writeAll(fd, UnsafeRawBufferPointer($0), path: path) }
     guard fsync(fd) == 0 else { throw FileError.unreadable(path: path, reason: "fsync failed") }
   }
+
 }

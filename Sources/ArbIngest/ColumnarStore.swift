@@ -61,7 +61,7 @@ public enum ColumnarStore {
       rows: entries.reduce(0) { $0 + $1.rows }, firstTsUs: entries.compactMap(\.firstTsUs).min(),
       lastTsUs: entries.compactMap(\.lastTsUs).max(), sources: sources, series: entries)
     let manifestBytes = try manifest.encoded()
-    try manifestBytes.withUnsafeBytes { raw in try writeFile(partial + "/manifest.json", bytes: raw) }
+    try manifestBytes.withUnsafeBytes { raw in try FileOutput.write(partial + "/manifest.json", bytes: raw) }
     if fileManager.fileExists(atPath: folder) { try fileManager.removeItem(atPath: folder) }
     guard rename(partial, folder) == 0 else {
       throw FileError.unreadable(path: folder, reason: "cannot move the cache into place: \(String(cString: strerror(errno)))")
@@ -144,17 +144,6 @@ public enum ColumnarStore {
     }
   }
 
-  static func writeFile(_ path: String, bytes raw: UnsafeRawBufferPointer) throws {
-    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    guard fd >= 0 else { throw FileError.unreadable(path: path, reason: "cannot write: \(String(cString: strerror(errno)))") }
-    defer { close(fd) }
-    var written = 0
-    while written < raw.count {
-      let n = Glibc.write(fd, raw.baseAddress! + written, raw.count - written)
-      guard n > 0 else { throw FileError.unreadable(path: path, reason: "write failed: \(String(cString: strerror(errno)))") }
-      written += n
-    }
-  }
 }
 
 /// One `QuoteSeries` column as the cache stores it. A new column of `QuoteSeries` is
@@ -202,10 +191,10 @@ struct StoredColumn {
     switch values {
     case .int64(let key):
       guard !series[keyPath: key].isEmpty else { return false }
-      try series[keyPath: key].withUnsafeBytes { try ColumnarStore.writeFile(path, bytes: $0) }
+      try series[keyPath: key].withUnsafeBytes { try FileOutput.write(path, bytes: $0) }
     case .float64(let key):
       guard !series[keyPath: key].isEmpty else { return false }
-      try series[keyPath: key].withUnsafeBytes { try ColumnarStore.writeFile(path, bytes: $0) }
+      try series[keyPath: key].withUnsafeBytes { try FileOutput.write(path, bytes: $0) }
     }
     return true
   }

@@ -375,17 +375,7 @@ struct FileReader {
 
   /// Writes `bytes` to `target` (a quarantine file), replacing it.
   static func writeFile(_ target: String, _ bytes: [UInt8]) throws {
-    let fd = open(target, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    guard fd >= 0 else { throw FileError.unreadable(path: target, reason: "cannot write quarantine file: \(String(cString: strerror(errno)))") }
-    defer { close(fd) }
-    var written = 0
-    try bytes.withUnsafeBytes { raw in
-      while written < raw.count {
-        let n = write(fd, raw.baseAddress! + written, raw.count - written)
-        guard n > 0 else { throw FileError.unreadable(path: target, reason: "write failed") }
-        written += n
-      }
-    }
+    try bytes.withUnsafeBytes { try FileOutput.write(target, bytes: $0) }
   }
 }
 
