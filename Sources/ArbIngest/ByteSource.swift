@@ -183,6 +183,11 @@ enum Compression: String, Sendable {
     case .gzip: inflating = GzipSource(source: source, path: path)
     case .zstd: inflating = ZstdSource(source: source, path: path)
     }
-    return BoundedSource(inflating, path: path, limit: limit, compressed: size)
+    let bounded = BoundedSource(inflating, path: path, limit: limit, compressed: size)
+    return size >= prefetchThreshold ? PrefetchSource(bounded, path: path) : bounded
   }
+
+  /// Compressed inputs of at least this size are decompressed on a second thread
+  /// (`PrefetchSource`); smaller ones are not worth a thread.
+  static let prefetchThreshold = 1 << 20
 }
