@@ -89,6 +89,59 @@ struct CarryCommandTests {
     #expect(run.errors.contains("not on a whole hour: it holds ticker rates, not settlements"))
   }
 
+  @Test("hand-made legs and a Binance fundingRate file: the funding of docs/definitions.md through the CLI, ledger, --funding and journal")
+  func fundingThroughTheCLI() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    // Hours 0…5 of 2025-01-01 (UTC): the quotes of the hand-worked engine test
+    // (CarryTests.linearTrade), as Tardis quotes; settlements a few ms late, snapped.
+    let start: Int64 = 1_735_689_600_000_000, hour: Int64 = 3_600_000_000
+    func quotes(_ exchange: String, _ rows: [(Double, Double)]) -> String {
+      "exchange,symbol,timestamp,local_timestamp,ask_amount,ask_price,bid_price,bid_amount\n"
+        + rows.enumerated().map { k, q in
+          let t = start + Int64(k) * hour
+          return "\(exchange),BTCUSDT,\(t),\(t),1,\(q.1),\(q.0),1\n"
+        }.joined()
+    }
+    _ = folder.write("spot.csv", quotes("binance", [(100, 100.1), (100, 100), (100, 100.2), (102, 102.2), (101, 101.1), (101, 101.1)]))
+    _ = folder.write("perp.csv", quotes("binance-futures", [(100.1, 100.2), (101, 101.2), (100.8, 101), (102.1, 102.2), (101, 101.1), (101, 101.1)]))
+    let rates = [0.01, 0.01, 0.0001, -0.0002, 0.0003, 0.01]
+    _ = folder.write(
+      "BTCUSDT-fundingRate-2025-01.csv",
+      "calc_time,funding_interval_hours,last_funding_rate\n" + rates.indices.map { k -> String in
+        let millis: Int64 = (start + Int64(k) * hour) / 1000 + 3
+        return "\(millis),8,\(rates[k])\n"
+      }.joined())
+    let scenario = folder.write(
+      "carry.json",
+      """
+      { "legs": [ { "venue": "binance", "market": "spot", "symbol": "BTCUSDT", "files": ["spot.csv"], "format": "tardis.quotes" },
+                  { "venue": "binance", "market": "linear", "symbol": "BTCUSDT", "files": ["perp.csv"], "format": "tardis.quotes" } ],
+        "strategy": { "mode": "carry", "entry": 0.5, "exit": 0.1, "notional": 10000 },
+        "funding": { "files": ["BTCUSDT-fundingRate-2025-01.csv"] } }
+      """)
+    let payments = folder.path + "/funding.csv", trades = folder.path + "/trades.csv"
+    let run = arbkit("backtest", scenario, "--format", "json", "--funding", payments, "--trades", trades)
+    #expect(run.code == .success, "\(run.errors)")
+    let object = run.object
+    // Registry fees 0.1 % spot and 0.05 % USDⓈ-M, as in the engine test: PnL 100 − 10 − 30.205 + 1.9975.
+    #expect(object["trades"] as? Int == 1 && object["funding_payments"] as? Int == 3)
+    #expect(isClose(object["funding"] as? Double, 1.9975, rel: 1e-12) && isClose(object["pnl"] as? Double, 61.7925, rel: 1e-12))
+    #expect(isClose(object["fees"] as? Double, 30.205, rel: 1e-12) && isClose(object["max_drawdown"] as? Double, 2.043, rel: 1e-12))
+    #expect(object["funding_from"] as? String == "2025-01-01T00:00:00Z" && object["funding_to"] as? String == "2025-01-01T05:00:00Z")
+    let daily = try #require(object["daily"] as? [[String: Any]])
+    #expect(daily.count == 1 && isClose(daily[0]["pnl"] as? Double, 61.7925, rel: 1e-12) && daily[0]["trades"] as? Int == 1)
+    let rows = try Self.ledger(payments)
+    let times: [Int64] = [2, 3, 4].map { start + $0 * hour }
+    #expect(rows[0].joined(separator: ",") == "ts_us,trade,rate,price,amount")
+    #expect(rows.dropFirst().map { Int64($0[0])! } == times && rows.dropFirst().allSatisfy { $0[1] == "1" })
+    #expect(zip(rows.dropFirst().map { Double($0[4])! }, [1.009, -2.043, 3.0315]).allSatisfy { isClose($0, $1, rel: 1e-12) })
+    #expect(rows.dropFirst().map { $0[2] + "@" + $0[3] } == ["0.0001@100.9", "-0.0002@102.15", "0.0003@101.05"])
+    #expect(isClose(Double(try Self.ledger(trades)[1][12]), 1.9975, rel: 1e-12))
+    let table = arbkit("backtest", scenario)
+    #expect(table.output.contains("Funding: 3 settlements paid or received; the funding file has 6 from 2025-01-01T00:00:00Z to 2025-01-01T05:00:00Z"))
+  }
+
   static let mistakes: [(arguments: [String], message: String)] = [
     (["--set", "strategy.funding=true"], "mode carry needs funding.files (the perp's funding-rate settlements), or strategy.funding false"),
     (["--set", "legs.0.market=linear"], "mode carry: legs.0 is the spot leg (market spot), was linear"),
