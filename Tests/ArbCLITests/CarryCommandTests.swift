@@ -138,6 +138,16 @@ struct CarryCommandTests {
     #expect(zip(rows.dropFirst().map { Double($0[4])! }, [1.009, -2.043, 3.0315]).allSatisfy { isClose($0, $1, rel: 1e-12) })
     #expect(rows.dropFirst().map { $0[2] + "@" + $0[3] } == ["0.0001@100.9", "-0.0002@102.15", "0.0003@101.05"])
     #expect(isClose(Double(try Self.ledger(trades)[1][12]), 1.9975, rel: 1e-12))
+    // A sweep over pricing keys shares one simulation and the settlements: each row is its plain backtest.
+    let sweep = arbkit("sweep", scenario, "--quiet", "--grid", "costs.slippage_bps=0,5", "--grid", "strategy.notional=5000,10000")
+    #expect(sweep.code == .success, "\(sweep.errors)")
+    let lines = sweep.output.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+    #expect(lines.count == 5 && lines[0].last == "funding")
+    for row in lines.dropFirst() {
+      let plain = arbkit("backtest", scenario, "--format", "json", "--set", "costs.slippage_bps=" + row[0], "--set", "strategy.notional=" + row[1]).object
+      #expect(isClose(plain["funding"] as? Double, Double(row.last!), rel: 1e-14) && isClose(plain["pnl"] as? Double, Double(row[4]), rel: 1e-14))
+      #expect(plain["funding_payments"] as? Int == 3)
+    }
     let table = arbkit("backtest", scenario)
     #expect(table.output.contains("Funding: 3 settlements paid or received; the funding file has 6 from 2025-01-01T00:00:00Z to 2025-01-01T05:00:00Z"))
   }
