@@ -140,5 +140,6 @@ struct CarryOracleTests {
     let index = ConvergenceIndex(legs: legs, aligned: aligned, sellLeg: 1)
     let indexed = engine.price(engine.rules.decide(legs: legs, aligned: aligned, index: index), funding: settlements)
     #expect(indexed.trades == run.trades && indexed.payments == run.payments)
+    #expect(indexed.skipped.map(\.reason) == run.skipped.map(\.reason) && indexed.skipped.map(\.count) == run.skipped.map(\.count))
   }
 }
