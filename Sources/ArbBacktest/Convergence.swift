@@ -26,6 +26,9 @@ public struct ConvergenceParameters: Sendable, Equatable {
   public var maxHolding: Int64? = nil
   /// No entry until this long after a close (µs).
   public var cooldown: Int64? = nil
+  /// When set, only the direction that sells this leg opens (mode carry sells the
+  /// perp); `nil`: the direction of the executable premium.
+  public var sellLeg: Int? = nil
 
   /// The latency of each leg.
   var latencies: [Int64] { legLatency ?? Array(repeating: latency, count: fees.count) }
@@ -66,9 +69,11 @@ public struct Trade: Sendable, Equatable {
   public var richQuantity: Double
   public var cheapQuantity: Double
   public var fees: Double
-  /// Net of fees, quote currency.
+  /// Net of fees, quote currency; funding included (mode carry).
   public var pnl: Double
   public var exitReason: ExitReason
+  /// Mode carry: the funding the short perp received (negative: paid), quote; 0 otherwise.
+  public var funding: Double = 0
 }
 
 /// A round trip as the rules decide it: when, in which direction, and on which
@@ -152,8 +157,7 @@ public struct ConvergenceBacktest {
         continue
       }
       if i == lastValid { break }
-      let forward = (a.bid / b.ask - 1) * 100, backward = (b.bid / a.ask - 1) * 100
-      let exec = max(forward, backward)
+      let (exec, rich) = entrySignal(a, b)
       guard exec >= parameters.entry else { continue }
       if t < cooldownUntil {
         skipped.add(.cooldown)
@@ -162,7 +166,7 @@ public struct ConvergenceBacktest {
       switch fills.after(signal: i) {
       case .failure(let skip): skipped.add(skip.reason)
       case .success(let q):
-        let rich = forward >= backward ? 0 : 1, cheap = 1 - rich
+        let cheap = 1 - rich
         if parameters.capAtBook && (q[rich].bidSize == 0 || q[cheap].askSize == 0) {
           skipped.add(.noBookSize)
           continue
@@ -219,6 +223,18 @@ public struct ConvergenceBacktest {
     trade.exitPremium = premium
     trade.exitTime = time
     trade.exitReason = reason
+  }
+
+  /// The entry premium and the leg sold: the executable premium and its direction,
+  /// or the premium of selling `sellLeg` when the direction is fixed.
+  @inline(__always)
+  private func entrySignal(_ a: FillQuote, _ b: FillQuote) -> (premium: Double, rich: Int) {
+    let forward = (a.bid / b.ask - 1) * 100, backward = (b.bid / a.ask - 1) * 100
+    switch parameters.sellLeg {
+    case 0: return (forward, 0)
+    case 1: return (backward, 1)
+    default: return forward >= backward ? (forward, 0) : (backward, 1)
+    }
   }
 
   @inline(__always)

@@ -60,7 +60,7 @@ struct FirstPassage {
 /// indexed for first-passage queries. Built once per data set and shared by every
 /// sweep cell on it.
 public struct ConvergenceIndex: Sendable {
-  /// Per valid point: its clock point, time, executable premium and direction.
+  /// Per valid point: its clock point, time, entry premium and direction.
   let point: [Int]
   let time: [Int64]
   let exec: [Double]
@@ -70,7 +70,12 @@ public struct ConvergenceIndex: Sendable {
   let closing: [[Double]]
   let exits: [FirstPassage]
 
-  public init(legs: [QuoteSeries], aligned: AlignedLegs) {
+  /// The leg every entry sells (`ConvergenceParameters.sellLeg`), or `nil`.
+  let sellLeg: Int?
+
+  /// `sellLeg`: index only the entries that sell this leg (the entry premium is that
+  /// direction's), as a run with the same `sellLeg` decides.
+  public init(legs: [QuoteSeries], aligned: AlignedLegs, sellLeg: Int? = nil) {
     var point: [Int] = [], time: [Int64] = [], exec: [Double] = [], richIsFirst: [Bool] = []
     var closing: [[Double]] = [[], []]
     for i in aligned.time.indices where aligned.valid[i] {
@@ -78,8 +83,9 @@ public struct ConvergenceIndex: Sendable {
       let forward = (legs[0].bid[a] / legs[1].ask[b] - 1) * 100, backward = (legs[1].bid[b] / legs[0].ask[a] - 1) * 100
       point.append(i)
       time.append(aligned.time[i])
-      exec.append(max(forward, backward))
-      richIsFirst.append(forward >= backward)
+      let first = sellLeg.map { $0 == 0 } ?? (forward >= backward)
+      exec.append(first ? forward : backward)
+      richIsFirst.append(first)
       closing[0].append((legs[0].ask[a] / legs[1].bid[b] - 1) * 100)
       closing[1].append((legs[1].ask[b] / legs[0].bid[a] - 1) * 100)
     }
@@ -87,6 +93,7 @@ public struct ConvergenceIndex: Sendable {
     self.time = time
     self.exec = exec
     self.richIsFirst = richIsFirst
+    self.sellLeg = sellLeg
     self.closing = closing
     entries = FirstPassage(exec, upward: true)
     exits = closing.map { FirstPassage($0, upward: false) }
@@ -108,6 +115,7 @@ extension ConvergenceBacktest {
   /// on `index` instead of a pass over every point: O(trades × block skips) per run.
   public func decide(legs: [QuoteSeries], aligned: AlignedLegs, index: ConvergenceIndex) -> ConvergenceDecisions {
     precondition(legs.count == 2 && aligned.legCount == 2, "convergence trades exactly two legs")
+    precondition(index.sellLeg == parameters.sellLeg, "the index was built for another direction rule")
     let n = index.time.count
     guard n > 0 else { return ConvergenceDecisions(trades: [], skipped: [], firstTime: nil, lastTime: nil) }
     let fills = Fills(legs: legs, aligned: aligned, maxStale: parameters.maxStale, latency: parameters.latencies)

@@ -20,6 +20,8 @@ public struct Scenario: Sendable, Equatable {
     /// Mode inventory: the starting base and quote balances on this venue.
     public var base: Double?
     public var quote: Double?
+    /// Mode carry, an inverse perp: quote per contract (else the registry's).
+    public var contractSize: Double?
   }
 
   public var description: String?
@@ -49,6 +51,10 @@ public struct Scenario: Sendable, Equatable {
   public var venueLatency: [String: Int64] = [:]
   /// `UTC` or `Asia/Seoul`: the days of the PnL journal and of the Sharpe ratio.
   public var timeZone: String = "UTC"
+  /// Mode carry: book the perp's funding (`strategy.funding`); its settlement files and format.
+  public var funding = true
+  public var fundingFiles: [String] = []
+  public var fundingFormat: String? = nil
 
   /// The type each key takes. `legs.N.…` and `costs.fees.VENUE` are patterns.
   public enum ValueType: String, Sendable {
@@ -61,10 +67,12 @@ public struct Scenario: Sendable, Equatable {
     ("description", .string),
     ("legs.*.venue", .string), ("legs.*.market", .market), ("legs.*.symbol", .string),
     ("legs.*.files", .list), ("legs.*.format", .string), ("legs.*.base", .number), ("legs.*.quote", .number),
+    ("legs.*.contract_size", .number),
     ("alignment.clock", .clock), ("alignment.max_stale", .duration), ("alignment.grid", .duration),
     ("strategy.mode", .mode), ("strategy.entry", .number), ("strategy.exit", .number),
     ("strategy.notional", .number), ("strategy.max_holding", .duration), ("strategy.cooldown", .duration),
-    ("strategy.min_size", .number),
+    ("strategy.min_size", .number), ("strategy.funding", .bool),
+    ("funding.files", .list), ("funding.format", .string),
     ("costs.fees.*", .number), ("costs.slippage_bps", .number), ("costs.latency", .duration), ("costs.venue_latency.*", .duration),
     ("costs.cap_at_book", .bool),
     ("rebalance.cost", .number), ("rebalance.delay", .duration),
@@ -72,7 +80,7 @@ public struct Scenario: Sendable, Equatable {
   ]
 
   /// The modes this version runs.
-  public static let modes = ["convergence", "inventory"]
+  public static let modes = ["convergence", "inventory", "carry"]
   public static let timeZones = ["UTC": Int64(0), "Asia/Seoul": Int64(9 * 3600) * 1_000_000]
 
   /// Each leg's latency: its venue's `costs.venue_latency`, else `costs.latency`.
@@ -173,7 +181,8 @@ public struct Scenario: Sendable, Equatable {
       legs.append(
         Leg(
           venue: venue, market: market, symbol: symbol, files: files.map(resolve), format: format,
-          base: value("legs.\(k).base") as? Double, quote: value("legs.\(k).quote") as? Double))
+          base: value("legs.\(k).base") as? Double, quote: value("legs.\(k).quote") as? Double,
+          contractSize: value("legs.\(k).contract_size") as? Double))
     }
     self.legs = legs
     clock = (value("alignment.clock") as? String).flatMap(Clock.init(rawValue:)) ?? .local
@@ -181,7 +190,7 @@ public struct Scenario: Sendable, Equatable {
     grid = duration("alignment.grid")
     mode = value("strategy.mode") as? String ?? "convergence"
     entry = try number("strategy.entry")
-    exit = mode == "convergence" ? try number("strategy.exit") : (value("strategy.exit") as? Double ?? entry)
+    exit = mode != "inventory" ? try number("strategy.exit") : (value("strategy.exit") as? Double ?? entry)
     notional = try number("strategy.notional")
     minSize = value("strategy.min_size") as? Double ?? 0
     capAtBook = value("costs.cap_at_book") as? Bool ?? false
@@ -195,6 +204,9 @@ public struct Scenario: Sendable, Equatable {
     let costs = object["costs"] as? [String: Any]
     venueLatency = (costs?["venue_latency"] as? [String: Any])?.compactMapValues { ($0 as? String).flatMap(TimeText.parseDuration) } ?? [:]
     timeZone = value("journal.tz") as? String ?? "UTC"
+    funding = value("strategy.funding") as? Bool ?? true
+    fundingFiles = (value("funding.files") as? [String])?.map(resolve) ?? []
+    fundingFormat = (value("funding.format") as? String).map { $0.hasSuffix(".json") ? resolve($0) : $0 }
     try validate(path: path)
   }
 
@@ -210,6 +222,8 @@ public struct Scenario: Sendable, Equatable {
       if minSize < 0 { throw fail("strategy.min_size must be ≥ 0, was \(minSize)") }
       if let cost = rebalanceCost, cost < 0 { throw fail("rebalance.cost must be ≥ 0, was \(cost)") }
     }
+    if mode == "carry" { try validateCarry(fail) }
+    if mode != "carry" && !fundingFiles.isEmpty { throw fail("funding.files is read by mode carry only (mode is \(mode))") }
     if exit > entry { throw fail("strategy.exit (\(exit)) is above strategy.entry (\(entry)): a position would close before it opens") }
     if notional <= 0 { throw fail("strategy.notional must be positive, was \(notional)") }
     if slippageBps < 0 { throw fail("costs.slippage_bps must be ≥ 0, was \(slippageBps)") }
@@ -231,6 +245,27 @@ public struct Scenario: Sendable, Equatable {
         throw fail("legs.\(k): no such file \(file)")
       }
     }
+  }
+
+  /// Mode carry: a spot leg, then a linear or inverse perp, and its funding settlements.
+  private func validateCarry(_ fail: (String) -> ScenarioError) throws(ScenarioError) {
+    if legs[0].market != .spot { throw fail("mode carry: legs.0 is the spot leg (market spot), was \(legs[0].market.rawValue)") }
+    if legs[1].market != .linear && legs[1].market != .inverse {
+      throw fail("mode carry: legs.1 is the perp leg (market linear or inverse), was \(legs[1].market.rawValue)")
+    }
+    for (k, leg) in legs.enumerated() {
+      guard let size = leg.contractSize else { continue }
+      if leg.market != .inverse { throw fail("legs.\(k).contract_size is for an inverse perp, the leg is \(leg.market.rawValue)") }
+      if !(size > 0) { throw fail("legs.\(k).contract_size must be positive, was \(size)") }
+    }
+    if funding && fundingFiles.isEmpty {
+      throw fail("mode carry needs funding.files (the perp's funding-rate settlements), or strategy.funding false to run without funding")
+    }
+    for file in fundingFiles + [fundingFormat].compactMap({ $0?.hasSuffix(".json") == true ? $0 : nil })
+    where !FileManager.default.fileExists(atPath: file) {
+      throw fail("funding: no such file \(file)")
+    }
+    if capAtBook { throw fail("costs.cap_at_book is not defined for mode carry") }
   }
 
   private static func flatten(_ object: [String: Any], prefix: String, into flat: inout [(String, Any)]) {

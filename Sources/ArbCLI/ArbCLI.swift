@@ -1,4 +1,5 @@
 import ArbAnalytics
+import ArbBacktest
 import ArbCore
 import ArbIngest
 import Foundation
@@ -80,6 +81,9 @@ public enum ArbCLI {
       terminal.printError("\(error)")
       return .dataError
     case let error as AlignmentError:
+      terminal.printError("arbkit: error: \(error)")
+      return .dataError
+    case let error as FundingError:
       terminal.printError("arbkit: error: \(error)")
       return .dataError
     case let error as LegSpecError:

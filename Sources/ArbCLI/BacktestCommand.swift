@@ -16,16 +16,19 @@ struct BacktestCommand: Command {
     the cheap one; close when the closing premium ≤ exit. Mode inventory: on the
     executable premium ≥ entry, sell on the rich venue and buy on the cheap one at
     once, as far as each venue's balances allow; missed opportunities and
-    rebalances are reported. Fills use the as-of quotes `costs.latency` after the
-    signal, with slippage and each venue's taker fee (the registry's, or
-    costs.fees.VENUE). Rules and metrics: docs/definitions.md; scenario keys:
+    rebalances are reported. Mode carry: buy spot (leg 1) and sell the perp (leg
+    2) when the basis bid_P / ask_S − 1 ≥ entry, close when ask_P / bid_S − 1 ≤
+    exit, with the perp's funding settlements received or paid meanwhile. Fills
+    use the as-of quotes `costs.latency` after the signal, with slippage and each
+    venue's taker fee (the registry's, or costs.fees.VENUE). Rules and metrics: docs/definitions.md; scenario keys:
     Data/scenarios/README.md.
 
     Options:
     \(HelpText.options([
       ("--set KEY=VALUE", "override a scenario key (repeat): strategy.entry=0.12, costs.latency=50ms, legs.0.files=a.csv,b.csv"),
       ("--trades PATH", "write the ledger as CSV (convergence: entry_ts_us,exit_ts_us,direction,rich,cheap,entry_premium,exit_premium,pnl,pnl_bps,fees; inventory: ts_us,direction,rich,cheap,premium,sell_price,buy_price,quantity,pnl,pnl_bps,fees)"),
-      ("--equity PATH", "write the equity curve as CSV: ts_us,equity (cumulative PnL at each exit)"),
+      ("--equity PATH", "write the equity curve as CSV: ts_us,equity (cumulative PnL at each exit and funding settlement)"),
+      ("--funding PATH", "mode carry: write the funding settlements paid or received as CSV: ts_us,trade,rate,price,amount"),
       ("--inventory PATH", "mode inventory: write the balances after each trade and rebalance as CSV: ts_us,base_1,quote_1,base_2,quote_2"),
       ("--tz UTC|Asia/Seoul", "the days of the PnL journal and the Sharpe ratio (same as --set journal.tz=…)"),
       ("--format table|json", "output (default table)"),
@@ -40,12 +43,13 @@ struct BacktestCommand: Command {
   let tradesPath: String?
   let equityPath: String?
   let inventoryPath: String?
+  let fundingPath: String?
   let format: OutputFormat
   let ingest: IngestFlags
 
   init(arguments: [String]) throws(UsageError) {
     let cursor = ArgumentCursor(
-      arguments, flags: ["--set", "--tz", "--trades", "--equity", "--inventory", "--format", "--bad-rows", "--quarantine", "--registry"], switches: ["--sort"])
+      arguments, flags: ["--set", "--tz", "--trades", "--equity", "--inventory", "--funding", "--format", "--bad-rows", "--quarantine", "--registry"], switches: ["--sort"])
     try cursor.validate()
     guard cursor.arguments.count == 1, let path = cursor.arguments.first else {
       throw UsageError("expected one scenario file, was \(cursor.arguments.count) arguments")
@@ -59,6 +63,7 @@ struct BacktestCommand: Command {
     tradesPath = cursor.value("--trades")
     equityPath = cursor.value("--equity")
     inventoryPath = cursor.value("--inventory")
+    fundingPath = cursor.value("--funding")
     format = try OutputFormat.parse(cursor)
     guard format != .csv else { throw UsageError("--format csv is not a backtest output; use --trades PATH for the ledger") }
     ingest = try IngestFlags(cursor)
@@ -92,14 +97,22 @@ struct BacktestCommand: Command {
     let fees = try Self.fees(scenario, registry: options.registry)
     let series = try LoadedLegs.load(specs, options: options).map(\.series)
     let aligned = try AlignedLegs(legs: series, options: AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid))
-    let outcome: BacktestReport.Outcome =
-      scenario.mode == "inventory"
-      ? .inventory(InventoryArbitrage(parameters: Self.inventoryParameters(scenario, fees: fees)).run(legs: series, aligned: aligned))
-      : .convergence(ConvergenceBacktest(parameters: Self.convergenceParameters(scenario, fees: fees)).run(legs: series, aligned: aligned))
+    let outcome: BacktestReport.Outcome
+    switch scenario.mode {
+    case "inventory":
+      outcome = .inventory(InventoryArbitrage(parameters: Self.inventoryParameters(scenario, fees: fees)).run(legs: series, aligned: aligned))
+    case "carry":
+      let engine = try Self.carry(scenario, fees: fees, registry: options.registry)
+      let settlements = try Self.settlements(scenario, perp: series[1], options: options)
+      outcome = .carry(engine.run(legs: series, aligned: aligned, funding: settlements), settlements)
+    default:
+      outcome = .convergence(ConvergenceBacktest(parameters: Self.convergenceParameters(scenario, fees: fees)).run(legs: series, aligned: aligned))
+    }
     let report = BacktestReport(scenario: scenario, legs: series, fees: fees, aligned: aligned, outcome: outcome)
     if let tradesPath { try Self.write(report.ledgerCSV, to: tradesPath) }
     if let equityPath { try Self.write(report.equityCSV, to: equityPath) }
     if let inventoryPath { try Self.write(report.inventoryCSV, to: inventoryPath) }
+    if let fundingPath { try Self.write(report.fundingCSV, to: fundingPath) }
     terminal.print(format == .json ? report.json.rendered() : report.table)
     return .success
   }
@@ -124,6 +137,33 @@ struct BacktestCommand: Command {
     parameters.maxHolding = scenario.maxHolding
     parameters.cooldown = scenario.cooldown
     return parameters
+  }
+
+  /// The engine of mode carry: convergence's rules with the perp sold, and the contract
+  /// size of an inverse perp (`legs.1.contract_size`, else the registry's).
+  static func carry(_ scenario: Scenario, fees: [Double], registry: ExchangeRegistry) throws(UsageError) -> CarryBacktest {
+    let perp = scenario.legs[1]
+    var size: Double? = nil
+    if perp.market == .inverse {
+      let instrument = Instrument(venue: perp.venue, market: perp.market, symbol: perp.symbol)
+      guard let known = perp.contractSize ?? (try? registry.resolve(instrument))?.contractSize else {
+        throw UsageError("no contract size known for \(instrument); set legs.1.contract_size")
+      }
+      size = known
+    }
+    return CarryBacktest(parameters: convergenceParameters(scenario, fees: fees), contractSize: size)
+  }
+
+  /// Mode carry: the perp's funding settlements from `funding.files` (none with
+  /// `strategy.funding` false), valued on the perp's quotes.
+  static func settlements(_ scenario: Scenario, perp: QuoteSeries, options: IngestOptions) throws -> FundingSettlements {
+    guard scenario.funding else { return .none }
+    let leg = scenario.legs[1]
+    let spec = LegSpec(
+      instrument: Instrument(venue: leg.venue, market: leg.market, symbol: leg.symbol), paths: scenario.fundingFiles,
+      format: scenario.fundingFormat, field: .fundingRate)
+    let series = try spec.load(options: options).series
+    do { return try FundingSettlements(funding: series, perp: perp) } catch { throw FundingError("funding.files: \(error.message)") }
   }
 
   static func inventoryParameters(_ scenario: Scenario, fees: [Double]) -> InventoryParameters {

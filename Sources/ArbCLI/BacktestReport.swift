@@ -9,6 +9,8 @@ struct BacktestReport {
   enum Outcome {
     case convergence(BacktestRun)
     case inventory(InventoryRun)
+    /// Mode carry: the run and the funding settlements it was priced with.
+    case carry(BacktestRun, FundingSettlements)
   }
 
   let scenario: Scenario
@@ -19,7 +21,7 @@ struct BacktestReport {
 
   var journal: PnLJournal {
     switch outcome {
-    case .convergence(let run): run.journal
+    case .convergence(let run), .carry(let run, _): run.journal
     case .inventory(let run): run.journal
     }
   }
@@ -29,9 +31,11 @@ struct BacktestReport {
     let offset = scenario.timeZoneOffset
     let common: (trades: Int, wins: Int, pnl: Double, fees: Double, skipped: [(reason: SkipReason, count: Int)])
     let holding: [(String, JSONValue)]
+    var funding: [(String, JSONValue)] = []
     switch outcome {
-    case .convergence(let run):
+    case .convergence(let run), .carry(let run, _):
       common = (run.trades.count, run.wins, run.pnl, run.fees, run.skipped)
+      if case .carry = outcome { funding = [("funding", .number(run.funding))] }
       holding = [
         ("exposure", .number(run.exposure)), ("mean_holding_s", .number(run.meanHoldingSeconds)), ("forced_exits", .int(run.forcedExits)),
       ]
@@ -43,6 +47,7 @@ struct BacktestReport {
     return [
       ("trades", .int(common.trades)), ("wins", .int(common.wins)), ("pnl", .number(common.pnl)),
       ("pnl_bps", .number(common.pnl / scenario.notional * 10_000)), ("fees", .number(common.fees)),
+    ] + funding + [
       ("max_drawdown", .number(journal.maxDrawdown)),
     ] + holding + [
       ("sharpe", .number(journal.sharpe(offset: offset))),
@@ -56,6 +61,13 @@ struct BacktestReport {
       members += [
         ("missed", .int(run.missed)), ("rebalances", .int(run.rebalances.count)), ("rebalance_cost", .number(run.rebalanceCost)),
         ("inventory_start", Self.balances(run.path.first!)), ("inventory_end", Self.balances(run.path.last!)),
+      ]
+    }
+    if case .carry(let run, let settlements) = outcome {
+      members += [
+        ("funding_payments", .int(run.payments.count)),
+        ("funding_from", settlements.time.first.map { .string(TimeText.iso8601($0)) } ?? .null),
+        ("funding_to", settlements.time.last.map { .string(TimeText.iso8601($0)) } ?? .null),
       ]
     }
     members += [
@@ -89,8 +101,8 @@ struct BacktestReport {
     }
     let s = scenario
     let rule = s.mode == "inventory" ? "entry \(JSONValue.format(s.entry))%" : "entry \(JSONValue.format(s.entry))%, exit \(JSONValue.format(s.exit))%"
-    text += "Strategy \(s.mode): \(rule), notional \(JSONValue.format(s.notional)) per "
-    text += s.mode == "inventory" ? "trade, " : "leg, "
+    text += "Strategy \(s.mode): \(rule), notional \(JSONValue.format(s.notional)) "
+    text += ["inventory": "per trade, ", "carry": "on spot, "][s.mode] ?? "per leg, "
     text += "slippage \(JSONValue.format(s.slippageBps)) bps, latency \(TimeText.durationText(s.latency))\n\n"
     var summary = TextTable(["", "value"], rightAligned: [1])
     for (key, value) in metrics {
@@ -111,6 +123,14 @@ struct BacktestReport {
       }
     }
     text += summary.rendered(indent: "  ") + "\n"
+    if case .carry(let run, let settlements) = outcome {
+      if let first = settlements.time.first, let last = settlements.time.last {
+        text += "Funding: \(run.payments.count) settlements paid or received; the funding file has \(settlements.time.count) "
+        text += "from \(TimeText.iso8601(first)) to \(TimeText.iso8601(last))\n"
+      } else {
+        text += "Funding: not booked (strategy.funding false)\n"
+      }
+    }
     return text
   }
 
@@ -121,6 +141,16 @@ struct BacktestReport {
       for trade in run.trades {
         text += "\(trade.entryTime),\(trade.exitTime),\(trade.rich + 1)>\(trade.cheap + 1),\(name(trade.rich)),\(name(trade.cheap)),"
         text += csv([trade.entryPremium, trade.exitPremium, trade.pnl, trade.pnl / scenario.notional * 10_000, trade.fees])
+      }
+      return text
+    case .carry(let run, _):
+      var text = "entry_ts_us,exit_ts_us,spot,perp,entry_basis,exit_basis,spot_buy,spot_sell,perp_sell,perp_buy,spot_quantity,perp_quantity,funding,fees,pnl,pnl_bps\n"
+      for trade in run.trades {
+        text += "\(trade.entryTime),\(trade.exitTime),\(name(trade.cheap)),\(name(trade.rich)),"
+        text += csv([
+          trade.entryPremium, trade.exitPremium, trade.cheapBuy, trade.cheapSell, trade.richSell, trade.richBuy, trade.cheapQuantity,
+          trade.richQuantity, trade.funding, trade.fees, trade.pnl, trade.pnl / scenario.notional * 10_000,
+        ])
       }
       return text
     case .inventory(let run):
@@ -149,6 +179,16 @@ struct BacktestReport {
     guard case .inventory(let run) = outcome else { return text }
     for state in run.path {
       text += "\(state.time)" + state.base.indices.map { ",\(NumberText.csv(state.base[$0])),\(NumberText.csv(state.quote[$0]))" }.joined() + "\n"
+    }
+    return text
+  }
+
+  /// Funding settlements paid or received (mode carry; header only otherwise).
+  var fundingCSV: String {
+    var text = "ts_us,trade,rate,price,amount\n"
+    guard case .carry(let run, _) = outcome else { return text }
+    for payment in run.payments {
+      text += "\(payment.time),\(payment.trade + 1)," + csv([payment.rate, payment.price, payment.amount])
     }
     return text
   }

@@ -18,8 +18,9 @@ struct SweepCommand: Command {
     axis; SPEC is a list 0,0.02,0.05 or a range START:STOP:STEP of numbers or
     durations, inclusive of STOP when it lands on the step). Writes CSV: the grid keys
     in the order given, then trades,wins,pnl,pnl_bps,fees,max_drawdown,exposure,
-    mean_holding_s,forced_exits,sharpe; rows in grid order (first axis slowest), the
-    same bytes for any --jobs. Cells that differ only in fees, slippage or notional
+    mean_holding_s,forced_exits,sharpe,funding (mode carry; empty otherwise);
+    rows in grid order (first axis slowest), the same bytes for any --jobs. Cells
+    that differ only in fees, slippage, notional (or a carry perp's contract size)
     share one simulation. With --out, the ranked cells follow on stdout.
 
     Options:
@@ -37,7 +38,7 @@ struct SweepCommand: Command {
     ]))
     """
 
-  static let metrics = ["trades", "wins", "pnl", "pnl_bps", "fees", "max_drawdown", "exposure", "mean_holding_s", "forced_exits", "sharpe"]
+  static let metrics = ["trades", "wins", "pnl", "pnl_bps", "fees", "max_drawdown", "exposure", "mean_holding_s", "forced_exits", "sharpe", "funding"]
 
   let path: String
   let grid: SweepGrid
@@ -139,29 +140,41 @@ struct SweepRow {
 
 /// The work of a sweep: legs loaded once per distinct set of files, alignment (and
 /// the first-passage index) once per distinct clock and staleness, and one
-/// convergence simulation per distinct set of rules, found by first-passage queries
-/// and priced for every cell that shares it.
+/// convergence or carry simulation per distinct set of rules, found by first-passage
+/// queries and priced for every cell that shares it.
 struct SweepPlan {
   struct Group {
     var cells: [(cell: Int, scenario: Scenario)]
     var data: Int
   }
 
+  /// Aligned legs and what is built on them once for every cell.
+  struct Prepared {
+    var legs: [QuoteSeries]
+    var aligned: AlignedLegs
+    /// The first-passage index of mode convergence and of mode carry (perp sold).
+    var index: ConvergenceIndex?
+    var carryIndex: ConvergenceIndex?
+    /// Mode carry: the perp's funding settlements.
+    var funding: FundingSettlements
+  }
+
   let groups: [Group]
-  let data: [(legs: [QuoteSeries], aligned: AlignedLegs, index: ConvergenceIndex?)]
+  let data: [Prepared]
   let cellOrder: [Int]
   let registry: ExchangeRegistry
 
   init(cells: [(cell: Int, scenario: Scenario)], options: IngestOptions) throws {
     registry = options.registry
     var dataKeys: [String] = []
-    var data: [(legs: [QuoteSeries], aligned: AlignedLegs, index: ConvergenceIndex?)] = []
+    var data: [Prepared] = []
     var loaded: [String: QuoteSeries] = [:]
     var groupKeys: [String: Int] = [:]
     var groups: [Group] = []
     for (cell, scenario) in cells {
       let legKeys = scenario.legs.map { "\($0.venue)|\($0.market)|\($0.symbol)|\($0.files)|\($0.format ?? "")|\(scenario.clock)" }
-      let dataKey = legKeys.joined(separator: "#") + "|\(scenario.maxStale ?? -1)|\(scenario.grid ?? -1)"
+      let funding = scenario.mode == "carry" && scenario.funding ? "\(scenario.fundingFiles)|\(scenario.fundingFormat ?? "")" : ""
+      let dataKey = legKeys.joined(separator: "#") + "|\(scenario.maxStale ?? -1)|\(scenario.grid ?? -1)|\(funding)"
       var dataIndex = dataKeys.firstIndex(of: dataKey)
       if dataIndex == nil {
         var legs: [QuoteSeries] = []
@@ -175,17 +188,22 @@ struct SweepPlan {
           legs.append(loaded[key]!)
         }
         let aligned = try AlignedLegs(legs: legs, options: AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid))
+        let settlements = scenario.mode == "carry" ? try BacktestCommand.settlements(scenario, perp: legs[1], options: legOptions) : .none
         dataKeys.append(dataKey)
-        data.append((legs, aligned, nil))
+        data.append(Prepared(legs: legs, aligned: aligned, funding: settlements))
         dataIndex = data.count - 1
       }
       // Cells whose rules agree share a simulation; inventory cells never do.
       let rules =
-        scenario.mode == "convergence"
-        ? "\(dataIndex!)|\(scenario.entry)|\(scenario.exit)|\(scenario.legLatency)|\(scenario.maxHolding ?? -1)|\(scenario.cooldown ?? -1)|\(scenario.capAtBook)"
+        scenario.mode != "inventory"
+        ? "\(dataIndex!)|\(scenario.mode)|\(scenario.entry)|\(scenario.exit)|\(scenario.legLatency)|\(scenario.maxHolding ?? -1)|\(scenario.cooldown ?? -1)|\(scenario.capAtBook)"
         : "cell \(cell)"
-      if scenario.mode == "convergence" && data[dataIndex!].index == nil {
-        data[dataIndex!].index = ConvergenceIndex(legs: data[dataIndex!].legs, aligned: data[dataIndex!].aligned)
+      let prepared = data[dataIndex!]
+      if scenario.mode == "convergence" && prepared.index == nil {
+        data[dataIndex!].index = ConvergenceIndex(legs: prepared.legs, aligned: prepared.aligned)
+      }
+      if scenario.mode == "carry" && prepared.carryIndex == nil {
+        data[dataIndex!].carryIndex = ConvergenceIndex(legs: prepared.legs, aligned: prepared.aligned, sellLeg: 1)
       }
       if let g = groupKeys[rules] {
         groups[g].cells.append((cell, scenario))
@@ -246,18 +264,24 @@ struct SweepPlan {
     }
   }
 
-  /// The rows of one group: one simulation (convergence) priced per cell.
+  /// The rows of one group: one simulation (convergence, carry) priced per cell.
   private func compute(_ group: Group) throws -> [SweepRow] {
-    let (legs, aligned, index) = data[group.data]
+    let prepared = data[group.data]
+    let (legs, aligned) = (prepared.legs, prepared.aligned)
     var decisions: ConvergenceDecisions? = nil
     return try group.cells.map { cell, scenario in
       let fees = try BacktestCommand.fees(scenario, registry: registry)
       let outcome: BacktestReport.Outcome
-      if scenario.mode == "inventory" {
+      switch scenario.mode {
+      case "inventory":
         outcome = .inventory(InventoryArbitrage(parameters: BacktestCommand.inventoryParameters(scenario, fees: fees)).run(legs: legs, aligned: aligned))
-      } else {
+      case "carry":
+        let engine = try BacktestCommand.carry(scenario, fees: fees, registry: registry)
+        if decisions == nil { decisions = engine.rules.decide(legs: legs, aligned: aligned, index: prepared.carryIndex!) }
+        outcome = .carry(engine.price(decisions!, funding: prepared.funding), prepared.funding)
+      default:
         let engine = ConvergenceBacktest(parameters: BacktestCommand.convergenceParameters(scenario, fees: fees))
-        if decisions == nil { decisions = engine.decide(legs: legs, aligned: aligned, index: index!) }
+        if decisions == nil { decisions = engine.decide(legs: legs, aligned: aligned, index: prepared.index!) }
         outcome = .convergence(engine.price(decisions!))
       }
       let report = BacktestReport(scenario: scenario, legs: legs, fees: fees, aligned: aligned, outcome: outcome)

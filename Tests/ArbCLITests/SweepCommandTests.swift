@@ -23,7 +23,7 @@ struct SweepCommandTests {
     defer { folder.cleanup() }
     let lines = try Self.sweep([], in: folder, name: "sweep.csv").split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
     let header = lines[0]
-    #expect(header == ["strategy.entry", "strategy.exit", "costs.fees.kraken", "costs.slippage_bps", "trades", "wins", "pnl", "pnl_bps", "fees", "max_drawdown", "exposure", "mean_holding_s", "forced_exits", "sharpe"])
+    #expect(header == ["strategy.entry", "strategy.exit", "costs.fees.kraken", "costs.slippage_bps", "trades", "wins", "pnl", "pnl_bps", "fees", "max_drawdown", "exposure", "mean_holding_s", "forced_exits", "sharpe", "funding"])
     #expect(lines.count == 1 + 2 * 2 * 2 * 2)
     for row in lines.dropFirst() {
       let sets = (0..<4).flatMap { ["--set", "\(header[$0])=\(row[$0])"] }
@@ -33,10 +33,41 @@ struct SweepCommandTests {
         switch plain[key] {
         case let x as Double: #expect(isClose(x, Double(row[k]), rel: 1e-14), "\(row[0...3]) \(key)")
         case is NSNull: #expect(row[k].isEmpty, "\(row[0...3]) \(key)")
+        case nil where key == "funding": #expect(row[k].isEmpty, "mode convergence has no funding")
         default: Issue.record("\(key) missing from the backtest output")
         }
       }
     }
+  }
+
+  static let carryGrids: [(sets: [String], grid: [String])] = [
+    ([], ["strategy.entry=-0.0404,-0.0403", "costs.fees.bybit=0.0005,0.001", "strategy.notional=1000,10000", "costs.latency=0ms,2s", "strategy.max_holding=5s,10s"]),
+    (["legs.1.market=inverse"], ["legs.1.contract_size=10,100", "costs.slippage_bps=0,3", "strategy.cooldown=none,5s"]),
+  ]
+
+  @Test("mode carry: every row is the plain backtest of its cell (linear, and inverse by contract size)", arguments: carryGrids)
+  func carryRowsEqualBacktests(c: (sets: [String], grid: [String])) throws {
+    let scenario = Repository.data("scenarios/bybit-btcusdt-carry.json")
+    let sets = c.sets.flatMap { ["--set", $0] }
+    let run = arbkit(["sweep", scenario, "--quiet"] + sets + c.grid.flatMap { ["--grid", $0] })
+    #expect(run.code == .success, "\(run.errors)")
+    let lines = run.output.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+    let header = lines[0], axes = c.grid.count
+    #expect(lines.count == 1 + (1 << axes))
+    var traded = 0
+    for row in lines.dropFirst() {
+      let cell = (0..<axes).flatMap { ["--set", "\(header[$0])=\(row[$0])"] }
+      let plain = arbkit(["backtest", scenario, "--format", "json"] + sets + cell).object
+      traded += plain["trades"] as? Int ?? 0
+      for (k, key) in header.enumerated().dropFirst(axes) {
+        switch plain[key] {
+        case let x as Double: #expect(isClose(x, Double(row[k]), rel: 1e-14), "\(row[0..<axes]) \(key)")
+        case is NSNull: #expect(row[k].isEmpty, "\(row[0..<axes]) \(key)")
+        default: Issue.record("\(key) missing from the backtest output")
+        }
+      }
+    }
+    #expect(traded > 0)
   }
 
   @Test("the same bytes for --jobs 1 and 2, for 3 shards merged, and after a resume")
