@@ -1,0 +1,132 @@
+import ArbCore
+
+/// Funding carry of the cash-and-carry position, spot long and perpetual short, from a
+/// recorded funding-rate series (`docs/definitions.md`, "Funding carry"):
+///
+/// - A funding event at `t` with rate `r` pays `r` of the position's notional from longs
+///   to shorts: the spot-long/perp-short position receives `+r` (a negative rate is paid).
+/// - The carry over `[a, b)` is `Σ r_j × 100` (percent of notional) over the events with
+///   `a ≤ t_j < b`: a position opened at `a` holds the perp at a funding instant `a`, and
+///   one closed at `b` does not hold it at `b`. So consecutive windows share no event.
+/// - Windows are the UTC windows `[kW, (k+1)W)` lying inside the basis span (first to last
+///   point) and covered by the funding record (`kW > F_first − I`, `(k+1)W ≤ F_last + I`,
+///   with `I` the funding interval), so that no window counts missing events as zero.
+/// - Basis net of carry over a window: `carry − (basis_end − basis_start)`, the basis at
+///   each edge taken as of the last valid basis point at or before it: the
+///   position's return in percent of notional, to first order.
+/// - Per contract, in the settle currency: `Σ r_j × mid_perp(t_j)` quote per unit of base
+///   (linear), `Σ r_j × contractSize / mid_perp(t_j)` base coin per contract (inverse),
+///   with the perpetual's mid as of `t_j`.
+public struct FundingCarry: Sendable {
+  /// One window of the carry.
+  public struct Window: Sendable, Equatable {
+    public var start: Int64
+    public var end: Int64
+    /// Funding events in `[start, end)`.
+    public var events: Int
+    /// Percent of notional.
+    public var carry: Double
+    /// Settle currency (see the type's description); `nil` when the perpetual had no
+    /// two-sided quote at an event.
+    public var carryPerContract: Double?
+    public var basisStart: Double?
+    public var basisEnd: Double?
+    /// `carry − (basisEnd − basisStart)`, when both edges have a basis.
+    public var net: Double? {
+      guard let basisStart, let basisEnd else { return nil }
+      return carry - (basisEnd - basisStart)
+    }
+  }
+
+  public var window: Int64
+  /// The funding interval `I` used for coverage (µs).
+  public var interval: Int64
+  public var windows: [Window]
+  /// Sums over `windows`.
+  public var carry: Double
+  public var carryPerContract: Double?
+  public var events: Int
+  /// `carry − (basis at the last window's end − basis at the first window's start)`.
+  public var net: Double?
+  /// Of the per-window carry and net, weighted by window length.
+  public var carryStatistics: SeriesStatistics
+  public var netStatistics: SeriesStatistics
+
+  /// Funding interval assumed when the record states none and holds a single event.
+  public static let defaultInterval: Int64 = 8 * 3_600_000_000
+
+  /// Carry of `funding` (a `funding_rate` series) over windows of `window` µs.
+  ///
+  /// - Parameters:
+  ///   - basis: the basis of `perp` over spot; gives the span and the edges' basis.
+  ///   - contractSize: face value of one inverse contract; `nil` for a linear perpetual.
+  /// - Complexity: O(windows + events + basis points).
+  public init(funding: QuoteSeries, basis: PremiumSeries, perp: QuoteSeries, contractSize: Double?, window: Int64) {
+    precondition(window > 0 && funding.field == .fundingRate, "FundingCarry: a funding_rate series and a positive window")
+    self.window = window
+    let times = funding.time
+    let n = times.count
+    let interval: Int64 =
+      funding.fundingInterval.last ?? (n >= 2 ? times[n - 1] - times[n - 2] : Self.defaultInterval)
+    self.interval = interval
+    var windows: [Window] = []
+    if n > 0, let spanStart = basis.time.first, let spanEnd = basis.time.last {
+      let coveredFrom = times[0] - interval, coveredUntil = times[n - 1] + interval
+      var start = max(spanStart, coveredFrom + 1).ceilDiv(window) * window
+      var event = 0, point = 0
+      var lastBasis: Double? = nil
+      // The basis as of `time`: the last valid point at or before it.
+      func basisAsOf(_ time: Int64) -> Double? {
+        while point < basis.count && basis.time[point] <= time {
+          if basis.valid[point] { lastBasis = basis.mid[point] }
+          point += 1
+        }
+        return lastBasis
+      }
+      while start + window <= min(spanEnd, coveredUntil) {
+        let end = start + window
+        while event < n && times[event] < start { event += 1 }
+        var carry = 0.0, count = 0
+        var perContract: Double? = 0
+        while event < n && times[event] < end {
+          let rate = funding.bid[event]
+          let mid = Self.mid(perp, asOf: times[event])
+          carry += rate * 100
+          if mid > 0 && mid < .infinity, let sum = perContract {
+            perContract = sum + (contractSize.map { rate * $0 / mid } ?? rate * mid)
+          } else {
+            perContract = nil
+          }
+          count += 1
+          event += 1
+        }
+        let basisStart = basisAsOf(start)
+        windows.append(Window(
+          start: start, end: end, events: count, carry: carry, carryPerContract: perContract,
+          basisStart: basisStart, basisEnd: basisAsOf(end)))
+        start = end
+      }
+    }
+    self.windows = windows
+    carry = windows.reduce(0) { $0 + $1.carry }
+    carryPerContract = windows.reduce(0 as Double?) { total, w in total.flatMap { t in w.carryPerContract.map { t + $0 } } }
+    events = windows.reduce(0) { $0 + $1.events }
+    if let first = windows.first?.basisStart, let last = windows.last?.basisEnd { net = carry - (last - first) }
+    let length = Double(window)
+    carryStatistics = SeriesStatistics(values: windows.map(\.carry), weights: windows.map { _ in length })
+    let nets = windows.compactMap(\.net)
+    netStatistics = SeriesStatistics(values: nets, weights: nets.map { _ in length })
+  }
+
+  /// The mid of `series` as of `time` (its last quote at or before it, else its first).
+  static func mid(_ series: QuoteSeries, asOf time: Int64) -> Double {
+    let k = series.time.withUnsafeBufferPointer { AsOfMerge.countBefore(time + 1, in: $0) }
+    let j = max(k - 1, 0)
+    return (series.bid[j] + series.ask[j]) / 2
+  }
+}
+
+extension Int64 {
+  /// `self / divisor` rounded toward +∞ (`divisor > 0`).
+  func ceilDiv(_ divisor: Int64) -> Int64 { -((-self).floorDiv(divisor)) }
+}
