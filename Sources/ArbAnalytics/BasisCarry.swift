@@ -9,7 +9,7 @@ import ArbCore
 ///   `a ≤ t_j < b`: a position opened at `a` holds the perp at a funding instant `a`, and
 ///   one closed at `b` does not hold it at `b`. So consecutive windows share no event.
 /// - Windows are the UTC windows `[kW, (k+1)W)` lying inside the basis span (first to last
-///   point) and covered by the funding record (`kW > F_first − I`, `(k+1)W ≤ F_last + I`,
+///   valid point) and covered by the funding record (`kW > F_first − I`, `(k+1)W ≤ F_last + I`,
 ///   with `I` the funding interval), so that no window counts missing events as zero.
 /// - Basis net of carry over a window: `carry − (basis_end − basis_start)`, the basis at
 ///   each edge taken as of the last valid basis point at or before it: the
@@ -52,6 +52,14 @@ public struct FundingCarry: Sendable {
   public var carryStatistics: SeriesStatistics
   public var netStatistics: SeriesStatistics
 
+  /// How the perpetual settles, for the carry per contract.
+  public enum Settlement: Sendable, Equatable {
+    /// Quote-margined: carry per unit of base, in the quote currency.
+    case linear
+    /// Coin-margined with this face value per contract (`nil`: unknown, no per-contract carry).
+    case inverse(contractSize: Double?)
+  }
+
   /// Funding interval assumed when the record states none and holds a single event.
   public static let defaultInterval: Int64 = 8 * 3_600_000_000
 
@@ -59,9 +67,9 @@ public struct FundingCarry: Sendable {
   ///
   /// - Parameters:
   ///   - basis: the basis of `perp` over spot; gives the span and the edges' basis.
-  ///   - contractSize: face value of one inverse contract; `nil` for a linear perpetual.
+  ///   - settlement: linear, or inverse with the contract's face value.
   /// - Complexity: O(windows + events + basis points).
-  public init(funding: QuoteSeries, basis: PremiumSeries, perp: QuoteSeries, contractSize: Double?, window: Int64) {
+  public init(funding: QuoteSeries, basis: PremiumSeries, perp: QuoteSeries, settlement: Settlement, window: Int64) {
     precondition(window > 0 && funding.field == .fundingRate, "FundingCarry: a funding_rate series and a positive window")
     self.window = window
     let times = funding.time
@@ -70,7 +78,9 @@ public struct FundingCarry: Sendable {
       funding.fundingInterval.last ?? (n >= 2 ? times[n - 1] - times[n - 2] : Self.defaultInterval)
     self.interval = interval
     var windows: [Window] = []
-    if n > 0, let spanStart = basis.time.first, let spanEnd = basis.time.last {
+    let firstValid = basis.valid.firstIndex(of: true), lastValid = basis.valid.lastIndex(of: true)
+    if n > 0, let firstValid, let lastValid {
+      let spanStart = basis.time[firstValid], spanEnd = basis.time[lastValid]
       let coveredFrom = times[0] - interval, coveredUntil = times[n - 1] + interval
       var start = max(spanStart, coveredFrom + 1).ceilDiv(window) * window
       var event = 0, point = 0
@@ -87,15 +97,15 @@ public struct FundingCarry: Sendable {
         let end = start + window
         while event < n && times[event] < start { event += 1 }
         var carry = 0.0, count = 0
-        var perContract: Double? = 0
+        var perContract: Double? = settlement == .inverse(contractSize: nil) ? nil : 0
         while event < n && times[event] < end {
           let rate = funding.bid[event]
           let mid = Self.mid(perp, asOf: times[event])
           carry += rate * 100
-          if mid > 0 && mid < .infinity, let sum = perContract {
-            perContract = sum + (contractSize.map { rate * $0 / mid } ?? rate * mid)
-          } else {
-            perContract = nil
+          switch settlement {
+          case _ where !(mid > 0 && mid < .infinity): perContract = nil
+          case .linear: perContract = perContract.map { $0 + rate * mid }
+          case .inverse(let size): perContract = perContract.flatMap { sum in size.map { sum + rate * $0 / mid } }
           }
           count += 1
           event += 1

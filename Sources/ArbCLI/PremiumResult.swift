@@ -53,14 +53,19 @@ struct PremiumResult {
     return .object(members)
   }
 
-  static func json(_ summary: SeriesSummary, oneSided: Bool) -> JSONValue {
-    let s = summary.statistics
-    return .object([
+  /// The statistics' members: count, mean, std, min, max, mean_tw, std_tw, skew, kurtosis, quantiles.
+  static func members(_ s: SeriesStatistics) -> [(String, JSONValue)] {
+    [
       ("count", .int(s.count)), ("mean", .number(s.mean)), ("std", .number(s.std)),
       ("min", .number(s.min)), ("max", .number(s.max)),
       ("mean_tw", .number(s.meanTW)), ("std_tw", .number(s.stdTW)),
       ("skew", .number(s.skew)), ("kurtosis", .number(s.kurtosis)),
       ("quantiles", .object(s.quantiles.isEmpty ? [] : zip(quantileKeys, s.quantiles).map { ($0, .number($1)) })),
+    ]
+  }
+
+  static func json(_ summary: SeriesSummary, oneSided: Bool) -> JSONValue {
+    .object(members(summary.statistics) + [
       ("half_life_s", .number(summary.halfLife?.seconds)),
       ("half_life_points", .number(summary.halfLife?.points)),
       ("bands", .array(summary.bands.map { b in
