@@ -41,6 +41,8 @@ public struct FundingCarry: Sendable {
   public var window: Int64
   /// The funding interval `I` used for coverage (µs).
   public var interval: Int64
+  /// Whether the events were sampled from a record of the rate in force (`FundingEvents`).
+  public var sampled: Bool
   public var windows: [Window]
   /// Sums over `windows`.
   public var carry: Double
@@ -60,23 +62,20 @@ public struct FundingCarry: Sendable {
     case inverse(contractSize: Double?)
   }
 
-  /// Funding interval assumed when the record states none and holds a single event.
-  public static let defaultInterval: Int64 = 8 * 3_600_000_000
-
-  /// Carry of `funding` (a `funding_rate` series) over windows of `window` µs.
+  /// Carry of the funding `events` over windows of `window` µs.
   ///
   /// - Parameters:
   ///   - basis: the basis of `perp` over spot; gives the span and the edges' basis.
   ///   - settlement: linear, or inverse with the contract's face value.
   /// - Complexity: O(windows + events + basis points).
-  public init(funding: QuoteSeries, basis: PremiumSeries, perp: QuoteSeries, settlement: Settlement, window: Int64) {
-    precondition(window > 0 && funding.field == .fundingRate, "FundingCarry: a funding_rate series and a positive window")
+  public init(events funding: FundingEvents, basis: PremiumSeries, perp: QuoteSeries, settlement: Settlement, window: Int64) {
+    precondition(window > 0, "FundingCarry: a positive window")
     self.window = window
     let times = funding.time
     let n = times.count
-    let interval: Int64 =
-      funding.fundingInterval.last ?? (n >= 2 ? times[n - 1] - times[n - 2] : Self.defaultInterval)
+    let interval = funding.interval
     self.interval = interval
+    sampled = funding.sampled
     var windows: [Window] = []
     let firstValid = basis.valid.firstIndex(of: true), lastValid = basis.valid.lastIndex(of: true)
     if n > 0, let firstValid, let lastValid {
@@ -99,7 +98,7 @@ public struct FundingCarry: Sendable {
         var carry = 0.0, count = 0
         var perContract: Double? = settlement == .inverse(contractSize: nil) ? nil : 0
         while event < n && times[event] < end {
-          let rate = funding.bid[event]
+          let rate = funding.rate[event]
           let mid = Self.mid(perp, asOf: times[event])
           carry += rate * 100
           switch settlement {
@@ -133,6 +132,55 @@ public struct FundingCarry: Sendable {
     let k = series.time.withUnsafeBufferPointer { AsOfMerge.countBefore(time + 1, in: $0) }
     let j = max(k - 1, 0)
     return (series.bid[j] + series.ask[j]) / 2
+  }
+}
+
+/// The funding events of a `funding_rate` series (`docs/definitions.md`, "Funding carry").
+///
+/// A settlement record (every point on a whole hour, as Binance `fundingRate` and freqtrade
+/// funding files are after the funding-grid snap) is its own list of events. A record of
+/// the rate in force (Tardis `derivative_ticker`, exchange tickers: points off the whole
+/// hour) is sampled at the funding instants `kI` on the UTC grid: the event at `kI` has the
+/// last rate recorded at or before it, when one was recorded within `I` before it.
+public struct FundingEvents: Sendable {
+  public var time: [Int64]
+  public var rate: [Double]
+  /// The funding interval `I` (µs).
+  public var interval: Int64
+  /// Whether the events were sampled from a record of the rate in force.
+  public var sampled: Bool
+
+  /// Funding interval assumed when the record states none and holds a single event.
+  public static let defaultInterval: Int64 = 8 * 3_600_000_000
+
+  /// - Parameter tickerInterval: the funding interval of a record of the rate in force.
+  public init(_ funding: QuoteSeries, tickerInterval: Int64 = Self.defaultInterval) {
+    precondition(funding.field == .fundingRate && tickerInterval > 0, "FundingEvents: a funding_rate series")
+    let hour: Int64 = 3_600_000_000
+    let n = funding.count
+    sampled = funding.time.contains { $0 % hour != 0 }
+    guard sampled else {
+      time = funding.time
+      rate = funding.bid
+      interval = funding.fundingInterval.last ?? (n >= 2 ? funding.time[n - 1] - funding.time[n - 2] : Self.defaultInterval)
+      return
+    }
+    interval = tickerInterval
+    var time: [Int64] = [], rate: [Double] = []
+    if n > 0 {
+      var j = 0
+      var instant = funding.time[0].ceilDiv(tickerInterval) * tickerInterval
+      while instant <= funding.time[n - 1] {
+        while j + 1 < n && funding.time[j + 1] <= instant { j += 1 }
+        if instant - funding.time[j] <= tickerInterval {
+          time.append(instant)
+          rate.append(funding.bid[j])
+        }
+        instant += tickerInterval
+      }
+    }
+    self.time = time
+    self.rate = rate
   }
 }
 

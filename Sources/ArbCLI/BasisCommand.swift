@@ -31,6 +31,7 @@ struct BasisCommand: Command {
       ("--index LEG", "index-price series of the derivative (the field defaults to index)"),
       ("--expiry TIME", "expiry of the future: 2025-03-28 (08:00 UTC) or 2025-03-28T08:00:00Z"),
       ("--window DURATION", "funding carry window on the UTC grid (8h, 1d; default 1d)"),
+      ("--funding-interval DURATION", "funding interval of a funding series recorded as the rate in force (a ticker) rather than as settlements: it is sampled every DURATION on the UTC grid (default 8h)"),
     ] + AnalysisFlags.help + [
       ("--format table|json", "output (default table)"),
     ]))
@@ -47,13 +48,14 @@ struct BasisCommand: Command {
   let index: LegSpec?
   let expiry: Int64?
   let window: Int64
+  let fundingInterval: Int64
   let analysis: AnalysisFlags
   let format: OutputFormat
   let ingest: IngestFlags
 
   init(arguments: [String]) throws(UsageError) {
     let cursor = ArgumentCursor(
-      arguments, flags: Self.legFlags + ["--expiry", "--window", "--format"] + AnalysisFlags.flags + IngestFlags.flags,
+      arguments, flags: Self.legFlags + ["--expiry", "--window", "--funding-interval", "--format"] + AnalysisFlags.flags + IngestFlags.flags,
       switches: IngestFlags.switches)
     try cursor.validate()
     if let stray = cursor.arguments.first { throw UsageError("unexpected argument '\(stray)' (legs are given with --spot, --perp, --future)") }
@@ -92,6 +94,8 @@ struct BasisCommand: Command {
     expiry = try cursor.value("--expiry", "a date such as 2025-03-28 or a time such as 2025-03-28T08:00:00Z", Self.parseExpiry)
     if expiry != nil && future == nil { throw UsageError("--expiry needs --future") }
     window = try cursor.value("--window", "a positive duration such as 8h or 1d", AnalysisFlags.positiveDuration) ?? 86_400_000_000
+    fundingInterval = try cursor.value("--funding-interval", "a positive duration such as 8h", AnalysisFlags.positiveDuration)
+      ?? FundingEvents.defaultInterval
     analysis = try AnalysisFlags(cursor)
     format = try OutputFormat.parse(cursor)
     if format == .csv { throw UsageError("invalid value for '--format', expected table or json, was 'csv'") }
@@ -156,7 +160,7 @@ struct BasisCommand: Command {
       let canonical = derivative.canonical
       let inverse = canonical?.kind.isInverse ?? (derivative.leg.series.instrument.market == .inverse)
       return FundingCarry(
-        funding: funding.leg.series, basis: series.basis, perp: derivative.leg.series,
+        events: FundingEvents(funding.leg.series, tickerInterval: fundingInterval), basis: series.basis, perp: derivative.leg.series,
         settlement: inverse ? .inverse(contractSize: canonical?.contractSize) : .linear, window: window)
     }
     let result = BasisResult(

@@ -65,7 +65,7 @@ struct BasisResult {
 
   static func json(_ carry: FundingCarry, unit: String?) -> JSONValue {
     .object([
-      ("window_us", .int(carry.window)), ("interval_us", .int(carry.interval)),
+      ("window_us", .int(carry.window)), ("interval_us", .int(carry.interval)), ("events_sampled", .bool(carry.sampled)),
       ("windows", .int(carry.windows.count)), ("events", .int(carry.events)),
       ("from_us", .int(carry.windows.first?.start)), ("until_us", .int(carry.windows.last?.end)),
       ("carry_pct", .number(carry.windows.isEmpty ? nil : carry.carry)),
@@ -111,6 +111,7 @@ struct BasisResult {
     }
     if let carry {
       text += "\nFunding carry, spot long / perpetual short (a positive rate is received)\n"
+      if carry.sampled { text += "  funding recorded as the rate in force: sampled every \(TimeText.durationText(carry.interval)) on the UTC grid\n" }
       guard let first = carry.windows.first, let last = carry.windows.last else {
         return text + "  no complete \(TimeText.durationText(carry.window)) window inside both the basis span and the funding record\n"
       }

@@ -66,7 +66,7 @@ struct BasisTests {
     let rates = [0.0001, 0.0002, -0.0001, 0.0003, 0.0001, 0.0001, 0.0005]  // at 0, 8, …, 48 h
     let funding = quoteLeg(.linear, rates.enumerated().map { (Int64($0) * 8 * Self.hour, $1, $1) }, field: .fundingRate)
     let basis = try BasisSeries(derivative: perp, reference: spot).basis
-    let daily = FundingCarry(funding: funding, basis: basis, perp: perp, settlement: .linear, window: Self.day)
+    let daily = FundingCarry(events: FundingEvents(funding), basis: basis, perp: perp, settlement: .linear, window: Self.day)
     #expect(daily.windows.map(\.start) == [0, Self.day])
     #expect(daily.windows.map(\.events) == [3, 3])
     // [0, 24 h): events at 0, 8, 16 h; [24, 48 h): 24, 32, 40 h; the one at 48 h is outside.
@@ -82,7 +82,7 @@ struct BasisTests {
     // Per unit of base, in the quote: Σ r × mid at the event (100.1 at 0 h, 100.2 at 24 h, else 100).
     #expect(isClose(daily.carryPerContract, 0.0001 * 100.1 + 0.0002 * 100 - 0.0001 * 100 + 0.0003 * 100.2 + 0.0001 * 100 + 0.0001 * 100))
 
-    let eightHours = FundingCarry(funding: funding, basis: basis, perp: perp, settlement: .linear, window: 8 * Self.hour)
+    let eightHours = FundingCarry(events: FundingEvents(funding), basis: basis, perp: perp, settlement: .linear, window: 8 * Self.hour)
     #expect(eightHours.windows.count == 6)
     #expect(eightHours.windows.allSatisfy { $0.events == 1 })
     #expect(isClose(eightHours.carry, daily.carry, rel: 1e-12))
@@ -93,12 +93,12 @@ struct BasisTests {
     // Funding only from 8 h: the events of [0, 8 h) are missing, so the first day is not a window.
     let funding = quoteLeg(.linear, (1...6).map { (Int64($0) * 8 * Self.hour, 0.0001, 0.0001) }, field: .fundingRate)
     let basis = try BasisSeries(derivative: perp, reference: spot).basis
-    let carry = FundingCarry(funding: funding, basis: basis, perp: perp, settlement: .linear, window: Self.day)
+    let carry = FundingCarry(events: FundingEvents(funding), basis: basis, perp: perp, settlement: .linear, window: Self.day)
     #expect(carry.windows.map(\.start) == [Self.day])
     #expect(carry.events == 3)
     // Funding ending at 24 h covers up to 32 h: no whole day after the first.
     let early = quoteLeg(.linear, (0...3).map { (Int64($0) * 8 * Self.hour, 0.0001, 0.0001) }, field: .fundingRate)
-    let covered = FundingCarry(funding: early, basis: basis, perp: perp, settlement: .linear, window: Self.day)
+    let covered = FundingCarry(events: FundingEvents(early), basis: basis, perp: perp, settlement: .linear, window: Self.day)
     #expect(covered.windows.map(\.start) == [0])
     #expect(covered.interval == 8 * Self.hour)
   }
@@ -108,19 +108,40 @@ struct BasisTests {
     let perp = quoteLeg(.inverse, [(0, 50_000, 50_000), (4 * Self.hour, 40_000, 40_000), (24 * Self.hour, 40_000, 40_000)], symbol: "BTCUSD_PERP")
     let funding = quoteLeg(.inverse, [(0, 0.0001, 0.0001), (8 * Self.hour, -0.00005, -0.00005), (16 * Self.hour, 0, 0)], field: .fundingRate)
     let basis = try BasisSeries(derivative: perp, reference: spot).basis
-    let carry = FundingCarry(funding: funding, basis: basis, perp: perp, settlement: .inverse(contractSize: 100), window: Self.day)
+    let carry = FundingCarry(events: FundingEvents(funding), basis: basis, perp: perp, settlement: .inverse(contractSize: 100), window: Self.day)
     #expect(carry.windows.count == 1)
     #expect(isClose(carry.carry, 0.005, rel: 1e-12))
     // 0.0001 × 100 / 50 000 − 0.00005 × 100 / 40 000 BTC per 100 USD contract.
     #expect(isClose(carry.carryPerContract, 2e-7 - 1.25e-7, rel: 1e-12))
-    let unknown = FundingCarry(funding: funding, basis: basis, perp: perp, settlement: .inverse(contractSize: nil), window: Self.day)
+    let unknown = FundingCarry(events: FundingEvents(funding), basis: basis, perp: perp, settlement: .inverse(contractSize: nil), window: Self.day)
     #expect(unknown.carryPerContract == nil && unknown.windows[0].carryPerContract == nil)
+  }
+
+  @Test func `a record of the rate in force is sampled at the funding instants`() {
+    // Ticker rates at 07:59:30, 08:00:00.5, 15:00 and 23:59; funding every 8 h.
+    let ticker = quoteLeg(.linear, [
+      (8 * Self.hour - 30_000_000, 0.0001, 0.0001), (8 * Self.hour + 500_000, 0.0002, 0.0002),
+      (15 * Self.hour, 0.0003, 0.0003), (24 * Self.hour - 60_000_000, -0.0001, -0.0001),
+    ], field: .fundingRate)
+    let events = FundingEvents(ticker)
+    #expect(events.sampled && events.interval == 8 * Self.hour)
+    // 08:00 takes the rate of 07:59:30, 16:00 that of 15:00; 24:00 is after the last record.
+    #expect(events.time == [8 * Self.hour, 16 * Self.hour])
+    #expect(events.rate == [0.0001, 0.0003])
+    let hourly = FundingEvents(ticker, tickerInterval: Self.hour)
+    // Hourly: an instant more than an hour after the last record has no event.
+    #expect(hourly.time == [8, 9, 15, 16].map { $0 * Self.hour })
+    #expect(hourly.rate == [0.0001, 0.0002, 0.0003, 0.0003])
+    // A settlement record on whole hours is its own events.
+    let record = quoteLeg(.linear, [(0, 0.0001, 0.0001), (4 * Self.hour, 0.0002, 0.0002)], field: .fundingRate)
+    let settled = FundingEvents(record)
+    #expect(!settled.sampled && settled.time == record.time && settled.interval == 4 * Self.hour)
   }
 
   @Test func `no window without a valid basis or funding`() throws {
     let (spot, perp) = Self.twoDays { _ in 100 }
     let basis = try BasisSeries(derivative: perp, reference: spot).basis
-    let none = FundingCarry(funding: quoteLeg(.linear, [], field: .fundingRate), basis: basis, perp: perp, settlement: .linear, window: Self.day)
+    let none = FundingCarry(events: FundingEvents(quoteLeg(.linear, [], field: .fundingRate)), basis: basis, perp: perp, settlement: .linear, window: Self.day)
     #expect(none.windows.isEmpty && none.net == nil && none.carryStatistics.count == 0)
   }
 
@@ -173,7 +194,7 @@ struct BasisTests {
     }
     let funding = quoteLeg(.linear, events, field: .fundingRate)
     for window in [Self.hour, 4 * Self.hour, Self.day / 3] {
-      let carry = FundingCarry(funding: funding, basis: s.basis, perp: perp, settlement: .linear, window: window)
+      let carry = FundingCarry(events: FundingEvents(funding), basis: s.basis, perp: perp, settlement: .linear, window: window)
       // Every window [kW, (k+1)W) passing the definition's tests, by brute force.
       let validTimes = aligned.time.indices.filter { aligned.valid[$0] }.map { aligned.time[$0] }
       let interval = events[events.count - 1].0 - events[events.count - 2].0
