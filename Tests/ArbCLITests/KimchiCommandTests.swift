@@ -123,6 +123,35 @@ struct KimchiCommandTests {
     #expect(isClose(inUSD["max"] as? Double, ((1 + (premium["max"] as? Double ?? 0) / 100) / 0.9995 - 1) * 100, rel: 1e-9))
   }
 
+  @Test func `a daily kimchi history: the author's premium within its rounding, and a USDT-KRW rate`() throws {
+    let history = Repository.root.appendingPathComponent("Tests/ArbIngestTests/Fixtures/json/history-slice.json").path
+    let rows = try #require(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: history))) as? [[String: Any]])
+    let reference = rows.compactMap { $0["btc_premium_pct"] as? Double }
+    let run = arbkit(
+      "kimchi", "--krw", "upbit:spot:KRW-BTC=\(history)", "--usd", "bitstamp:spot:btcusd=\(history)", "--fx", "fx:fx:USDKRW=\(history)",
+      "--max-stale", "0s", "--format", "json")
+    #expect(run.code == .success, "\(run.errors)")
+    let premium = try #require(((run.object["kimchi"] as? [[String: Any]])?.first)?["premium"] as? [String: Any])
+    // The history rounds its premium to 0.01 %.
+    #expect(premium["count"] as? Int == reference.count)
+    #expect(abs((premium["min"] as? Double ?? 0) - reference.min()!) <= 0.005)
+    #expect(abs((premium["max"] as? Double ?? 0) - reference.max()!) <= 0.005)
+    #expect(abs((premium["mean"] as? Double ?? 0) - reference.reduce(0, +) / Double(reference.count)) <= 0.005)
+
+    // The Upbit USDT price as the rate (from 2024-06-07): BTC in KRW over BTC in USD × KRW per USDT.
+    let market = arbkit(
+      "kimchi", "--krw", "upbit:spot:KRW-BTC=\(history)", "--usd", "bitstamp:spot:btcusd=\(history)",
+      "--fx-market", "upbit:spot:KRW-USDT=\(history)", "--max-stale", "0s", "--format", "json")
+    #expect(market.code == .success, "\(market.errors)")
+    let venue = try #require((market.object["kimchi"] as? [[String: Any]])?.first)
+    #expect(venue["valid_points"] as? Int == 2)
+    let first: Double = 97_919_000 / (69_326 * 1412.0), second: Double = 98_125_000 / (69_306 * 1416.0)
+    let values = [(first - 1) * 100, (second - 1) * 100]
+    #expect(isClose((venue["premium"] as? [String: Any])?["max"] as? Double, values.max(), rel: 1e-12))
+    #expect(isClose((venue["premium"] as? [String: Any])?["min"] as? Double, values.min(), rel: 1e-12))
+    #expect((market.object["usdt"] as? [String: Any])?["basis"] as? String == "assumed_1")  // a USD market over a USDT rate
+  }
+
   static let usageErrors: [(arguments: [String], message: String)] = [
     (["kimchi", "--usd", "u", "--fx", "f"], "need at least one --krw"),
     (["kimchi", "--krw", "k", "--fx", "f"], "need --usd"),
