@@ -108,6 +108,8 @@ struct BasisTests {
     let perp = quoteLeg(.inverse, [(0, 50_000, 50_000), (4 * Self.hour, 40_000, 40_000), (24 * Self.hour, 40_000, 40_000)], symbol: "BTCUSD_PERP")
     let funding = quoteLeg(.inverse, [(0, 0.0001, 0.0001), (8 * Self.hour, -0.00005, -0.00005), (16 * Self.hour, 0, 0)], field: .fundingRate)
     let basis = try BasisSeries(derivative: perp, reference: spot).basis
+    // Prices in USD per coin whatever the margin: 40 000 over 50 000 at 04:00 is −20 %.
+    #expect(basis.mid.count == 3 && basis.mid[0] == 0 && isClose(basis.mid[1], -20) && basis.mid[2] == 0)
     let carry = FundingCarry(events: FundingEvents(funding), basis: basis, perp: perp, settlement: .inverse(contractSize: 100), window: Self.day)
     #expect(carry.windows.count == 1)
     #expect(isClose(carry.carry, 0.005, rel: 1e-12))
@@ -136,6 +138,10 @@ struct BasisTests {
     let record = quoteLeg(.linear, [(0, 0.0001, 0.0001), (4 * Self.hour, 0.0002, 0.0002)], field: .fundingRate)
     let settled = FundingEvents(record)
     #expect(!settled.sampled && settled.time == record.time && settled.interval == 4 * Self.hour)
+    // A stated interval (Binance `funding_interval_hours`) wins over the gaps.
+    var stated = record
+    stated.fundingInterval = [8 * Self.hour, 8 * Self.hour]
+    #expect(FundingEvents(stated).interval == 8 * Self.hour)
   }
 
   @Test func `no window without a valid basis or funding`() throws {
