@@ -44,7 +44,7 @@ public struct FundingCarry: Sendable {
   /// Whether the events were sampled from a record of the rate in force (`FundingEvents`).
   public var sampled: Bool
   public var windows: [Window]
-  /// Sums over `windows`.
+  /// Sums over `windows` (0 and `nil` without a window).
   public var carry: Double
   public var carryPerContract: Double?
   public var events: Int
@@ -118,7 +118,7 @@ public struct FundingCarry: Sendable {
     }
     self.windows = windows
     carry = windows.reduce(0) { $0 + $1.carry }
-    carryPerContract = windows.reduce(0 as Double?) { total, w in total.flatMap { t in w.carryPerContract.map { t + $0 } } }
+    carryPerContract = windows.isEmpty ? nil : windows.reduce(0 as Double?) { total, w in total.flatMap { t in w.carryPerContract.map { t + $0 } } }
     events = windows.reduce(0) { $0 + $1.events }
     if let first = windows.first?.basisStart, let last = windows.last?.basisEnd { net = carry - (last - first) }
     let length = Double(window)

@@ -68,12 +68,3 @@ public struct BasisSeries: Sendable {
     Int64(TimeText.daysFromCivil(year: day.year, month: day.month, day: day.day)) * 86_400_000_000 + Int64(hour) * 3_600_000_000
   }
 }
-
-extension SeriesSummary {
-  /// Summarises a signed one-column series (a basis, a kimchi premium): bands on both
-  /// signs, an episode keeps its sign.
-  public init(signed premium: PremiumSeries, column: [Double], options: BandOptions = BandOptions()) {
-    let side = column.map { $0 < 0 ? Int8(-1) : Int8(1) }
-    self.init(premium: premium, column: column, side: side, oneSided: false, options: options)
-  }
-}

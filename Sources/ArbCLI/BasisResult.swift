@@ -69,7 +69,7 @@ struct BasisResult {
       ("windows", .int(carry.windows.count)), ("events", .int(carry.events)),
       ("from_us", .int(carry.windows.first?.start)), ("until_us", .int(carry.windows.last?.end)),
       ("carry_pct", .number(carry.windows.isEmpty ? nil : carry.carry)),
-      ("carry_per_contract", .number(carry.windows.isEmpty ? nil : carry.carryPerContract)),
+      ("carry_per_contract", .number(carry.carryPerContract)),
       ("carry_unit", unit.map { .string($0) } ?? .null),
       ("net_pct", .number(carry.net)),
       ("carry_per_window", .object(PremiumResult.members(carry.carryStatistics))),
