@@ -7,10 +7,20 @@ public struct AlignmentOptions: Sendable {
   public var maxStale: Int64? = nil
   /// Fixed grid step (µs); `nil` uses the union clock of all legs' events.
   public var grid: Int64? = nil
+  /// Per-leg staleness limits (µs) replacing `maxStale` for the legs given (an FX leg
+  /// of daily rates needs days where prices need seconds); `nil` entries, and legs
+  /// past the end of the array, use `maxStale`.
+  public var legMaxStale: [Int64?] = []
 
-  public init(maxStale: Int64? = nil, grid: Int64? = nil) {
+  public init(maxStale: Int64? = nil, grid: Int64? = nil, legMaxStale: [Int64?] = []) {
     self.maxStale = maxStale
     self.grid = grid
+    self.legMaxStale = legMaxStale
+  }
+
+  /// The staleness limit of leg `k` (µs), `Int64.max` for none.
+  public func maxStale(leg k: Int) -> Int64 {
+    (k < legMaxStale.count ? legMaxStale[k] : nil) ?? maxStale ?? .max
   }
 }
 

@@ -35,7 +35,7 @@ struct AsOfMerge {
   /// `cursor[k]` is leg k's quote in force (-1 before its first quote, on a grid),
   /// `quotes[k]` and `quotes[legCount + k]` its bid and ask (kept up to date as the
   /// cursors move, so a point reads them from L1), and `valid` says every leg has a
-  /// quote no older than `maxStale` with both sides finite and positive. Returns the
+  /// quote no older than its staleness limit with both sides finite and positive. Returns the
   /// number of points.
   ///
   /// - Complexity: O(points × legs + quotes).
@@ -45,11 +45,11 @@ struct AsOfMerge {
   @inline(__always)
   func forEachPoint<Visitor: PointVisitor>(_ visitor: inout Visitor, span: Span? = nil) -> Int {
     let legCount = legs.count
-    let limit = options.maxStale ?? .max
+    let limits = (0..<legCount).map(options.maxStale(leg:))
     let gridStart = options.grid.map { start.floorDiv($0) * $0 }
     let from = span?.from ?? gridStart ?? start
     let until = span?.until ?? .max
-    return withUnsafeBuffers(legs.map(\.time)) { times in
+    return limits.withUnsafeBufferPointer { limit in withUnsafeBuffers(legs.map(\.time)) { times in
       withUnsafeBuffers(legs.map(\.bid)) { bids in
         withUnsafeBuffers(legs.map(\.ask)) { asks in
           withUnsafeTemporaryAllocation(of: Int.self, capacity: legCount) { cursor in
@@ -91,7 +91,7 @@ struct AsOfMerge {
                 }
                 // Usable: quoted, both sides finite and positive (an empty side is nan), fresh.
                 let bid = quotes[k], ask = quotes[legCount + k]
-                if c < 0 || !(bid > 0 && bid < .infinity) || !(ask > 0 && ask < .infinity) || t - column[c] > limit {
+                if c < 0 || !(bid > 0 && bid < .infinity) || !(ask > 0 && ask < .infinity) || t - column[c] > limit[k] {
                   ok = false
                 }
               }
@@ -103,7 +103,7 @@ struct AsOfMerge {
           }
         }
       }
-    }
+    } }
   }
 }
 

@@ -55,6 +55,15 @@ public struct SeriesSummary: Sendable {
   }
 }
 
+extension SeriesSummary {
+  /// Summarises a signed one-column series (a basis, a kimchi premium): bands on both
+  /// signs, an episode keeps its sign.
+  public init(signed premium: PremiumSeries, column: [Double], options: BandOptions = BandOptions()) {
+    let side = column.map { $0 < 0 ? Int8(-1) : Int8(1) }
+    self.init(premium: premium, column: column, side: side, oneSided: false, options: options)
+  }
+}
+
 /// Everything `arbkit premium` reports about aligned legs.
 public struct PremiumAnalysis: Sendable {
   public var mid: SeriesSummary

@@ -62,6 +62,17 @@ public struct PremiumSeries: Sendable {
     }
   }
 
+  /// A series of one premium computed elsewhere (a basis, a kimchi premium), so that it
+  /// is summarised as a premium is (`SeriesSummary`): `mid` and `exec` both hold
+  /// `values`, the leg columns are 0 (-1 at invalid points).
+  public init(time: [Int64], valid: [Bool], values: [Double]) {
+    precondition(time.count == valid.count && time.count == values.count, "PremiumSeries: column lengths differ")
+    let legs = valid.map { $0 ? Int8(0) : -1 }
+    self.init(
+      time: time, valid: valid, mid: values, exec: values, rich: legs, cheap: legs, top: legs, bottom: legs,
+      legCount: 1, validPoints: valid.reduce(0) { $0 + ($1 ? 1 : 0) })
+  }
+
   /// Aligns `legs` and computes both premiums in one pass, without keeping each leg's
   /// state per point (`AlignedLegs` keeps them, for `--series`).
   ///

@@ -53,14 +53,19 @@ struct PremiumResult {
     return .object(members)
   }
 
-  static func json(_ summary: SeriesSummary, oneSided: Bool) -> JSONValue {
-    let s = summary.statistics
-    return .object([
+  /// The statistics' members: count, mean, std, min, max, mean_tw, std_tw, skew, kurtosis, quantiles.
+  static func members(_ s: SeriesStatistics) -> [(String, JSONValue)] {
+    [
       ("count", .int(s.count)), ("mean", .number(s.mean)), ("std", .number(s.std)),
       ("min", .number(s.min)), ("max", .number(s.max)),
       ("mean_tw", .number(s.meanTW)), ("std_tw", .number(s.stdTW)),
       ("skew", .number(s.skew)), ("kurtosis", .number(s.kurtosis)),
       ("quantiles", .object(s.quantiles.isEmpty ? [] : zip(quantileKeys, s.quantiles).map { ($0, .number($1)) })),
+    ]
+  }
+
+  static func json(_ summary: SeriesSummary, oneSided: Bool) -> JSONValue {
+    .object(members(summary.statistics) + [
       ("half_life_s", .number(summary.halfLife?.seconds)),
       ("half_life_points", .number(summary.halfLife?.points)),
       ("bands", .array(summary.bands.map { b in
@@ -123,37 +128,8 @@ struct PremiumResult {
     }
     let title = legs.count > 2 ? "max premium (highest / lowest mid − 1)" : "premium leg 1 over leg 2"
     text += "\nStatistics, % — \(title)\n"
-    var stats = TextTable(["", "mid", "exec"])
-    let m = analysis.mid.statistics, e = analysis.exec.statistics
-    let rows: [(String, Double?, Double?)] = [
-      ("mean", m.mean, e.mean), ("std", m.std, e.std), ("min", m.min, e.min), ("max", m.max, e.max),
-      ("mean (time-weighted)", m.meanTW, e.meanTW), ("std (time-weighted)", m.stdTW, e.stdTW),
-    ]
-    stats.add(["count", "\(m.count)", "\(e.count)"])
-    for (label, a, b) in rows { stats.add([label, NumberText.fixed(a, 5), NumberText.fixed(b, 5)]) }
-    for (k, level) in SeriesStatistics.quantileLevels.enumerated() where !m.quantiles.isEmpty {
-      stats.add(["q\(JSONValue.format(level))", NumberText.fixed(m.quantiles[k], 5), NumberText.fixed(e.quantiles[k], 5)])
-    }
-    stats.add(["skew", NumberText.fixed(m.skew, 3), NumberText.fixed(e.skew, 3)])
-    stats.add(["kurtosis (excess)", NumberText.fixed(m.kurtosis, 3), NumberText.fixed(e.kurtosis, 3)])
-    stats.add(["half-life, s", NumberText.fixed(analysis.mid.halfLife?.seconds, 1), NumberText.fixed(analysis.exec.halfLife?.seconds, 1)])
-    text += stats.rendered(indent: "  ") + "\n"
-    for (name, summary) in [("mid", analysis.mid), ("exec", analysis.exec)] {
-      var options: [String] = []
-      if bands.hysteresis > 0 { options.append("hysteresis \(JSONValue.format(bands.hysteresis))") }
-      if bands.minEpisode > 0 { options.append("min episode \(TimeText.durationText(bands.minEpisode))") }
-      text += "\nBands, \(name)" + (options.isEmpty ? "" : " (" + options.joined(separator: ", ") + ")") + "\n"
-      var table = TextTable(["band %", "events", "time", "events +", "events −", "episodes", "dur mean s", "dur median s", "dur max s", "peak mean", "peak max"])
-      for b in summary.bands {
-        table.add([
-          JSONValue.format(b.band), NumberText.percent(b.shareEvents), NumberText.percent(b.shareTime),
-          NumberText.percent(b.shareEventsPositive), NumberText.percent(b.shareEventsNegative), "\(b.episodes)",
-          NumberText.fixed(b.durationMean, 1), NumberText.fixed(b.durationMedian, 1), NumberText.fixed(b.durationMax, 1),
-          NumberText.fixed(b.peakMean, 4), NumberText.fixed(b.peakMax, 4),
-        ])
-      }
-      text += table.rendered(indent: "  ") + "\n"
-    }
+    text += SummaryTable.statistics([("mid", analysis.mid), ("exec", analysis.exec)])
+    for (name, summary) in [("mid", analysis.mid), ("exec", analysis.exec)] { text += SummaryTable.bands(name, summary, options: bands) }
     if legs.count > 2 && !analysis.topShare.isEmpty {
       text += "\nVenues (share of valid points)\n"
       var venues = TextTable(["leg", "top", "bottom"])

@@ -1,0 +1,191 @@
+import ArbAnalytics
+import ArbCore
+import ArbIngest
+
+/// `arbkit basis --spot LEG --perp LEG [--funding LEG]`: the basis of a perpetual or a
+/// dated future, its executable open/close, the annualised basis to expiry, mark and
+/// index premiums, and the funding carry of the spot-long/perp-short position.
+struct BasisCommand: Command {
+  static let name = "basis"
+  static let abstract = "Basis of a perpetual or dated future over spot, annualised basis, funding carry"
+  static let usage = """
+    Usage: arbkit basis (--spot LEG --perp LEG | --spot LEG --future LEG | --perp LEG --future LEG) [options]
+
+    Aligns a derivative with its reference as-of and reports the basis in percent,
+    (mid_D / mid_R − 1) × 100: perpetual over spot, dated future over spot (also
+    annualised to expiry), or dated future over perpetual (calendar spread). The
+    executable basis of the carry trade is reported as open (bid_D / ask_R − 1, sell
+    the derivative, buy the reference) and close (ask_D / bid_R − 1). With --funding,
+    the funding carry of spot long, perpetual short (a positive rate is received) is
+    summed per window, and the basis net of carry. With --mark/--index, the mark over
+    index premium and the derivative over each. Statistics and bands as in
+    arbkit premium. Definitions: docs/definitions.md.
+
+    Options:
+    \(HelpText.options([
+      ("--spot LEG", "the spot leg (any price series: spot, or a venue index with #index)"),
+      ("--perp LEG", "the perpetual (linear or inverse)"),
+      ("--future LEG", "a dated future; its expiry comes from the symbol through the registry, or --expiry"),
+      ("--funding LEG", "funding-rate series of the perpetual (needs --spot and --perp; the field defaults to funding_rate)"),
+      ("--mark LEG", "mark-price series of the derivative (the field defaults to mark)"),
+      ("--index LEG", "index-price series of the derivative (the field defaults to index)"),
+      ("--expiry TIME", "expiry of the future: 2025-03-28 (08:00 UTC) or 2025-03-28T08:00:00Z"),
+      ("--window DURATION", "funding carry window on the UTC grid (8h, 1d; default 1d)"),
+      ("--funding-interval DURATION", "funding interval of a funding series recorded as the rate in force (a ticker) rather than as settlements: it is sampled every DURATION on the UTC grid (default 8h)"),
+    ] + AnalysisFlags.help + [
+      ("--format table|json", "output (default table)"),
+    ]))
+    \(IngestFlags.help)
+    """
+
+  static let legFlags = ["--spot", "--perp", "--future", "--funding", "--mark", "--index"]
+
+  let spot: LegSpec?
+  let perp: LegSpec?
+  let future: LegSpec?
+  let funding: LegSpec?
+  let mark: LegSpec?
+  let index: LegSpec?
+  let expiry: Int64?
+  let window: Int64
+  let fundingInterval: Int64
+  let analysis: AnalysisFlags
+  let format: OutputFormat
+  let ingest: IngestFlags
+
+  init(arguments: [String]) throws(UsageError) {
+    let cursor = ArgumentCursor(
+      arguments, flags: Self.legFlags + ["--expiry", "--window", "--funding-interval", "--format"] + AnalysisFlags.flags + IngestFlags.flags,
+      switches: IngestFlags.switches)
+    try cursor.validate()
+    if let stray = cursor.arguments.first { throw UsageError("unexpected argument '\(stray)' (legs are given with --spot, --perp, --future)") }
+    let ingest = try IngestFlags(cursor)
+    self.ingest = ingest
+    /// The leg of `flag`; `field` is the default of a leg naming none (`nil`: the
+    /// file's price series, or its only one).
+    func leg(_ flag: String, field: SeriesField?) throws(UsageError) -> LegSpec? {
+      let texts = cursor.values(flag)
+      guard let text = texts.last else { return nil }
+      if texts.count > 1 { throw UsageError("\(flag) given \(texts.count) times, expected once") }
+      var spec: LegSpec
+      do { spec = ingest.leg(try LegSpec(parsing: text)) } catch { throw UsageError(error.message) }
+      spec.field = spec.field ?? field
+      if let named = spec.field, named.isRate != (field == .fundingRate) || named == .premiumIndex {
+        throw UsageError("\(flag) \(spec.paths[0]) is a \(named.rawValue) series, expected " + (field == .fundingRate ? "a funding_rate series" : "a price, mark or index series"))
+      }
+      if let instrument = spec.instrument {
+        do { _ = try PremiumCommand.canonical(instrument, registry: ingest.options.registry) } catch { throw UsageError(error.description) }
+      }
+      return spec
+    }
+    spot = try leg("--spot", field: nil)
+    perp = try leg("--perp", field: nil)
+    future = try leg("--future", field: nil)
+    funding = try leg("--funding", field: .fundingRate)
+    mark = try leg("--mark", field: .mark)
+    index = try leg("--index", field: .index)
+    let given = [spot, perp, future].compactMap { $0 }.count
+    guard given == 2 else {
+      throw UsageError("give two of --spot, --perp, --future (spot–perp, spot–future or perp–future), was \(given)")
+    }
+    if funding != nil && (spot == nil || perp == nil) {
+      throw UsageError("--funding needs --spot and --perp (the carry of spot long, perpetual short)")
+    }
+    expiry = try cursor.value("--expiry", "a date such as 2025-03-28 or a time such as 2025-03-28T08:00:00Z", Self.parseExpiry)
+    if expiry != nil && future == nil { throw UsageError("--expiry needs --future") }
+    window = try cursor.value("--window", "a positive duration such as 8h or 1d", AnalysisFlags.positiveDuration) ?? 86_400_000_000
+    fundingInterval = try cursor.value("--funding-interval", "a positive duration such as 8h", AnalysisFlags.positiveDuration)
+      ?? FundingEvents.defaultInterval
+    analysis = try AnalysisFlags(cursor)
+    format = try OutputFormat.parse(cursor)
+    if format == .csv { throw UsageError("invalid value for '--format', expected table or json, was 'csv'") }
+  }
+
+  /// `YYYY-MM-DD` (at 08:00 UTC) or an ISO-8601 time.
+  static func parseExpiry(_ text: String) -> Int64? {
+    let bytes = Array(text.utf8)
+    return bytes.withUnsafeBufferPointer { p -> Int64? in
+      guard let base = p.baseAddress else { return nil }
+      if let day = TimeParser.parse(base, p.count, form: .date, defaultOffset: 0), bytes.count == 10 {
+        return day + 8 * 3_600_000_000
+      }
+      return TimeParser.parse(base, p.count, form: .iso8601, defaultOffset: 0)
+    }
+  }
+
+  func run(_ terminal: inout Terminal) throws -> ExitCode {
+    let roles: [(String, LegSpec?)] = [
+      ("derivative", future ?? perp), ("reference", future == nil || spot != nil ? spot : perp),
+      ("funding", funding), ("mark", mark), ("index", index),
+    ]
+    let present = roles.compactMap { role, spec in spec.map { (role, $0) } }
+    let loaded = try LoadedLegs.load(present.map(\.1), options: ingest.options, specOverrides: ingest.specOverrides)
+    var legs: [String: (spec: LegSpec, leg: LoadedLeg, canonical: CanonicalInstrument?)] = [:]
+    for ((role, spec), leg) in zip(present, loaded) {
+      // A file read without #FIELD may hold another field than the one named by default.
+      if leg.series.field.isRate != (role == "funding") || leg.series.field == .premiumIndex {
+        throw UsageError("\(spec.paths[0]) holds a \(leg.series.field.rawValue) series, not what --\(role == "derivative" ? (future != nil ? "future" : "perp") : role) needs")
+      }
+      do {
+        legs[role] = (spec, leg, try PremiumCommand.canonical(leg.series.instrument, registry: ingest.options.registry))
+      } catch { throw RegistryError(message: "\(spec.paths[0]): error: \(error)") }
+    }
+    let derivative = legs["derivative"]!, reference = legs["reference"]!
+    var expiry = self.expiry
+    if future != nil && expiry == nil {
+      guard let day = derivative.canonical?.expiry else {
+        throw UsageError("no expiry known for \(derivative.leg.series.instrument): name it with --expiry")
+      }
+      expiry = BasisSeries.expiry(day)
+    }
+    let options = analysis.alignment
+    let series = try BasisSeries(derivative: derivative.leg.series, reference: reference.leg.series, expiry: expiry, options: options)
+    let bands = analysis.bands
+    let summaries = BasisResult.Summaries(
+      basis: SeriesSummary(signed: series.basis, column: series.basis.mid, options: bands),
+      open: SeriesSummary(signed: series.basis, column: series.open, options: bands),
+      close: SeriesSummary(signed: series.basis, column: series.close, options: bands),
+      annualised: series.annualised.map { SeriesSummary(signed: $0, column: $0.mid, options: bands) })
+    var references: [BasisResult.Reference] = []
+    let priced: [(String, QuoteSeries)] = [("mark", legs["mark"]?.leg.series), ("index", legs["index"]?.leg.series)]
+      .compactMap { name, s in s.map { (name, $0) } }
+    let derivativeName = future != nil ? "future" : "perp"
+    let pairs = (priced.count == 2 ? [("mark over index", priced[0].1, priced[1].1)] : [])
+      + priced.map { ("\(derivativeName) over \($0.0)", derivative.leg.series, $0.1) }
+    for (name, a, b) in pairs {
+      let premium = try PremiumSeries(legs: [a, b], options: options)
+      references.append(BasisResult.Reference(name: name, premium: premium, summary: SeriesSummary(signed: premium, column: premium.mid, options: bands)))
+    }
+    let carry = legs["funding"].map { funding in
+      let canonical = derivative.canonical
+      let inverse = canonical?.kind.isInverse ?? (derivative.leg.series.instrument.market == .inverse)
+      return FundingCarry(
+        events: FundingEvents(funding.leg.series, tickerInterval: fundingInterval), basis: series.basis, perp: derivative.leg.series,
+        settlement: inverse ? .inverse(contractSize: canonical?.contractSize) : .linear, window: window)
+    }
+    let result = BasisResult(
+      legs: roles.compactMap { role, _ in legs[role].map { (role, $0.leg, $0.canonical) } },
+      kind: future == nil ? "spot-perp" : spot == nil ? "perp-future" : "spot-future",
+      series: series, summaries: summaries, references: references, carry: carry, carryUnit: Self.carryUnit(derivative.canonical, derivative.leg.series),
+      alignment: options, bands: bands)
+    switch format {
+    case .json: terminal.print(result.json.rendered())
+    case .table, .csv: terminal.print(result.table)
+    }
+    for leg in loaded { for report in leg.reports { IngestSummary.warn(report, terminal: &terminal) } }
+    if series.basis.validPoints == 0 {
+      terminal.printError("arbkit: warning: no valid point: every point had a stale or missing leg (see --max-stale)")
+    }
+    return .success
+  }
+
+  /// What the per-contract carry is counted in: `USDT per XRP` (linear), `BTC per
+  /// contract of 100 USD` (inverse); `nil` for an inverse contract of unknown size.
+  static func carryUnit(_ canonical: CanonicalInstrument?, _ series: QuoteSeries) -> String? {
+    guard let canonical else { return series.instrument.market == .inverse ? nil : "quote per unit of base" }
+    if canonical.kind.isInverse {
+      return canonical.contractSize.map { "\(canonical.base) per contract of \(JSONValue.format($0)) \(canonical.quote)" }
+    }
+    return "\(canonical.quote) per \(canonical.base)"
+  }
+}

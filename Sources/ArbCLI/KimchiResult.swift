@@ -1,0 +1,112 @@
+import ArbAnalytics
+import ArbCore
+import ArbIngest
+
+/// The result of `arbkit kimchi`, rendered as JSON (the contract in `docs/cli.md`) or a
+/// terminal table.
+struct KimchiResult {
+  /// The kimchi premium of one KRW market.
+  struct Venue {
+    var name: String
+    var series: KimchiSeries
+    var premium: SeriesSummary
+    var usdtTerm: SeriesSummary?
+    var premiumUSD: SeriesSummary?
+  }
+
+  /// The premium among the KRW venues (as `arbkit premium` over them).
+  struct Board {
+    var premium: PremiumSeries
+    var analysis: PremiumAnalysis
+  }
+
+  /// How USDT is valued against USD, said in every output where it matters.
+  enum USDTNote: String {
+    case assumedOne = "assumed_1"
+    case measured
+    case perUSDT = "per_usdt"
+    case unknownQuote = "unknown_quote"
+
+    var text: String {
+      switch self {
+      case .assumedOne: "USDT is taken as 1 USD (no --usdt-usd market given): the premium includes the USDT/USD deviation"
+      case .measured: "USDT valued in USD with the --usdt-usd market: premium_usd and usdt_term are reported"
+      case .perUSDT: "the rate is KRW per USDT from a market and --usd is a USDT market: no USD conversion is involved"
+      case .unknownQuote: "the quote currency of --usd is not known (a venue outside the registry): if it is USDT, USDT is taken as 1 USD"
+      }
+    }
+  }
+
+  let legs: [(role: String, leg: LoadedLeg, canonical: CanonicalInstrument?)]
+  let venues: [Venue]
+  let board: Board?
+  let usdtNote: USDTNote?
+  let fxMaxStale: Int64
+  let alignment: AlignmentOptions
+  let bands: BandOptions
+
+  var json: JSONValue {
+    .object([
+      ("legs", .array(legs.map { role, leg, canonical in
+        let s = leg.series
+        return .object([
+          ("role", .string(role)), ("venue", .string(s.instrument.venue)), ("market", .string(s.instrument.market.rawValue)),
+          ("symbol", .string(s.instrument.symbol)), ("field", .string(s.field.rawValue)),
+          ("instrument", canonical.map { .string($0.description) } ?? .null), ("rows", .int(s.count)),
+          ("first_ts_us", .int(s.time.first)), ("last_ts_us", .int(s.time.last)), ("price_source", .string(s.priceSource.rawValue)),
+        ])
+      })),
+      ("max_stale_us", .int(alignment.maxStale)), ("fx_max_stale_us", .int(fxMaxStale)), ("grid_us", .int(alignment.grid)),
+      ("usdt", usdtNote.map { .object([("basis", .string($0.rawValue)), ("note", .string($0.text))]) } ?? .null),
+      ("kimchi", .array(venues.map { v in
+        let p = v.series.premium
+        return .object([
+          ("krw", .string(v.name)), ("points", .int(p.count)), ("valid_points", .int(p.validPoints)),
+          ("stale_points", .int(p.count - p.validPoints)), ("fx_stale_points", .int(v.series.fxStalePoints)),
+          ("premium", PremiumResult.json(v.premium, oneSided: false)),
+          ("usdt_term", v.usdtTerm.map { PremiumResult.json($0, oneSided: false) } ?? .null),
+          ("premium_usd", v.premiumUSD.map { PremiumResult.json($0, oneSided: false) } ?? .null),
+        ])
+      })),
+      ("krw_premium", board.map { b in
+        .object([
+          ("points", .int(b.premium.count)), ("valid_points", .int(b.premium.validPoints)),
+          ("mid", PremiumResult.json(b.analysis.mid, oneSided: false)),
+          ("venues", .object(b.analysis.topShare.indices.map { k in
+            (venues[k].name, .object([("top", .number(b.analysis.topShare[k])), ("bottom", .number(b.analysis.bottomShare[k]))]))
+          })),
+        ])
+      } ?? .null),
+    ])
+  }
+
+  var table: String {
+    var text = "Legs\n" + SummaryTable.legs(legs)
+    let clockText = alignment.grid.map { "grid \(TimeText.durationText($0))" } ?? "union clock"
+    let staleText = alignment.maxStale.map { "max stale \(TimeText.durationText($0))" } ?? "no staleness limit"
+    text += "\nAlignment: \(clockText), prices \(staleText), FX max stale \(TimeText.durationText(fxMaxStale))\n"
+    if let usdtNote { text += "Note: \(usdtNote.text).\n" }
+    for v in venues {
+      let p = v.series.premium
+      text += "\nKimchi premium, % — \(v.name): points \(p.count), valid \(p.validPoints), stale \(p.count - p.validPoints) (FX stale \(v.series.fxStalePoints))\n"
+      var columns = [("premium", v.premium)]
+      if let usdtTerm = v.usdtTerm, let premiumUSD = v.premiumUSD { columns += [("usdt term", usdtTerm), ("premium (USD)", premiumUSD)] }
+      text += SummaryTable.statistics(columns)
+      text += SummaryTable.bands("premium", v.premium, options: bands)
+    }
+    if let board {
+      let title = venues.count > 2 ? "highest / lowest mid − 1" : "\(venues[0].name) over \(venues[1].name)"
+      text += "\nKRW venues, % — \(title): points \(board.premium.count), valid \(board.premium.validPoints)\n"
+      text += SummaryTable.statistics([("premium", board.analysis.mid)])
+      text += SummaryTable.bands("premium", board.analysis.mid, options: bands)
+      if venues.count > 2 && !board.analysis.topShare.isEmpty {
+        var shares = TextTable(["venue", "top", "bottom"])
+        for k in venues.indices {
+          shares.add([venues[k].name, NumberText.percent(board.analysis.topShare[k]), NumberText.percent(board.analysis.bottomShare[k])])
+        }
+        text += "\n" + shares.rendered(indent: "  ") + "\n"
+      }
+    }
+    return text
+  }
+}

@@ -1,0 +1,60 @@
+import ArbAnalytics
+import ArbIngest
+import ArbCore
+
+/// Terminal tables of premium summaries, shared by `premium`, `basis` and `kimchi`.
+enum SummaryTable {
+  /// Statistics of several series side by side, one column each.
+  static func statistics(_ columns: [(name: String, summary: SeriesSummary)]) -> String {
+    var table = TextTable([""] + columns.map(\.name))
+    let stats = columns.map(\.summary.statistics)
+    func row(_ label: String, _ digits: Int, _ value: (SeriesStatistics) -> Double?) {
+      table.add([label] + stats.map { NumberText.fixed(value($0), digits) })
+    }
+    table.add(["count"] + stats.map { "\($0.count)" })
+    row("mean", 5, \.mean)
+    row("std", 5, \.std)
+    row("min", 5, \.min)
+    row("max", 5, \.max)
+    row("mean (time-weighted)", 5, \.meanTW)
+    row("std (time-weighted)", 5, \.stdTW)
+    for (k, level) in SeriesStatistics.quantileLevels.enumerated() where !(stats.first?.quantiles.isEmpty ?? true) {
+      row("q\(JSONValue.format(level))", 5) { $0.quantiles.isEmpty ? nil : $0.quantiles[k] }
+    }
+    row("skew", 3, \.skew)
+    row("kurtosis (excess)", 3, \.kurtosis)
+    table.add(["half-life, s"] + columns.map { NumberText.fixed($0.summary.halfLife?.seconds, 1) })
+    return table.rendered(indent: "  ") + "\n"
+  }
+
+  /// The band table of one series, titled `Bands, NAME` with the episode options in use.
+  static func bands(_ name: String, _ summary: SeriesSummary, options bands: BandOptions) -> String {
+    var options: [String] = []
+    if bands.hysteresis > 0 { options.append("hysteresis \(JSONValue.format(bands.hysteresis))") }
+    if bands.minEpisode > 0 { options.append("min episode \(TimeText.durationText(bands.minEpisode))") }
+    let text = "\nBands, \(name)" + (options.isEmpty ? "" : " (" + options.joined(separator: ", ") + ")") + "\n"
+    var table = TextTable(["band %", "events", "time", "events +", "events −", "episodes", "dur mean s", "dur median s", "dur max s", "peak mean", "peak max"])
+    for b in summary.bands {
+      table.add([
+        JSONValue.format(b.band), NumberText.percent(b.shareEvents), NumberText.percent(b.shareTime),
+        NumberText.percent(b.shareEventsPositive), NumberText.percent(b.shareEventsNegative), "\(b.episodes)",
+        NumberText.fixed(b.durationMean, 1), NumberText.fixed(b.durationMedian, 1), NumberText.fixed(b.durationMax, 1),
+        NumberText.fixed(b.peakMean, 4), NumberText.fixed(b.peakMax, 4),
+      ])
+    }
+    return text + table.rendered(indent: "  ") + "\n"
+  }
+
+  /// The table of legs: venue, market, symbol, field, canonical instrument, rows, span, price source.
+  static func legs(_ legs: [(role: String, leg: LoadedLeg, canonical: CanonicalInstrument?)]) -> String {
+    var table = TextTable(["leg", "venue", "market", "symbol", "field", "instrument", "rows", "first", "last", "price"], rightAligned: [6])
+    for (role, leg, canonical) in legs {
+      let s = leg.series
+      table.add([
+        role, s.instrument.venue, s.instrument.market.rawValue, s.instrument.symbol, s.field.rawValue, canonical?.description ?? "-", "\(s.count)",
+        s.time.first.map(TimeText.iso8601) ?? "-", s.time.last.map(TimeText.iso8601) ?? "-", s.priceSource.rawValue,
+      ])
+    }
+    return table.rendered(indent: "  ") + "\n"
+  }
+}
