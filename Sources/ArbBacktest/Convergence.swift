@@ -130,15 +130,19 @@ public struct ConvergenceBacktest {
       return ConvergenceDecisions(trades: [], skipped: [], firstTime: nil, lastTime: nil)
     }
     let fills = Fills(legs: legs, aligned: aligned, maxStale: parameters.maxStale, latency: parameters.latencies)
+    // The columns the pass reads at every point, held here so that the loop touches
+    // only their elements (no copy of a series, no reference counting per point).
+    let (bid0, ask0, bid1, ask1) = (legs[0].bid, legs[0].ask, legs[1].bid, legs[1].ask)
+    let (time, valid, states) = (aligned.time, aligned.valid, aligned.states)
     var open: TradeDecision? = nil
     var entryPoint = -1
     var cooldownUntil = Int64.min
-    for i in firstValid...lastValid where aligned.valid[i] {
-      let t = aligned.time[i]
-      let a = fills.quote(0, point: i), b = fills.quote(1, point: i)
+    for i in firstValid...lastValid where valid[i] {
+      let t = time[i]
+      let a = Int(states[2 * i]), b = Int(states[2 * i + 1])
       if var trade = open {
         guard i > entryPoint else { continue }
-        let closing = (pick(a.ask, b.ask, trade.rich) / pick(a.bid, b.bid, trade.cheap) - 1) * 100
+        let closing = ((trade.rich == 0 ? ask0[a] / bid1[b] : ask1[b] / bid0[a]) - 1) * 100
         let held = parameters.maxHolding.map { t - trade.entryTime >= $0 } ?? false
         guard closing <= parameters.exit || held else { continue }
         switch fills.after(signal: i) {
@@ -152,7 +156,7 @@ public struct ConvergenceBacktest {
         continue
       }
       if i == lastValid { break }
-      let forward = (a.bid / b.ask - 1) * 100, backward = (b.bid / a.ask - 1) * 100
+      let forward = (bid0[a] / ask1[b] - 1) * 100, backward = (bid1[b] / ask0[a] - 1) * 100
       let exec = max(forward, backward)
       guard exec >= parameters.entry else { continue }
       if t < cooldownUntil {
