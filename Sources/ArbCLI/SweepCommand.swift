@@ -82,9 +82,11 @@ struct SweepCommand: Command {
     ingest = try IngestFlags(cursor)
     // Every cell's scenario is checked before any data is read.
     var cells: [(Int, Scenario)] = []
+    let document: [String: Any]
+    do { document = try Scenario.document(path: path) } catch { throw UsageError(BacktestCommand.explain(error, path: path)) }
     for cell in stride(from: shard.index - 1, to: grid.cellCount, by: shard.count) {
       do {
-        cells.append((cell, try Scenario.load(path: path, overrides: overrides + grid.overrides(cell))))
+        cells.append((cell, try Scenario.load(path: path, document: document, overrides: overrides + grid.overrides(cell))))
       } catch {
         throw UsageError(BacktestCommand.explain(error, path: path) + " (cell " + grid.overrides(cell).joined(separator: " ") + ")")
       }
