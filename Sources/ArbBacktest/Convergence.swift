@@ -130,53 +130,73 @@ public struct ConvergenceBacktest {
       return ConvergenceDecisions(trades: [], skipped: [], firstTime: nil, lastTime: nil)
     }
     let fills = Fills(legs: legs, aligned: aligned, maxStale: parameters.maxStale, latency: parameters.latencies)
-    // The columns the pass reads at every point, held here so that the loop touches
+    let (entry, exit, maxHolding) = (parameters.entry, parameters.exit, parameters.maxHolding ?? .max)
+    var open: TradeDecision? = nil
+    var cooldownUntil = Int64.min
+    var i = firstValid
+    // The columns the pass reads at every point, held here so that the loops touch
     // only their elements (no copy of a series, no reference counting per point).
     let (bid0, ask0, bid1, ask1) = (legs[0].bid, legs[0].ask, legs[1].bid, legs[1].ask)
     let (time, valid, states) = (aligned.time, aligned.valid, aligned.states)
-    var open: TradeDecision? = nil
-    var entryPoint = -1
-    var cooldownUntil = Int64.min
-    for i in firstValid...lastValid where valid[i] {
-      let t = time[i]
-      let a = Int(states[2 * i]), b = Int(states[2 * i + 1])
-      if var trade = open {
-        guard i > entryPoint else { continue }
-        let closing = ((trade.rich == 0 ? ask0[a] / bid1[b] : ask1[b] / bid0[a]) - 1) * 100
-        let held = parameters.maxHolding.map { t - trade.entryTime >= $0 } ?? false
-        guard closing <= parameters.exit || held else { continue }
-        switch fills.after(signal: i) {
-        case .failure(let skip): skipped.add(skip.reason)
-        case .success(let q):
-          close(&trade, q[trade.rich], q[trade.cheap], premium: closing, time: t, reason: closing <= parameters.exit ? .signal : .maxHolding)
-          trades.append(trade)
-          open = nil
-          cooldownUntil = parameters.cooldown.map { t + $0 } ?? .min
+    // Two tight loops in turn: flat, scan for an entry signal (never at the last valid
+    // point); open, scan the points after the entry for an exit signal.
+    pass: while i < lastValid {
+      var forward = 0.0, backward = 0.0
+      while i < lastValid {
+        if valid[i] {
+          let a = Int(states[2 * i]), b = Int(states[2 * i + 1])
+          forward = (bid0[a] / ask1[b] - 1) * 100
+          backward = (bid1[b] / ask0[a] - 1) * 100
+          if max(forward, backward) >= entry { break }
         }
-        continue
+        i += 1
       }
-      if i == lastValid { break }
-      let forward = (bid0[a] / ask1[b] - 1) * 100, backward = (bid1[b] / ask0[a] - 1) * 100
-      let exec = max(forward, backward)
-      guard exec >= parameters.entry else { continue }
+      guard i < lastValid else { break }
+      let t = time[i]
       if t < cooldownUntil {
         skipped.add(.cooldown)
+        i += 1
         continue
       }
+      let rich = forward >= backward ? 0 : 1, cheap = 1 - rich
       switch fills.after(signal: i) {
-      case .failure(let skip): skipped.add(skip.reason)
+      case .failure(let skip):
+        skipped.add(skip.reason)
+        i += 1
+        continue pass
       case .success(let q):
-        let rich = forward >= backward ? 0 : 1, cheap = 1 - rich
         if parameters.capAtBook && (q[rich].bidSize == 0 || q[cheap].askSize == 0) {
           skipped.add(.noBookSize)
-          continue
+          i += 1
+          continue pass
         }
         open = TradeDecision(
-          entryTime: t, exitTime: t, rich: rich, cheap: cheap, entryPremium: exec, exitPremium: .nan,
+          entryTime: t, exitTime: t, rich: rich, cheap: cheap, entryPremium: max(forward, backward), exitPremium: .nan,
           richBid: q[rich].bid, richBidSize: q[rich].bidSize, cheapAsk: q[cheap].ask, cheapAskSize: q[cheap].askSize,
           richAsk: .nan, cheapBid: .nan, exitReason: .signal)
-        entryPoint = i
       }
+      // Open from point i: the exit test starts at the next valid point.
+      i += 1
+      while i <= lastValid {
+        if valid[i] {
+          let a = Int(states[2 * i]), b = Int(states[2 * i + 1])
+          let closing = ((rich == 0 ? ask0[a] / bid1[b] : ask1[b] / bid0[a]) - 1) * 100
+          if closing <= exit || time[i] - t >= maxHolding {
+            switch fills.after(signal: i) {
+            case .failure(let skip): skipped.add(skip.reason)  // the position stays open
+            case .success(let q):
+              close(&open!, q[rich], q[cheap], premium: closing, time: time[i], reason: closing <= exit ? .signal : .maxHolding)
+              trades.append(open!)
+              open = nil
+              cooldownUntil = parameters.cooldown.map { time[i] + $0 } ?? .min
+            }
+            if open == nil { break }
+          }
+        }
+        i += 1
+      }
+      // A point that closes a position never opens one.
+      i += 1
     }
     if var trade = open {
       // Still open: closed at the last valid point's own quotes.
@@ -228,3 +248,4 @@ public struct ConvergenceBacktest {
   @inline(__always)
   private func pick(_ first: Double, _ second: Double, _ k: Int) -> Double { k == 0 ? first : second }
 }
+
