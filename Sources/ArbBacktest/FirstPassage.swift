@@ -51,19 +51,28 @@ struct FirstPassage {
   private func passes(_ value: Double, _ threshold: Double) -> Bool { upward ? value >= threshold : value <= threshold }
 
   /// The first position `p ≥ from` with a passing value, or `nil`.
+  ///
+  /// A block whose extreme does not pass is skipped from wherever `p` is inside it
+  /// (its extreme bounds every value after `p` in it too); only a small block that
+  /// may pass is scanned value by value.
   func first(from start: Int, threshold: Double) -> Int? {
     var p = start
     let n = values.count
     while p < n {
-      if p % Self.largeBlock == 0 && p + Self.largeBlock <= n && !passes(large[p / Self.largeBlock], threshold) {
-        p += Self.largeBlock
-      } else if p % Self.smallBlock == 0 && p + Self.smallBlock <= n && !passes(small[p / Self.smallBlock], threshold) {
-        p += Self.smallBlock
-      } else if passes(values[p], threshold) {
-        return p
-      } else {
-        p += 1
+      let big = p / Self.largeBlock
+      if !passes(large[big], threshold) {
+        p = (big + 1) * Self.largeBlock
+        continue
       }
+      let block = p / Self.smallBlock
+      let end = min((block + 1) * Self.smallBlock, n)
+      if passes(small[block], threshold) {
+        while p < end {
+          if passes(values[p], threshold) { return p }
+          p += 1
+        }
+      }
+      p = end
     }
     return nil
   }
