@@ -124,6 +124,9 @@ struct BenchReport {
     if let sweep {
       text += "arbkit sweep: the CLI from spawn to exit (open the caches, align, index, 200 simulations, 1000 rows priced and written); "
       text += "runs (s) " + sweep.runs.filter { $0.cells == 1000 }.map { "--jobs \($0.jobs): \(list($0.seconds))" }.joined(separator: "; ") + "\n"
+      if let one = sweep.runs.first(where: { $0.cells == 1 }) {
+        text += "arbkit sweep of 1 cell (start, open the caches, align, index, one simulation): \(format(median(one.seconds), 3)) s, runs \(list(one.seconds))\n"
+      }
       text += "peak memory of arbkit sweep: " + sweep.runs.sorted { ($0.cells, $0.jobs) < ($1.cells, $1.jobs) }.map {
         "\($0.cells) cells (--jobs \($0.jobs)) \(format(Double($0.peakMemoryBytes) / 1e6, 0)) MB"
       }.joined(separator: ", ") + "\n"

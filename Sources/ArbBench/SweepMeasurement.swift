@@ -19,8 +19,8 @@ struct SweepMeasurement {
 
   static func run(_ data: ConvergenceData, arbkit: String, folder: String, repeats: Int) throws -> SweepMeasurement {
     let out = "\(folder)/sweep_\(data.rows).csv"
-    func sweep(entries: Int, jobs: Int) throws -> (seconds: Double, peak: Int) {
-      let arguments = [arbkit, "sweep", data.scenario] + data.grid(entries: entries) + ["--jobs", "\(jobs)", "--quiet", "--out", out]
+    func sweep(entries: Int, jobs: Int, grid: [String]? = nil) throws -> (seconds: Double, peak: Int) {
+      let arguments = [arbkit, "sweep", data.scenario] + (grid ?? data.grid(entries: entries)) + ["--jobs", "\(jobs)", "--quiet", "--out", out]
       var usage = rusage()
       let seconds = try timed { usage = try spawn(arguments, stdout: "/dev/null") }
       return (seconds, Int(usage.ru_maxrss) * 1024)
@@ -39,7 +39,16 @@ struct SweepMeasurement {
       runs.append(Run(cells: 1000, jobs: jobs, seconds: seconds, peakMemoryBytes: peak))
     }
     runs.append(Run(cells: 2 * ConvergenceData.exits.count * ConvergenceData.legTwoFees.count, jobs: 2, seconds: [small.seconds], peakMemoryBytes: small.peak))
+    // One cell: what every sweep pays once (start, open the caches, align, index) plus one simulation.
+    var one: [Double] = [], onePeak = 0
+    for _ in 0..<repeats {
+      let run = try sweep(entries: 1, jobs: 1, grid: ["--grid", "strategy.entry=\(ConvergenceData.entry)"])
+      one.append(run.seconds)
+      onePeak = max(onePeak, run.peak)
+    }
+    runs.append(Run(cells: 1, jobs: 1, seconds: one, peakMemoryBytes: onePeak))
     // The last full run's rows: columns entry, exit, fee, trades, wins, pnl, …
+    _ = try sweep(entries: ConvergenceData.entries.count, jobs: 2)
     let rows = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false) }
     return SweepMeasurement(runs: runs, trades: rows.map { Int($0[3]) ?? -1 }, pnl: rows.map { Double($0[5]) ?? .nan })
   }
