@@ -131,72 +131,72 @@ public struct ConvergenceBacktest {
     }
     let fills = Fills(legs: legs, aligned: aligned, maxStale: parameters.maxStale, latency: parameters.latencies)
     let (entry, exit, maxHolding) = (parameters.entry, parameters.exit, parameters.maxHolding ?? .max)
+    let holdingLimited = parameters.maxHolding != nil  // else the open loop never reads the clock
     var open: TradeDecision? = nil
     var cooldownUntil = Int64.min
     var i = firstValid
-    // The columns the pass reads at every point, held here so that the loops touch
-    // only their elements (no copy of a series, no reference counting per point).
-    let (bid0, ask0, bid1, ask1) = (legs[0].bid, legs[0].ask, legs[1].bid, legs[1].ask)
-    let (time, valid, states) = (aligned.time, aligned.valid, aligned.states)
-    // Two tight loops in turn: flat, scan for an entry signal (never at the last valid
-    // point); open, scan the points after the entry for an exit signal.
-    pass: while i < lastValid {
-      var forward = 0.0, backward = 0.0
-      while i < lastValid {
-        if valid[i] {
-          let a = Int(states[2 * i]), b = Int(states[2 * i + 1])
-          forward = (bid0[a] / ask1[b] - 1) * 100
-          backward = (bid1[b] / ask0[a] - 1) * 100
-          if max(forward, backward) >= entry { break }
+    PassColumns.with(legs, aligned) { c in
+      let (bid0, ask0, bid1, ask1, time, valid, states) = (c.bid0, c.ask0, c.bid1, c.ask1, c.time, c.valid, c.states)
+      // Two tight loops in turn: flat, scan for an entry signal (never at the last valid
+      // point); open, scan the points after the entry for an exit signal.
+      pass: while i < lastValid {
+        var forward = 0.0, backward = 0.0
+        while i < lastValid {
+          if valid[i] {
+            let a = Int(states[2 * i]), b = Int(states[2 * i + 1])
+            forward = (bid0[a] / ask1[b] - 1) * 100
+            backward = (bid1[b] / ask0[a] - 1) * 100
+            if max(forward, backward) >= entry { break }
+          }
+          i += 1
         }
-        i += 1
-      }
-      guard i < lastValid else { break }
-      let t = time[i]
-      if t < cooldownUntil {
-        skipped.add(.cooldown)
-        i += 1
-        continue
-      }
-      let rich = forward >= backward ? 0 : 1, cheap = 1 - rich
-      switch fills.after(signal: i) {
-      case .failure(let skip):
-        skipped.add(skip.reason)
-        i += 1
-        continue pass
-      case .success(let q):
-        if parameters.capAtBook && (q[rich].bidSize == 0 || q[cheap].askSize == 0) {
-          skipped.add(.noBookSize)
+        guard i < lastValid else { break }
+        let t = time[i]
+        if t < cooldownUntil {
+          skipped.add(.cooldown)
+          i += 1
+          continue
+        }
+        let rich = forward >= backward ? 0 : 1, cheap = 1 - rich
+        switch fills.after(signal: i) {
+        case .failure(let skip):
+          skipped.add(skip.reason)
           i += 1
           continue pass
-        }
-        open = TradeDecision(
-          entryTime: t, exitTime: t, rich: rich, cheap: cheap, entryPremium: max(forward, backward), exitPremium: .nan,
-          richBid: q[rich].bid, richBidSize: q[rich].bidSize, cheapAsk: q[cheap].ask, cheapAskSize: q[cheap].askSize,
-          richAsk: .nan, cheapBid: .nan, exitReason: .signal)
-      }
-      // Open from point i: the exit test starts at the next valid point.
-      i += 1
-      while i <= lastValid {
-        if valid[i] {
-          let a = Int(states[2 * i]), b = Int(states[2 * i + 1])
-          let closing = ((rich == 0 ? ask0[a] / bid1[b] : ask1[b] / bid0[a]) - 1) * 100
-          if closing <= exit || time[i] - t >= maxHolding {
-            switch fills.after(signal: i) {
-            case .failure(let skip): skipped.add(skip.reason)  // the position stays open
-            case .success(let q):
-              close(&open!, q[rich], q[cheap], premium: closing, time: time[i], reason: closing <= exit ? .signal : .maxHolding)
-              trades.append(open!)
-              open = nil
-              cooldownUntil = parameters.cooldown.map { time[i] + $0 } ?? .min
-            }
-            if open == nil { break }
+        case .success(let q):
+          if parameters.capAtBook && (q[rich].bidSize == 0 || q[cheap].askSize == 0) {
+            skipped.add(.noBookSize)
+            i += 1
+            continue pass
           }
+          open = TradeDecision(
+            entryTime: t, exitTime: t, rich: rich, cheap: cheap, entryPremium: max(forward, backward), exitPremium: .nan,
+            richBid: q[rich].bid, richBidSize: q[rich].bidSize, cheapAsk: q[cheap].ask, cheapAskSize: q[cheap].askSize,
+            richAsk: .nan, cheapBid: .nan, exitReason: .signal)
         }
+        // Open from point i: the exit test starts at the next valid point.
+        i += 1
+        while i <= lastValid {
+          if valid[i] {
+            let a = Int(states[2 * i]), b = Int(states[2 * i + 1])
+            let closing = ((rich == 0 ? ask0[a] / bid1[b] : ask1[b] / bid0[a]) - 1) * 100
+            if closing <= exit || (holdingLimited && time[i] - t >= maxHolding) {
+              switch fills.after(signal: i) {
+              case .failure(let skip): skipped.add(skip.reason)  // the position stays open
+              case .success(let q):
+                close(&open!, q[rich], q[cheap], premium: closing, time: time[i], reason: closing <= exit ? .signal : .maxHolding)
+                trades.append(open!)
+                open = nil
+                cooldownUntil = parameters.cooldown.map { time[i] + $0 } ?? .min
+              }
+              if open == nil { break }
+            }
+          }
+          i += 1
+        }
+        // A point that closes a position never opens one.
         i += 1
       }
-      // A point that closes a position never opens one.
-      i += 1
     }
     if var trade = open {
       // Still open: closed at the last valid point's own quotes.
@@ -249,3 +249,29 @@ public struct ConvergenceBacktest {
   private func pick(_ first: Double, _ second: Double, _ k: Int) -> Double { k == 0 ? first : second }
 }
 
+/// The columns the plain pass reads at every point, as buffers: the loops touch only
+/// their elements (no copy of a series, no reference counting or bounds check per point).
+private struct PassColumns {
+  let bid0, ask0, bid1, ask1: UnsafeBufferPointer<Double>
+  let time: UnsafeBufferPointer<Int64>
+  let valid: UnsafeBufferPointer<Bool>
+  let states: UnsafeBufferPointer<Int32>
+
+  static func with<Result>(_ legs: [QuoteSeries], _ aligned: AlignedLegs, _ body: (PassColumns) -> Result) -> Result {
+    legs[0].bid.withUnsafeBufferPointer { bid0 in
+      legs[0].ask.withUnsafeBufferPointer { ask0 in
+        legs[1].bid.withUnsafeBufferPointer { bid1 in
+          legs[1].ask.withUnsafeBufferPointer { ask1 in
+            aligned.time.withUnsafeBufferPointer { time in
+              aligned.valid.withUnsafeBufferPointer { valid in
+                aligned.states.withUnsafeBufferPointer { states in
+                  body(PassColumns(bid0: bid0, ask0: ask0, bid1: bid1, ask1: ask1, time: time, valid: valid, states: states))
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
