@@ -133,7 +133,8 @@ struct BenchReport {
     }
     if let peers {
       text += "numba: @njit single-threaded, timed after a warm-up call (JIT compile excluded: \(format(peers["compile_s"] as? Double ?? .nan, 2)) s"
-      text += ", brute-force sweep \(format(peers["sweep_compile_s"] as? Double ?? .nan, 2)) s); the sweep runs every cell in full"
+      if let compile = peers["sweep_compile_s"] as? Double { text += ", brute-force sweep \(format(compile, 2)) s" }
+      text += "); the brute-force sweep runs every cell in full"
       if let runs = seconds("sweep") { text += "; sweep runs (s) \(list(runs))" }
       text += "\n"
       if let vectorbt {
