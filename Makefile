@@ -1,7 +1,7 @@
 # ArbKit — the two commands a new user types, plus benchmarks.
 #   make demo    install missing packages, build release, run the main job on Data/
 #   make test    install missing packages, run every test
-#   make bench   benchmark against pandas/polars/numpy (installs them in bench/.venv)
+#   make bench   benchmark against pandas/polars/numpy/numba/vectorbt (installs them in bench/.venv)
 #   make fuzz    fuzz every parser family for FUZZ_SECONDS each (libFuzzer + ASan)
 
 SWIFT   ?= swift

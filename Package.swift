@@ -21,11 +21,14 @@ let package = Package(
     .target(name: "ArbCLI", dependencies: ["ArbCore", "ArbIngest", "ArbAnalytics", "ArbBacktest"]),
     // Fuzz targets, one per parser family (`make fuzz` runs them under libFuzzer).
     .target(name: "ArbFuzz", dependencies: ["ArbCore", "ArbIngest"]),
+    // Counts the benchmark's heap allocations (linked into arbkit-bench only).
+    .target(name: "CMallocCount"),
 
     // MARK: Executables
     .executableTarget(name: "arbkit", dependencies: ["ArbCLI"]),
     .executableTarget(name: "arbkit-fuzz", dependencies: ["ArbFuzz"], path: "Sources/ArbFuzzMain"),
-    .executableTarget(name: "arbkit-bench", dependencies: ["ArbCore", "ArbIngest", "ArbAnalytics", "ArbCLI"], path: "Sources/ArbBench"),
+    .executableTarget(
+      name: "arbkit-bench", dependencies: ["ArbCore", "ArbIngest", "ArbAnalytics", "ArbBacktest", "ArbCLI", "CMallocCount"], path: "Sources/ArbBench"),
 
     // MARK: Tests
     .target(name: "TestSupport", path: "Tests/TestSupport"),

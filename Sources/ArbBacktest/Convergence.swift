@@ -135,47 +135,71 @@ public struct ConvergenceBacktest {
       return ConvergenceDecisions(trades: [], skipped: [], firstTime: nil, lastTime: nil)
     }
     let fills = Fills(legs: legs, aligned: aligned, maxStale: parameters.maxStale, latency: parameters.latencies)
+    let (entry, exit, maxHolding, sellLeg) = (parameters.entry, parameters.exit, parameters.maxHolding ?? .max, parameters.sellLeg)
+    let holdingLimited = parameters.maxHolding != nil  // else the open loop never reads the clock
     var open: TradeDecision? = nil
-    var entryPoint = -1
     var cooldownUntil = Int64.min
-    for i in firstValid...lastValid where aligned.valid[i] {
-      let t = aligned.time[i]
-      let a = fills.quote(0, point: i), b = fills.quote(1, point: i)
-      if var trade = open {
-        guard i > entryPoint else { continue }
-        let closing = (pick(a.ask, b.ask, trade.rich) / pick(a.bid, b.bid, trade.cheap) - 1) * 100
-        let held = parameters.maxHolding.map { t - trade.entryTime >= $0 } ?? false
-        guard closing <= parameters.exit || held else { continue }
-        switch fills.after(signal: i) {
-        case .failure(let skip): skipped.add(skip.reason)
-        case .success(let q):
-          close(&trade, q[trade.rich], q[trade.cheap], premium: closing, time: t, reason: closing <= parameters.exit ? .signal : .maxHolding)
-          trades.append(trade)
-          open = nil
-          cooldownUntil = parameters.cooldown.map { t + $0 } ?? .min
+    var i = firstValid
+    PassColumns.with(legs, aligned) { c in
+      let (bid0, ask0, bid1, ask1, time, valid, states) = (c.bid0, c.ask0, c.bid1, c.ask1, c.time, c.valid, c.states)
+      // Two tight loops in turn: flat, scan for an entry signal (never at the last valid
+      // point); open, scan the points after the entry for an exit signal.
+      pass: while i < lastValid {
+        var signal = (premium: 0.0, rich: 0)
+        while i < lastValid {
+          if valid[i] {
+            let a = Int(states[2 * i]), b = Int(states[2 * i + 1])
+            signal = Self.entrySignal(forward: (bid0[a] / ask1[b] - 1) * 100, backward: (bid1[b] / ask0[a] - 1) * 100, sellLeg: sellLeg)
+            if signal.premium >= entry { break }
+          }
+          i += 1
         }
-        continue
-      }
-      if i == lastValid { break }
-      let (exec, rich) = entrySignal(a, b)
-      guard exec >= parameters.entry else { continue }
-      if t < cooldownUntil {
-        skipped.add(.cooldown)
-        continue
-      }
-      switch fills.after(signal: i) {
-      case .failure(let skip): skipped.add(skip.reason)
-      case .success(let q):
-        let cheap = 1 - rich
-        if parameters.capAtBook && (q[rich].bidSize == 0 || q[cheap].askSize == 0) {
-          skipped.add(.noBookSize)
+        guard i < lastValid else { break }
+        let t = time[i]
+        if t < cooldownUntil {
+          skipped.add(.cooldown)
+          i += 1
           continue
         }
-        open = TradeDecision(
-          entryTime: t, exitTime: t, rich: rich, cheap: cheap, entryPremium: exec, exitPremium: .nan,
-          richBid: q[rich].bid, richBidSize: q[rich].bidSize, cheapAsk: q[cheap].ask, cheapAskSize: q[cheap].askSize,
-          richAsk: .nan, cheapBid: .nan, exitReason: .signal)
-        entryPoint = i
+        let rich = signal.rich, cheap = 1 - rich
+        switch fills.after(signal: i) {
+        case .failure(let skip):
+          skipped.add(skip.reason)
+          i += 1
+          continue pass
+        case .success(let q):
+          if parameters.capAtBook && (q[rich].bidSize == 0 || q[cheap].askSize == 0) {
+            skipped.add(.noBookSize)
+            i += 1
+            continue pass
+          }
+          open = TradeDecision(
+            entryTime: t, exitTime: t, rich: rich, cheap: cheap, entryPremium: signal.premium, exitPremium: .nan,
+            richBid: q[rich].bid, richBidSize: q[rich].bidSize, cheapAsk: q[cheap].ask, cheapAskSize: q[cheap].askSize,
+            richAsk: .nan, cheapBid: .nan, exitReason: .signal)
+        }
+        // Open from point i: the exit test starts at the next valid point.
+        i += 1
+        while i <= lastValid {
+          if valid[i] {
+            let a = Int(states[2 * i]), b = Int(states[2 * i + 1])
+            let closing = ((rich == 0 ? ask0[a] / bid1[b] : ask1[b] / bid0[a]) - 1) * 100
+            if closing <= exit || (holdingLimited && time[i] - t >= maxHolding) {
+              switch fills.after(signal: i) {
+              case .failure(let skip): skipped.add(skip.reason)  // the position stays open
+              case .success(let q):
+                close(&open!, q[rich], q[cheap], premium: closing, time: time[i], reason: closing <= exit ? .signal : .maxHolding)
+                trades.append(open!)
+                open = nil
+                cooldownUntil = parameters.cooldown.map { time[i] + $0 } ?? .min
+              }
+              if open == nil { break }
+            }
+          }
+          i += 1
+        }
+        // A point that closes a position never opens one.
+        i += 1
       }
     }
     if var trade = open {
@@ -228,9 +252,8 @@ public struct ConvergenceBacktest {
   /// The entry premium and the leg sold: the executable premium and its direction,
   /// or the premium of selling `sellLeg` when the direction is fixed.
   @inline(__always)
-  private func entrySignal(_ a: FillQuote, _ b: FillQuote) -> (premium: Double, rich: Int) {
-    let forward = (a.bid / b.ask - 1) * 100, backward = (b.bid / a.ask - 1) * 100
-    switch parameters.sellLeg {
+  static func entrySignal(forward: Double, backward: Double, sellLeg: Int?) -> (premium: Double, rich: Int) {
+    switch sellLeg {
     case 0: return (forward, 0)
     case 1: return (backward, 1)
     default: return forward >= backward ? (forward, 0) : (backward, 1)
@@ -239,4 +262,31 @@ public struct ConvergenceBacktest {
 
   @inline(__always)
   private func pick(_ first: Double, _ second: Double, _ k: Int) -> Double { k == 0 ? first : second }
+}
+
+/// The columns the plain pass reads at every point, as buffers: the loops touch only
+/// their elements (no copy of a series, no reference counting or bounds check per point).
+private struct PassColumns {
+  let bid0, ask0, bid1, ask1: UnsafeBufferPointer<Double>
+  let time: UnsafeBufferPointer<Int64>
+  let valid: UnsafeBufferPointer<Bool>
+  let states: UnsafeBufferPointer<Int32>
+
+  static func with<Result>(_ legs: [QuoteSeries], _ aligned: AlignedLegs, _ body: (PassColumns) -> Result) -> Result {
+    legs[0].bid.withUnsafeBufferPointer { bid0 in
+      legs[0].ask.withUnsafeBufferPointer { ask0 in
+        legs[1].bid.withUnsafeBufferPointer { bid1 in
+          legs[1].ask.withUnsafeBufferPointer { ask1 in
+            aligned.time.withUnsafeBufferPointer { time in
+              aligned.valid.withUnsafeBufferPointer { valid in
+                aligned.states.withUnsafeBufferPointer { states in
+                  body(PassColumns(bid0: bid0, ask0: ask0, bid1: bid1, ask1: ask1, time: time, valid: valid, states: states))
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
 }

@@ -50,27 +50,45 @@ struct Fills {
   /// Leg `k`'s quote in force at clock point `point` (a valid point: both sides priced).
   @inline(__always)
   func quote(_ k: Int, point: Int) -> FillQuote {
-    let j = Int(aligned.state(leg: k, point: point))
-    let leg = legs[k]
-    return FillQuote(bid: leg.bid[j], ask: leg.ask[j], bidSize: leg.bidSize[j], askSize: leg.askSize[j])
+    quote(k, row: Int(aligned.state(leg: k, point: point)))
   }
 
-  /// Every leg's as-of quote at its fill time (the signal at clock point `point`
-  /// plus the leg's latency), or the reason the fill cannot happen: a quote older
-  /// than `maxStale` at its fill time, or one-sided.
-  func after(signal point: Int) -> Result<[FillQuote], SkipError> {
-    var quotes: [FillQuote] = []
-    quotes.reserveCapacity(legs.count)
-    for (k, leg) in legs.enumerated() {
-      let time = aligned.time[point] + latency[k]
-      var j = Int(aligned.state(leg: k, point: point))
-      while j + 1 < leg.count && leg.time[j + 1] <= time { j += 1 }
-      if let limit = maxStale, time - leg.time[j] > limit { return .failure(SkipError(reason: .staleFill)) }
-      guard leg.bid[j].isFinite, leg.ask[j].isFinite else { return .failure(SkipError(reason: .oneSidedFill)) }
-      quotes.append(FillQuote(bid: leg.bid[j], ask: leg.ask[j], bidSize: leg.bidSize[j], askSize: leg.askSize[j]))
-    }
-    return .success(quotes)
+  /// Leg `k`'s quote at row `j` (columns read in place, the series is not copied).
+  @inline(__always)
+  private func quote(_ k: Int, row j: Int) -> FillQuote {
+    FillQuote(bid: legs[k].bid[j], ask: legs[k].ask[j], bidSize: legs[k].bidSize[j], askSize: legs[k].askSize[j])
   }
+
+  /// Both legs' as-of quotes at their fill times (the signal at clock point `point`
+  /// plus each leg's latency), or the reason the fill cannot happen: a quote older
+  /// than `maxStale` at its fill time, or one-sided. Allocates nothing.
+  @inline(__always)
+  func after(signal point: Int) -> Result<FillPair, SkipError> {
+    switch (fill(0, signal: point), fill(1, signal: point)) {
+    case (.failure(let skip), _), (_, .failure(let skip)): .failure(skip)
+    case (.success(let first), .success(let second)): .success(FillPair(first: first, second: second))
+    }
+  }
+
+  /// Leg `k`'s as-of quote at its fill time after the signal at clock point `point`.
+  @inline(__always)
+  private func fill(_ k: Int, signal point: Int) -> Result<FillQuote, SkipError> {
+    let time = aligned.time[point] + latency[k]
+    var j = Int(aligned.state(leg: k, point: point))
+    while j + 1 < legs[k].time.count && legs[k].time[j + 1] <= time { j += 1 }
+    if let limit = maxStale, time - legs[k].time[j] > limit { return .failure(SkipError(reason: .staleFill)) }
+    let quote = quote(k, row: j)
+    guard quote.bid.isFinite, quote.ask.isFinite else { return .failure(SkipError(reason: .oneSidedFill)) }
+    return .success(quote)
+  }
+}
+
+/// The fill quotes of the two legs, indexed by leg.
+struct FillPair {
+  var first: FillQuote
+  var second: FillQuote
+
+  subscript(k: Int) -> FillQuote { k == 0 ? first : second }
 }
 
 /// A skipped fill, as an error so that `Result` can carry it.

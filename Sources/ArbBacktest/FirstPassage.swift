@@ -18,39 +18,61 @@ struct FirstPassage {
   /// `values` with `nan` where no passage may happen (never ≥ or ≤ anything).
   init(_ values: [Double], upward: Bool) {
     // nan never passes: store it as the value that never reaches any threshold.
+    var clean = values
     let never = upward ? -Double.infinity : Double.infinity
-    let clean = values.map { $0.isNaN ? never : $0 }
-    func extremes(_ column: [Double], _ size: Int) -> [Double] {
-      stride(from: 0, to: column.count, by: size).map { start in
-        let block = column[start..<min(start + size, column.count)]
-        return upward ? block.max()! : block.min()!
-      }
-    }
+    for k in clean.indices where clean[k].isNaN { clean[k] = never }
     self.values = clean
-    small = extremes(clean, Self.smallBlock)
-    large = extremes(small, Self.largeBlock / Self.smallBlock)
+    small = Self.extremes(clean, Self.smallBlock, upward: upward)
+    large = Self.extremes(small, Self.largeBlock / Self.smallBlock, upward: upward)
     self.upward = upward
   }
 
+  /// The maximum (or minimum) of each block of `size` values, the last one possibly short.
+  private static func extremes(_ column: [Double], _ size: Int, upward: Bool) -> [Double] {
+    var result = [Double](repeating: 0, count: (column.count + size - 1) / size)
+    column.withUnsafeBufferPointer { column in
+      for b in result.indices {
+        var extreme = column[b * size]
+        for value in column[(b * size + 1)..<min(b * size + size, column.count)] {
+          extreme = upward ? max(extreme, value) : min(extreme, value)
+        }
+        result[b] = extreme
+      }
+    }
+    return result
+  }
+
   var count: Int { values.count }
+
+  /// The value at position `p` (`nan` stored as ∓infinity).
+  subscript(p: Int) -> Double { values[p] }
 
   @inline(__always)
   private func passes(_ value: Double, _ threshold: Double) -> Bool { upward ? value >= threshold : value <= threshold }
 
   /// The first position `p ≥ from` with a passing value, or `nil`.
+  ///
+  /// A block whose extreme does not pass is skipped from wherever `p` is inside it
+  /// (its extreme bounds every value after `p` in it too); only a small block that
+  /// may pass is scanned value by value.
   func first(from start: Int, threshold: Double) -> Int? {
     var p = start
     let n = values.count
     while p < n {
-      if p % Self.largeBlock == 0 && p + Self.largeBlock <= n && !passes(large[p / Self.largeBlock], threshold) {
-        p += Self.largeBlock
-      } else if p % Self.smallBlock == 0 && p + Self.smallBlock <= n && !passes(small[p / Self.smallBlock], threshold) {
-        p += Self.smallBlock
-      } else if passes(values[p], threshold) {
-        return p
-      } else {
-        p += 1
+      let big = p / Self.largeBlock
+      if !passes(large[big], threshold) {
+        p = (big + 1) * Self.largeBlock
+        continue
       }
+      let block = p / Self.smallBlock
+      let end = min((block + 1) * Self.smallBlock, n)
+      if passes(small[block], threshold) {
+        while p < end {
+          if passes(values[p], threshold) { return p }
+          p += 1
+        }
+      }
+      p = end
     }
     return nil
   }
@@ -59,15 +81,18 @@ struct FirstPassage {
 /// The valid points of two aligned legs with the premiums the convergence rules test,
 /// indexed for first-passage queries. Built once per data set and shared by every
 /// sweep cell on it.
+///
+/// Memory: per valid point 8 + 8 + 1 bytes (point, time, direction) and three indexed
+/// premium columns of 8 bytes (plus 1/64 for their blocks).
 public struct ConvergenceIndex: Sendable {
-  /// Per valid point: its clock point, time, entry premium and direction.
+  /// Per valid point: its clock point, time and direction (rich leg is leg 1).
   let point: [Int]
   let time: [Int64]
-  let exec: [Double]
   let richIsFirst: [Bool]
+  /// Executable premiums (percent), for entry queries.
   let entries: FirstPassage
-  /// Closing premiums `ask_R / bid_C − 1` (percent) for R = leg 1 and R = leg 2.
-  let closing: [[Double]]
+  /// Closing premiums `ask_R / bid_C − 1` (percent) for R = leg 1 and R = leg 2, for
+  /// exit queries.
   let exits: [FirstPassage]
 
   /// The leg every entry sells (`ConvergenceParameters.sellLeg`), or `nil`.
@@ -75,28 +100,33 @@ public struct ConvergenceIndex: Sendable {
 
   /// `sellLeg`: index only the entries that sell this leg (the entry premium is that
   /// direction's), as a run with the same `sellLeg` decides.
+  ///
+  /// - Complexity: one pass over the clock points; no allocation per point.
   public init(legs: [QuoteSeries], aligned: AlignedLegs, sellLeg: Int? = nil) {
-    var point: [Int] = [], time: [Int64] = [], exec: [Double] = [], richIsFirst: [Bool] = []
-    var closing: [[Double]] = [[], []]
+    precondition(legs.count == 2 && aligned.legCount == 2, "convergence trades exactly two legs")
+    let n = aligned.validPoints
+    var point = [Int](repeating: 0, count: n), time = [Int64](repeating: 0, count: n), richIsFirst = [Bool](repeating: false, count: n)
+    var exec = [Double](repeating: 0, count: n), closeFirst = [Double](repeating: 0, count: n), closeSecond = [Double](repeating: 0, count: n)
+    let (bid0, ask0, bid1, ask1) = (legs[0].bid, legs[0].ask, legs[1].bid, legs[1].ask)
+    var v = 0
     for i in aligned.time.indices where aligned.valid[i] {
-      let a = Int(aligned.state(leg: 0, point: i)), b = Int(aligned.state(leg: 1, point: i))
-      let forward = (legs[0].bid[a] / legs[1].ask[b] - 1) * 100, backward = (legs[1].bid[b] / legs[0].ask[a] - 1) * 100
-      point.append(i)
-      time.append(aligned.time[i])
-      let first = sellLeg.map { $0 == 0 } ?? (forward >= backward)
-      exec.append(first ? forward : backward)
-      richIsFirst.append(first)
-      closing[0].append((legs[0].ask[a] / legs[1].bid[b] - 1) * 100)
-      closing[1].append((legs[1].ask[b] / legs[0].bid[a] - 1) * 100)
+      let a = Int(aligned.states[2 * i]), b = Int(aligned.states[2 * i + 1])
+      let signal = ConvergenceBacktest.entrySignal(
+        forward: (bid0[a] / ask1[b] - 1) * 100, backward: (bid1[b] / ask0[a] - 1) * 100, sellLeg: sellLeg)
+      point[v] = i
+      time[v] = aligned.time[i]
+      exec[v] = signal.premium
+      richIsFirst[v] = signal.rich == 0
+      closeFirst[v] = (ask0[a] / bid1[b] - 1) * 100
+      closeSecond[v] = (ask1[b] / bid0[a] - 1) * 100
+      v += 1
     }
     self.point = point
     self.time = time
-    self.exec = exec
     self.richIsFirst = richIsFirst
     self.sellLeg = sellLeg
-    self.closing = closing
     entries = FirstPassage(exec, upward: true)
-    exits = closing.map { FirstPassage($0, upward: false) }
+    exits = [FirstPassage(closeFirst, upward: false), FirstPassage(closeSecond, upward: false)]
   }
 
   /// The first valid-point position at or after `from` whose time is ≥ `t`.
@@ -125,7 +155,7 @@ extension ConvergenceBacktest {
     search: while let found = index.entries.first(from: p, threshold: parameters.entry), found < n - 1 {
       p = found
       let rich = index.richIsFirst[p] ? 0 : 1, cheap = 1 - rich
-      var q: [FillQuote]
+      let q: FillPair
       switch fills.after(signal: index.point[p]) {
       case .failure(let skip):
         skipped.add(skip.reason)
@@ -139,7 +169,7 @@ extension ConvergenceBacktest {
         continue search
       }
       var trade = TradeDecision(
-        entryTime: index.time[p], exitTime: index.time[p], rich: rich, cheap: cheap, entryPremium: index.exec[p], exitPremium: .nan,
+        entryTime: index.time[p], exitTime: index.time[p], rich: rich, cheap: cheap, entryPremium: index.entries[p], exitPremium: .nan,
         richBid: q[rich].bid, richBidSize: q[rich].bidSize, cheapAsk: q[cheap].ask, cheapAskSize: q[cheap].askSize,
         richAsk: .nan, cheapBid: .nan, exitReason: .signal)
       // The exit: the first later point at or under the exit premium, or past the
@@ -154,7 +184,7 @@ extension ConvergenceBacktest {
           let last = index.point[n - 1]
           trade.richAsk = fills.quote(rich, point: last).ask
           trade.cheapBid = fills.quote(cheap, point: last).bid
-          trade.exitPremium = index.closing[rich][n - 1]
+          trade.exitPremium = index.exits[rich][n - 1]
           trade.exitTime = index.time[n - 1]
           trade.exitReason = .endOfData
           trades.append(trade)
@@ -168,9 +198,9 @@ extension ConvergenceBacktest {
         case .success(let quotes):
           trade.richAsk = quotes[rich].ask
           trade.cheapBid = quotes[cheap].bid
-          trade.exitPremium = index.closing[rich][signal]
+          trade.exitPremium = index.exits[rich][signal]
           trade.exitTime = index.time[signal]
-          trade.exitReason = index.closing[rich][signal] <= parameters.exit ? .signal : .maxHolding
+          trade.exitReason = index.exits[rich][signal] <= parameters.exit ? .signal : .maxHolding
           trades.append(trade)
           p = signal + 1
         }
@@ -180,7 +210,7 @@ extension ConvergenceBacktest {
         // Entry signals inside the cooldown are skipped and counted, as the pass does.
         let end = index.firstAtOrAfter(time: trade.exitTime + cooldown, from: p)
         while p < min(end, n - 1) {
-          if index.exec[p] >= parameters.entry { skipped.add(.cooldown) }
+          if index.entries[p] >= parameters.entry { skipped.add(.cooldown) }
           p += 1
         }
       }

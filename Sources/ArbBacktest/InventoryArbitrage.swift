@@ -140,7 +140,7 @@ public struct InventoryArbitrage {
       let forward = (a.bid / b.ask - 1) * 100, backward = (b.bid / a.ask - 1) * 100
       let exec = max(forward, backward)
       guard exec >= parameters.entry else { continue }
-      let q: [FillQuote]
+      let q: FillPair
       switch fills.after(signal: i) {
       case .failure(let skip):
         skipped.add(skip.reason)

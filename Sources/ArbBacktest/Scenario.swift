@@ -92,12 +92,24 @@ public struct Scenario: Sendable, Equatable {
   /// Reads a scenario file, applies `overrides` (`strategy.entry=0.12`), checks every
   /// key and value, and resolves relative paths against the file's folder.
   public static func load(path: String, overrides: [String] = []) throws(ScenarioError) -> Scenario {
+    try load(path: path, document: try document(path: path), overrides: overrides)
+  }
+
+  /// The JSON object of a scenario file, unchecked: read once, it serves
+  /// `load(path:document:overrides:)` for many sets of overrides (a sweep's cells).
+  public static func document(path: String) throws(ScenarioError) -> [String: Any] {
     guard let data = FileManager.default.contents(atPath: path) else { throw ScenarioError(path: path, message: "no such file") }
     let parsed: Any
     do { parsed = try JSONSerialization.jsonObject(with: data) } catch {
       throw ScenarioError(path: path, message: "not valid JSON: \(error.localizedDescription)")
     }
-    guard var object = parsed as? [String: Any] else { throw ScenarioError(path: path, message: "expected a JSON object") }
+    guard let object = parsed as? [String: Any] else { throw ScenarioError(path: path, message: "expected a JSON object") }
+    return object
+  }
+
+  /// `load(path:overrides:)` on the `document` already read from `path`.
+  public static func load(path: String, document: [String: Any], overrides: [String]) throws(ScenarioError) -> Scenario {
+    var object = document
     for assignment in overrides {
       guard let eq = assignment.firstIndex(of: "="), eq != assignment.startIndex else {
         throw ScenarioError(path: "--set", message: "'\(assignment)' is not KEY=VALUE")
@@ -114,11 +126,13 @@ public struct Scenario: Sendable, Equatable {
   /// The type of `key`, matching `*` patterns; `nil` for an unknown key.
   public static func type(of key: String) -> ValueType? {
     let parts = key.split(separator: ".", omittingEmptySubsequences: false)
-    return keys.first { pattern in
-      let expected = pattern.key.split(separator: ".")
-      return expected.count == parts.count && zip(expected, parts).allSatisfy { $0 == "*" ? !$1.isEmpty : $0 == $1 }
+    return patterns.first { pattern in
+      pattern.parts.count == parts.count && zip(pattern.parts, parts).allSatisfy { $0 == "*" ? !$1.isEmpty : $0 == $1 }
     }?.type
   }
+
+  /// `keys` split at the dots once (a sweep checks thousands of scenarios).
+  private static let patterns = keys.map { (parts: $0.key.split(separator: "."), type: $0.type) }
 
   /// An override's text as the JSON value its key's type takes.
   private static func typed(_ text: String, _ type: ValueType, key: String) throws(ScenarioError) -> Any {

@@ -91,6 +91,71 @@ struct BenchReport {
     text += "arbkit: Ingest.read (a plain file on two threads), cache: Ingest.read of the folder (mmap + copy into arrays) and a pass over every word; cat: /bin/cat of the column files to /dev/null, started with posix_spawn, timed to its exit\n"
   }
 
+  /// The backtest and sweep next to numba (and vectorbt), after their results were
+  /// checked equal (`ConvergenceCheck`).
+  mutating func addConvergence(
+    _ data: ConvergenceData, backtest: BacktestMeasurement?, sweep: SweepMeasurement?, peers: [String: Any]?, repeats: Int
+  ) {
+    func seconds(_ key: String) -> [Double]? { ((peers?[key] as? [String: Any])?["seconds"] as? [String: Any])?["runs"] as? [Double] }
+    let points = backtest?.points ?? (peers?["points"] as? Int) ?? 0
+    let valid = backtest?.validPoints ?? (peers?["valid_points"] as? Int) ?? 0
+    text += "\nconvergence backtest and sweep: \(data.rows) rows × 2 venues, \(points) clock points (\(valid) valid), "
+    text += "the same column files for every side\nmedians of \(repeats) runs; ratio = peer time / arbkit time\n\n"
+    var rows: [[String]] = []
+    let numbaBacktest = seconds("backtest").map(median), numbaSweep = seconds("sweep").map(median)
+    if let backtest {
+      let arbkit = median(backtest.seconds)
+      rows.append(["backtest, 1 run (\(backtest.trades) trades)", format(arbkit, 3), numbaBacktest.map { format($0, 3) } ?? "-",
+                   numbaBacktest.map { format($0 / arbkit, 2) + "×" } ?? "-", "-", "-"])
+    }
+    let vectorbt = peers?["vectorbt"] as? [String: Any]
+    let vectorbtCell = (vectorbt?["cell_seconds"] as? [Double]).flatMap { $0.isEmpty ? nil : median($0) }
+    for run in sweep?.runs ?? [] where run.cells == 1000 {
+      let arbkit = median(run.seconds), vbt = vectorbtCell.map { $0 * Double(run.cells) }
+      rows.append(["sweep, \(run.cells) cells, arbkit --jobs \(run.jobs)", format(arbkit, 3), numbaSweep.map { format($0, 2) } ?? "-",
+                   numbaSweep.map { format($0 / arbkit, 0) + "×" } ?? "-", vbt.map { format($0, 0) } ?? "-", vbt.map { format($0 / arbkit, 0) + "×" } ?? "-"])
+    }
+    text += table(["work", "arbkit s", "numba s", "ratio", "vectorbt s", "ratio"], rows)
+    if let backtest {
+      text += "arbkit backtest: ConvergenceBacktest.run in process (plain pass over every point + pricing), on legs opened and aligned once (untimed); runs (s) \(list(backtest.seconds))\n"
+      text += "heap allocations in one run: \(backtest.allocations) for \(backtest.points) points and \(backtest.trades) trades "
+      text += "(appending \(backtest.trades) trades to an empty array alone makes \(backtest.outputAllocations)), counted by malloc/calloc/realloc/memalign wrappers linked into arbkit-bench\n"
+    }
+    if let sweep {
+      text += "arbkit sweep: the CLI from spawn to exit (open the caches, align, index, 200 simulations, 1000 rows priced and written); "
+      text += "runs (s) " + sweep.runs.filter { $0.cells == 1000 }.map { "--jobs \($0.jobs): \(list($0.seconds))" }.joined(separator: "; ") + "\n"
+      if let one = sweep.runs.first(where: { $0.cells == 1 }) {
+        text += "arbkit sweep of 1 cell (start, open the caches, align, index, one simulation): \(format(median(one.seconds), 3)) s, runs \(list(one.seconds))\n"
+      }
+      text += "peak memory of arbkit sweep: " + sweep.runs.sorted { ($0.cells, $0.jobs) < ($1.cells, $1.jobs) }.map {
+        "\($0.cells) cells (--jobs \($0.jobs)) \(format(Double($0.peakMemoryBytes) / 1e6, 0)) MB"
+      }.joined(separator: ", ") + "\n"
+    }
+    if let peers {
+      text += "numba: @njit single-threaded, timed after a warm-up call (JIT compile excluded: \(format(peers["compile_s"] as? Double ?? .nan, 2)) s"
+      if let compile = peers["sweep_compile_s"] as? Double { text += ", brute-force sweep \(format(compile, 2)) s" }
+      text += "); the brute-force sweep runs every cell in full"
+      if let runs = seconds("sweep") { text += "; sweep runs (s) \(list(runs))" }
+      text += "\n"
+      if let vectorbt {
+        if let error = vectorbt["error"] as? String {
+          text += "vectorbt: \(error)\n"
+        } else if let cells = vectorbt["cells"] as? [[Any]] {
+          text += "vectorbt \(vectorbt["version"] ?? "?"): Portfolio.from_signals, the closest equivalent (bench/backtest.py, vectorbt_cell); "
+          text += "\(cells.count) cells timed (s) \(list(vectorbt["cell_seconds"] as? [Double] ?? [])), scaled to 1000 cells\n"
+          if let sweep {
+            text += "  vectorbt vs the exact rules (trades, PnL): " + cells.enumerated().map { k, cell in
+              "\(cell[0])/\(sweep.trades[k]), \(format(cell[1] as? Double ?? .nan, 1))/\(format(sweep.pnl[k], 1))"
+            }.joined(separator: "; ") + "\n"
+          }
+        }
+      }
+      if let versions = peers["versions"] as? [String: Any] {
+        text += "peers: " + versions.keys.sorted().map { "\($0) \(versions[$0]!)" }.joined(separator: ", ") + "\n"
+      }
+    }
+  }
+
   private func table(_ headers: [String], _ rows: [[String]]) -> String {
     var widths = headers.map(\.count)
     for row in rows { for (k, cell) in row.enumerated() { widths[k] = max(widths[k], cell.count) } }

@@ -15,6 +15,19 @@ enum PeerMeasurement {
     return try script(python, "bench/formats.py", files + caches + ["--repeat", "\(repeats)"])
   }
 
+  /// Runs `bench/backtest.py`: the numba backtest and brute-force sweep (and
+  /// vectorbt on `vectorbtCells` cells) on the caches of `data`.
+  static func runConvergence(python: String, data: ConvergenceData, parts: Set<String>, repeats: Int, sweepRepeats: Int, vectorbtCells: Int) throws -> [String: Any] {
+    typealias D = ConvergenceData
+    return try script(python, "bench/backtest.py", ["--legs"] + data.caches + [
+      "--repeat", "\(repeats)", "--max-stale-us", "\(D.maxStale)", "--latency-us", "\(D.latency)",
+      "--slippage-bps", "\(D.slippageBps)", "--notional", "\(D.notional)", "--fees", D.fees.map { "\($0)" }.joined(separator: ","),
+      "--entry", "\(D.entry)", "--exit", "\(D.exit)", "--sweep-entries=" + D.entries.joined(separator: ","),
+      "--sweep-exits=" + D.exits.joined(separator: ","), "--sweep-fees=" + D.legTwoFees.joined(separator: ","),
+      "--sweep-repeat", "\(sweepRepeats)", "--vectorbt-cells", "\(vectorbtCells)", "--only", parts.sorted().joined(separator: ","),
+    ])
+  }
+
   /// Runs one script and parses the JSON object it prints.
   private static func script(_ python: String, _ path: String, _ arguments: [String]) throws -> [String: Any] {
     let process = Process()

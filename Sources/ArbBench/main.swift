@@ -4,7 +4,11 @@
 // --rows: premium pipeline sizes (rows per venue), `none` to skip; --format-rows: rows of
 // each generated venue file (Binance bookTicker/aggTrades, Bybit trading), 0 to skip;
 // --formats: which of them (binance-bookTicker,binance-aggTrades,bybit-trading).
+// --only: which parts run (premium,formats,backtest,sweep; default all); backtest and
+// sweep use two venues of --convergence-rows rows each (default 5000000, about 10 M
+// clock points) against numba, and vectorbt on --vectorbt-cells cells (default 3).
 import ArbAnalytics
+import ArbBacktest
 import ArbCore
 import ArbIngest
 import Foundation
@@ -24,6 +28,10 @@ let repeats = Int(option("--repeat") ?? "5") ?? 5
 let folder = option("--dir") ?? "bench/data"
 let python = option("--python") ?? "bench/.venv/bin/python"
 let runPeers = !arguments.contains("--no-peers")
+let parts = Set((option("--only") ?? "premium,formats,backtest,sweep").split(separator: ",").map(String.init))
+if let unknown = parts.subtracting(["premium", "formats", "backtest", "sweep"]).first { throw BenchError("unknown --only part '\(unknown)'") }
+let convergenceRows = Int(option("--convergence-rows") ?? "5000000") ?? 5_000_000
+let vectorbtCells = Int(option("--vectorbt-cells") ?? "3") ?? 3
 let arbkit = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("arbkit").path
 
 Analytics.configure()
@@ -37,7 +45,7 @@ _ = mallopt(mallocMmapThreshold, 1 << 30)
 _ = mallopt(mallocTrimThreshold, Int32.max)
 try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
 var report = BenchReport()
-for rows in sizes {
+for rows in parts.contains("premium") ? sizes : [] {
   let files = (0..<QuoteGenerator.venues.count).map { "\(folder)/quotes_\(rows)_\(QuoteGenerator.venues[$0].exchange).csv" }
   for (k, file) in files.enumerated() where !FileManager.default.fileExists(atPath: file) {
     FileHandle.standardError.write(Data("generating \(file)\n".utf8))
@@ -52,7 +60,7 @@ for rows in sizes {
   }
   report.add(rows: rows, venues: files.count, swift: swift, peers: peers)
 }
-if formatRows > 0 {
+if formatRows > 0 && parts.contains("formats") {
   let measurements = try formatKinds.map {
     try FormatMeasurement.run($0, rows: formatRows, folder: folder, repeats: repeats)
   }
@@ -62,5 +70,29 @@ if formatRows > 0 {
     peers = try PeerMeasurement.runFormats(python: python, measurements: measurements, repeats: repeats)
   }
   report.addFormats(measurements, peers: peers)
+}
+if !parts.isDisjoint(with: ["backtest", "sweep"]) {
+  let data = try ConvergenceData(rows: convergenceRows, folder: folder)
+  // The sweep first: its child's peak memory must not include this process's columns.
+  let sweep = parts.contains("sweep") ? try SweepMeasurement.run(data, arbkit: arbkit, folder: folder, repeats: repeats) : nil
+  var backtest: BacktestMeasurement? = nil
+  if parts.contains("backtest") {
+    FileHandle.standardError.write(Data("measuring arbkit backtest on \(data.rows) rows × 2 venues\n".utf8))
+    backtest = try BacktestMeasurement.run(data, repeats: repeats)
+  }
+  var peers: [String: Any]? = nil
+  if runPeers {
+    FileHandle.standardError.write(Data("measuring numba (and vectorbt) on the same caches\n".utf8))
+    peers = try PeerMeasurement.runConvergence(
+      python: python, data: data, parts: parts.intersection(["backtest", "sweep"]), repeats: repeats,
+      sweepRepeats: min(repeats, 3), vectorbtCells: parts.contains("sweep") ? vectorbtCells : 0)
+    do {
+      try ConvergenceCheck.verify(backtest: backtest, sweep: sweep, peers: peers!)
+    } catch {
+      FileHandle.standardError.write(Data("arbkit-bench: FAILED: \(error)\n".utf8))
+      exit(1)
+    }
+  }
+  report.addConvergence(data, backtest: backtest, sweep: sweep, peers: peers, repeats: repeats)
 }
 print(report.rendered)

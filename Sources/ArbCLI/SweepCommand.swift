@@ -83,9 +83,11 @@ struct SweepCommand: Command {
     ingest = try IngestFlags(cursor)
     // Every cell's scenario is checked before any data is read.
     var cells: [(Int, Scenario)] = []
+    let document: [String: Any]
+    do { document = try Scenario.document(path: path) } catch { throw UsageError(BacktestCommand.explain(error, path: path)) }
     for cell in stride(from: shard.index - 1, to: grid.cellCount, by: shard.count) {
       do {
-        cells.append((cell, try Scenario.load(path: path, overrides: overrides + grid.overrides(cell))))
+        cells.append((cell, try Scenario.load(path: path, document: document, overrides: overrides + grid.overrides(cell))))
       } catch {
         throw UsageError(BacktestCommand.explain(error, path: path) + " (cell " + grid.overrides(cell).joined(separator: " ") + ")")
       }
@@ -310,33 +312,51 @@ final class Progress: @unchecked Sendable {
   private let total: Int
   private var done: Int
   private let show: Bool
-  private let start = DispatchTime.now()
+  /// Monotonic nanoseconds; tests inject a clock.
+  private let now: () -> UInt64
+  private let start: UInt64
   private let startDone: Int
+  /// Where lines go (stderr); tests collect them.
+  private let write: (String) -> Void
 
-  init(total: Int, done: Int, show: Bool) {
+  init(
+    total: Int, done: Int, show: Bool, now: @escaping () -> UInt64 = { DispatchTime.now().uptimeNanoseconds },
+    write: @escaping (String) -> Void = { text in
+      var terminal = Terminal(passthrough: true)
+      terminal.printError(text, terminator: "")
+    }
+  ) {
     self.total = total
     self.done = done
     self.show = show
+    self.now = now
+    self.write = write
+    start = now()
     startDone = done
   }
 
   func advance(_ count: Int) {
     done += count
     guard show else { return }
-    let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
-    let rate = seconds > 0 ? Double(done - startDone) / seconds : 0
-    let eta = rate > 0 ? Double(total - done) / rate : 0
-    let width = 30
-    let filled = total > 0 ? width * done / total : width
-    let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
-    var terminal = Terminal(passthrough: true)
-    terminal.printError("\r[\(bar)] \(done)/\(total) cells, \(NumberText.fixed(rate, 1))/s, ETA \(NumberText.fixed(eta, 0)) s", terminator: "")
+    write(Self.line(done: done, total: total, doneHere: done - startDone, seconds: Double(now() - start) / 1e9))
   }
 
   func finish() {
     guard show else { return }
-    var terminal = Terminal(passthrough: true)
-    terminal.printError("")
+    write("\n")
+  }
+
+  /// The line after `done` of `total` cells, `doneHere` of them by this run in
+  /// `seconds` (the rows a resumed sweep found on disk do not count towards the rate):
+  /// a 30-character bar, the rate in cells per second and the time left at that rate
+  /// (`-` until a rate is known).
+  static func line(done: Int, total: Int, doneHere: Int, seconds: Double) -> String {
+    let rate = seconds > 0 ? Double(doneHere) / seconds : 0
+    let eta = rate > 0 ? Double(total - done) / rate : nil
+    let width = 30
+    let filled = total > 0 ? width * done / total : width
+    let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
+    return "\r[\(bar)] \(done)/\(total) cells, \(NumberText.fixed(rate, 1))/s, ETA \(eta.map { NumberText.fixed($0, 0) + " s" } ?? "-")"
   }
 }
 

@@ -31,6 +31,20 @@ struct FirstPassageTests {
     #expect(FirstPassage([.nan, 1], upward: true).first(from: 0, threshold: -10) == 1)
   }
 
+  @Test("a search from inside a block, into a short last block, at every start near the edges")
+  func blockEdges() {
+    // One passing value in each of: the first small block, mid-column, and the short
+    // last block (8,262 values: two large blocks and 70 more).
+    var values = [Double](repeating: 0, count: 2 * FirstPassage.largeBlock + 70)
+    for p in [5, 4_100, values.count - 3] { values[p] = 1 }
+    let up = FirstPassage(values, upward: true), down = FirstPassage(values.map { -$0 }, upward: false)
+    for start in Array(0..<130) + Array(4_030..<4_170) + Array((values.count - 140)...values.count) {
+      let expected = values.indices.dropFirst(start).first { values[$0] >= 0.5 }
+      #expect(up.first(from: start, threshold: 0.5) == expected, "start \(start)")
+      #expect(down.first(from: start, threshold: -0.5) == expected, "start \(start)")
+    }
+  }
+
   static func compare(_ legs: [QuoteSeries], _ p: ConvergenceParameters, alignedStale: Int64?) throws {
     let aligned = try AlignedLegs(legs: legs, options: AlignmentOptions(maxStale: alignedStale))
     let engine = ConvergenceBacktest(parameters: p)
