@@ -2,10 +2,12 @@
 /// of two buffers: the update behind rolling statistics and rolling regressions.
 ///
 /// Numerically stable over any length: the values are shifted by a reference (the
-/// window's mean at the last exact pass), updated with Welford's add/remove formulas
+/// window's first pair, then its mean at the last exact pass), updated with Welford's add/remove formulas
 /// (no difference of large running sums), and recomputed exactly by two passes over the
 /// window after every `max(4 × window, 65 536)` updates, so rounding cannot accumulate
-/// beyond that many steps and the amortised cost stays O(1) per update.
+/// beyond that many steps and the amortised cost stays O(1) per update. The rounding
+/// left in `Σ(x − x̄)²` is relative to the largest value it had since the last exact
+/// pass, so a window whose spread falls 10⁴-fold below that peak is recomputed too.
 struct WindowedMoments {
   private let x: UnsafeBufferPointer<Double>
   private let y: UnsafeBufferPointer<Double>
@@ -18,6 +20,8 @@ struct WindowedMoments {
   /// `Σ (u − ū)²` and `Σ (u − ū)(v − v̄)` over the window.
   private var cxx = 0.0, cxy = 0.0
   private var updates = 0
+  /// The largest `cxx` since the last exact pass.
+  private var peak = 0.0
 
   /// Moments of `(x_k, y_k)`, an empty window at `start`; pass the same buffer twice
   /// for one series.
@@ -40,6 +44,11 @@ struct WindowedMoments {
   /// Adds pair `hi` to the window.
   @inline(__always)
   mutating func push() {
+    if hi == lo {
+      // An empty window takes its first pair as the reference.
+      (referenceX, referenceY) = (x[hi], y[hi])
+      reset()
+    }
     let u = x[hi] - referenceX, v = y[hi] - referenceY
     hi += 1
     let n = Double(hi - lo)
@@ -100,11 +109,12 @@ struct WindowedMoments {
   @inline(__always)
   private mutating func counted() {
     updates += 1
-    if updates >= max(4 * (hi - lo), 1 << 16) { recompute() }
+    peak = max(peak, cxx)
+    if updates >= max(4 * (hi - lo), 1 << 16) || cxx < 1e-4 * peak { recompute() }
   }
 
   private mutating func reset() {
-    (meanU, meanV, cxx, cxy, updates) = (0, 0, 0, 0, 0)
+    (meanU, meanV, cxx, cxy, updates, peak) = (0, 0, 0, 0, 0, 0)
   }
 
   /// Two passes over the window: the means become the new references, then the
@@ -131,5 +141,6 @@ struct WindowedMoments {
     meanV = sv / n
     cxx = suu - su * meanU
     cxy = suv - su * meanV
+    peak = cxx
   }
 }
