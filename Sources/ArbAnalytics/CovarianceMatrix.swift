@@ -13,7 +13,7 @@
 ///   masks, then `Σ(x−x̄)(y−ȳ) = Σxy − ΣxΣy / n` per pair on those small shifted sums.
 ///
 /// A figure is `nan` (undefined, never printed) with fewer than 2 points, and a
-/// correlation also when a variance is 0. Matrices are row-major N × N.
+/// correlation also when a variance is 0; a series' correlation with itself is 1. Matrices are row-major N × N.
 public struct CovarianceMatrix: Sendable {
   public enum Missing: String, Sendable { case completeCase = "complete_case", pairwise }
 
@@ -48,7 +48,8 @@ public struct CovarianceMatrix: Sendable {
         let m = sums.counts[i * n + j]
         covariance[i * n + j] = sums.cross[i * n + j] / (m - 1)
         let vi = sums.squares[i * n + j], vj = sums.squares[j * n + i]
-        if vi > 0 && vj > 0 { correlation[i * n + j] = max(-1, min(1, sums.cross[i * n + j] / (vi * vj).squareRoot())) }
+        guard vi > 0 && vj > 0 else { continue }
+        correlation[i * n + j] = i == j ? 1 : max(-1, min(1, sums.cross[i * n + j] / (vi * vj).squareRoot()))
       }
     }
   }
