@@ -38,34 +38,38 @@ public struct RollingStatistics: Sendable {
   public init(values: [Double], time: [Int64], window: RollingWindow) {
     precondition(values.count == time.count, "RollingStatistics: \(values.count) values vs \(time.count) times")
     let n = values.count
-    var mean = [Double](repeating: .nan, count: n), std = mean, z = mean
-    values.withUnsafeBufferPointer { x in
-      time.withUnsafeBufferPointer { t in
-        mean.withUnsafeMutableBufferPointer { mean in
-          std.withUnsafeMutableBufferPointer { std in
-            z.withUnsafeMutableBufferPointer { z in
+    var std: [Double] = [], z: [Double] = []
+    // Every element of the three columns is written once (no zero-filling first).
+    let mean = [Double](unsafeUninitializedCapacity: n) { mean, meanCount in
+      std = [Double](unsafeUninitializedCapacity: n) { std, stdCount in
+        z = [Double](unsafeUninitializedCapacity: n) { z, zCount in
+          values.withUnsafeBufferPointer { x in
+            time.withUnsafeBufferPointer { t in
               var moments = WindowedMoments(x: x, y: x)
               var run = 0  // trailing points equal to the current one
               for i in 0..<n {
-                let lo = window.start(at: i, after: moments.lo, time: t)
-                moments.advance(to: lo)
+                moments.advance(to: window.start(at: i, after: moments.lo, time: t))
                 run = i > 0 && x[i] == x[i - 1] ? run + 1 : 1
                 let count = moments.count
                 if run >= count {
                   // Every value of the window is x_i: exact mean, zero spread, no z.
                   mean[i] = x[i]
-                  if count >= 2 { std[i] = 0 }
-                  continue
+                  std[i] = count >= 2 ? 0 : .nan
+                  z[i] = .nan
+                } else {
+                  let s = (moments.sxx / Double(count - 1)).squareRoot()
+                  mean[i] = moments.meanX
+                  std[i] = s
+                  z[i] = s > 0 ? (x[i] - mean[i]) / s : .nan
                 }
-                mean[i] = moments.meanX
-                let s = (moments.sxx / Double(count - 1)).squareRoot()
-                std[i] = s
-                if s > 0 { z[i] = (x[i] - mean[i]) / s }
               }
             }
           }
+          zCount = n
         }
+        stdCount = n
       }
+      meanCount = n
     }
     self.mean = mean
     self.std = std

@@ -22,6 +22,10 @@ struct WindowedMoments {
   private var updates = 0
   /// The largest `cxx` since the last exact pass.
   private var peak = 0.0
+  /// `1 / count`, kept for `slide`, which does not change the count.
+  private var inverse = 0.0
+  /// `x` and `y` are one series: the `y` moments are the `x` ones and are not updated.
+  private let single: Bool
 
   /// Moments of `(x_k, y_k)`, an empty window at `start`; pass the same buffer twice
   /// for one series.
@@ -29,17 +33,18 @@ struct WindowedMoments {
     precondition(x.count == y.count, "WindowedMoments: \(x.count) vs \(y.count) values")
     self.x = x
     self.y = y
+    single = x.baseAddress == y.baseAddress
     lo = start
     hi = start
   }
 
   var count: Int { hi - lo }
   var meanX: Double { referenceX + meanU }
-  var meanY: Double { referenceY + meanV }
+  var meanY: Double { single ? meanX : referenceY + meanV }
   /// `Σ (x − x̄)²` over the window (≥ 0).
   var sxx: Double { max(cxx, 0) }
   /// `Σ (x − x̄)(y − ȳ)` over the window.
-  var sxy: Double { cxy }
+  var sxy: Double { single ? sxx : cxy }
 
   /// Adds pair `hi` to the window.
   @inline(__always)
@@ -51,12 +56,14 @@ struct WindowedMoments {
     }
     let u = x[hi] - referenceX, v = y[hi] - referenceY
     hi += 1
-    let n = Double(hi - lo)
+    inverse = 1 / Double(hi - lo)
     let du = u - meanU
-    meanU += du / n
-    meanV += (v - meanV) / n
+    meanU += du * inverse
     cxx += du * (u - meanU)
-    cxy += du * (v - meanV)
+    if !single {
+      meanV += (v - meanV) * inverse
+      cxy += du * (v - meanV)
+    }
     counted()
   }
 
@@ -66,13 +73,15 @@ struct WindowedMoments {
     let u = x[lo] - referenceX, v = y[lo] - referenceY
     lo += 1
     guard hi > lo else { return reset() }
-    let n = Double(hi - lo)
+    inverse = 1 / Double(hi - lo)
     let du = u - meanU, dv = v - meanV
-    let smallU = meanU - du / n
+    let smallU = meanU - du * inverse
     cxx -= (u - smallU) * du
-    cxy -= (u - smallU) * dv
+    if !single {
+      cxy -= (u - smallU) * dv
+      meanV -= dv * inverse
+    }
     meanU = smallU
-    meanV -= dv / n
     counted()
   }
 
@@ -83,14 +92,15 @@ struct WindowedMoments {
     let uNew = x[hi] - referenceX, vNew = y[hi] - referenceY
     lo += 1
     hi += 1
-    let n = Double(hi - lo)
     let du = uNew - uOld, dv = vNew - vOld
     let oldMeanU = meanU
-    meanU += du / n
-    meanV += dv / n
+    meanU += du * inverse
     // C' = C + (u_new − u_old)(v_new − v̄') + (u_old − ū)(v_new − v_old).
     cxx += du * (uNew - meanU) + (uOld - oldMeanU) * du
-    cxy += du * (vNew - meanV) + (uOld - oldMeanU) * dv
+    if !single {
+      meanV += dv * inverse
+      cxy += du * (vNew - meanV) + (uOld - oldMeanU) * dv
+    }
     counted()
   }
 
@@ -141,6 +151,7 @@ struct WindowedMoments {
     meanV = sv / n
     cxx = suu - su * meanU
     cxy = suv - su * meanV
+    inverse = 1 / n
     peak = cxx
   }
 }

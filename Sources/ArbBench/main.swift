@@ -3,7 +3,9 @@
 //   [--repeat 5] [--dir bench/data] [--python bench/.venv/bin/python] [--no-peers]
 // --rows: premium pipeline sizes (rows per venue), `none` to skip; --format-rows: rows of
 // each generated venue file (Binance bookTicker/aggTrades, Bybit trading), 0 to skip;
-// --formats: which of them (binance-bookTicker,binance-aggTrades,bybit-trading).
+// --formats: which of them (binance-bookTicker,binance-aggTrades,bybit-trading);
+// --rolling-points: rolling z-score series length (0 to skip), --window its window in
+// points; --matrix SERIESxPOINTS: the correlation matrix size (`none` to skip).
 import ArbAnalytics
 import ArbCore
 import ArbIngest
@@ -24,6 +26,9 @@ let repeats = Int(option("--repeat") ?? "5") ?? 5
 let folder = option("--dir") ?? "bench/data"
 let python = option("--python") ?? "bench/.venv/bin/python"
 let runPeers = !arguments.contains("--no-peers")
+let rollingPoints = Int(option("--rolling-points") ?? "10000000") ?? 10_000_000
+let window = Int(option("--window") ?? "300") ?? 300
+let matrixShape = (option("--matrix") ?? "64x1000000").split(separator: "x").compactMap { Int($0) }
 let arbkit = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("arbkit").path
 
 Analytics.configure()
@@ -62,5 +67,16 @@ if formatRows > 0 {
     peers = try PeerMeasurement.runFormats(python: python, measurements: measurements, repeats: repeats)
   }
   report.addFormats(measurements, peers: peers)
+}
+if rollingPoints > 0 && matrixShape.count == 2 {
+  FileHandle.standardError.write(Data("measuring rolling z-score (\(rollingPoints) points) and correlation (\(matrixShape[0]) × \(matrixShape[1]))\n".utf8))
+  let measurement = try TimeSeriesMeasurement.run(
+    points: rollingPoints, window: window, series: matrixShape[0], seriesPoints: matrixShape[1], folder: folder, repeats: repeats)
+  var peers: [String: Any]? = nil
+  if runPeers {
+    FileHandle.standardError.write(Data("measuring pandas rolling and numpy X @ X.T (OPENBLAS_NUM_THREADS=1)\n".utf8))
+    peers = try PeerMeasurement.runTimeSeries(python: python, measurement, repeats: repeats)
+  }
+  report.addTimeSeries(measurement, peers: peers)
 }
 print(report.rendered)
