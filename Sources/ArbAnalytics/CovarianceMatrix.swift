@@ -28,7 +28,7 @@ public struct CovarianceMatrix: Sendable {
   ///
   /// - Parameter blockPoints: points packed per BLAS call (memory N × blockPoints × 3 doubles).
   /// - Complexity: O(N² T) in BLAS, O(N T) in Swift.
-  public init(series: [[Double]], missing: Missing, blockPoints: Int = 8192) {
+  public init(series: [[Double]], missing: Missing, blockPoints: Int = 2048) {
     let n = series.count
     let length = series.first?.count ?? 0
     precondition(series.allSatisfy { $0.count == length }, "CovarianceMatrix: series of different lengths")
@@ -66,28 +66,34 @@ public struct CovarianceMatrix: Sendable {
     let n = x.count
     var complete = [Bool](repeating: true, count: length)
     for series in x { for t in 0..<length where !series[t].isFinite { complete[t] = false } }
-    let rows = complete.indices.filter { complete[$0] }
-    let count = Double(rows.count)
-    var mean = [Double](repeating: 0, count: n)
-    for i in 0..<n { for t in rows { mean[i] += x[i][t] } }
-    if !rows.isEmpty { for i in 0..<n { mean[i] /= count } }
+    // The complete points, or nil when every point is complete (then read contiguously).
+    let rows: [Int]? = complete.allSatisfy { $0 } ? nil : complete.indices.filter { complete[$0] }
+    let used = rows?.count ?? length
+    let count = Double(used)
+    let mean = x.map { series -> Double in
+      guard used > 0 else { return 0 }
+      guard let rows else { return BLAS.sum(series) / count }
+      var sum = 0.0
+      for t in rows { sum += series[t] }
+      return sum / count
+    }
     var product = [Double](repeating: 0, count: n * n)
     var offset = [Double](repeating: 0, count: n)  // Σ of the centred values
     var packed = [Double](repeating: 0, count: n * block)
     packed.withUnsafeMutableBufferPointer { a in
       product.withUnsafeMutableBufferPointer { c in
         var start = 0
-        while start < rows.count {
-          let b = min(block, rows.count - start)
+        while start < used {
+          let b = min(block, used - start)
           for i in 0..<n {
             let series = x[i], m = mean[i]
-            var s = 0.0
-            for k in 0..<b {
-              let d = series[rows[start + k]] - m
-              a[i * block + k] = d
-              s += d
+            let row = UnsafeMutableBufferPointer(rebasing: a[i * block..<i * block + b])
+            if let rows {
+              for k in 0..<b { row[k] = series[rows[start + k]] - m }
+            } else {
+              for k in 0..<b { row[k] = series[start + k] - m }
             }
-            offset[i] += s
+            offset[i] += BLAS.sum(UnsafeBufferPointer(row))
           }
           BLAS.syrk(rows: n, columns: b, alpha: 1, UnsafeBufferPointer(a), stride: block, beta: start == 0 ? 0 : 1, c)
           start += b
@@ -97,7 +103,7 @@ public struct CovarianceMatrix: Sendable {
     var cross = [Double](repeating: 0, count: n * n)
     for i in 0..<n {
       for j in i..<n {
-        let s = rows.isEmpty ? 0 : product[i * n + j] - offset[i] * offset[j] / count
+        let s = used == 0 ? 0 : product[i * n + j] - offset[i] * offset[j] / count
         cross[i * n + j] = s
         cross[j * n + i] = s
       }
