@@ -55,7 +55,11 @@ struct CovarianceTests {
   @Test("complete case and pairwise equal the slow loop", arguments: [CovarianceMatrix.Missing.completeCase, .pairwise])
   func generatedData(missing: CovarianceMatrix.Missing) {
     let series = Self.generated()
-    for block in [7, 8192] { Self.check(CovarianceMatrix(series: series, missing: missing, blockPoints: block), series) }
+    // With missing points (gathered) and with none (read contiguously).
+    let full = series.map { $0.map { $0.isFinite ? $0 : 0.5 } }
+    for data in [series, full] {
+      for block in [7, 8192] { Self.check(CovarianceMatrix(series: data, missing: missing, blockPoints: block), data) }
+    }
   }
 
   @Test func `two series by hand`() {
