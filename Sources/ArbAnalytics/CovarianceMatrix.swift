@@ -64,18 +64,23 @@ public struct CovarianceMatrix: Sendable {
 
   private static func completeCase(_ x: [UnsafeBufferPointer<Double>], length: Int, block: Int) -> Sums {
     let n = x.count
-    var complete = [Bool](repeating: true, count: length)
-    for series in x { for t in 0..<length where !series[t].isFinite { complete[t] = false } }
-    // The complete points, or nil when every point is complete (then read contiguously).
-    let rows: [Int]? = complete.allSatisfy { $0 } ? nil : complete.indices.filter { complete[$0] }
+    // A finite sum means a series has no missing point (a nan or inf would propagate):
+    // when all are finite, every point is complete and no mask pass is needed.
+    let sums = x.map { BLAS.sum($0) }
+    var rows: [Int]? = nil  // the complete points, or nil for all of them
+    if !sums.allSatisfy(\.isFinite) {
+      var complete = [Bool](repeating: true, count: length)
+      for series in x { for t in 0..<length where !series[t].isFinite { complete[t] = false } }
+      rows = complete.indices.filter { complete[$0] }
+    }
     let used = rows?.count ?? length
     let count = Double(used)
-    let mean = x.map { series -> Double in
+    let mean = zip(x, sums).map { series, sum -> Double in
       guard used > 0 else { return 0 }
-      guard let rows else { return BLAS.sum(series) / count }
-      var sum = 0.0
-      for t in rows { sum += series[t] }
-      return sum / count
+      guard let rows else { return sum / count }
+      var total = 0.0
+      for t in rows { total += series[t] }
+      return total / count
     }
     var product = [Double](repeating: 0, count: n * n)
     var offset = [Double](repeating: 0, count: n)  // Σ of the centred values
@@ -91,7 +96,8 @@ public struct CovarianceMatrix: Sendable {
             if let rows {
               for k in 0..<b { row[k] = series[rows[start + k]] - m }
             } else {
-              for k in 0..<b { row[k] = series[start + k] - m }
+              let source = UnsafeBufferPointer(rebasing: series[start..<start + b])
+              for k in 0..<b { row[k] = source[k] - m }
             }
             offset[i] += BLAS.sum(UnsafeBufferPointer(row))
           }
