@@ -51,6 +51,9 @@ struct CandlesCommand: Command {
     let legs = inputs.legs.count
     source = try cursor.value("--of", "mid, premium or exec", Source.init(rawValue:)) ?? (legs == 1 ? .mid : .premium)
     if source == .mid && legs != 1 { throw UsageError("--of mid takes one --leg, was \(legs); premium and exec take two or more") }
+    if source == .mid && (inputs.alignment.maxStale != nil || inputs.alignment.grid != nil) {
+      throw UsageError("--max-stale and --grid align premiums; a leg's mid uses every quote")
+    }
     if source != .mid && legs < 2 { throw UsageError("--of \(source.rawValue) needs at least two --leg, was \(legs)") }
     outPath = cursor.value("--out")
     json = try cursor.value("--format", "csv or json", { ["csv": false, "json": true][$0] }) ?? false

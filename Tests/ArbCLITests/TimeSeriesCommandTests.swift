@@ -139,6 +139,7 @@ struct TimeSeriesCommandTests {
     (["candles", "--leg", "a", "--leg", "b", "--every", "1h", "--of", "mid"], "--of mid takes one --leg, was 2"),
     (["candles", "--leg", "a", "--every", "1h", "--tz", "Europe/Paris"], "invalid value for '--tz'"),
     (["candles", "--leg", "a"], "missing --every"),
+    (["candles", "--leg", "a", "--every", "1h", "--max-stale", "5s"], "--max-stale and --grid align premiums"),
     (["correlate", "--leg", "a", "--leg", "b"], "need at least 3 --leg, was 2"),
     (["correlate", "--leg", "a", "--leg", "b", "--leg", "c", "--base", "4"], "invalid value for '--base'"),
   ]
