@@ -32,14 +32,69 @@ public struct CovarianceMatrix: Sendable {
     let n = series.count
     let length = series.first?.count ?? 0
     precondition(series.allSatisfy { $0.count == length }, "CovarianceMatrix: series of different lengths")
-    size = n
-    self.missing = missing
     let sums = withUnsafeBuffers(series) { x in
       switch missing {
       case .completeCase: Self.completeCase(x, length: length, block: blockPoints)
       case .pairwise: Self.pairwise(x, length: length, block: blockPoints)
       }
     }
+    self.init(sums, size: n, missing: missing)
+  }
+
+  /// Matrices of the `n` series stored one after another in `matrix` (row-major
+  /// n × T), which is taken over. Complete case without a missing point: one pass
+  /// centres every row in place on a provisional mean (that of its first 4096 finite
+  /// values) and sums it, then one `dsyrk` call on the whole matrix (no packing copy);
+  /// the corrected two-pass formula removes the provisional mean's offset exactly, and
+  /// loses about `(offset / std)²` ulps. Otherwise the same as `init(series:missing:)`.
+  public init(matrix: consuming [Double], series n: Int, missing: Missing) {
+    precondition(n > 0 && matrix.count % n == 0, "CovarianceMatrix: \(matrix.count) values for \(n) series")
+    let length = matrix.count / n
+    // Σ of each centred row; a nan or inf anywhere in a row makes it non-finite.
+    let offset = matrix.withUnsafeMutableBufferPointer { m in
+      (0..<n).map { Self.centre(UnsafeMutableBufferPointer(rebasing: m[$0 * length..<($0 + 1) * length])) }
+    }
+    guard missing == .completeCase && offset.allSatisfy(\.isFinite) else {
+      // Shifted rows: every figure is the same (covariances do not depend on a shift).
+      let series = (0..<n).map { Array(matrix[$0 * length..<($0 + 1) * length]) }
+      self.init(series: series, missing: missing)
+      return
+    }
+    var product = [Double](repeating: 0, count: n * n)
+    matrix.withUnsafeBufferPointer { m in
+      product.withUnsafeMutableBufferPointer { BLAS.syrk(rows: n, columns: length, alpha: 1, m, stride: length, beta: 0, $0) }
+    }
+    self.init(.centred(product: product, offset: offset, count: Double(length)), size: n, missing: missing)
+  }
+
+  /// Subtracts from `row` the mean of its first 4096 finite values and returns the sum of
+  /// the result (four accumulators, so that the loop vectorises).
+  private static func centre(_ row: UnsafeMutableBufferPointer<Double>) -> Double {
+    var head = 0.0, finite = 0
+    for v in row.prefix(4096) where v.isFinite {
+      head += v
+      finite += 1
+    }
+    let c = finite > 0 ? head / Double(finite) : 0
+    var (s0, s1, s2, s3) = (0.0, 0.0, 0.0, 0.0)
+    var k = 0
+    while k + 4 <= row.count {
+      row[k] -= c; row[k + 1] -= c; row[k + 2] -= c; row[k + 3] -= c
+      s0 += row[k]; s1 += row[k + 1]; s2 += row[k + 2]; s3 += row[k + 3]
+      k += 4
+    }
+    while k < row.count {
+      row[k] -= c
+      s0 += row[k]
+      k += 1
+    }
+    return (s0 + s1) + (s2 + s3)
+  }
+
+  /// The figures from the sums of every pair.
+  private init(_ sums: Sums, size n: Int, missing: Missing) {
+    size = n
+    self.missing = missing
     counts = sums.counts.map { Int($0) }
     covariance = [Double](repeating: .nan, count: n * n)
     correlation = covariance
@@ -60,6 +115,24 @@ public struct CovarianceMatrix: Sendable {
     var counts: [Double]
     var cross: [Double]
     var squares: [Double]
+
+    /// From `Σ d_i d_j` (upper triangle of `product`) and `Σ d_i` of values centred on
+    /// provisional means, over `count` points: `Σ (d_i − r_i)(d_j − r_j)` with
+    /// `r = Σd / count` (the corrected two-pass).
+    static func centred(product: [Double], offset: [Double], count: Double) -> Sums {
+      let n = offset.count
+      var cross = [Double](repeating: 0, count: n * n)
+      for i in 0..<n {
+        for j in i..<n {
+          let s = count == 0 ? 0 : product[i * n + j] - offset[i] * offset[j] / count
+          cross[i * n + j] = s
+          cross[j * n + i] = s
+        }
+      }
+      var squares = [Double](repeating: 0, count: n * n)
+      for i in 0..<n { for j in 0..<n { squares[i * n + j] = cross[i * n + i] } }
+      return Sums(counts: [Double](repeating: count, count: n * n), cross: cross, squares: squares)
+    }
   }
 
   private static func completeCase(_ x: [UnsafeBufferPointer<Double>], length: Int, block: Int) -> Sums {
@@ -106,17 +179,7 @@ public struct CovarianceMatrix: Sendable {
         }
       }
     }
-    var cross = [Double](repeating: 0, count: n * n)
-    for i in 0..<n {
-      for j in i..<n {
-        let s = used == 0 ? 0 : product[i * n + j] - offset[i] * offset[j] / count
-        cross[i * n + j] = s
-        cross[j * n + i] = s
-      }
-    }
-    var squares = [Double](repeating: 0, count: n * n)
-    for i in 0..<n { for j in 0..<n { squares[i * n + j] = cross[i * n + i] } }
-    return Sums(counts: [Double](repeating: count, count: n * n), cross: cross, squares: squares)
+    return .centred(product: product, offset: offset, count: count)
   }
 
   private static func pairwise(_ x: [UnsafeBufferPointer<Double>], length: Int, block: Int) -> Sums {

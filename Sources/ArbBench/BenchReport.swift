@@ -109,7 +109,7 @@ struct BenchReport {
     add(matrixStage, matrix, "numpy corrcoef(X)", peer("matrix", "numpy_corrcoef_s"))
     text += table(["stage", "arbkit s", "peer", "peer s", "ratio"], rows)
     text += "arbkit runs (s): rolling \(list(m.rolling)), correlation \(list(m.matrix))\n"
-    text += "arbkit: RollingStatistics (windowed Welford, mean/std/z per point); CovarianceMatrix complete case (centring, blocked dsyrk, correlations). "
+    text += "arbkit: RollingStatistics (windowed Welford, mean/std/z per point); CovarianceMatrix(matrix:) complete case (one pass centring in place, one dsyrk, correlations). "
     text += "BLAS on one thread on both sides (Analytics.configure(); OPENBLAS_NUM_THREADS=1 for numpy)\n"
     if let check = peers?["check"] as? [String: Any] {
       let keys = ["z_last", "std_last", "corr_0_1", "corr_0_last"]

@@ -62,6 +62,16 @@ struct CovarianceTests {
     }
   }
 
+  @Test("a matrix taken over: in place without missing points, delegated with them", arguments: [CovarianceMatrix.Missing.completeCase, .pairwise])
+  func flatMatrix(missing: CovarianceMatrix.Missing) {
+    let series = Self.generated()
+    let full = series.map { $0.map { $0.isFinite ? $0 : 0.5 } }
+    for data in [series, full] {
+      let m = CovarianceMatrix(matrix: data.flatMap { $0 }, series: data.count, missing: missing)
+      Self.check(m, data)
+    }
+  }
+
   @Test func `two series by hand`() {
     // Complete rows 0, 1, 3: x = 1, 2, 4; y = 2, 4, 9; means 7/3 and 5; Σdxdy = 11, Σdx² = 14/3, Σdy² = 26.
     let x: [Double] = [1, 2, .nan, 4], y: [Double] = [2, 4, 6, 9]
