@@ -120,6 +120,10 @@ struct BenchReport {
       text += "results agree with the peers (last z and std, two correlations): \(agree ? "yes" : "NO")\n"
       if !agree { text += "  arbkit \(m.check)\n  peers  \(check)\n" }
     }
+    if let versions = peers?["versions"] as? [String: Any] {
+      text += "peers: " + versions.keys.sorted().map { "\($0) \(versions[$0]!)" }.joined(separator: ", ")
+      text += ", OPENBLAS_NUM_THREADS=\(peers?["openblas_num_threads"] ?? "-")\n"
+    }
   }
 
   private func table(_ headers: [String], _ rows: [[String]]) -> String {
