@@ -22,6 +22,17 @@ Given one Tardis.dev `quotes` CSV per venue (same symbol), this script times:
                      episodes (maximal runs of consecutive clock points, all valid,
                      with |x| >= b and the same sign).
 
+With --rolling FILE --window W and --matrix FILE --series N (raw little-endian
+float64 files written by arbkit-bench), it times instead:
+
+  rolling.pandas_s       pandas rolling mean and sample std over the last W points
+                         of one series, and z = (x - mean) / std (Series.rolling).
+  matrix.numpy_xxt_s     numpy X @ X.T of the N x T matrix X (the BLAS product alone).
+  matrix.numpy_corrcoef_s  numpy corrcoef(X): centring, product and scaling, the
+                         whole correlation matrix as arbkit computes it.
+
+Run these with OPENBLAS_NUM_THREADS=1 to match ArbKit's single BLAS thread.
+
 Each timing is wall clock (time.perf_counter) over --repeat runs; the median and
 every run are reported. Thread settings are left at each library's defaults.
 Input files must be ascending by local_timestamp (as Tardis writes them). One JSON
@@ -175,22 +186,60 @@ def numpy_stats(x, w, idx, bands):
     return s
 
 
+# ---------------------------------------------------------------- time series
+def timeseries(a):
+    """pandas rolling z-score and numpy X @ X.T / corrcoef on arbkit-bench's files."""
+    report, check = {}, {}
+    if a.rolling:
+        x = pd.Series(np.fromfile(a.rolling, dtype="<f8"))
+
+        def rolling_z():
+            r = x.rolling(a.window, min_periods=1)
+            mean, std = r.mean(), r.std()
+            return mean, std, (x - mean) / std.where(std > 0)
+
+        log(f"pandas: rolling mean/std/z over {len(x)} points, window {a.window}")
+        (_, std, z), report["rolling"] = timed(rolling_z, a.repeat)
+        report["rolling"] = {"pandas_s": report["rolling"]}
+        check["z_last"], check["std_last"] = float(z.iloc[-1]), float(std.iloc[-1])
+    if a.matrix:
+        flat = np.fromfile(a.matrix, dtype="<f8")
+        m = flat.reshape(a.series, flat.size // a.series)
+        log(f"numpy: X @ X.T and corrcoef of {m.shape[0]} x {m.shape[1]}")
+        _, xxt = timed(lambda: m @ m.T, a.repeat)
+        corr, cc = timed(lambda: np.corrcoef(m), a.repeat)
+        report["matrix"] = {"numpy_xxt_s": xxt, "numpy_corrcoef_s": cc}
+        check["corr_0_1"], check["corr_0_last"] = float(corr[0, 1]), float(corr[0, -1])
+    report["check"] = check
+    report["versions"] = {"python": platform.python_version(), "numpy": np.__version__, "pandas": pd.__version__}
+    report["openblas_num_threads"] = os.environ.get("OPENBLAS_NUM_THREADS")
+    return report
+
+
 # ---------------------------------------------------------------- main
 ENGINES = {"polars": (polars_ingest, polars_align), "pandas": (pandas_ingest, pandas_align)}
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--files", nargs="+", required=True, help="one quotes CSV per venue")
+    ap.add_argument("--files", nargs="+", help="one quotes CSV per venue")
+    ap.add_argument("--rolling", help="raw float64 series for the rolling z-score")
+    ap.add_argument("--window", type=int, default=300)
+    ap.add_argument("--matrix", help="raw float64 N x T matrix, series after series")
+    ap.add_argument("--series", type=int, default=64, help="N of --matrix")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--max-stale-us", type=int, default=5_000_000)
     ap.add_argument("--bands", default="0.05,0.1", help="comma-separated |premium| bands, percent")
     ap.add_argument("--only", default="polars,pandas,numpy", help="subset of polars,pandas,numpy")
     a = ap.parse_args()
+    if a.rolling or a.matrix:
+        json.dump(timeseries(a), sys.stdout)
+        sys.stdout.write("\n")
+        return
     bands = [float(b) for b in a.bands.split(",") if b.strip()]
     only = {s.strip() for s in a.only.split(",") if s.strip()}
     mods = {"polars": pl, "pandas": pd}
-    if len(a.files) < 2 or a.repeat < 1 or not only <= {"polars", "pandas", "numpy"}:
+    if not a.files or len(a.files) < 2 or a.repeat < 1 or not only <= {"polars", "pandas", "numpy"}:
         ap.error("need >= 2 files, --repeat >= 1, --only within polars,pandas,numpy")
     if any(mods[lib] is None for lib in only & mods.keys()) or pl is pd is None:
         ap.error("a requested library is not installed")

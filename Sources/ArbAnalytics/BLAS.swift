@@ -73,6 +73,32 @@ enum BLAS {
       x.baseAddress, 1, beta, y.baseAddress, 1)
   }
 
+  /// C ← αAAᵀ + βC for a row-major `rows × columns` matrix A (leading dimension
+  /// `stride` ≥ columns) and a row-major `rows × rows` C; only the upper triangle of C
+  /// (`C[i][j]`, i ≤ j) is written.
+  static func syrk(
+    rows: Int, columns: Int, alpha: Double, _ a: UnsafeBufferPointer<Double>, stride: Int,
+    beta: Double, _ c: UnsafeMutableBufferPointer<Double>
+  ) {
+    precondition(stride >= columns && a.count >= (rows - 1) * stride + columns && c.count == rows * rows, "BLAS.syrk: shape mismatch")
+    guard rows > 0 else { return }
+    cblas_dsyrk(CblasRowMajor, CblasUpper, CblasNoTrans, length(rows), length(columns), alpha, a.baseAddress,
+      length(max(stride, 1)), beta, c.baseAddress, length(rows))
+  }
+
+  /// C ← αABᵀ + βC for row-major `rows × columns` matrices A and B (leading dimension
+  /// `stride`) and a row-major `rows × rows` C.
+  static func gemmTransposed(
+    rows: Int, columns: Int, alpha: Double, _ a: UnsafeBufferPointer<Double>, _ b: UnsafeBufferPointer<Double>,
+    stride: Int, beta: Double, _ c: UnsafeMutableBufferPointer<Double>
+  ) {
+    let needed = rows == 0 ? 0 : (rows - 1) * stride + columns
+    precondition(stride >= columns && a.count >= needed && b.count >= needed && c.count == rows * rows, "BLAS.gemm: shape mismatch")
+    guard rows > 0 else { return }
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, length(rows), length(rows), length(columns), alpha,
+      a.baseAddress, length(max(stride, 1)), b.baseAddress, length(max(stride, 1)), beta, c.baseAddress, length(rows))
+  }
+
   /// Makes OpenBLAS run on the calling thread only: ArbKit parallelises across legs
   /// and sweep cells itself, and idle BLAS worker threads would spin on the same cores.
   static func useCallingThreadOnly() {

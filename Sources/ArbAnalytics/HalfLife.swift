@@ -22,11 +22,16 @@ public struct HalfLife: Sendable, Equatable {
   /// The half-life of a fitted slope β; `durations` are reordered in place for their
   /// median. `nil` unless −1 < β < 0.
   public init?(beta: Double, durations: consuming [Double]) {
-    guard beta > -1, beta < 0 else { return nil }
+    guard let points = Self.points(beta: beta) else { return nil }
     self.beta = beta
-    points = -log(2) / log1p(beta)
+    self.points = points
     let median = Quantiles.computeInPlace(&durations, probabilities: [0.5])?[0] ?? 0
     seconds = median > 0 ? points * median / 1e6 : nil
+  }
+
+  /// `−ln 2 / ln(1 + β)` points, or `nil` unless −1 < β < 0.
+  public static func points(beta: Double) -> Double? {
+    beta > -1 && beta < 0 ? -log(2) / log1p(beta) : nil
   }
 
   /// The least-squares slope β of `Δx_t` on `x_{t−1}`, or `nil` for fewer than 3

@@ -156,6 +156,41 @@ struct BenchReport {
     }
   }
 
+  /// Rolling z-score against pandas, the correlation matrix against numpy.
+  mutating func addTimeSeries(_ m: TimeSeriesMeasurement, peers: [String: Any]?) {
+    func peer(_ section: String, _ key: String) -> Double? {
+      ((peers?[section] as? [String: Any])?[key] as? [String: Any])?["median"] as? Double
+    }
+    text += "\ntime series (medians; ratio = peer time / arbkit time, above 1× arbkit is faster)\n\n"
+    let rolling = median(m.rolling), matrix = median(m.matrix)
+    var rows: [[String]] = []
+    func add(_ stage: String, _ arbkit: Double, _ name: String, _ seconds: Double?) {
+      rows.append([stage, format(arbkit, 3), name, seconds.map { format($0, 3) } ?? "-", seconds.map { format($0 / arbkit, 2) + "×" } ?? "-"])
+    }
+    let rollingStage = "rolling mean/std/z, \(m.points) points, window \(m.window)"
+    add(rollingStage, rolling, "pandas rolling(W).mean()/.std()", peer("rolling", "pandas_s"))
+    let matrixStage = "correlation \(m.series) × \(m.seriesPoints)"
+    add(matrixStage, matrix, "numpy X @ X.T", peer("matrix", "numpy_xxt_s"))
+    add(matrixStage, matrix, "numpy corrcoef(X)", peer("matrix", "numpy_corrcoef_s"))
+    text += table(["stage", "arbkit s", "peer", "peer s", "ratio"], rows)
+    text += "arbkit runs (s): rolling \(list(m.rolling)), correlation \(list(m.matrix))\n"
+    text += "arbkit: RollingStatistics (windowed Welford, mean/std/z per point); CovarianceMatrix(matrix:) complete case (one pass centring in place, one dsyrk, correlations). "
+    text += "BLAS on one thread on both sides (Analytics.configure(); OPENBLAS_NUM_THREADS=1 for numpy)\n"
+    if let check = peers?["check"] as? [String: Any] {
+      let keys = ["z_last", "std_last", "corr_0_1", "corr_0_last"]
+      let agree = keys.allSatisfy { key in
+        guard let a = m.check[key], let b = check[key] as? Double else { return false }
+        return abs(a - b) <= 1e-8 * max(abs(a), abs(b), 1)
+      }
+      text += "results agree with the peers (last z and std, two correlations): \(agree ? "yes" : "NO")\n"
+      if !agree { text += "  arbkit \(m.check)\n  peers  \(check)\n" }
+    }
+    if let versions = peers?["versions"] as? [String: Any] {
+      text += "peers: " + versions.keys.sorted().map { "\($0) \(versions[$0]!)" }.joined(separator: ", ")
+      text += ", OPENBLAS_NUM_THREADS=\(peers?["openblas_num_threads"] ?? "-")\n"
+    }
+  }
+
   private func table(_ headers: [String], _ rows: [[String]]) -> String {
     var widths = headers.map(\.count)
     for row in rows { for (k, cell) in row.enumerated() { widths[k] = max(widths[k], cell.count) } }

@@ -28,11 +28,22 @@ enum PeerMeasurement {
     ])
   }
 
+  /// Runs `bench/peers.py --rolling/--matrix`: pandas rolling mean/std/z and numpy
+  /// `X @ X.T` / `corrcoef` on the same generated files, OpenBLAS pinned to one thread
+  /// as `Analytics.configure()` pins ArbKit's.
+  static func runTimeSeries(python: String, _ m: TimeSeriesMeasurement, repeats: Int) throws -> [String: Any] {
+    try script(python, "bench/peers.py", [
+      "--rolling", m.rollingFile, "--window", "\(m.window)", "--matrix", m.matrixFile, "--series", "\(m.series)",
+      "--repeat", "\(repeats)",
+    ], environment: ["OPENBLAS_NUM_THREADS": "1"])
+  }
+
   /// Runs one script and parses the JSON object it prints.
-  private static func script(_ python: String, _ path: String, _ arguments: [String]) throws -> [String: Any] {
+  private static func script(_ python: String, _ path: String, _ arguments: [String], environment: [String: String] = [:]) throws -> [String: Any] {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: python)
     process.arguments = [path] + arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     let pipe = Pipe()
     process.standardOutput = pipe
     try process.run()

@@ -4,9 +4,11 @@
 // --rows: premium pipeline sizes (rows per venue), `none` to skip; --format-rows: rows of
 // each generated venue file (Binance bookTicker/aggTrades, Bybit trading), 0 to skip;
 // --formats: which of them (binance-bookTicker,binance-aggTrades,bybit-trading).
-// --only: which parts run (premium,formats,backtest,sweep; default all); backtest and
+// --only: which parts run (premium,formats,backtest,sweep,timeseries; default all); backtest and
 // sweep use two venues of --convergence-rows rows each (default 5000000, about 10 M
 // clock points) against numba, and vectorbt on --vectorbt-cells cells (default 3).
+// --only timeseries: --rolling-points: rolling z-score series length (0 to skip), --window its window in
+// points; --matrix SERIESxPOINTS: the correlation matrix size (`none` to skip).
 import ArbAnalytics
 import ArbBacktest
 import ArbCore
@@ -28,10 +30,14 @@ let repeats = Int(option("--repeat") ?? "5") ?? 5
 let folder = option("--dir") ?? "bench/data"
 let python = option("--python") ?? "bench/.venv/bin/python"
 let runPeers = !arguments.contains("--no-peers")
-let parts = Set((option("--only") ?? "premium,formats,backtest,sweep").split(separator: ",").map(String.init))
-if let unknown = parts.subtracting(["premium", "formats", "backtest", "sweep"]).first { throw BenchError("unknown --only part '\(unknown)'") }
+let allParts: Set = ["premium", "formats", "backtest", "sweep", "timeseries"]
+let parts = option("--only").map { Set($0.split(separator: ",").map(String.init)) } ?? allParts
+if let unknown = parts.subtracting(allParts).first { throw BenchError("unknown --only part '\(unknown)'") }
 let convergenceRows = Int(option("--convergence-rows") ?? "5000000") ?? 5_000_000
 let vectorbtCells = Int(option("--vectorbt-cells") ?? "3") ?? 3
+let rollingPoints = Int(option("--rolling-points") ?? "10000000") ?? 10_000_000
+let window = Int(option("--window") ?? "300") ?? 300
+let matrixShape = (option("--matrix") ?? "64x1000000").split(separator: "x").compactMap { Int($0) }
 let arbkit = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("arbkit").path
 
 Analytics.configure()
@@ -94,5 +100,16 @@ if !parts.isDisjoint(with: ["backtest", "sweep"]) {
     }
   }
   report.addConvergence(data, backtest: backtest, sweep: sweep, peers: peers, repeats: repeats)
+}
+if parts.contains("timeseries") && rollingPoints > 0 && matrixShape.count == 2 {
+  FileHandle.standardError.write(Data("measuring rolling z-score (\(rollingPoints) points) and correlation (\(matrixShape[0]) × \(matrixShape[1]))\n".utf8))
+  let measurement = try TimeSeriesMeasurement.run(
+    points: rollingPoints, window: window, series: matrixShape[0], seriesPoints: matrixShape[1], folder: folder, repeats: repeats)
+  var peers: [String: Any]? = nil
+  if runPeers {
+    FileHandle.standardError.write(Data("measuring pandas rolling and numpy X @ X.T (OPENBLAS_NUM_THREADS=1)\n".utf8))
+    peers = try PeerMeasurement.runTimeSeries(python: python, measurement, repeats: repeats)
+  }
+  report.addTimeSeries(measurement, peers: peers)
 }
 print(report.rendered)

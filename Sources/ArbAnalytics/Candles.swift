@@ -1,0 +1,59 @@
+/// One bucket of a resampled series (`docs/definitions.md`, "Candles").
+public struct Candle: Sendable, Equatable {
+  /// Bucket start, µs UTC.
+  public var start: Int64
+  public var open: Double
+  public var high: Double
+  public var low: Double
+  public var close: Double
+  /// Event mean: the plain mean of the bucket's values.
+  public var mean: Double
+  /// Time-weighted mean: each value weighted by the time it holds inside the bucket
+  /// (to the next point of the series, at most to the bucket's end); `nil` when those
+  /// weights sum to 0 (a bucket holding only the series' last point).
+  public var meanTW: Double?
+  public var count: Int
+}
+
+/// Resamples a series into candles: buckets of `every` µs aligned to the day
+/// boundaries of a time zone `offset` µs east of UTC (bucket `k` covers
+/// `[k·every − offset, (k+1)·every − offset)`). Buckets without a valid point are
+/// omitted; nothing is filled in.
+public enum Candles {
+  /// Candles of the valid values of `values` (non-finite = invalid point) at `time`.
+  ///
+  /// An invalid point is not a value of any bucket, but it ends the time during which
+  /// the value before it holds (as every next point does).
+  /// - Complexity: O(n), one pass.
+  public static func make(time: [Int64], values: [Double], every: Int64, offset: Int64 = 0) -> [Candle] {
+    precondition(time.count == values.count && every > 0, "Candles: \(time.count) times vs \(values.count) values")
+    var candles: [Candle] = []
+    var current: Candle? = nil
+    var sum = 0.0, weighted = 0.0, weights = 0.0
+    func close() {
+      guard var candle = current else { return }
+      candle.mean = sum / Double(candle.count)
+      candle.meanTW = weights > 0 ? weighted / weights : nil
+      candles.append(candle)
+    }
+    for i in time.indices where values[i].isFinite {
+      let v = values[i], t = time[i]
+      let start = (t + offset).floorDiv(every) * every - offset
+      if current?.start != start {
+        close()
+        current = Candle(start: start, open: v, high: v, low: v, close: v, mean: v, meanTW: nil, count: 0)
+        (sum, weighted, weights) = (0, 0, 0)
+      }
+      current!.high = max(current!.high, v)
+      current!.low = min(current!.low, v)
+      current!.close = v
+      current!.count += 1
+      sum += v
+      let w = i + 1 < time.count ? Double(min(time[i + 1], start + every) - t) : 0
+      weighted += w * v
+      weights += w
+    }
+    close()
+    return candles
+  }
+}

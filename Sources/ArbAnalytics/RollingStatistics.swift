@@ -1,0 +1,78 @@
+/// A rolling window over the valid points of a series (`docs/definitions.md`,
+/// "Rolling and mean reversion").
+public enum RollingWindow: Sendable, Equatable {
+  /// The last `n` valid points, the current one included (n ≥ 1).
+  case points(Int)
+  /// The valid points with `t − T < t_i ≤ t`, T in µs (> 0).
+  case time(Int64)
+
+  /// The first index of the window ending at point `i`, given the one of point `i − 1`
+  /// (windows only move forward).
+  @inline(__always)
+  func start(at i: Int, after previous: Int, time: UnsafeBufferPointer<Int64>) -> Int {
+    switch self {
+    case .points(let n): return max(0, i - n + 1)
+    case .time(let span):
+      var lo = previous
+      while time[lo] <= time[i] - span { lo += 1 }
+      return lo
+    }
+  }
+}
+
+/// Rolling mean, sample std and z-score of a series at each of its points.
+///
+/// `mean[i]` and `std[i]` describe the window ending at point `i` (the point
+/// included); `z[i] = (x_i − mean[i]) / std[i]`. The std is sample (divisor n − 1) and
+/// undefined below 2 points; it is exactly 0 when every value of the window is equal,
+/// and z is undefined then. Undefined entries are `nan` in these arrays and never
+/// printed. Updates go through `WindowedMoments` (stable over any length).
+public struct RollingStatistics: Sendable {
+  public var mean: [Double]
+  public var std: [Double]
+  public var z: [Double]
+
+  /// Rolling statistics of `values` (valid points only, in time order) at times `time`.
+  ///
+  /// - Complexity: O(n) amortised.
+  public init(values: [Double], time: [Int64], window: RollingWindow) {
+    precondition(values.count == time.count, "RollingStatistics: \(values.count) values vs \(time.count) times")
+    let n = values.count
+    var std: [Double] = [], z: [Double] = []
+    // Every element of the three columns is written once (no zero-filling first).
+    let mean = [Double](unsafeUninitializedCapacity: n) { mean, meanCount in
+      std = [Double](unsafeUninitializedCapacity: n) { std, stdCount in
+        z = [Double](unsafeUninitializedCapacity: n) { z, zCount in
+          values.withUnsafeBufferPointer { x in
+            time.withUnsafeBufferPointer { t in
+              var moments = WindowedMoments(x: x, y: x)
+              var run = 0  // trailing points equal to the current one
+              for i in 0..<n {
+                moments.advance(to: window.start(at: i, after: moments.lo, time: t))
+                run = i > 0 && x[i] == x[i - 1] ? run + 1 : 1
+                let count = moments.count
+                if run >= count {
+                  // Every value of the window is x_i: exact mean, zero spread, no z.
+                  mean[i] = x[i]
+                  std[i] = count >= 2 ? 0 : .nan
+                  z[i] = .nan
+                } else {
+                  let s = (moments.sxx / Double(count - 1)).squareRoot()
+                  mean[i] = moments.meanX
+                  std[i] = s
+                  z[i] = s > 0 ? (x[i] - mean[i]) / s : .nan
+                }
+              }
+            }
+          }
+          zCount = n
+        }
+        stdCount = n
+      }
+      meanCount = n
+    }
+    self.mean = mean
+    self.std = std
+    self.z = z
+  }
+}

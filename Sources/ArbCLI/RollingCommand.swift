@@ -1,0 +1,86 @@
+import ArbAnalytics
+import ArbCore
+import ArbIngest
+
+/// `arbkit rolling --leg … --leg … --window W`: rolling z-score, EWMA and mean-reversion
+/// measures of a premium series.
+struct RollingCommand: Command {
+  static let name = "rolling"
+  static let abstract = "Rolling mean/std/z-score, EWMA, rolling half-life and variance ratios of a premium"
+  static let varianceRatioLags = [2, 5, 10, 20]
+  static let quantileLevels: [Double] = [5, 25, 50, 75, 95]
+  static let usage = """
+    Usage: arbkit rolling --leg SPEC --leg SPEC… --window N|DURATION [options]
+
+    Aligns the legs as arbkit premium does and, over the valid points of the mid
+    (or executable) premium, computes the rolling mean, sample std and z-score over
+    the last N valid points or the last DURATION of time, an optional EWMA, the AR(1)
+    half-life of every window and the variance ratios VR(2, 5, 10, 20). Prints a
+    summary; --out writes every valid point. Definitions: docs/definitions.md.
+
+    Options:
+    \(HelpText.options(PremiumInputs.help + [
+      ("--window N|DURATION", "the last N valid points (300) or the last DURATION of time (5m); required"),
+      ("--ewma N|DURATION", "EWMA half-life in points (100) or in time (30s)"),
+      ("--series premium|exec", "the mid premium (default) or the executable premium"),
+      ("--out PATH", "write ts_us,value,mean,std,z,ewma_mean,ewma_std,half_life_s per valid point (CSV; undefined = empty)"),
+      ("--format table|csv|json", "the summary (default table)"),
+    ]))
+    \(IngestFlags.help)
+    """
+
+  let inputs: PremiumInputs
+  let window: RollingWindow
+  let ewma: EWMAHalfLife?
+  let exec: Bool
+  let outPath: String?
+  let format: OutputFormat
+
+  init(arguments: [String]) throws(UsageError) {
+    let cursor = ArgumentCursor(
+      arguments, flags: PremiumInputs.flags + ["--window", "--ewma", "--series", "--out", "--format"], switches: IngestFlags.switches)
+    try cursor.validate()
+    inputs = try PremiumInputs(cursor, minimum: 2)
+    guard let window = try cursor.value("--window", "a count of points (300) or a duration (5m)", Self.window) else {
+      throw UsageError("missing --window N|DURATION")
+    }
+    self.window = window
+    ewma = try cursor.value("--ewma", "a half-life in points (100) or a duration (30s)", Self.halfLife)
+    exec = try cursor.value("--series", "premium or exec", { ["premium": false, "exec": true][$0] }) ?? false
+    outPath = cursor.value("--out")
+    format = try OutputFormat.parse(cursor)
+  }
+
+  /// A bare whole number is a count of points; a number with a unit is a duration.
+  static func window(_ text: String) -> RollingWindow? {
+    if let n = Int(text) { return n >= 1 ? .points(n) : nil }
+    return TimeText.parseDuration(text).flatMap { $0 > 0 ? .time($0) : nil }
+  }
+
+  /// A bare number is a half-life in points; a number with a unit is a duration.
+  static func halfLife(_ text: String) -> EWMAHalfLife? {
+    if let h = Double(text) { return h > 0 && h.isFinite ? .points(h) : nil }
+    return TimeText.parseDuration(text).flatMap { $0 > 0 ? .time($0) : nil }
+  }
+
+  func run(_ terminal: inout Terminal) throws -> ExitCode {
+    let legs = try inputs.load(&terminal)
+    let premium = try PremiumSeries(legs: legs, options: inputs.alignment)
+    let values = premium.packed(exec ? premium.exec : premium.mid)
+    var time: [Int64] = []
+    time.reserveCapacity(premium.validPoints)
+    for i in 0..<premium.count where premium.valid[i] { time.append(premium.time[i]) }
+    let result = RollingResult(
+      points: premium.count, values: values, time: time, window: window, ewma: ewma, exec: exec)
+    if let outPath { try result.writeSeries(to: outPath) }
+    switch format {
+    case .json: terminal.print(result.json.rendered())
+    case .csv: terminal.print(result.csv, terminator: "")
+    case .table: terminal.print(result.table)
+    }
+    if premium.validPoints == 0 {
+      terminal.printError("arbkit: warning: no valid point: every point had a stale or missing leg (see --max-stale)")
+    }
+    return .success
+  }
+}
