@@ -92,16 +92,19 @@ struct BacktestCommand: Command {
     let fees = try Self.fees(scenario, registry: options.registry)
     let series = try LoadedLegs.load(specs, options: options).map(\.series)
     let aligned = try AlignedLegs(legs: series, options: AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid))
-    let outcome: BacktestReport.Outcome =
-      scenario.mode == "inventory"
-      ? .inventory(InventoryArbitrage(parameters: Self.inventoryParameters(scenario, fees: fees)).run(legs: series, aligned: aligned))
-      : .convergence(ConvergenceBacktest(parameters: Self.convergenceParameters(scenario, fees: fees)).run(legs: series, aligned: aligned))
-    let report = BacktestReport(scenario: scenario, legs: series, fees: fees, aligned: aligned, outcome: outcome)
+    let report = BacktestReport(scenario: scenario, legs: series, fees: fees, aligned: aligned, outcome: Self.outcome(scenario, fees: fees, legs: series, aligned: aligned))
     if let tradesPath { try Self.write(report.ledgerCSV, to: tradesPath) }
     if let equityPath { try Self.write(report.equityCSV, to: equityPath) }
     if let inventoryPath { try Self.write(report.inventoryCSV, to: inventoryPath) }
     terminal.print(format == .json ? report.json.rendered() : report.table)
     return .success
+  }
+
+  /// The run of the scenario's mode on aligned legs.
+  static func outcome(_ scenario: Scenario, fees: [Double], legs: [QuoteSeries], aligned: AlignedLegs) -> BacktestReport.Outcome {
+    scenario.mode == "inventory"
+      ? .inventory(InventoryArbitrage(parameters: inventoryParameters(scenario, fees: fees)).run(legs: legs, aligned: aligned))
+      : .convergence(ConvergenceBacktest(parameters: convergenceParameters(scenario, fees: fees)).run(legs: legs, aligned: aligned))
   }
 
   /// Each leg's taker fee: `costs.fees.VENUE`, else the registry's for its market.

@@ -73,6 +73,20 @@ struct BacktestReport {
     .array(state.base.indices.map { .object([("base", .number(state.base[$0])), ("quote", .number(state.quote[$0]))]) })
   }
 
+  /// The metrics as the summary table prints them (skipped signals one row per reason).
+  var summaryRows: [(name: String, value: String)] {
+    var rows: [(name: String, value: String)] = []
+    for (key, value) in metrics {
+      switch value {
+      case .object(let counts): for (reason, count) in counts { rows.append(("skipped: \(reason)", count.rendered(indent: 0))) }
+      case .number(let x) where key == "exposure": rows.append((key, NumberText.percent(x)))
+      case .number(let x): rows.append((key, NumberText.fixed(x, key == "sharpe" ? 3 : 2)))
+      default: rows.append((key, value == .null ? "-" : value.rendered(indent: 0)))
+      }
+    }
+    return rows
+  }
+
   var table: String {
     var text = "Legs\n"
     var legTable = TextTable(["#", "venue", "market", "symbol", "rows", "taker fee", "price"], rightAligned: [0, 4, 5])
@@ -93,14 +107,7 @@ struct BacktestReport {
     text += s.mode == "inventory" ? "trade, " : "leg, "
     text += "slippage \(JSONValue.format(s.slippageBps)) bps, latency \(TimeText.durationText(s.latency))\n\n"
     var summary = TextTable(["", "value"], rightAligned: [1])
-    for (key, value) in metrics {
-      switch value {
-      case .object(let counts): for (reason, count) in counts { summary.add(["skipped: \(reason)", count.rendered(indent: 0)]) }
-      case .number(let x) where key == "exposure": summary.add([key, NumberText.percent(x)])
-      case .number(let x): summary.add([key, NumberText.fixed(x, key == "sharpe" ? 3 : 2)])
-      default: summary.add([key, value == .null ? "-" : value.rendered(indent: 0)])
-      }
-    }
+    for row in summaryRows { summary.add([row.name, row.value]) }
     if case .inventory(let run) = outcome {
       summary.add(["rebalances", "\(run.rebalances.count)"])
       summary.add(["rebalance cost", NumberText.fixed(run.rebalanceCost, 2)])

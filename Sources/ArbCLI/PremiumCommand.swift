@@ -46,6 +46,15 @@ struct PremiumCommand: Command {
     try cursor.validate()
     if let stray = cursor.arguments.first { throw UsageError("unexpected argument '\(stray)' (legs are given with --leg)") }
     ingest = try IngestFlags(cursor)
+    legs = try Self.legs(cursor, ingest: ingest)
+    alignment = try Self.alignment(cursor)
+    bands = try Self.bands(cursor)
+    seriesPath = cursor.value("--series")
+    format = try OutputFormat.parse(cursor)
+  }
+
+  /// The `--leg` specs: at least two, no rate leg, registry symbols that resolve.
+  static func legs(_ cursor: ArgumentCursor, ingest: IngestFlags) throws(UsageError) -> [LegSpec] {
     var legs: [LegSpec] = []
     for text in cursor.values("--leg") {
       do { legs.append(ingest.leg(try LegSpec(parsing: text))) } catch { throw UsageError(error.message) }
@@ -55,10 +64,18 @@ struct PremiumCommand: Command {
     for case let instrument? in legs.map(\.instrument) {
       do { _ = try Self.canonical(instrument, registry: ingest.options.registry) } catch { throw UsageError(error.description) }
     }
-    self.legs = legs
+    return legs
+  }
+
+  /// `--max-stale` and `--grid`.
+  static func alignment(_ cursor: ArgumentCursor) throws(UsageError) -> AlignmentOptions {
     let maxStale = try cursor.value("--max-stale", "a duration such as 5s or 100ms", TimeText.parseDuration)
     let grid = try cursor.value("--grid", "a positive duration such as 1s", { TimeText.parseDuration($0).flatMap { $0 > 0 ? $0 : nil } })
-    alignment = AlignmentOptions(maxStale: maxStale, grid: grid)
+    return AlignmentOptions(maxStale: maxStale, grid: grid)
+  }
+
+  /// `--bands`, `--hysteresis` and `--min-episode`.
+  static func bands(_ cursor: ArgumentCursor) throws(UsageError) -> BandOptions {
     let levels = try cursor.value("--bands", "a list of positive percentages such as 0.05,0.1") { text -> [Double]? in
       let values = text.split(separator: ",").compactMap { Double($0) }
       return values.count == text.split(separator: ",").count && !values.isEmpty && values.allSatisfy { $0 > 0 && $0.isFinite } ? values : nil
@@ -68,9 +85,7 @@ struct PremiumCommand: Command {
       throw UsageError("--hysteresis must be smaller than every band, was \(hysteresis) with band \(smallest)")
     }
     let minEpisode = try cursor.value("--min-episode", "a duration such as 5s", TimeText.parseDuration) ?? 0
-    bands = BandOptions(bands: levels, hysteresis: hysteresis, minEpisode: minEpisode)
-    seriesPath = cursor.value("--series")
-    format = try OutputFormat.parse(cursor)
+    return BandOptions(bands: levels, hysteresis: hysteresis, minEpisode: minEpisode)
   }
 
   /// A premium compares prices; between rates (funding, premium index) it means nothing.

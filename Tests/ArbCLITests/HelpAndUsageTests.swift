@@ -8,7 +8,7 @@ struct HelpAndUsageTests {
   @Test func `overview lists every command and exits 0`() {
     let run = arbkit("--help")
     #expect(run.code == .success)
-    for command in ["inspect", "premium", "convert", "venues"] { #expect(run.output.contains("  \(command)")) }
+    for command in ["inspect", "premium", "convert", "report", "profile", "venues"] { #expect(run.output.contains("  \(command)")) }
     #expect(run.errors.isEmpty)
   }
 
@@ -22,7 +22,7 @@ struct HelpAndUsageTests {
   }
 
   /// The help texts are part of the contract users read: a change must be deliberate.
-  @Test("help text matches its snapshot", arguments: ["inspect", "premium", "convert", "backtest", "sweep", "merge", "venues"])
+  @Test("help text matches its snapshot", arguments: ["inspect", "premium", "convert", "backtest", "sweep", "merge", "report", "profile", "venues"])
   func helpSnapshot(command: String) throws {
     let snapshot = Repository.root.appendingPathComponent("Tests/ArbCLITests/Snapshots/\(command)-help.txt")
     let expected = try String(contentsOf: snapshot, encoding: .utf8)
