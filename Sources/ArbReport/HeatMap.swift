@@ -72,7 +72,8 @@ public struct HeatMap: Sendable {
     let top = 44.0
     let width = left + Double(columns.count) * cellWidth + 24
     let height = top + Double(rows.count) * cellHeight + 78
-    var svg = SVG(id: id, width: max(width, 360), height: height, title: title, description: description)
+    // Wide enough for the legend (ten swatches and "no data").
+    var svg = SVG(id: id, width: max(width, left + 350), height: height, title: title, description: description)
     let every = max(1, Int((Double(columns.map(\.count).max() ?? 1) * 6.5 / cellWidth).rounded(.up)))
     for (c, label) in columns.enumerated() where c % every == 0 {
       svg.text(left + (Double(c) + 0.5) * cellWidth, top - 6, label, anchor: .middle, size: 10)

@@ -5,7 +5,7 @@ extension ReportDocument {
     h1{font-size:1.7em;margin-bottom:0}h2{border-bottom:2px solid #dee2e6;padding-bottom:4px;margin-top:2em}h3{margin-bottom:.3em}
     .subtitle{color:#495057;margin-top:4px}nav ol{columns:2;font-size:.95em}
     table{border-collapse:collapse;margin:8px 0 16px;font-size:.9em;display:block;overflow-x:auto}th,td{padding:3px 10px;border-bottom:1px solid #dee2e6;text-align:left;vertical-align:top}
-    th{background:#f1f3f5}td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}caption{caption-side:bottom;text-align:left;color:#495057;font-size:.9em;padding-top:4px}
+    th{background:#f1f3f5}td{white-space:nowrap}td.n{text-align:right;font-variant-numeric:tabular-nums}caption{caption-side:bottom;text-align:left;color:#495057;font-size:.9em;padding-top:4px}
     figure{margin:12px 0 20px}figure svg{max-width:100%;height:auto;border:1px solid #e9ecef}figcaption{color:#495057;font-size:.9em}
     """
 

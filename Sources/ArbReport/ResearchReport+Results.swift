@@ -65,7 +65,7 @@ extension ResearchReport {
           + "; robustness (mean over the cell and its " + ReportNumber.count(grid.neighbours(best).count) + " grid neighbours, as arbkit sweep ranks) "
           + ReportNumber.fixed(sweep.robustness(best, metric), 2) + ". A robustness far below the cell's own value marks a lone spike rather than a plateau.")
     }
-    let shownMetrics = ([metric] + ["trades", "wins", "max_drawdown", "sharpe"].filter { $0 != metric }).filter { sweep.values[$0] != nil }
+    let shownMetrics = ([metric] + ["trades", "wins", "sharpe"].filter { $0 != metric }).filter { sweep.values[$0] != nil }
     let top = sweep.ranked(metric).prefix(10)
     section.table(
       ReportDocument.Table(

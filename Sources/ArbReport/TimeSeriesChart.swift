@@ -88,7 +88,7 @@ public struct TimeSeriesChart: Sendable {
           svg.polyline([[(run.first!.x, zero)] + run + [(run.last!.x, zero)]], stroke: "none", width: 0, fill: fill)
         }
       }
-      svg.polyline(points, stroke: s.colour, width: 1.2)
+      svg.polyline(points, stroke: s.colour, width: 0.8)
     }
     var legend = series.map { ($0.colour, $0.name) }
     for (k, band) in bands.enumerated() where k < Self.bandColours.count {
