@@ -45,13 +45,14 @@ demo: build
 # The tests also zip fixtures (Binance public data comes as .zip) and compress them
 # with the zstd tool; sweeps are sharded with GNU parallel and on a single-node Slurm
 # cluster started by scripts/test-sharding; scripts/test-report renders the report in
-# headless Chromium.
+# headless Chromium; scripts/test-notebooks runs every notebook (in Notebooks/.venv).
 test:
-	@scripts/install-deps zip zstd parallel slurm-wlm munge chromium
+	@scripts/install-deps zip zstd parallel slurm-wlm munge chromium python3-venv
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	scripts/test-sharding .build/debug/arbkit
 	scripts/test-report .build/debug/arbkit
+	scripts/test-notebooks .build/debug/arbkit
 
 bench: deps
 	scripts/bench $(ARGS)
@@ -74,4 +75,4 @@ registry:
 	scripts/embed-registry
 
 clean:
-	rm -rf .build bench/data bench/.venv
+	rm -rf .build bench/data bench/.venv Notebooks/.venv out
