@@ -173,6 +173,15 @@ struct ReportCommandTests {
     #expect(written.html.contains("a&lt;script&gt;&amp;&#39;.csv"))
   }
 
+  @Test("--tz Asia/Seoul puts the time axes in KST")
+  func seoulAxes() {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let written = Self.report([Self.scenario, "--tz", "Asia/Seoul"], in: folder)
+    #expect(written.html.contains(">time (KST, UTC+9)<") && !written.html.contains(">time (UTC)<"))
+    #expect(written.markdown.contains("| time axes | KST, UTC+9 |"))
+  }
+
   @Test("errors: no --out, a missing sweep, a sweep that is not one")
   func errors() {
     let folder = TemporaryFolder()
