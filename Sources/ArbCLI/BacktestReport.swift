@@ -73,7 +73,8 @@ struct BacktestReport {
     .array(state.base.indices.map { .object([("base", .number(state.base[$0])), ("quote", .number(state.quote[$0]))]) })
   }
 
-  /// The metrics as the summary table prints them (skipped signals one row per reason).
+  /// The metrics as the summary table prints them (skipped signals one row per reason;
+  /// mode inventory adds rebalances and the balances at start and end).
   var summaryRows: [(name: String, value: String)] {
     var rows: [(name: String, value: String)] = []
     for (key, value) in metrics {
@@ -82,6 +83,15 @@ struct BacktestReport {
       case .number(let x) where key == "exposure": rows.append((key, NumberText.percent(x)))
       case .number(let x): rows.append((key, NumberText.fixed(x, key == "sharpe" ? 3 : 2)))
       default: rows.append((key, value == .null ? "-" : value.rendered(indent: 0)))
+      }
+    }
+    if case .inventory(let run) = outcome {
+      rows.append(("rebalances", "\(run.rebalances.count)"))
+      rows.append(("rebalance cost", NumberText.fixed(run.rebalanceCost, 2)))
+      let start = run.path.first!, end = run.path.last!
+      for k in legs.indices {
+        rows.append(("leg \(k + 1) base, start → end", NumberText.fixed(start.base[k], 6) + " → " + NumberText.fixed(end.base[k], 6)))
+        rows.append(("leg \(k + 1) quote, start → end", NumberText.fixed(start.quote[k], 2) + " → " + NumberText.fixed(end.quote[k], 2)))
       }
     }
     return rows
@@ -108,15 +118,6 @@ struct BacktestReport {
     text += "slippage \(JSONValue.format(s.slippageBps)) bps, latency \(TimeText.durationText(s.latency))\n\n"
     var summary = TextTable(["", "value"], rightAligned: [1])
     for row in summaryRows { summary.add([row.name, row.value]) }
-    if case .inventory(let run) = outcome {
-      summary.add(["rebalances", "\(run.rebalances.count)"])
-      summary.add(["rebalance cost", NumberText.fixed(run.rebalanceCost, 2)])
-      for k in legs.indices {
-        let start = run.path.first!, end = run.path.last!
-        summary.add(["leg \(k + 1) base, start → end", NumberText.fixed(start.base[k], 6) + " → " + NumberText.fixed(end.base[k], 6)])
-        summary.add(["leg \(k + 1) quote, start → end", NumberText.fixed(start.quote[k], 2) + " → " + NumberText.fixed(end.quote[k], 2)])
-      }
-    }
     text += summary.rendered(indent: "  ") + "\n"
     return text
   }

@@ -173,6 +173,26 @@ struct ReportCommandTests {
     #expect(written.html.contains("a&lt;script&gt;&amp;&#39;.csv"))
   }
 
+  @Test("mode inventory: every row of the backtest table is in the report")
+  func inventoryRows() {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let scenario = Repository.data("scenarios/binanceus-kraken-inventory.json")
+    let written = Self.report([scenario], in: folder)
+    let table = arbkit("backtest", scenario).output
+    // The summary: the lines after the "  ---  ---" rule under the "value" header.
+    let lines = table.split(separator: "\n").map(String.init)
+    let rule = lines.lastIndex { $0.trimmingCharacters(in: .whitespaces).hasPrefix("---") }!
+    let rows = lines[(rule + 1)...].filter { !$0.isEmpty }
+    #expect(rows.count >= 14)
+    for line in rows {
+      // "  name   value": the value is the last run of non-blank text after two spaces.
+      let parts = line.trimmingCharacters(in: .whitespaces).components(separatedBy: "  ").filter { !$0.isEmpty }
+      let name = parts.first!.trimmingCharacters(in: .whitespaces), value = parts.last!.trimmingCharacters(in: .whitespaces)
+      #expect(written.markdown.contains("| \(name.replacingOccurrences(of: "_", with: "\\_")) | \(value) |"), "\(line)")
+    }
+  }
+
   @Test("--tz Asia/Seoul puts the time axes in KST")
   func seoulAxes() {
     let folder = TemporaryFolder()
