@@ -8,6 +8,7 @@ SWIFT   ?= swift
 ARBKIT  := .build/release/arbkit
 SAMPLES := Data/samples
 FORMATS := Data/formats
+DEMO_OUT := out/demo
 
 .PHONY: demo test bench fuzz build deps registry check-real-data clean
 
@@ -30,15 +31,28 @@ demo: build
 	@echo
 	@echo "== arbkit backtest: the same pair, threshold strategy with fees, slippage and latency"
 	$(ARBKIT) backtest Data/scenarios/binanceus-kraken-btcusdc.json
+	@echo
+	@echo "== arbkit sweep: entry x exit x Kraken fee, 18 cells"
+	@mkdir -p $(DEMO_OUT)
+	$(ARBKIT) sweep Data/scenarios/binanceus-kraken-btcusdc.json --grid strategy.entry=0.6:1.4:0.4 \
+	  --grid strategy.exit=0,0.05,0.1 --grid costs.fees.kraken=0.0016,0.004 --quiet --top 5 --out $(DEMO_OUT)/sweep.csv
+	@echo
+	@echo "== arbkit report: the scenario, the sweep and the best cell's backtest"
+	$(ARBKIT) report Data/scenarios/binanceus-kraken-btcusdc.json --sweep $(DEMO_OUT)/sweep.csv --out $(DEMO_OUT)/report
+	@echo
+	@echo "Report: $(CURDIR)/$(DEMO_OUT)/report/report.html (open in a browser) and report.md"
 
 # The tests also zip fixtures (Binance public data comes as .zip) and compress them
 # with the zstd tool; sweeps are sharded with GNU parallel and on a single-node Slurm
-# cluster started by scripts/test-sharding.
+# cluster started by scripts/test-sharding; scripts/test-report renders the report in
+# headless Chromium; scripts/test-notebooks runs every notebook (in Notebooks/.venv).
 test:
-	@scripts/install-deps zip zstd parallel slurm-wlm munge
+	@scripts/install-deps zip zstd parallel slurm-wlm munge chromium python3-venv
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	scripts/test-sharding .build/debug/arbkit
+	scripts/test-report .build/debug/arbkit
+	scripts/test-notebooks .build/debug/arbkit
 
 bench: deps
 	scripts/bench $(ARGS)
@@ -61,4 +75,4 @@ registry:
 	scripts/embed-registry
 
 clean:
-	rm -rf .build bench/data bench/.venv
+	rm -rf .build bench/data bench/.venv Notebooks/.venv out

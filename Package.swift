@@ -5,7 +5,7 @@ let package = Package(
   name: "ArbKit",
   products: [
     .executable(name: "arbkit", targets: ["arbkit"]),
-    .library(name: "ArbKit", targets: ["ArbCore", "ArbIngest", "ArbAnalytics", "ArbBacktest", "ArbCLI"]),
+    .library(name: "ArbKit", targets: ["ArbCore", "ArbIngest", "ArbAnalytics", "ArbBacktest", "ArbReport", "ArbCLI"]),
   ],
   targets: [
     // MARK: C libraries from Debian (each imported by exactly one Swift file)
@@ -18,7 +18,8 @@ let package = Package(
     .target(name: "ArbIngest", dependencies: ["ArbCore", "CZlib", "CZstd"]),
     .target(name: "ArbAnalytics", dependencies: ["ArbCore", "CBLAS"]),
     .target(name: "ArbBacktest", dependencies: ["ArbCore", "ArbAnalytics"]),
-    .target(name: "ArbCLI", dependencies: ["ArbCore", "ArbIngest", "ArbAnalytics", "ArbBacktest"]),
+    .target(name: "ArbReport", dependencies: ["ArbCore", "ArbAnalytics", "ArbBacktest"]),
+    .target(name: "ArbCLI", dependencies: ["ArbCore", "ArbIngest", "ArbAnalytics", "ArbBacktest", "ArbReport"]),
     // Fuzz targets, one per parser family (`make fuzz` runs them under libFuzzer).
     .target(name: "ArbFuzz", dependencies: ["ArbCore", "ArbIngest"]),
     // Counts the benchmark's heap allocations (linked into arbkit-bench only).
@@ -39,6 +40,7 @@ let package = Package(
     .testTarget(name: "ArbAnalyticsTests", dependencies: ["ArbAnalytics", "ArbIngest", "TestSupport"]),
     .testTarget(name: "ArbBacktestTests", dependencies: ["ArbBacktest", "ArbAnalytics", "ArbIngest", "TestSupport"]),
     .testTarget(name: "ArbFuzzTests", dependencies: ["ArbFuzz", "TestSupport"]),
+    .testTarget(name: "ArbReportTests", dependencies: ["ArbReport", "ArbAnalytics", "TestSupport"]),
     .testTarget(name: "ArbCLITests", dependencies: ["ArbCLI", "TestSupport"], exclude: ["Snapshots"]),
   ]
 )

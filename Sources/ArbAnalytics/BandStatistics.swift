@@ -23,6 +23,9 @@ public struct BandStatistics: Sendable, Equatable {
   public var durationMax: Double?
   public var peakMean: Double?
   public var peakMax: Double?
+  /// Each counted episode's duration, seconds, in time order (the durations above
+  /// summarise these).
+  public var episodeDurations: [Double]
 
   /// Band figures of `values` (one per clock point; only points with `valid` count).
   ///
@@ -91,6 +94,7 @@ public struct BandStatistics: Sendable, Equatable {
     }
     if weightAll > 0 { shareTime = weightIn / weightAll }
     episodes = durations.count
+    episodeDurations = durations
     if !durations.isEmpty {
       durationMean = durations.reduce(0, +) / Double(durations.count)
       durationMedian = Quantiles.compute(durations, probabilities: [0.5])![0]

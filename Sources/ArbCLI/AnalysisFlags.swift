@@ -17,9 +17,19 @@ struct AnalysisFlags {
   var bands: BandOptions
 
   init(_ cursor: ArgumentCursor) throws(UsageError) {
+    alignment = try Self.alignment(cursor)
+    bands = try Self.bands(cursor)
+  }
+
+  /// `--max-stale` and `--grid`.
+  static func alignment(_ cursor: ArgumentCursor) throws(UsageError) -> AlignmentOptions {
     let maxStale = try cursor.value("--max-stale", "a duration such as 5s or 100ms", TimeText.parseDuration)
-    let grid = try cursor.value("--grid", "a positive duration such as 1s", Self.positiveDuration)
-    alignment = AlignmentOptions(maxStale: maxStale, grid: grid)
+    let grid = try cursor.value("--grid", "a positive duration such as 1s", positiveDuration)
+    return AlignmentOptions(maxStale: maxStale, grid: grid)
+  }
+
+  /// `--bands`, `--hysteresis` and `--min-episode`.
+  static func bands(_ cursor: ArgumentCursor) throws(UsageError) -> BandOptions {
     let levels = try cursor.value("--bands", "a list of positive percentages such as 0.05,0.1") { text -> [Double]? in
       let values = text.split(separator: ",").compactMap { Double($0) }
       return values.count == text.split(separator: ",").count && !values.isEmpty && values.allSatisfy { $0 > 0 && $0.isFinite } ? values : nil
@@ -29,7 +39,7 @@ struct AnalysisFlags {
       throw UsageError("--hysteresis must be smaller than every band, was \(hysteresis) with band \(smallest)")
     }
     let minEpisode = try cursor.value("--min-episode", "a duration such as 5s", TimeText.parseDuration) ?? 0
-    bands = BandOptions(bands: levels, hysteresis: hysteresis, minEpisode: minEpisode)
+    return BandOptions(bands: levels, hysteresis: hysteresis, minEpisode: minEpisode)
   }
 
   static func positiveDuration(_ text: String) -> Int64? { TimeText.parseDuration(text).flatMap { $0 > 0 ? $0 : nil } }

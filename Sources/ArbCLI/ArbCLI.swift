@@ -2,6 +2,7 @@ import ArbAnalytics
 import ArbBacktest
 import ArbCore
 import ArbIngest
+import ArbReport
 import Foundation
 
 /// The `arbkit` command line as a library: `main` for the executable, `run` for tests.
@@ -9,8 +10,8 @@ public enum ArbCLI {
   public static let version = "0.1.0"
 
   static var commands: [any Command.Type] {
-    [InspectCommand.self, PremiumCommand.self, BasisCommand.self, KimchiCommand.self, ConvertCommand.self, BacktestCommand.self, SweepCommand.self, MergeCommand.self, VenuesCommand.self,
-     RollingCommand.self, CandlesCommand.self, CorrelateCommand.self]
+    [InspectCommand.self, PremiumCommand.self, BasisCommand.self, KimchiCommand.self, ConvertCommand.self, BacktestCommand.self, SweepCommand.self, MergeCommand.self,
+     ReportCommand.self, ProfileCommand.self, RollingCommand.self, CandlesCommand.self, CorrelateCommand.self, VenuesCommand.self]
   }
 
   /// Runs `arguments` (program name first) against the real stdout/stderr.
@@ -91,6 +92,9 @@ public enum ArbCLI {
       terminal.printError("arbkit: error: \(error)")
       return .usage
     case let error as RegistryError:
+      terminal.printError("\(error)")
+      return .dataError
+    case let error as SweepResultsError:
       terminal.printError("\(error)")
       return .dataError
     default:

@@ -97,17 +97,7 @@ struct BacktestCommand: Command {
     let fees = try Self.fees(scenario, registry: options.registry)
     let series = try LoadedLegs.load(specs, options: options).map(\.series)
     let aligned = try AlignedLegs(legs: series, options: AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid))
-    let outcome: BacktestReport.Outcome
-    switch scenario.mode {
-    case "inventory":
-      outcome = .inventory(InventoryArbitrage(parameters: Self.inventoryParameters(scenario, fees: fees)).run(legs: series, aligned: aligned))
-    case "carry":
-      let engine = try Self.carry(scenario, fees: fees, registry: options.registry)
-      let settlements = try Self.settlements(scenario, perp: series[1], options: options)
-      outcome = .carry(engine.run(legs: series, aligned: aligned, funding: settlements), settlements)
-    default:
-      outcome = .convergence(ConvergenceBacktest(parameters: Self.convergenceParameters(scenario, fees: fees)).run(legs: series, aligned: aligned))
-    }
+    let outcome = try Self.outcome(scenario, fees: fees, legs: series, aligned: aligned, options: options)
     let report = BacktestReport(scenario: scenario, legs: series, fees: fees, aligned: aligned, outcome: outcome)
     if let tradesPath { try Self.write(report.ledgerCSV, to: tradesPath) }
     if let equityPath { try Self.write(report.equityCSV, to: equityPath) }
@@ -115,6 +105,23 @@ struct BacktestCommand: Command {
     if let fundingPath { try Self.write(report.fundingCSV, to: fundingPath) }
     terminal.print(format == .json ? report.json.rendered() : report.table)
     return .success
+  }
+
+  /// The run of the scenario's mode on aligned legs (mode carry reads its funding
+  /// settlements with `options`).
+  static func outcome(
+    _ scenario: Scenario, fees: [Double], legs: [QuoteSeries], aligned: AlignedLegs, options: IngestOptions
+  ) throws -> BacktestReport.Outcome {
+    switch scenario.mode {
+    case "inventory":
+      return .inventory(InventoryArbitrage(parameters: inventoryParameters(scenario, fees: fees)).run(legs: legs, aligned: aligned))
+    case "carry":
+      let engine = try carry(scenario, fees: fees, registry: options.registry)
+      let settlements = try settlements(scenario, perp: legs[1], options: options)
+      return .carry(engine.run(legs: legs, aligned: aligned, funding: settlements), settlements)
+    default:
+      return .convergence(ConvergenceBacktest(parameters: convergenceParameters(scenario, fees: fees)).run(legs: legs, aligned: aligned))
+    }
   }
 
   /// Each leg's taker fee: `costs.fees.VENUE`, else the registry's for its market.

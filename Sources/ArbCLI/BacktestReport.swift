@@ -85,6 +85,30 @@ struct BacktestReport {
     .array(state.base.indices.map { .object([("base", .number(state.base[$0])), ("quote", .number(state.quote[$0]))]) })
   }
 
+  /// The metrics as the summary table prints them (skipped signals one row per reason;
+  /// mode inventory adds rebalances and the balances at start and end).
+  var summaryRows: [(name: String, value: String)] {
+    var rows: [(name: String, value: String)] = []
+    for (key, value) in metrics {
+      switch value {
+      case .object(let counts): for (reason, count) in counts { rows.append(("skipped: \(reason)", count.rendered(indent: 0))) }
+      case .number(let x) where key == "exposure": rows.append((key, NumberText.percent(x)))
+      case .number(let x): rows.append((key, NumberText.fixed(x, key == "sharpe" ? 3 : 2)))
+      default: rows.append((key, value == .null ? "-" : value.rendered(indent: 0)))
+      }
+    }
+    if case .inventory(let run) = outcome {
+      rows.append(("rebalances", "\(run.rebalances.count)"))
+      rows.append(("rebalance cost", NumberText.fixed(run.rebalanceCost, 2)))
+      let start = run.path.first!, end = run.path.last!
+      for k in legs.indices {
+        rows.append(("leg \(k + 1) base, start → end", NumberText.fixed(start.base[k], 6) + " → " + NumberText.fixed(end.base[k], 6)))
+        rows.append(("leg \(k + 1) quote, start → end", NumberText.fixed(start.quote[k], 2) + " → " + NumberText.fixed(end.quote[k], 2)))
+      }
+    }
+    return rows
+  }
+
   var table: String {
     var text = "Legs\n"
     var legTable = TextTable(["#", "venue", "market", "symbol", "rows", "taker fee", "price"], rightAligned: [0, 4, 5])
@@ -105,23 +129,7 @@ struct BacktestReport {
     text += ["inventory": "per trade, ", "carry": "on spot, "][s.mode] ?? "per leg, "
     text += "slippage \(JSONValue.format(s.slippageBps)) bps, latency \(TimeText.durationText(s.latency))\n\n"
     var summary = TextTable(["", "value"], rightAligned: [1])
-    for (key, value) in metrics {
-      switch value {
-      case .object(let counts): for (reason, count) in counts { summary.add(["skipped: \(reason)", count.rendered(indent: 0)]) }
-      case .number(let x) where key == "exposure": summary.add([key, NumberText.percent(x)])
-      case .number(let x): summary.add([key, NumberText.fixed(x, key == "sharpe" ? 3 : 2)])
-      default: summary.add([key, value == .null ? "-" : value.rendered(indent: 0)])
-      }
-    }
-    if case .inventory(let run) = outcome {
-      summary.add(["rebalances", "\(run.rebalances.count)"])
-      summary.add(["rebalance cost", NumberText.fixed(run.rebalanceCost, 2)])
-      for k in legs.indices {
-        let start = run.path.first!, end = run.path.last!
-        summary.add(["leg \(k + 1) base, start → end", NumberText.fixed(start.base[k], 6) + " → " + NumberText.fixed(end.base[k], 6)])
-        summary.add(["leg \(k + 1) quote, start → end", NumberText.fixed(start.quote[k], 2) + " → " + NumberText.fixed(end.quote[k], 2)])
-      }
-    }
+    for row in summaryRows { summary.add([row.name, row.value]) }
     text += summary.rendered(indent: "  ") + "\n"
     if case .carry(let run, let settlements) = outcome {
       if let first = settlements.time.first, let last = settlements.time.last {

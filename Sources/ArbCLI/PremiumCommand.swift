@@ -42,21 +42,26 @@ struct PremiumCommand: Command {
     try cursor.validate()
     if let stray = cursor.arguments.first { throw UsageError("unexpected argument '\(stray)' (legs are given with --leg)") }
     ingest = try IngestFlags(cursor)
-    var legs: [LegSpec] = []
-    for text in cursor.values("--leg") {
-      do { legs.append(ingest.leg(try LegSpec(parsing: text))) } catch { throw UsageError(error.message) }
-    }
-    guard legs.count >= 2 else { throw UsageError("need at least two --leg, was \(legs.count)") }
-    if let rate = legs.first(where: { $0.field?.isRate == true }) { throw Self.rateLeg(rate.field!, rate.paths[0]) }
-    for case let instrument? in legs.map(\.instrument) {
-      do { _ = try Self.canonical(instrument, registry: ingest.options.registry) } catch { throw UsageError(error.description) }
-    }
-    self.legs = legs
+    legs = try Self.legs(cursor, ingest: ingest)
     let analysis = try AnalysisFlags(cursor)
     alignment = analysis.alignment
     bands = analysis.bands
     seriesPath = cursor.value("--series")
     format = try OutputFormat.parse(cursor)
+  }
+
+  /// The `--leg` specs: at least `minimum`, no rate leg, registry symbols that resolve.
+  static func legs(_ cursor: ArgumentCursor, ingest: IngestFlags, minimum: Int = 2) throws(UsageError) -> [LegSpec] {
+    var legs: [LegSpec] = []
+    for text in cursor.values("--leg") {
+      do { legs.append(ingest.leg(try LegSpec(parsing: text))) } catch { throw UsageError(error.message) }
+    }
+    guard legs.count >= minimum else { throw UsageError("need at least \(minimum) --leg, was \(legs.count)") }
+    if let rate = legs.first(where: { $0.field?.isRate == true }) { throw Self.rateLeg(rate.field!, rate.paths[0]) }
+    for case let instrument? in legs.map(\.instrument) {
+      do { _ = try Self.canonical(instrument, registry: ingest.options.registry) } catch { throw UsageError(error.description) }
+    }
+    return legs
   }
 
   /// A premium compares prices; between rates (funding, premium index) it means nothing.

@@ -23,19 +23,8 @@ struct PremiumInputs {
   init(_ cursor: ArgumentCursor, minimum: Int) throws(UsageError) {
     if let stray = cursor.arguments.first { throw UsageError("unexpected argument '\(stray)' (legs are given with --leg)") }
     ingest = try IngestFlags(cursor)
-    var legs: [LegSpec] = []
-    for text in cursor.values("--leg") {
-      do { legs.append(ingest.leg(try LegSpec(parsing: text))) } catch { throw UsageError(error.message) }
-    }
-    guard legs.count >= minimum else { throw UsageError("need at least \(minimum) --leg, was \(legs.count)") }
-    if let rate = legs.first(where: { $0.field?.isRate == true }) { throw PremiumCommand.rateLeg(rate.field!, rate.paths[0]) }
-    for case let instrument? in legs.map(\.instrument) {
-      do { _ = try PremiumCommand.canonical(instrument, registry: ingest.options.registry) } catch { throw UsageError(error.description) }
-    }
-    self.legs = legs
-    let maxStale = try cursor.value("--max-stale", "a duration such as 5s or 100ms", TimeText.parseDuration)
-    let grid = try cursor.value("--grid", "a positive duration such as 1s", { TimeText.parseDuration($0).flatMap { $0 > 0 ? $0 : nil } })
-    alignment = AlignmentOptions(maxStale: maxStale, grid: grid)
+    legs = try PremiumCommand.legs(cursor, ingest: ingest, minimum: minimum)
+    alignment = try AnalysisFlags.alignment(cursor)
   }
 
   /// Reads every leg (warnings about rejected rows go to `terminal`).

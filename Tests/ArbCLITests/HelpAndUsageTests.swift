@@ -8,7 +8,7 @@ struct HelpAndUsageTests {
   @Test func `overview lists every command and exits 0`() {
     let run = arbkit("--help")
     #expect(run.code == .success)
-    for command in ["inspect", "premium", "basis", "kimchi", "convert", "venues"] { #expect(run.output.contains("  \(command)")) }
+    for command in ["inspect", "premium", "basis", "kimchi", "convert", "report", "profile", "rolling", "venues"] { #expect(run.output.contains("  \(command)")) }
     #expect(run.errors.isEmpty)
   }
 
@@ -22,7 +22,9 @@ struct HelpAndUsageTests {
   }
 
   /// The help texts are part of the contract users read: a change must be deliberate.
-  @Test("help text matches its snapshot", arguments: ["inspect", "premium", "basis", "kimchi", "convert", "backtest", "sweep", "merge", "venues", "rolling", "candles", "correlate"])
+  @Test("help text matches its snapshot", arguments: [
+    "inspect", "premium", "basis", "kimchi", "convert", "backtest", "sweep", "merge", "report", "profile", "rolling", "candles", "correlate", "venues",
+  ])
   func helpSnapshot(command: String) throws {
     let snapshot = Repository.root.appendingPathComponent("Tests/ArbCLITests/Snapshots/\(command)-help.txt")
     let expected = try String(contentsOf: snapshot, encoding: .utf8)
@@ -31,7 +33,7 @@ struct HelpAndUsageTests {
 
   static let usageErrors: [(arguments: [String], message: String)] = [
     (["primium"], "unknown command 'primium', did you mean 'premium'?"),
-    (["premium", "--leg", "a.csv"], "need at least two --leg, was 1"),
+    (["premium", "--leg", "a.csv"], "need at least 2 --leg, was 1"),
     (["premium", "--leg", "d.csv#funding_rate", "--leg", "b.csv"],
      "leg d.csv is a funding_rate series, a rate: a premium needs price, mark or index legs"),
     (["premium", "--leg", "a.csv#last", "--leg", "b.csv"],
