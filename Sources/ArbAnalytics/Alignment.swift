@@ -7,18 +7,24 @@ public struct AlignmentOptions: Sendable {
   public var maxStale: Int64? = nil
   /// Fixed grid step (µs); `nil` uses the union clock of all legs' events.
   public var grid: Int64? = nil
+  /// A point is valid when at least this many legs (≥ 2) have a usable quote; the others
+  /// are left out of that point (the premium board's "-"). `nil`: every leg.
+  public var minimumLegs: Int? = nil
 
-  public init(maxStale: Int64? = nil, grid: Int64? = nil) {
+  public init(maxStale: Int64? = nil, grid: Int64? = nil, minimumLegs: Int? = nil) {
+    precondition(minimumLegs.map { $0 >= 2 } ?? true, "minimumLegs must be at least 2")
     self.maxStale = maxStale
     self.grid = grid
+    self.minimumLegs = minimumLegs
   }
 }
 
 /// Legs joined as-of onto a common clock (`docs/definitions.md`, "Alignment").
 ///
 /// `state(leg: k, point: i)` is the index in leg `k` of its last quote with
-/// `time ≤ time[i]` (`-1` when the leg has not quoted yet, possible only on a grid). A point is
-/// valid when every leg has a quote no older than `maxStale` with both sides priced.
+/// `time ≤ time[i]` (`-1` when the leg has not quoted yet: on a grid, or with
+/// `minimumLegs`). A point is valid when every leg (or `minimumLegs` of them) has a quote
+/// no older than `maxStale` with both sides priced.
 public struct AlignedLegs: Sendable {
   public var time: [Int64]
   /// Time to the next clock point; 0 for the last point.
@@ -27,8 +33,10 @@ public struct AlignedLegs: Sendable {
   /// As-of quote indexes, point-major: `states[i * legCount + k]`.
   public var states: [Int32]
   public var legCount: Int
+  /// Legs a valid point needs (`legCount` unless the options set `minimumLegs`).
+  public var requiredLegs: Int
   public var validPoints: Int
-  /// Points not valid (a stale, missing or one-sided leg).
+  /// Points not valid (a stale, missing or one-sided leg; with `minimumLegs`, too few usable legs).
   public var stalePoints: Int { time.count - validPoints }
   public var count: Int { time.count }
 
@@ -88,6 +96,7 @@ extension AlignedLegs {
     self.valid = valid
     states = state
     self.legCount = legCount
+    requiredLegs = merge.required
     validPoints = valid.reduce(0) { $0 + ($1 ? 1 : 0) }
   }
 }
