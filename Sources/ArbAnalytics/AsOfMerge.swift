@@ -23,7 +23,7 @@ struct AsOfMerge {
     // The clock starts when `required` legs have quoted (every leg by default).
     start = legs.map { $0.time[0] }.sorted()[required - 1]
     let earliestEnd = legs.map { $0.time[$0.count - 1] }.min()!
-    if required == legs.count && earliestEnd < start { throw .noOverlap(lastEnd: earliestEnd, firstStart: start) }
+    if !Self.overlap(legs, required) { throw .noOverlap(lastEnd: earliestEnd, firstStart: start) }
     end = legs.map { $0.time[$0.count - 1] }.max()!
     if let step = options.grid {
       precondition(step > 0, "grid step must be positive")
@@ -119,6 +119,19 @@ struct AsOfMerge {
 }
 
 extension AsOfMerge {
+  /// Whether at some time at least `required` legs lie between their first and last
+  /// quote (with every leg required: the last first quote is not after the first last).
+  static func overlap(_ legs: [QuoteSeries], _ required: Int) -> Bool {
+    // Starts before ends at equal times: spans that touch overlap.
+    let edges = legs.flatMap { [($0.time[0], 1), ($0.time[$0.count - 1], -1)] }.sorted { ($0.0, -$0.1) < ($1.0, -$1.1) }
+    var open = 0
+    for (_, change) in edges {
+      open += change
+      if open >= required { return true }
+    }
+    return false
+  }
+
   /// A part of the union clock: points at times in `from..<until`, numbered from
   /// `firstIndex`.
   struct Span {

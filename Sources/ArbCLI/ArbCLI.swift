@@ -8,7 +8,7 @@ public enum ArbCLI {
   public static let version = "0.1.0"
 
   static var commands: [any Command.Type] {
-    [InspectCommand.self, PremiumCommand.self, ConvertCommand.self, BacktestCommand.self, SweepCommand.self, MergeCommand.self, VenuesCommand.self]
+    [InspectCommand.self, PremiumCommand.self, BoardCommand.self, ConvertCommand.self, BacktestCommand.self, SweepCommand.self, MergeCommand.self, VenuesCommand.self]
   }
 
   /// Runs `arguments` (program name first) against the real stdout/stderr.

@@ -20,11 +20,7 @@ struct PremiumCommand: Command {
     Options:
     \(HelpText.options([
       ("--leg SPEC", "a leg (repeat, at least two); MARKET is spot, linear, inverse, future or fx; FIELD picks the series of a file with several: price (default), mark or index (funding_rate and premium_index are rates and refused)"),
-      ("--max-stale DURATION", "a point is valid only if every leg quoted within this (5s, 100ms, 2m); default: no limit"),
-      ("--grid DURATION", "align on a fixed grid (1s, 100ms) instead of the union clock"),
-      ("--bands LIST", "band levels in percent (default 0.05,0.1)"),
-      ("--hysteresis H", "an episode ends only below band − H, in percent (default 0)"),
-      ("--min-episode DURATION", "episodes shorter than this are not counted (default 0)"),
+    ] + AnalysisFlags.help + [
       ("--series PATH", "also write the aligned series as CSV: ts_us,valid,mid_pct,exec_pct,direction, then bid_K,ask_K per leg"),
       ("--format table|csv|json", "output (default table)"),
     ]))
@@ -41,7 +37,7 @@ struct PremiumCommand: Command {
   init(arguments: [String]) throws(UsageError) {
     let cursor = ArgumentCursor(
       arguments,
-      flags: ["--leg", "--max-stale", "--grid", "--bands", "--hysteresis", "--min-episode", "--series", "--format"] + IngestFlags.flags,
+      flags: ["--leg", "--series", "--format"] + AnalysisFlags.flags + IngestFlags.flags,
       switches: IngestFlags.switches)
     try cursor.validate()
     if let stray = cursor.arguments.first { throw UsageError("unexpected argument '\(stray)' (legs are given with --leg)") }
@@ -56,19 +52,9 @@ struct PremiumCommand: Command {
       do { _ = try Self.canonical(instrument, registry: ingest.options.registry) } catch { throw UsageError(error.description) }
     }
     self.legs = legs
-    let maxStale = try cursor.value("--max-stale", "a duration such as 5s or 100ms", TimeText.parseDuration)
-    let grid = try cursor.value("--grid", "a positive duration such as 1s", { TimeText.parseDuration($0).flatMap { $0 > 0 ? $0 : nil } })
-    alignment = AlignmentOptions(maxStale: maxStale, grid: grid)
-    let levels = try cursor.value("--bands", "a list of positive percentages such as 0.05,0.1") { text -> [Double]? in
-      let values = text.split(separator: ",").compactMap { Double($0) }
-      return values.count == text.split(separator: ",").count && !values.isEmpty && values.allSatisfy { $0 > 0 && $0.isFinite } ? values : nil
-    } ?? [0.05, 0.1]
-    let hysteresis = try cursor.value("--hysteresis", "a percentage ≥ 0", { Double($0).flatMap { $0 >= 0 && $0.isFinite ? $0 : nil } }) ?? 0
-    if let smallest = levels.min(), hysteresis >= smallest {
-      throw UsageError("--hysteresis must be smaller than every band, was \(hysteresis) with band \(smallest)")
-    }
-    let minEpisode = try cursor.value("--min-episode", "a duration such as 5s", TimeText.parseDuration) ?? 0
-    bands = BandOptions(bands: levels, hysteresis: hysteresis, minEpisode: minEpisode)
+    let analysis = try AnalysisFlags(cursor)
+    alignment = analysis.alignment
+    bands = analysis.bands
     seriesPath = cursor.value("--series")
     format = try OutputFormat.parse(cursor)
   }

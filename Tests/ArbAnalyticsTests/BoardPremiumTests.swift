@@ -56,6 +56,18 @@ struct BoardPremiumTests {
     #expect(p.bestExecPoint == 0)
   }
 
+  @Test("legs must overlap by at least minimumLegs at some time")
+  func overlap() throws {
+    let x = QuoteSeries.leg("x", [1, 2], price: [1, 1]), y = QuoteSeries.leg("y", [5, 6], price: [1, 1])
+    let options = AlignmentOptions(minimumLegs: 2)
+    // y and z overlap at 6 (touching spans count); the clock starts when two legs have quoted.
+    let p = try PremiumSeries(legs: [x, y, .leg("z", [6, 10], price: [1, 1])], options: options, maxPremium: true)
+    #expect(p.time == [5, 6, 10] && p.validPoints == 3)
+    #expect(throws: AlignmentError.noOverlap(lastEnd: 2, firstStart: 5)) {
+      try PremiumSeries(legs: [x, y, .leg("z", [8, 9], price: [1, 1])], options: options, maxPremium: true)
+    }
+  }
+
   static let randomCases: [(legs: Int, seed: UInt64)] = [(3, 11), (4, 12), (5, 13), (6, 14)]
 
   @Test("random legs with gaps against a slow board oracle", arguments: randomCases)
