@@ -31,7 +31,7 @@ struct BoardCommand: Command {
     ] + AnalysisFlags.help + [
       ("--format table|csv|json", "output (default table)"),
     ]))
-    \(IngestFlags.help)
+    \(IngestFlags.help(sortSwitch: "--sort-rows"))
     """
 
   let inputs: [LegSpec]
@@ -43,9 +43,9 @@ struct BoardCommand: Command {
 
   init(arguments: [String]) throws(UsageError) {
     let cursor = ArgumentCursor(
-      arguments, flags: ["--sort", "--format"] + AnalysisFlags.flags + IngestFlags.flags, switches: IngestFlags.switches)
+      arguments, flags: ["--sort", "--format"] + AnalysisFlags.flags + IngestFlags.flags, switches: ["--sort-rows"])
     try cursor.validate()
-    ingest = try IngestFlags(cursor)
+    ingest = try IngestFlags(cursor, sortSwitch: "--sort-rows")
     guard !cursor.arguments.isEmpty else { throw UsageError("no input given") }
     var inputs: [LegSpec] = []
     for text in cursor.arguments {
@@ -73,16 +73,19 @@ struct BoardCommand: Command {
     let loaded = try BoardInputs.load(inputs, ingest: ingest)
     var groups: [CanonicalInstrument: [QuoteSeries]] = [:]
     var order: [CanonicalInstrument] = []
-    var unplaced: [QuoteSeries] = []
+    var unplaced: [(QuoteSeries, String)] = []
     var sameVenue: [QuoteSeries] = []
     for leg in loaded.legs {
       if leg.field.isRate { throw PremiumCommand.rateLeg(leg.field, leg.instrument.description) }
+      // A named leg was resolved when parsed; a symbol read from a file that the
+      // registry does not know is set aside with the reason, not fatal for the board.
       let canonical: CanonicalInstrument?
       do { canonical = try PremiumCommand.canonical(leg.instrument, registry: ingest.options.registry) } catch {
-        throw RegistryError(message: "\(leg.instrument): error: \(error)")
+        unplaced.append((leg, error.description))
+        continue
       }
       guard let canonical else {
-        unplaced.append(leg)
+        unplaced.append((leg, leg.instrument.market == .fx ? "an FX series" : "venue outside the registry"))
         continue
       }
       if groups[canonical] == nil { order.append(canonical) }

@@ -7,8 +7,9 @@ struct BoardResult {
   var rows: [BoardRow]
   /// Instruments found on one venue only (not on the board).
   var singleVenue: [(instrument: CanonicalInstrument, leg: QuoteSeries)]
-  /// Legs on venues outside the registry (no canonical instrument).
-  var unplaced: [QuoteSeries]
+  /// Legs without a canonical instrument (a venue outside the registry, a symbol it
+  /// does not know), with the reason.
+  var unplaced: [(leg: QuoteSeries, reason: String)]
   /// A second leg of one venue and instrument, set aside.
   var sameVenue: [QuoteSeries]
   var alignment: AlignmentOptions
@@ -17,11 +18,11 @@ struct BoardResult {
   var sort: String
 
   init(
-    rows: [BoardRow], singleVenue: [(CanonicalInstrument, QuoteSeries)], unplaced: [QuoteSeries], sameVenue: [QuoteSeries],
+    rows: [BoardRow], singleVenue: [(CanonicalInstrument, QuoteSeries)], unplaced: [(QuoteSeries, String)], sameVenue: [QuoteSeries],
     alignment: AlignmentOptions, bands: BandOptions, clock: Clock, sort: String
   ) {
     self.singleVenue = singleVenue.map { (instrument: $0.0, leg: $0.1) }
-    self.unplaced = unplaced
+    self.unplaced = unplaced.map { (leg: $0.0, reason: $0.1) }
     self.sameVenue = sameVenue
     self.alignment = alignment
     self.bands = bands
@@ -62,7 +63,7 @@ struct BoardResult {
       ("sort", .string(sort)),
       ("instruments", .array(rows.map(json))),
       ("single_venue", .array(singleVenue.map { .object([("instrument", .string($0.instrument.description))] + Self.legJSON($0.leg)) })),
-      ("unplaced", .array(unplaced.map { .object(Self.legJSON($0)) })),
+      ("unplaced", .array(unplaced.map { .object(Self.legJSON($0.leg) + [("reason", .string($0.reason))]) })),
       ("same_venue", .array(sameVenue.map { .object(Self.legJSON($0)) })),
     ])
   }
@@ -166,9 +167,7 @@ struct BoardResult {
     if !singleVenue.isEmpty {
       notes.append("on one venue only (not on the board): " + singleVenue.map { "\($0.instrument) (\($0.leg.instrument.venue))" }.joined(separator: ", "))
     }
-    if !unplaced.isEmpty {
-      notes.append("venues outside the registry (no canonical instrument): " + unplaced.map { "\($0.instrument)" }.joined(separator: ", "))
-    }
+    for (leg, reason) in unplaced { notes.append("\(leg.instrument) not on the board: \(reason)") }
     if !sameVenue.isEmpty {
       notes.append("second leg of a venue for one instrument, set aside: " + sameVenue.map { "\($0.instrument)" }.joined(separator: ", "))
     }

@@ -22,7 +22,7 @@ struct HelpAndUsageTests {
   }
 
   /// The help texts are part of the contract users read: a change must be deliberate.
-  @Test("help text matches its snapshot", arguments: ["inspect", "premium", "convert", "backtest", "sweep", "merge", "venues"])
+  @Test("help text matches its snapshot", arguments: ["inspect", "premium", "board", "convert", "backtest", "sweep", "merge", "venues"])
   func helpSnapshot(command: String) throws {
     let snapshot = Repository.root.appendingPathComponent("Tests/ArbCLITests/Snapshots/\(command)-help.txt")
     let expected = try String(contentsOf: snapshot, encoding: .utf8)
