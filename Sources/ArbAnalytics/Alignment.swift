@@ -22,8 +22,8 @@ public struct AlignmentOptions: Sendable {
 /// Legs joined as-of onto a common clock (`docs/definitions.md`, "Alignment").
 ///
 /// `state(leg: k, point: i)` is the index in leg `k` of its last quote with
-/// `time ≤ time[i]` (`-1` when the leg has not quoted yet: on a grid, or with
-/// `minimumLegs`). A point is valid when every leg (or `minimumLegs` of them) has a quote
+/// `time ≤ time[i]` (`-1` when the leg has not quoted yet, on a grid; with
+/// `minimumLegs`, also when the leg is left out of the point). A point is valid when every leg (or `minimumLegs` of them) has a quote
 /// no older than `maxStale` with both sides priced.
 public struct AlignedLegs: Sendable {
   public var time: [Int64]
@@ -81,7 +81,8 @@ extension AlignedLegs {
     let produced = clock.withUnsafeMutableBufferPointer { clock in
       valid.withUnsafeMutableBufferPointer { valid in
         state.withUnsafeMutableBufferPointer { state in
-          var recorder = StateRecorder(clock: clock, valid: valid, state: state, legCount: legCount)
+          var recorder = StateRecorder(
+            clock: clock, valid: valid, state: state, legCount: legCount, marksUnusable: merge.required < legCount)
           return merge.forEachPoint(&recorder)
         }
       }
@@ -107,6 +108,8 @@ private struct StateRecorder: PointVisitor {
   let valid: UnsafeMutableBufferPointer<Bool>
   let state: UnsafeMutableBufferPointer<Int32>
   let legCount: Int
+  /// Record -1 for a leg left out of a point (with `minimumLegs`).
+  let marksUnusable: Bool
 
   @inline(__always)
   mutating func visit(
@@ -114,6 +117,6 @@ private struct StateRecorder: PointVisitor {
   ) {
     clock[i] = time
     valid[i] = ok
-    for k in 0..<legCount { state[i * legCount + k] = Int32(cursor[k]) }
+    for k in 0..<legCount { state[i * legCount + k] = marksUnusable && quotes[k].isNaN ? -1 : Int32(cursor[k]) }
   }
 }

@@ -55,6 +55,9 @@ public struct QuoteSeries: Sendable {
   /// Funding interval in µs per point, for a `funding_rate` series whose source states
   /// it (Binance `fundingRate`: it changes over time); empty otherwise.
   public var fundingInterval: [Int64]
+  /// The book behind each quote, when read with depth from a source that has it;
+  /// `nil`: the top level only.
+  public var depth: BookDepth? = nil
 
   public init(
     instrument: Instrument, priceSource: PriceSource, field: SeriesField = .price, clock: Clock = .local,

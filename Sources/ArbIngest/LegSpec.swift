@@ -173,6 +173,13 @@ extension QuoteSeries {
       return (mine.isEmpty ? [Int64](repeating: 0, count: count) : mine)
         + (theirs.isEmpty ? [Int64](repeating: 0, count: other.count) : theirs)
     }
+    // Depth is kept only when both parts have it.
+    if var mine = depth, let theirs = other.depth {
+      mine.append(contentsOf: theirs)
+      depth = mine
+    } else {
+      depth = nil
+    }
     otherTime = joined(otherTime, other.otherTime)
     fundingInterval = joined(fundingInterval, other.fundingInterval)
     time += other.time
@@ -192,6 +199,7 @@ extension QuoteSeries {
     copy.ask.removeLast()
     copy.bidSize.removeLast()
     copy.askSize.removeLast()
+    copy.depth = copy.depth.map { $0.selecting(Array(0..<(count - 1))) }
     return copy
   }
 
