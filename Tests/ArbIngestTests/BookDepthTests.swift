@@ -118,3 +118,26 @@ struct BookDepthTests {
     }
   }
 }
+
+extension BookDepthTests {
+  @Test("every level of the real Binance and Upbit order-book lines, sorted best first")
+  func orderBookLines() throws {
+    for name in ["binance_BTC_USDT_06.jsonl.gz", "upbit_BTC_KRW_06.jsonl.gz"] {
+      let path = fixture("json/" + name)
+      let series = try #require(try Self.read(path).series.first)
+      let depth = try #require(series.depth)
+      // The lines, decompressed by the gzip tool and parsed by Foundation.
+      let folder = TemporaryFolder()
+      let text = try String(contentsOfFile: try gunzip(path, into: folder), encoding: .utf8)
+      let lines = text.split(separator: "\n")
+      #expect(depth.count == series.count && series.count == lines.count)
+      for (i, line) in lines.enumerated() {
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        func side(_ key: String) -> [[Double]] { ((object[key] as? [[Any]]) ?? []).map { $0.map { ($0 as? NSNumber)?.doubleValue ?? Double("\($0)")! } } }
+        #expect(Self.levels(depth, i, bid: true) == side("bids").sorted { $0[0] > $1[0] }, "\(name) line \(i)")
+        #expect(Self.levels(depth, i, bid: false) == side("asks").sorted { $0[0] < $1[0] }, "\(name) line \(i)")
+        #expect(Self.levels(depth, i, bid: true).count == 20)
+      }
+    }
+  }
+}
