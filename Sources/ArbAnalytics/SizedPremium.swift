@@ -12,6 +12,8 @@ import ArbCore
 /// nothing.
 public struct SizedPremium: Sendable {
   public var quantity: Double
+  /// The bands of `capacity`, percent.
+  public var bands: [Double]
   /// The premium series at size `quantity`: `valid`, `exec`, `rich` and `cheap`
   /// describe the sized trade; `mid` and `top`/`bottom` are those of the alignment.
   public var premium: PremiumSeries
@@ -32,6 +34,7 @@ public struct SizedPremium: Sendable {
     precondition(quantity > 0 && quantity.isFinite, "SizedPremium: size must be positive")
     precondition(aligned.count == premium.count && aligned.legCount == legs.count, "SizedPremium: alignment mismatch")
     self.quantity = quantity
+    self.bands = bands
     let n = aligned.count, legCount = legs.count
     var sized = premium
     var short = 0, validPoints = 0
@@ -126,6 +129,26 @@ private struct LegBooks {
       other.withSide(row: otherRow, bid: false) { askPrices, askSizes in
         BookWalk.capacity(bidPrices: bidPrices, bidSizes: bidSizes, askPrices: askPrices, askSizes: askSizes, band: band)
       }
+    }
+  }
+}
+
+/// Statistics of a sized premium: the executable premium at the size (as `exec` of a
+/// premium analysis, over the points where the size fills) and, per band, the capacity
+/// over the valid points of the alignment.
+public struct SizedAnalysis: Sendable {
+  public var exec: SeriesSummary
+  public var capacity: [SeriesStatistics]
+
+  /// - Parameter options: bands and episode options of the sized exec; its bands are the
+  ///   sized premium's.
+  public init(_ sized: SizedPremium, options: BandOptions = BandOptions()) {
+    precondition(options.bands == sized.bands, "SizedAnalysis: bands differ from the sized premium's")
+    let premium = sized.premium
+    exec = SeriesSummary(premium: premium, column: premium.exec, side: PremiumAnalysis.execSide(premium), oneSided: true, options: options)
+    let weights = premium.time.indices.filter { sized.alignedValid[$0] }.map { Double(premium.duration(at: $0)) }
+    capacity = sized.capacity.map { column in
+      SeriesStatistics(values: column.indices.filter { sized.alignedValid[$0] }.map { column[$0] }, weights: weights)
     }
   }
 }

@@ -3,17 +3,20 @@ import ArbCore
 
 /// The alignment and band flags shared by `premium` and `board`.
 struct AnalysisFlags {
-  static let flags = ["--max-stale", "--grid", "--bands", "--hysteresis", "--min-episode"]
+  static let flags = ["--max-stale", "--grid", "--bands", "--hysteresis", "--min-episode", "--size"]
   static let help: [(flag: String, text: String)] = [
     ("--max-stale DURATION", "a point is valid only if every leg quoted within this (5s, 100ms, 2m); default: no limit"),
     ("--grid DURATION", "align on a fixed grid (1s, 100ms) instead of the union clock"),
     ("--bands LIST", "band levels in percent (default 0.05,0.1)"),
     ("--hysteresis H", "an episode ends only below band − H, in percent (default 0)"),
     ("--min-episode DURATION", "episodes shorter than this are not counted (default 0)"),
+    ("--size Q", "also the executable premium at trade size Q (base units) from the books' depth, and the capacity at each band; a source with the top level only says so"),
   ]
 
   var alignment: AlignmentOptions
   var bands: BandOptions
+  /// `--size`: the trade size in base units.
+  var size: Double?
 
   init(_ cursor: ArgumentCursor) throws(UsageError) {
     let maxStale = try cursor.value("--max-stale", "a duration such as 5s or 100ms", TimeText.parseDuration)
@@ -29,5 +32,42 @@ struct AnalysisFlags {
     }
     let minEpisode = try cursor.value("--min-episode", "a duration such as 5s", TimeText.parseDuration) ?? 0
     bands = BandOptions(bands: levels, hysteresis: hysteresis, minEpisode: minEpisode)
+    size = try cursor.value("--size", "a positive size such as 0.5", { Double($0).flatMap { $0 > 0 && $0.isFinite ? $0 : nil } })
+  }
+
+  /// How deep the books of `leg` are, for the output of `--size`.
+  static func depthText(_ leg: QuoteSeries) -> String {
+    if let depth = leg.depth { return "book, up to \(depth.deepest) levels" }
+    if leg.priceSource == .last || (leg.bidSize.allSatisfy(\.isNaN) && leg.askSize.allSatisfy(\.isNaN)) { return "none: no sizes" }
+    return "level 1 only"
+  }
+}
+
+/// The sized premium of aligned legs and its analysis (`--size`).
+struct SizedResult {
+  var sized: SizedPremium
+  var analysis: SizedAnalysis
+  var depth: [String]
+
+  init(size: Double, premium: PremiumSeries, legs: [QuoteSeries], alignment: AlignmentOptions, bands: BandOptions) throws(AlignmentError) {
+    let aligned = try AlignedLegs(legs: legs, options: alignment)
+    sized = SizedPremium(quantity: size, bands: bands.bands, premium: premium, aligned: aligned, legs: legs)
+    analysis = SizedAnalysis(sized, options: bands)
+    depth = legs.map(AnalysisFlags.depthText)
+  }
+
+  /// JSON: `quantity`, `depth` (per leg), `valid_points`, `short_points`, `exec` (as the
+  /// premium's `exec`), `capacity` (per band `{band, mean, p50, max}`, base units).
+  var json: JSONValue {
+    .object([
+      ("quantity", .number(sized.quantity)),
+      ("depth", .array(depth.map { .string($0) })),
+      ("valid_points", .int(sized.premium.validPoints)),
+      ("short_points", .int(sized.shortPoints)),
+      ("exec", PremiumResult.json(analysis.exec, oneSided: true)),
+      ("capacity", .array(zip(sized.bands, analysis.capacity).map { band, s in
+        .object([("band", .number(band)), ("mean", .number(s.mean)), ("p50", .number(s.quantiles.isEmpty ? nil : s.quantiles[3])), ("max", .number(s.max))])
+      })),
+    ])
   }
 }

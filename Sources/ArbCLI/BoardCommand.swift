@@ -40,12 +40,14 @@ struct BoardCommand: Command {
   let sort: String
   let format: OutputFormat
   let ingest: IngestFlags
+  /// `--size`: trade size for the executable premium from depth.
+  let size: Double?
 
   init(arguments: [String]) throws(UsageError) {
     let cursor = ArgumentCursor(
       arguments, flags: ["--sort", "--format"] + AnalysisFlags.flags + IngestFlags.flags, switches: ["--sort-rows"])
     try cursor.validate()
-    ingest = try IngestFlags(cursor, sortSwitch: "--sort-rows")
+    var ingest = try IngestFlags(cursor, sortSwitch: "--sort-rows")
     guard !cursor.arguments.isEmpty else { throw UsageError("no input given") }
     var inputs: [LegSpec] = []
     for text in cursor.arguments {
@@ -59,8 +61,11 @@ struct BoardCommand: Command {
     let analysis = try AnalysisFlags(cursor)
     alignment = analysis.alignment
     bands = analysis.bands
+    size = analysis.size
+    ingest.options.keepDepth = size != nil
+    self.ingest = ingest
     let sort = cursor.value("--sort") ?? "mean"
-    let columns = BoardResult.sortColumns(bands: bands.bands)
+    let columns = BoardResult.sortColumns(bands: bands.bands, sized: size != nil)
     guard columns.contains(sort) else {
       let closest = columns.min { EditDistance.between(sort, $0) < EditDistance.between(sort, $1) }!
       throw UsageError("unknown column '\(sort)' for --sort, did you mean '\(closest)'? (columns: \(columns.joined(separator: ", ")))")
@@ -98,10 +103,10 @@ struct BoardCommand: Command {
       }
     }
     let boardInstruments = order.filter { groups[$0]!.count >= 2 }
-    let rows = boardInstruments.map { BoardRow(instrument: $0, legs: groups[$0]!, alignment: alignment, bands: bands) }
+    let rows = boardInstruments.map { BoardRow(instrument: $0, legs: groups[$0]!, alignment: alignment, bands: bands, size: size) }
     let result = BoardResult(
       rows: rows, singleVenue: order.filter { groups[$0]!.count == 1 }.map { ($0, groups[$0]![0]) },
-      unplaced: unplaced, sameVenue: sameVenue, alignment: alignment, bands: bands, clock: ingest.options.clock, sort: sort)
+      unplaced: unplaced, sameVenue: sameVenue, alignment: alignment, bands: bands, clock: ingest.options.clock, sort: sort, size: size)
     switch format {
     case .json: terminal.print(result.json.rendered())
     case .csv: terminal.print(result.csv, terminator: "")

@@ -16,10 +16,12 @@ struct BoardResult {
   var bands: BandOptions
   var clock: Clock
   var sort: String
+  /// `--size`, base units.
+  var size: Double?
 
   init(
     rows: [BoardRow], singleVenue: [(CanonicalInstrument, QuoteSeries)], unplaced: [(QuoteSeries, String)], sameVenue: [QuoteSeries],
-    alignment: AlignmentOptions, bands: BandOptions, clock: Clock, sort: String
+    alignment: AlignmentOptions, bands: BandOptions, clock: Clock, sort: String, size: Double?
   ) {
     self.singleVenue = singleVenue.map { (instrument: $0.0, leg: $0.1) }
     self.unplaced = unplaced.map { (leg: $0.0, reason: $0.1) }
@@ -28,20 +30,21 @@ struct BoardResult {
     self.bands = bands
     self.clock = clock
     self.sort = sort
-    self.rows = Self.sorted(rows, by: sort, bands: bands.bands)
+    self.size = size
+    self.rows = Self.sorted(rows, by: sort, bands: bands.bands, sized: size != nil)
   }
 
   /// The columns `--sort` accepts for `bands`: the numeric figures and `instrument`.
-  static func sortColumns(bands: [Double]) -> [String] {
-    BoardRow.figureNames(bands: bands).filter { !["top", "bottom", "best_exec_sell", "best_exec_buy"].contains($0) }
+  static func sortColumns(bands: [Double], sized: Bool) -> [String] {
+    BoardRow.figureNames(bands: bands, sized: sized).filter { !["top", "bottom", "best_exec_sell", "best_exec_buy"].contains($0) }
   }
 
   static let sortHelp = "instrument, venues, points, valid_points, top_share, bottom_share, mean, p50, p95, max, share_BAND, longest_BAND_s (BAND as given in --bands, e.g. share_0.1), best_exec, best_exec_ts_us"
 
   /// Rows ordered by `column`: numbers descending with absent values last, the
   /// instrument name ascending; ties by instrument name.
-  static func sorted(_ rows: [BoardRow], by column: String, bands: [Double]) -> [BoardRow] {
-    let keyed = rows.map { row in (row, row.figures(bands: bands).first { $0.name == column }!.value.number) }
+  static func sorted(_ rows: [BoardRow], by column: String, bands: [Double], sized: Bool) -> [BoardRow] {
+    let keyed = rows.map { row in (row, row.figures(bands: bands, sized: sized).first { $0.name == column }!.value.number) }
     return keyed.sorted { a, b in
       let (nameA, nameB) = (a.0.instrument.description, b.0.instrument.description)
       if column == "instrument" || a.1 == b.1 { return nameA < nameB }
@@ -61,6 +64,7 @@ struct BoardResult {
       ("hysteresis", .number(bands.hysteresis)),
       ("min_episode_us", .int(bands.minEpisode)),
       ("sort", .string(sort)),
+      ("size", .number(size)),
       ("instruments", .array(rows.map(json))),
       ("single_venue", .array(singleVenue.map { .object([("instrument", .string($0.instrument.description))] + Self.legJSON($0.leg)) })),
       ("unplaced", .array(unplaced.map { .object(Self.legJSON($0.leg) + [("reason", .string($0.reason))]) })),
@@ -76,7 +80,7 @@ struct BoardResult {
   }
 
   private func json(_ row: BoardRow) -> JSONValue {
-    let figures = Dictionary(uniqueKeysWithValues: row.figures(bands: bands.bands).map { ($0.name, $0.value.json) })
+    let figures = Dictionary(uniqueKeysWithValues: row.figures(bands: bands.bands, sized: size != nil).map { ($0.name, $0.value.json) })
     let analysis = row.analysis
     var members: [(String, JSONValue)] = [
       ("instrument", .string(row.instrument.description)),
@@ -103,15 +107,16 @@ struct BoardResult {
         ("ts_us", figures["best_exec_ts_us"]!),
       ])),
     ]
+    if let sized = row.sized { members.append(("size", sized.json)) }
     if let problem = row.problem { members.append(("problem", .string(problem))) }
     return .object(members)
   }
 
   /// One row per instrument, the columns of `BoardRow.figures`.
   var csv: String {
-    let names = BoardRow.figureNames(bands: bands.bands)
+    let names = BoardRow.figureNames(bands: bands.bands, sized: size != nil)
     var text = names.joined(separator: ",") + "\n"
-    for row in rows { text += row.figures(bands: bands.bands).map(\.value.csv).joined(separator: ",") + "\n" }
+    for row in rows { text += row.figures(bands: bands.bands, sized: size != nil).map(\.value.csv).joined(separator: ",") + "\n" }
     return text
   }
 
@@ -125,8 +130,9 @@ struct BoardResult {
     let levels = bands.bands.map { JSONValue.format($0) }
     var table = TextTable(
       ["instrument", "venues", "valid", "top", "bottom", "mean", "p50", "p95", "max"] + levels.map { "≥\($0)" }
-        + levels.map { "longest \($0)" } + ["best exec", "sell→buy", "at"],
-      rightAligned: Set([1, 2] + Array(5..<(9 + 2 * levels.count + 1))))
+        + levels.map { "longest \($0)" } + ["best exec", "sell→buy", "at"]
+        + (size.map { q in ["exec@\(JSONValue.format(q)) mean", "max", "short"] + levels.map { "capacity \($0)" } } ?? []),
+      rightAligned: Set([1, 2] + Array(5..<(9 + 2 * levels.count + 1)) + (size == nil ? [] : Array((12 + 2 * levels.count)..<(15 + 3 * levels.count)))))
     func premium(_ value: Double?) -> String {
       CellColour.premium(NumberText.fixed(value, 4), value, bands: bands.bands, enabled: colour)
     }
@@ -141,7 +147,8 @@ struct BoardResult {
           premium(statistics?.mean), premium(row.quantile(50)), premium(row.quantile(95)), premium(statistics?.max),
         ] + bands.bands.indices.map { NumberText.percent(row.analysis?.mid.bands[$0].shareTime) }
           + bands.bands.indices.map { NumberText.fixed(row.analysis?.mid.bands[$0].durationMax, 1) }
-          + [premium(best?.premium), best.map { "\($0.sell)→\($0.buy)" } ?? "-", best.map { TimeText.iso8601($0.time) } ?? "-"])
+          + [premium(best?.premium), best.map { "\($0.sell)→\($0.buy)" } ?? "-", best.map { TimeText.iso8601($0.time) } ?? "-"]
+          + (size == nil ? [] : sizedCells(row, premium: premium)))
     }
     text += table.rendered(indent: "  ") + "\n"
     if !rows.isEmpty {
@@ -164,6 +171,11 @@ struct BoardResult {
       let venues = row.legs.filter { $0.priceSource == .last }.map(\.instrument.venue).joined(separator: ", ")
       notes.append("\(row.instrument): price_source last on \(venues) (one price per row, bid = ask): the best exec there is not a tradable edge")
     }
+    if size != nil {
+      for row in rows where row.sized != nil {
+        notes.append("\(row.instrument) depth: " + zip(row.venues, row.sized!.depth).map { "\($0) \($1)" }.joined(separator: "; "))
+      }
+    }
     if !singleVenue.isEmpty {
       notes.append("on one venue only (not on the board): " + singleVenue.map { "\($0.instrument) (\($0.leg.instrument.venue))" }.joined(separator: ", "))
     }
@@ -173,5 +185,13 @@ struct BoardResult {
     }
     if !notes.isEmpty { text += "\nNotes\n" + notes.map { "  " + $0 }.joined(separator: "\n") + "\n" }
     return text
+  }
+
+  /// The `--size` cells of a row: exec at the size (mean, max), points short of depth,
+  /// mean capacity per band.
+  private func sizedCells(_ row: BoardRow, premium: (Double?) -> String) -> [String] {
+    let exec = row.sized?.analysis.exec.statistics
+    return [premium(exec?.mean), premium(exec?.max), row.sized.map { "\($0.sized.shortPoints)" } ?? "-"]
+      + bands.bands.indices.map { NumberText.fixed(row.sized?.analysis.capacity[$0].mean, 4) }
   }
 }

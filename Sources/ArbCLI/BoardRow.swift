@@ -11,9 +11,11 @@ struct BoardRow {
   var analysis: PremiumAnalysis?
   /// Why there is no analysis (legs that never overlap).
   var problem: String?
+  /// `--size`: the executable premium at the size from the venues' books.
+  var sized: SizedResult?
 
   /// Aligns `legs` with at least two usable venues per point and analyses the max premium.
-  init(instrument: CanonicalInstrument, legs: [QuoteSeries], alignment: AlignmentOptions, bands: BandOptions) {
+  init(instrument: CanonicalInstrument, legs: [QuoteSeries], alignment: AlignmentOptions, bands: BandOptions, size: Double?) {
     self.instrument = instrument
     self.legs = legs.sorted { $0.instrument.venue < $1.instrument.venue }
     var options = alignment
@@ -22,6 +24,7 @@ struct BoardRow {
       let premium = try PremiumSeries(legs: self.legs, options: options, maxPremium: true)
       self.premium = premium
       analysis = PremiumAnalysis(premium: premium, options: bands)
+      if let size { sized = try SizedResult(size: size, premium: premium, legs: self.legs, alignment: options, bands: bands) }
     } catch {
       problem = error.description
     }
@@ -49,15 +52,17 @@ struct BoardRow {
     return statistics.quantiles[SeriesStatistics.quantileLevels.firstIndex(of: level)!]
   }
 
-  /// The column names of `figures(bands:)`, in CSV order.
-  static func figureNames(bands: [Double]) -> [String] {
+  /// The column names of `figures(bands:sized:)`, in CSV order; `sized` adds the
+  /// `--size` columns.
+  static func figureNames(bands: [Double], sized: Bool) -> [String] {
     ["instrument", "venues", "points", "valid_points", "top", "top_share", "bottom", "bottom_share", "mean", "p50", "p95", "max"]
       + bands.map { "share_\(JSONValue.format($0))" } + bands.map { "longest_\(JSONValue.format($0))_s" }
       + ["best_exec", "best_exec_sell", "best_exec_buy", "best_exec_ts_us"]
+      + (sized ? ["size_valid_points", "size_short_points", "size_exec_mean", "size_exec_max"] + bands.map { "capacity_\(JSONValue.format($0))_mean" } : [])
   }
 
   /// Every figure of the row by column name, in CSV order (`figureNames`).
-  func figures(bands: [Double]) -> [(name: String, value: BoardValue)] {
+  func figures(bands: [Double], sized isSized: Bool) -> [(name: String, value: BoardValue)] {
     let top = leader(top: true), bottom = leader(top: false), best = bestExec
     let statistics = analysis?.mid.statistics
     let bandFigures = analysis?.mid.bands
@@ -68,7 +73,14 @@ struct BoardRow {
         .premium(statistics?.mean), .premium(quantile(50)), .premium(quantile(95)), .premium(statistics?.max),
       ] + bands.indices.map { .share(bandFigures?[$0].shareTime) } + bands.indices.map { .seconds(bandFigures?[$0].durationMax) }
       + [.premium(best?.premium), .text(best?.sell), .text(best?.buy), .time(best?.time)]
-    return Array(zip(Self.figureNames(bands: bands), values)).map { (name: $0.0, value: $0.1) }
+    var sizedValues: [BoardValue] = []
+    if isSized {
+      let exec = sized?.analysis.exec.statistics
+      sizedValues = [
+        .count(sized?.sized.premium.validPoints ?? 0), .count(sized?.sized.shortPoints ?? 0), .premium(exec?.mean), .premium(exec?.max),
+      ] + bands.indices.map { .quantity(sized?.analysis.capacity[$0].mean) }
+    }
+    return Array(zip(Self.figureNames(bands: bands, sized: isSized), values + sizedValues)).map { (name: $0.0, value: $0.1) }
   }
 }
 
@@ -82,13 +94,15 @@ enum BoardValue {
   case share(Double?)
   case seconds(Double?)
   case time(Int64?)
+  /// Base units (a capacity).
+  case quantity(Double?)
 
   /// The value to sort on: numbers descending, text ascending; absent last.
   var number: Double? {
     switch self {
     case .text: nil
     case .count(let n): Double(n)
-    case .premium(let x), .share(let x), .seconds(let x): x
+    case .premium(let x), .share(let x), .seconds(let x), .quantity(let x): x
     case .time(let t): t.map(Double.init)
     }
   }
@@ -97,7 +111,7 @@ enum BoardValue {
     switch self {
     case .text(let text): text.map { .string($0) } ?? .null
     case .count(let n): .int(n)
-    case .premium(let x), .share(let x), .seconds(let x): .number(x)
+    case .premium(let x), .share(let x), .seconds(let x), .quantity(let x): .number(x)
     case .time(let t): .int(t)
     }
   }
@@ -106,7 +120,7 @@ enum BoardValue {
     switch self {
     case .text(let text): text.map(CSV.field) ?? ""
     case .count(let n): "\(n)"
-    case .premium(let x), .share(let x), .seconds(let x): NumberText.csv(x)
+    case .premium(let x), .share(let x), .seconds(let x), .quantity(let x): NumberText.csv(x)
     case .time(let t): t.map { "\($0)" } ?? ""
     }
   }

@@ -33,6 +33,8 @@ struct PremiumCommand: Command {
   let seriesPath: String?
   let format: OutputFormat
   let ingest: IngestFlags
+  /// `--size`: trade size for the executable premium from depth.
+  let size: Double?
 
   init(arguments: [String]) throws(UsageError) {
     let cursor = ArgumentCursor(
@@ -41,7 +43,7 @@ struct PremiumCommand: Command {
       switches: IngestFlags.switches)
     try cursor.validate()
     if let stray = cursor.arguments.first { throw UsageError("unexpected argument '\(stray)' (legs are given with --leg)") }
-    ingest = try IngestFlags(cursor)
+    var ingest = try IngestFlags(cursor)
     var legs: [LegSpec] = []
     for text in cursor.values("--leg") {
       do { legs.append(ingest.leg(try LegSpec(parsing: text))) } catch { throw UsageError(error.message) }
@@ -55,6 +57,9 @@ struct PremiumCommand: Command {
     let analysis = try AnalysisFlags(cursor)
     alignment = analysis.alignment
     bands = analysis.bands
+    size = analysis.size
+    ingest.options.keepDepth = size != nil
+    self.ingest = ingest
     seriesPath = cursor.value("--series")
     format = try OutputFormat.parse(cursor)
   }
@@ -77,7 +82,10 @@ struct PremiumCommand: Command {
     }
     let premium = try PremiumSeries(legs: series, options: alignment)
     let analysis = PremiumAnalysis(premium: premium, options: bands)
-    let result = PremiumResult(legs: loaded, canonical: canonical, premium: premium, analysis: analysis, alignment: alignment, bands: bands, clock: ingest.options.clock)
+    let sized = try size.map { try SizedResult(size: $0, premium: premium, legs: series, alignment: alignment, bands: bands) }
+    let result = PremiumResult(
+      legs: loaded, canonical: canonical, premium: premium, analysis: analysis, alignment: alignment, bands: bands,
+      clock: ingest.options.clock, sized: sized)
     if let seriesPath {
       // The per-point leg quotes are kept only when they are written.
       try SeriesCSV.write(premium: premium, aligned: try AlignedLegs(legs: series, options: alignment), legs: series, to: seriesPath)
