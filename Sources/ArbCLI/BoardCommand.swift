@@ -37,6 +37,8 @@ struct BoardCommand: Command {
   let inputs: [LegSpec]
   let alignment: AlignmentOptions
   let bands: BandOptions
+  /// `--offset`, per venue.
+  let analysisFlags: AnalysisFlags
   let sort: String
   let format: OutputFormat
   let ingest: IngestFlags
@@ -59,6 +61,7 @@ struct BoardCommand: Command {
     }
     self.inputs = inputs
     let analysis = try AnalysisFlags(cursor)
+    analysisFlags = analysis
     alignment = analysis.alignment
     bands = analysis.bands
     size = analysis.size
@@ -80,7 +83,7 @@ struct BoardCommand: Command {
     var order: [CanonicalInstrument] = []
     var unplaced: [(QuoteSeries, String)] = []
     var sameVenue: [QuoteSeries] = []
-    for leg in loaded.legs {
+    for leg in try analysisFlags.shifted(loaded.legs) {
       if leg.field.isRate { throw PremiumCommand.rateLeg(leg.field, leg.instrument.description) }
       // A named leg was resolved when parsed; a symbol read from a file that the
       // registry does not know is set aside with the reason, not fatal for the board.
@@ -104,9 +107,10 @@ struct BoardCommand: Command {
     }
     let boardInstruments = order.filter { groups[$0]!.count >= 2 }
     let rows = boardInstruments.map { BoardRow(instrument: $0, legs: groups[$0]!, alignment: alignment, bands: bands, size: size) }
-    let result = BoardResult(
+    var result = BoardResult(
       rows: rows, singleVenue: order.filter { groups[$0]!.count == 1 }.map { ($0, groups[$0]![0]) },
       unplaced: unplaced, sameVenue: sameVenue, alignment: alignment, bands: bands, clock: ingest.options.clock, sort: sort, size: size)
+    result.offsets = analysisFlags.offsets
     switch format {
     case .json: terminal.print(result.json.rendered())
     case .csv: terminal.print(result.csv, terminator: "")

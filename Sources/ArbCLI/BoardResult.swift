@@ -18,6 +18,8 @@ struct BoardResult {
   var sort: String
   /// `--size`, base units.
   var size: Double?
+  /// `--offset`: µs added to each venue's times before alignment.
+  var offsets: [(venue: String, micros: Int64)] = []
 
   init(
     rows: [BoardRow], singleVenue: [(CanonicalInstrument, QuoteSeries)], unplaced: [(QuoteSeries, String)], sameVenue: [QuoteSeries],
@@ -65,6 +67,7 @@ struct BoardResult {
       ("min_episode_us", .int(bands.minEpisode)),
       ("sort", .string(sort)),
       ("size", .number(size)),
+      ("offsets_us", .object(offsets.map { ($0.venue, .int($0.micros)) })),
       ("instruments", .array(rows.map(json))),
       ("single_venue", .array(singleVenue.map { .object([("instrument", .string($0.instrument.description))] + Self.legJSON($0.leg)) })),
       ("unplaced", .array(unplaced.map { .object(Self.legJSON($0.leg) + [("reason", .string($0.reason))]) })),
@@ -126,7 +129,8 @@ struct BoardResult {
     var text = "Premium board: \(rows.count) instrument\(rows.count == 1 ? "" : "s") on two or more venues "
     text += "(\(clockText)\(clock == .exchange ? ", exchange time" : ""), \(staleText)); sorted by \(sort)\n"
     text += "Max premium = highest / lowest mid − 1, in %; band columns: share of time at or above the band; "
-    text += "longest episode in s; top/bottom: venue most often highest/lowest (share of valid points)\n\n"
+    text += "longest episode in s; top/bottom: venue most often highest/lowest (share of valid points)\n"
+    text += AnalysisFlags.offsetsLine(offsets) + "\n"
     let levels = bands.bands.map { JSONValue.format($0) }
     var table = TextTable(
       ["instrument", "venues", "valid", "top", "bottom", "mean", "p50", "p95", "max"] + levels.map { "≥\($0)" }

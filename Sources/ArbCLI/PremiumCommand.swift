@@ -30,6 +30,8 @@ struct PremiumCommand: Command {
   let legs: [LegSpec]
   let alignment: AlignmentOptions
   let bands: BandOptions
+  /// `--offset`, per venue.
+  let analysisFlags: AnalysisFlags
   let seriesPath: String?
   let format: OutputFormat
   let ingest: IngestFlags
@@ -55,6 +57,7 @@ struct PremiumCommand: Command {
     }
     self.legs = legs
     let analysis = try AnalysisFlags(cursor)
+    analysisFlags = analysis
     alignment = analysis.alignment
     bands = analysis.bands
     size = analysis.size
@@ -71,7 +74,7 @@ struct PremiumCommand: Command {
 
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     let loaded = try LoadedLegs.load(legs, options: ingest.options, specOverrides: ingest.specOverrides)
-    let series = loaded.map(\.series)
+    let series = try analysisFlags.shifted(loaded.map(\.series))
     // A file of rates read without #FIELD gives a rate series too.
     if let rate = zip(legs, series).first(where: { $1.field.isRate }) { throw Self.rateLeg(rate.1.field, rate.0.paths[0]) }
     var canonical: [CanonicalInstrument?] = []
@@ -85,7 +88,7 @@ struct PremiumCommand: Command {
     let sized = try size.map { try SizedResult(size: $0, premium: premium, legs: series, alignment: alignment, bands: bands) }
     let result = PremiumResult(
       legs: loaded, canonical: canonical, premium: premium, analysis: analysis, alignment: alignment, bands: bands,
-      clock: ingest.options.clock, sized: sized)
+      clock: ingest.options.clock, sized: sized, offsets: analysisFlags.offsets)
     if let seriesPath {
       // The per-point leg quotes are kept only when they are written.
       try SeriesCSV.write(premium: premium, aligned: try AlignedLegs(legs: series, options: alignment), legs: series, to: seriesPath)

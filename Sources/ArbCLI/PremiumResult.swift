@@ -15,6 +15,8 @@ struct PremiumResult {
   let clock: Clock
   /// `--size`: the executable premium at a trade size.
   var sized: SizedResult? = nil
+  /// `--offset`: µs added to each venue's times before alignment.
+  var offsets: [(venue: String, micros: Int64)] = []
 
   static let quantileKeys = SeriesStatistics.quantileLevels.map { JSONValue.format($0) }
 
@@ -41,6 +43,7 @@ struct PremiumResult {
       ("grid_us", .int(alignment.grid)),
       ("hysteresis", .number(bands.hysteresis)),
       ("min_episode_us", .int(bands.minEpisode)),
+      ("offsets_us", .object(offsets.map { ($0.venue, .int($0.micros)) })),
       ("mid", Self.json(analysis.mid, oneSided: false)),
       ("exec", Self.json(analysis.exec, oneSided: true)),
     ]
@@ -129,6 +132,7 @@ struct PremiumResult {
     let timeText = clock == .exchange ? ", exchange time" : ""
     text += "Points \(premium.count) (\(clockText)\(timeText), \(staleText)): "
     text += "valid \(premium.validPoints), stale \(premium.count - premium.validPoints)\n"
+    text += AnalysisFlags.offsetsLine(offsets)
     if legs.contains(where: { $0.series.priceSource == .last }) {
       text += "Note: price_source last for some legs (one price per row, bid = ask): exec is then the better of A/B − 1 and B/A − 1, not a tradable edge.\n"
     }
