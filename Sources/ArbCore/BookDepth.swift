@@ -36,14 +36,6 @@ public struct BookDepth: Sendable, Equatable {
     askStart.append(askPrice.count)
   }
 
-  /// Drops the levels added since the last `closeBook` (a row rejected after them).
-  public mutating func discardOpenBook() {
-    bidPrice.removeLast(bidPrice.count - bidStart[bidStart.count - 1])
-    bidSize.removeLast(bidSize.count - bidStart[bidStart.count - 1])
-    askPrice.removeLast(askPrice.count - askStart[askStart.count - 1])
-    askSize.removeLast(askSize.count - askStart[askStart.count - 1])
-  }
-
   /// The books at `rows`, in that order.
   public func selecting(_ rows: [Int]) -> BookDepth {
     var out = BookDepth()
@@ -67,6 +59,9 @@ public struct BookDepth: Sendable, Equatable {
     bidStart += other.bidStart.dropFirst().map { $0 + bidBase }
     askStart += other.askStart.dropFirst().map { $0 + askBase }
   }
+
+  /// Bytes held by the level buffers and offsets.
+  public var bytes: Int { (bidStart.count + askStart.count + bidPrice.count + bidSize.count + askPrice.count + askSize.count) * 8 }
 
   /// The largest number of levels on a side of any book.
   public var deepest: Int {

@@ -83,5 +83,6 @@ public struct QuoteSeries: Sendable {
   /// Bytes held by the columns (what a run must keep in memory for this leg).
   public var columnBytes: Int {
     (time.count + otherTime.count + fundingInterval.count) * 8 + (bid.count + ask.count + bidSize.count + askSize.count) * 8
+      + (depth?.bytes ?? 0)
   }
 }

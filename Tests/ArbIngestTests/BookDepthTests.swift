@@ -141,3 +141,30 @@ extension BookDepthTests {
     }
   }
 }
+
+extension BookDepthTests {
+  @Test("books follow their rows: equal times collapse to the last, --sort reorders, files join")
+  func booksFollowRows() throws {
+    let folder = TemporaryFolder()
+    let header = TardisBooks.snapshotHeader(levels: 2)
+    func row(_ t: Int, _ bid: Double) -> String { "binance-futures,BTCUSDT,\(t),\(t),\(bid + 1),1,\(bid),2,\(bid + 2),3,\(bid - 1),4" }
+    var options = IngestOptions()
+    options.keepDepth = true
+    options.format = .tardisBookSnapshot(levels: 2)
+    // Rows at 1, 3, 3, 2: the two at 3 collapse to the second; sorted, the book of 2 comes second.
+    let unsorted = folder.write("unsorted.csv", [header, row(1, 10), row(3, 20), row(3, 30), row(2, 40)].joined(separator: "\n") + "\n")
+    options.sort = true
+    let sorted = try #require(try Ingest.read(path: unsorted, options: options).series.first)
+    #expect(sorted.time == [1, 2, 3] && sorted.bid == [10, 40, 30])
+    let depth = try #require(sorted.depth)
+    #expect((0..<3).map { Self.levels(depth, $0, bid: true) } == [[[10, 2], [9, 4]], [[40, 2], [39, 4]], [[30, 2], [29, 4]]])
+    // Two files of one leg: the books of both, the shared boundary time collapsing to the later file's.
+    options.sort = false
+    let first = folder.write("a.csv", [header, row(1, 10), row(2, 20)].joined(separator: "\n") + "\n")
+    let second = folder.write("b.csv", [header, row(2, 25), row(3, 30)].joined(separator: "\n") + "\n")
+    let leg = try LegSpec(instrument: nil, paths: [first, second]).load(options: options)
+    #expect(leg.series.time == [1, 2, 3] && leg.series.bid == [10, 25, 30])
+    let joined = try #require(leg.series.depth)
+    #expect((0..<3).map { Self.levels(joined, $0, bid: false) } == [[[11, 1], [12, 3]], [[26, 1], [27, 3]], [[31, 1], [32, 3]]])
+  }
+}
