@@ -168,3 +168,27 @@ extension BookDepthTests {
     #expect((0..<3).map { Self.levels(joined, $0, bid: false) } == [[[11, 1], [12, 3]], [[26, 1], [27, 3]], [[31, 1], [32, 3]]])
   }
 }
+
+extension BookDepthTests {
+  @Test("a book snapshot file read as two halves keeps the same books as one pass")
+  func halves() throws {
+    let folder = TemporaryFolder()
+    var text = TardisBooks.snapshotHeader(levels: 3) + "\n"
+    var time: Int64 = 1_000
+    for i in 0..<3000 {
+      time += Int64(1 + i % 3)
+      let bid = 100 + Double(i % 50) / 10
+      let symbol = i % 4 == 0 ? "ETHUSDT" : "BTCUSDT"
+      text += "binance-futures,\(symbol),\(time),\(time),\(bid + 0.1),1,\(bid),2,\(bid + 0.2),3,\(bid - 0.1),4,\(bid + 0.3),5,\(bid - 0.2),\(i % 7)\n"
+    }
+    let path = folder.write("snap.csv", text)
+    var options = IngestOptions()
+    options.keepDepth = true
+    options.format = .tardisBookSnapshot(levels: 3)
+    let size = try FileSource(path: path).size
+    let split = try #require(try Ingest.readInTwoHalves(path: path, size: size, options: options))
+    let whole = try Ingest.readSequentially(path: path, options: options, size: size)
+    #expect(split.series.count == 2 && split.series.map(\.depth) == whole.series.map(\.depth))
+    #expect(split.series.allSatisfy { $0.depth?.count == $0.count && $0.depth?.deepest == 3 })
+  }
+}
