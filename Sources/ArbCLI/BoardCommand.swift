@@ -6,7 +6,7 @@ import ArbIngest
 /// on two or more venues.
 struct BoardCommand: Command {
   static let name = "board"
-  static let abstract = "Premium board over recorded data: per instrument the top and bottom venues, max premium, bands, best edge"
+  static let abstract = "Premium board: per instrument across venues the top and bottom, max premium, bands, best edge"
   static let usage = """
     Usage: arbkit board INPUT… [options]
 
