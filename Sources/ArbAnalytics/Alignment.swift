@@ -11,11 +11,16 @@ public struct AlignmentOptions: Sendable {
   /// of daily rates needs days where prices need seconds); `nil` entries, and legs
   /// past the end of the array, use `maxStale`.
   public var legMaxStale: [Int64?] = []
+  /// A point is valid when at least this many legs (≥ 2) have a usable quote; the others
+  /// are left out of that point (the premium board's "-"). `nil`: every leg.
+  public var minimumLegs: Int? = nil
 
-  public init(maxStale: Int64? = nil, grid: Int64? = nil, legMaxStale: [Int64?] = []) {
+  public init(maxStale: Int64? = nil, grid: Int64? = nil, legMaxStale: [Int64?] = [], minimumLegs: Int? = nil) {
+    precondition(minimumLegs.map { $0 >= 2 } ?? true, "minimumLegs must be at least 2")
     self.maxStale = maxStale
     self.grid = grid
     self.legMaxStale = legMaxStale
+    self.minimumLegs = minimumLegs
   }
 
   /// The staleness limit of leg `k` (µs), `Int64.max` for none.
@@ -27,8 +32,9 @@ public struct AlignmentOptions: Sendable {
 /// Legs joined as-of onto a common clock (`docs/definitions.md`, "Alignment").
 ///
 /// `state(leg: k, point: i)` is the index in leg `k` of its last quote with
-/// `time ≤ time[i]` (`-1` when the leg has not quoted yet, possible only on a grid). A point is
-/// valid when every leg has a quote no older than `maxStale` with both sides priced.
+/// `time ≤ time[i]` (`-1` when the leg has not quoted yet, on a grid; with
+/// `minimumLegs`, also when the leg is left out of the point). A point is valid when every leg (or `minimumLegs` of them) has a quote
+/// no older than `maxStale` with both sides priced.
 public struct AlignedLegs: Sendable {
   public var time: [Int64]
   /// Time to the next clock point; 0 for the last point.
@@ -37,8 +43,10 @@ public struct AlignedLegs: Sendable {
   /// As-of quote indexes, point-major: `states[i * legCount + k]`.
   public var states: [Int32]
   public var legCount: Int
+  /// Legs a valid point needs (`legCount` unless the options set `minimumLegs`).
+  public var requiredLegs: Int
   public var validPoints: Int
-  /// Points not valid (a stale, missing or one-sided leg).
+  /// Points not valid (a stale, missing or one-sided leg; with `minimumLegs`, too few usable legs).
   public var stalePoints: Int { time.count - validPoints }
   public var count: Int { time.count }
 
@@ -83,7 +91,8 @@ extension AlignedLegs {
     let produced = clock.withUnsafeMutableBufferPointer { clock in
       valid.withUnsafeMutableBufferPointer { valid in
         state.withUnsafeMutableBufferPointer { state in
-          var recorder = StateRecorder(clock: clock, valid: valid, state: state, legCount: legCount)
+          var recorder = StateRecorder(
+            clock: clock, valid: valid, state: state, legCount: legCount, marksUnusable: merge.required < legCount)
           return merge.forEachPoint(&recorder)
         }
       }
@@ -98,6 +107,7 @@ extension AlignedLegs {
     self.valid = valid
     states = state
     self.legCount = legCount
+    requiredLegs = merge.required
     validPoints = valid.reduce(0) { $0 + ($1 ? 1 : 0) }
   }
 }
@@ -108,6 +118,8 @@ private struct StateRecorder: PointVisitor {
   let valid: UnsafeMutableBufferPointer<Bool>
   let state: UnsafeMutableBufferPointer<Int32>
   let legCount: Int
+  /// Record -1 for a leg left out of a point (with `minimumLegs`).
+  let marksUnusable: Bool
 
   @inline(__always)
   mutating func visit(
@@ -115,6 +127,6 @@ private struct StateRecorder: PointVisitor {
   ) {
     clock[i] = time
     valid[i] = ok
-    for k in 0..<legCount { state[i * legCount + k] = Int32(cursor[k]) }
+    for k in 0..<legCount { state[i * legCount + k] = marksUnusable && quotes[k].isNaN ? -1 : Int32(cursor[k]) }
   }
 }

@@ -13,12 +13,17 @@ struct AsOfMerge {
   /// Upper bound of the number of clock points.
   let capacity: Int
 
+  /// Legs whose quotes a valid point needs (all, or `options.minimumLegs`).
+  let required: Int
+
   init(legs: [QuoteSeries], options: AlignmentOptions) throws(AlignmentError) {
     guard legs.count >= 2 else { throw .tooFewLegs(count: legs.count) }
     for leg in legs where leg.count == 0 { throw .emptyLeg(instrument: leg.instrument.description) }
-    start = legs.map { $0.time[0] }.max()!
+    required = min(options.minimumLegs ?? legs.count, legs.count)
+    // The clock starts when `required` legs have quoted (every leg by default).
+    start = legs.map { $0.time[0] }.sorted()[required - 1]
     let earliestEnd = legs.map { $0.time[$0.count - 1] }.min()!
-    if earliestEnd < start { throw .noOverlap(lastEnd: earliestEnd, firstStart: start) }
+    if !Self.overlap(legs, required) { throw .noOverlap(lastEnd: earliestEnd, firstStart: start) }
     end = legs.map { $0.time[$0.count - 1] }.max()!
     if let step = options.grid {
       precondition(step > 0, "grid step must be positive")
@@ -32,10 +37,11 @@ struct AsOfMerge {
 
   /// Calls `visitor.visit(index, time, valid, cursor, quotes)` for every clock point in
   /// order (a generic visitor rather than a closure, so that it is inlined):
-  /// `cursor[k]` is leg k's quote in force (-1 before its first quote, on a grid),
+  /// `cursor[k]` is leg k's quote in force (-1 before its first quote),
   /// `quotes[k]` and `quotes[legCount + k]` its bid and ask (kept up to date as the
-  /// cursors move, so a point reads them from L1), and `valid` says every leg has a
-  /// quote no older than its staleness limit with both sides finite and positive. Returns the
+  /// cursors move, so a point reads them from L1; `nan` while the leg is not usable),
+  /// and `valid` says at least `required` legs (every leg by default) have a quote no
+  /// older than their staleness limit with both sides finite and positive. Returns the
   /// number of points.
   ///
   /// - Complexity: O(points × legs + quotes).
@@ -79,7 +85,7 @@ struct AsOfMerge {
                 guard smallest < until else { break }
                 t = max(smallest, start)
               }
-              var ok = true
+              var usable = 0
               for k in 0..<legCount {
                 let column = times[k]
                 var c = cursor[k]
@@ -90,12 +96,17 @@ struct AsOfMerge {
                   quotes[legCount + k] = asks[k][c]
                 }
                 // Usable: quoted, both sides finite and positive (an empty side is nan), fresh.
+                // An unusable leg stays so until its cursor moves (age only grows), so
+                // its quote is set to nan until then and no point reads it.
                 let bid = quotes[k], ask = quotes[legCount + k]
                 if c < 0 || !(bid > 0 && bid < .infinity) || !(ask > 0 && ask < .infinity) || t - column[c] > limit[k] {
-                  ok = false
+                  quotes[k] = .nan
+                  quotes[legCount + k] = .nan
+                } else {
+                  usable += 1
                 }
               }
-              visitor.visit(produced, time: t, valid: ok, cursor: cursor, quotes: quotes)
+              visitor.visit(produced, time: t, valid: usable >= required, cursor: cursor, quotes: quotes)
               produced += 1
             }
             return produced - (span?.firstIndex ?? 0)
@@ -108,6 +119,19 @@ struct AsOfMerge {
 }
 
 extension AsOfMerge {
+  /// Whether at some time at least `required` legs lie between their first and last
+  /// quote (with every leg required: the last first quote is not after the first last).
+  static func overlap(_ legs: [QuoteSeries], _ required: Int) -> Bool {
+    // Starts before ends at equal times: spans that touch overlap.
+    let edges = legs.flatMap { [($0.time[0], 1), ($0.time[$0.count - 1], -1)] }.sorted { ($0.0, -$0.1) < ($1.0, -$1.1) }
+    var open = 0
+    for (_, change) in edges {
+      open += change
+      if open >= required { return true }
+    }
+    return false
+  }
+
   /// A part of the union clock: points at times in `from..<until`, numbered from
   /// `firstIndex`.
   struct Span {

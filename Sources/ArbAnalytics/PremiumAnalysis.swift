@@ -76,18 +76,10 @@ public struct PremiumAnalysis: Sendable {
   /// Analyses `premium` with `options`.
   public init(premium: PremiumSeries, options: BandOptions = BandOptions()) {
     let legs = premium.legCount
-    // Mid: two legs are signed (sign is the side); N legs are a max premium, ≥ 0.
+    // Mid: two legs are signed (sign is the side); a max premium (N legs, the board) is ≥ 0.
     let midSide = premium.mid.map { $0 < 0 ? Int8(-1) : Int8(1) }
-    // Exec: the side is the trade direction (rich, cheap). An open episode goes on only
-    // while every point keeps the direction of the point before, and rich·N + cheap does
-    // not fit Int8 beyond 16 legs, so the side is a label that flips at every change.
-    var execSide = [Int8](repeating: 0, count: premium.count)
-    for i in premium.rich.indices.dropFirst() {
-      let changed = premium.rich[i] != premium.rich[i - 1] || premium.cheap[i] != premium.cheap[i - 1]
-      execSide[i] = changed ? 1 - execSide[i - 1] : execSide[i - 1]
-    }
-    mid = SeriesSummary(premium: premium, column: premium.mid, side: midSide, oneSided: legs > 2, options: options)
-    exec = SeriesSummary(premium: premium, column: premium.exec, side: execSide, oneSided: true, options: options)
+    mid = SeriesSummary(premium: premium, column: premium.mid, side: midSide, oneSided: premium.maxPremium, options: options)
+    exec = SeriesSummary(premium: premium, column: premium.exec, side: Self.execSide(premium), oneSided: true, options: options)
     var top = [Int](repeating: 0, count: legs), bottom = [Int](repeating: 0, count: legs)
     for i in 0..<premium.count where premium.valid[i] {
       top[Int(premium.top[i])] += 1
@@ -96,6 +88,21 @@ public struct PremiumAnalysis: Sendable {
     let validCount = Double(premium.validPoints)
     topShare = premium.validPoints > 0 ? top.map { Double($0) / validCount } : []
     bottomShare = premium.validPoints > 0 ? bottom.map { Double($0) / validCount } : []
+  }
+}
+
+extension PremiumAnalysis {
+  /// The side of each point for episodes of the executable premium: the trade
+  /// direction (rich, cheap). An open episode goes on only while every point keeps the
+  /// direction of the point before, and rich·N + cheap does not fit Int8 beyond 16
+  /// legs, so the side is a label that flips at every change.
+  static func execSide(_ premium: PremiumSeries) -> [Int8] {
+    var side = [Int8](repeating: 0, count: premium.count)
+    for i in premium.rich.indices.dropFirst() {
+      let changed = premium.rich[i] != premium.rich[i - 1] || premium.cheap[i] != premium.cheap[i - 1]
+      side[i] = changed ? 1 - side[i - 1] : side[i - 1]
+    }
+    return side
   }
 }
 

@@ -9,9 +9,11 @@ import ArbCore
 ///
 /// With two legs A and B: `mid = (mid_A / mid_B − 1) × 100` (signed) and
 /// `exec = max(e_AB, e_BA)` with `e_AB = (bid_A / ask_B − 1) × 100` (sell A, buy B).
-/// With N > 2 legs: `mid = (max_k mid_k / min_k mid_k − 1) × 100` with the top and
-/// bottom legs, and `exec` the best `bid_i / ask_j − 1` over all ordered pairs.
-/// Values at invalid points are never used (they are `nan` internally and never printed).
+/// With N > 2 legs (or `maxPremium`): `mid = (max_k mid_k / min_k mid_k − 1) × 100` with
+/// the top and bottom legs, and `exec` the best `bid_i / ask_j − 1` over all ordered
+/// pairs, both over the legs usable at that point (all of them unless the alignment sets
+/// `minimumLegs`). Values at invalid points are never used (they are `nan` internally
+/// and never printed).
 public struct PremiumSeries: Sendable {
   public var time: [Int64]
   public var valid: [Bool]
@@ -24,6 +26,8 @@ public struct PremiumSeries: Sendable {
   public var top: [Int8]
   public var bottom: [Int8]
   public var legCount: Int
+  /// `mid` is the max premium (highest over lowest mid, ≥ 0), not leg 1 over leg 2.
+  public var maxPremium: Bool
   public var validPoints: Int
   public var count: Int { time.count }
 
@@ -34,13 +38,15 @@ public struct PremiumSeries: Sendable {
   /// Every point's duration (derived from `time`, built on each call).
   public var duration: [Int64] { time.indices.map(duration(at:)) }
 
-  /// Computes both premiums at every valid point of `aligned`.
+  /// Computes both premiums at every valid point of `aligned` (aligned without
+  /// `minimumLegs`: every leg takes part in every valid point).
   ///
   /// - Complexity: O(points × legs).
   public init(aligned: AlignedLegs, legs: [QuoteSeries]) {
     precondition(aligned.legCount == legs.count && legs.count >= 2 && legs.count <= 127, "PremiumSeries: leg count mismatch")
+    precondition(aligned.requiredLegs == legs.count, "PremiumSeries(aligned:): alignment with minimumLegs")
     let legCount = legs.count
-    self = Self.filled(capacity: aligned.count, legCount: legCount) { writer in
+    self = Self.filled(capacity: aligned.count, legCount: legCount, maxPremium: legCount > 2) { writer in
       withUnsafeBuffers(legs.map(\.bid)) { bids in
         withUnsafeBuffers(legs.map(\.ask)) { asks in
           withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * legCount) { quotes in
@@ -70,7 +76,7 @@ public struct PremiumSeries: Sendable {
     let legs = valid.map { $0 ? Int8(0) : -1 }
     self.init(
       time: time, valid: valid, mid: values, exec: values, rich: legs, cheap: legs, top: legs, bottom: legs,
-      legCount: 1, validPoints: valid.reduce(0) { $0 + ($1 ? 1 : 0) })
+      legCount: 1, maxPremium: false, validPoints: valid.reduce(0) { $0 + ($1 ? 1 : 0) })
   }
 
   /// Aligns `legs` and computes both premiums in one pass, without keeping each leg's
@@ -78,17 +84,19 @@ public struct PremiumSeries: Sendable {
   ///
   /// - Throws: `AlignmentError` as `AlignedLegs.init`.
   /// - Complexity: O(points × legs + quotes).
-  public init(legs: [QuoteSeries], options: AlignmentOptions = AlignmentOptions()) throws(AlignmentError) {
-    try self.init(legs: legs, options: options, splitAbove: 1 << 20)
+  ///
+  /// `maxPremium`: `mid` is the max premium even for two legs (the premium board).
+  public init(legs: [QuoteSeries], options: AlignmentOptions = AlignmentOptions(), maxPremium: Bool = false) throws(AlignmentError) {
+    try self.init(legs: legs, options: options, maxPremium: maxPremium, splitAbove: 1 << 20)
   }
 
   /// As `init(legs:options:)`; a union clock of at least `splitAbove` events is walked
   /// as two halves on two threads (each half starts from the legs' quotes in force at
   /// its first time), and the second half's points are moved down behind the first's.
-  init(legs: [QuoteSeries], options: AlignmentOptions, splitAbove: Int) throws(AlignmentError) {
+  init(legs: [QuoteSeries], options: AlignmentOptions, maxPremium: Bool = false, splitAbove: Int) throws(AlignmentError) {
     precondition(legs.count <= 127, "PremiumSeries: at most 127 legs")
     let merge = try AsOfMerge(legs: legs, options: options)
-    self = Self.filled(capacity: merge.capacity, legCount: legs.count) { writer in
+    self = Self.filled(capacity: merge.capacity, legCount: legs.count, maxPremium: maxPremium || legs.count > 2) { writer in
       guard let (first, second) = merge.halves(minimumEvents: splitAbove) else { return merge.forEachPoint(&writer) }
       let counts = Mutex<[(points: Int, valid: Int)]>([(0, 0), (0, 0)])
       nonisolated(unsafe) let shared = writer  // the halves write disjoint index ranges
@@ -107,7 +115,7 @@ public struct PremiumSeries: Sendable {
   /// Lets `fill` write the columns of up to `capacity` points through raw buffers
   /// (no copy-on-write check per element, no zero-filling first) and keeps the points
   /// it wrote; `fill` returns their number and must write every one of them.
-  private static func filled(capacity: Int, legCount: Int, _ fill: (inout PremiumWriter) -> Int) -> PremiumSeries {
+  private static func filled(capacity: Int, legCount: Int, maxPremium: Bool, _ fill: (inout PremiumWriter) -> Int) -> PremiumSeries {
     var validPoints = 0
     var produced = 0
     var valid: [Bool] = [], mid: [Double] = [], exec: [Double] = []
@@ -122,7 +130,7 @@ public struct PremiumSeries: Sendable {
                   bottom = [Int8](unsafeUninitializedCapacity: capacity) { bottom, bottomCount in
                     var writer = PremiumWriter(
                       time: time, valid: valid, mid: mid, exec: exec, rich: rich, cheap: cheap, top: top, bottom: bottom,
-                      legCount: legCount)
+                      legCount: legCount, maxPremium: maxPremium)
                     produced = fill(&writer)
                     validPoints = writer.validPoints
                     bottomCount = produced
@@ -143,12 +151,12 @@ public struct PremiumSeries: Sendable {
     }
     return PremiumSeries(
       time: time, valid: valid, mid: mid, exec: exec, rich: rich, cheap: cheap, top: top, bottom: bottom,
-      legCount: legCount, validPoints: validPoints)
+      legCount: legCount, maxPremium: maxPremium, validPoints: validPoints)
   }
 
   private init(
     time: [Int64], valid: [Bool], mid: [Double], exec: [Double], rich: [Int8], cheap: [Int8], top: [Int8], bottom: [Int8],
-    legCount: Int, validPoints: Int
+    legCount: Int, maxPremium: Bool, validPoints: Int
   ) {
     self.time = time
     self.valid = valid
@@ -159,12 +167,21 @@ public struct PremiumSeries: Sendable {
     self.top = top
     self.bottom = bottom
     self.legCount = legCount
+    self.maxPremium = maxPremium
     self.validPoints = validPoints
   }
 
   /// The values of `column` and the durations (as weights, µs) at valid points, packed.
   public func validValues(_ column: [Double]) -> (values: [Double], weights: [Double]) {
     (packed(column), packedDurations())
+  }
+
+  /// The valid point with the largest executable premium (the first of equals), or
+  /// `nil` without valid points.
+  public var bestExecPoint: Int? {
+    var best: Int? = nil
+    for i in 0..<count where valid[i] && (best == nil || exec[i] > exec[best!]) { best = i }
+    return best
   }
 
   /// The durations (µs) of the valid points, packed in order.
@@ -201,6 +218,8 @@ private struct PremiumWriter: PointVisitor {
   let top: UnsafeMutableBufferPointer<Int8>
   let bottom: UnsafeMutableBufferPointer<Int8>
   let legCount: Int
+  /// `mid` is highest over lowest mid, not leg 1 over leg 2.
+  let maxPremium: Bool
   var validPoints = 0
 
   @inline(__always)
@@ -228,7 +247,8 @@ private struct PremiumWriter: PointVisitor {
   }
 
   /// Fills point `i` from the legs' quotes in force: bids in `quotes[0..<L]`, asks in
-  /// `quotes[L..<2L]` (read only when the point is valid).
+  /// `quotes[L..<2L]` (read only when the point is valid; a leg left out of a valid
+  /// point has `nan` quotes, which no comparison below picks).
   @inline(__always)
   mutating func write(_ i: Int, time t: Int64, valid ok: Bool, quotes: UnsafeMutableBufferPointer<Double>) {
     time[i] = t
@@ -263,7 +283,7 @@ private struct PremiumWriter: PointVisitor {
       let viaAsk = bid1 / ask2, viaBid = bid2 / ask1
       if viaAsk >= viaBid { edge = viaAsk; buy = ask2Leg } else { edge = viaBid; sell = bid2Leg }
     }
-    let ratio = legCount == 2 ? (quotes[0] + quotes[2]) / (quotes[1] + quotes[3]) : hiMid / loMid
+    let ratio = maxPremium ? hiMid / loMid : (quotes[0] + quotes[2]) / (quotes[1] + quotes[3])
     mid[i] = (ratio - 1) * 100
     exec[i] = (edge - 1) * 100
     rich[i] = Int8(truncatingIfNeeded: sell)

@@ -10,8 +10,9 @@ public enum ArbCLI {
   public static let version = "0.1.0"
 
   static var commands: [any Command.Type] {
-    [InspectCommand.self, PremiumCommand.self, BasisCommand.self, KimchiCommand.self, ConvertCommand.self, BacktestCommand.self, SweepCommand.self, MergeCommand.self,
-     ReportCommand.self, ProfileCommand.self, RollingCommand.self, CandlesCommand.self, CorrelateCommand.self, VenuesCommand.self]
+    [InspectCommand.self, PremiumCommand.self, BoardCommand.self, BasisCommand.self, KimchiCommand.self, ConvertCommand.self, BacktestCommand.self,
+     SweepCommand.self, MergeCommand.self, ReportCommand.self, ProfileCommand.self, RollingCommand.self, CandlesCommand.self, CorrelateCommand.self,
+     VenuesCommand.self]
   }
 
   /// Runs `arguments` (program name first) against the real stdout/stderr.

@@ -26,25 +26,32 @@ enum OutputFormat: String, CaseIterable {
 struct IngestFlags {
   static let flags = ["--bad-rows", "--quarantine", "--clock", "--input-format", "--spec-set", "--registry"]
   static let switches = ["--sort"]
-  static let help = HelpText.options([
+  static let help = help(sortSwitch: "--sort")
+
+  /// The options' help, with the row-sorting switch named `sortSwitch` (`board` has a
+  /// `--sort COLUMN` of its own).
+  static func help(sortSwitch: String) -> String {
+    HelpText.options([
     ("--bad-rows fail|skip", "fail (default): stop at the first bad row with its position (exit 65); skip: go on, count rejections by reason and keep their raw lines"),
     ("--quarantine PATH", "where skipped raw lines go (default: FILE.rejected.csv in the current folder)"),
     ("--clock local|exchange", "the recorded time that orders rows and aligns legs (default local: the recorder's receive time)"),
-    ("--sort", "sort rows by time (stable) instead of rejecting rows that go backwards"),
+    (sortSwitch, "sort rows by time (stable) instead of rejecting rows that go backwards"),
     ("--input-format F", "a named format (\(RecordFormat.namedIDs.joined(separator: ", "))) or a column spec JSON; default: detected from the header (a Binance file without one: from its first row; Binance premium index, mark and index price klines: also from their folder)"),
     ("--spec-set KEY=VALUE", "set a column-spec field, e.g. time.column=open_time, time.form=iso8601, price=close, header=false"),
     ("--registry PATH", "extend the built-in exchange registry with a file; merge rule: arbkit venues --help"),
-  ])
+    ])
+  }
 
   var options = IngestOptions()
   var specOverrides: [String]
   var inputFormat: String?
 
-  init(_ cursor: ArgumentCursor) throws(UsageError) {
+  /// - Parameter sortSwitch: the name of the row-sorting switch.
+  init(_ cursor: ArgumentCursor, sortSwitch: String = "--sort") throws(UsageError) {
     options.badRows = try cursor.value("--bad-rows", "fail or skip", BadRowPolicy.init(rawValue:)) ?? .fail
     options.quarantinePath = cursor.value("--quarantine")
     options.clock = try cursor.value("--clock", "local or exchange", Clock.init(rawValue:)) ?? .local
-    options.sort = cursor.flag("--sort")
+    options.sort = cursor.flag(sortSwitch)
     specOverrides = cursor.values("--spec-set")
     inputFormat = cursor.value("--input-format")
     options.registry = try VenuesCommand.registry(cursor)

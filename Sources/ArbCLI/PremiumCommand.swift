@@ -20,7 +20,7 @@ struct PremiumCommand: Command {
     Options:
     \(HelpText.options([
       ("--leg SPEC", "a leg (repeat, at least two); MARKET is spot, linear, inverse, future or fx; FIELD picks the series of a file with several: price (default), mark or index (funding_rate and premium_index are rates and refused)"),
-    ] + AnalysisFlags.help + [
+    ] + AnalysisFlags.help + ExecutionFlags.help + [
       ("--series PATH", "also write the aligned series as CSV: ts_us,valid,mid_pct,exec_pct,direction, then bid_K,ask_K per leg"),
       ("--format table|csv|json", "output (default table)"),
     ]))
@@ -30,6 +30,8 @@ struct PremiumCommand: Command {
   let legs: [LegSpec]
   let alignment: AlignmentOptions
   let bands: BandOptions
+  /// `--size` and `--offset`.
+  let execution: ExecutionFlags
   let seriesPath: String?
   let format: OutputFormat
   let ingest: IngestFlags
@@ -37,15 +39,18 @@ struct PremiumCommand: Command {
   init(arguments: [String]) throws(UsageError) {
     let cursor = ArgumentCursor(
       arguments,
-      flags: ["--leg", "--series", "--format"] + AnalysisFlags.flags + IngestFlags.flags,
+      flags: ["--leg", "--series", "--format"] + AnalysisFlags.flags + ExecutionFlags.flags + IngestFlags.flags,
       switches: IngestFlags.switches)
     try cursor.validate()
     if let stray = cursor.arguments.first { throw UsageError("unexpected argument '\(stray)' (legs are given with --leg)") }
-    ingest = try IngestFlags(cursor)
+    var ingest = try IngestFlags(cursor)
     legs = try Self.legs(cursor, ingest: ingest)
     let analysis = try AnalysisFlags(cursor)
     alignment = analysis.alignment
     bands = analysis.bands
+    execution = try ExecutionFlags(cursor)
+    ingest.options.keepDepth = execution.size != nil
+    self.ingest = ingest
     seriesPath = cursor.value("--series")
     format = try OutputFormat.parse(cursor)
   }
@@ -71,7 +76,7 @@ struct PremiumCommand: Command {
 
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     let loaded = try LoadedLegs.load(legs, options: ingest.options, specOverrides: ingest.specOverrides)
-    let series = loaded.map(\.series)
+    let series = try execution.shifted(loaded.map(\.series))
     // A file of rates read without #FIELD gives a rate series too.
     if let rate = zip(legs, series).first(where: { $1.field.isRate }) { throw Self.rateLeg(rate.1.field, rate.0.paths[0]) }
     var canonical: [CanonicalInstrument?] = []
@@ -82,7 +87,10 @@ struct PremiumCommand: Command {
     }
     let premium = try PremiumSeries(legs: series, options: alignment)
     let analysis = PremiumAnalysis(premium: premium, options: bands)
-    let result = PremiumResult(legs: loaded, canonical: canonical, premium: premium, analysis: analysis, alignment: alignment, bands: bands, clock: ingest.options.clock)
+    let sized = try execution.size.map { try SizedResult(size: $0, premium: premium, legs: series, alignment: alignment, bands: bands) }
+    let result = PremiumResult(
+      legs: loaded, canonical: canonical, premium: premium, analysis: analysis, alignment: alignment, bands: bands,
+      clock: ingest.options.clock, sized: sized, offsets: execution.offsets)
     if let seriesPath {
       // The per-point leg quotes are kept only when they are written.
       try SeriesCSV.write(premium: premium, aligned: try AlignedLegs(legs: series, options: alignment), legs: series, to: seriesPath)

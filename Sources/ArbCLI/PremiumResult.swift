@@ -13,6 +13,10 @@ struct PremiumResult {
   let alignment: AlignmentOptions
   let bands: BandOptions
   let clock: Clock
+  /// `--size`: the executable premium at a trade size.
+  var sized: SizedResult? = nil
+  /// `--offset`: µs added to each venue's times before alignment.
+  var offsets: [(venue: String, micros: Int64)] = []
 
   static let quantileKeys = SeriesStatistics.quantileLevels.map { JSONValue.format($0) }
 
@@ -39,9 +43,11 @@ struct PremiumResult {
       ("grid_us", .int(alignment.grid)),
       ("hysteresis", .number(bands.hysteresis)),
       ("min_episode_us", .int(bands.minEpisode)),
+      ("offsets_us", .object(offsets.map { ($0.venue, .int($0.micros)) })),
       ("mid", Self.json(analysis.mid, oneSided: false)),
       ("exec", Self.json(analysis.exec, oneSided: true)),
     ]
+    if let sized { members.append(("size", sized.json)) }
     if legs.count > 2 {
       members.append(("venues", .object(legs.indices.map { k in
         (legs[k].series.instrument.description, .object([
@@ -83,8 +89,9 @@ struct PremiumResult {
   /// Long-form CSV: `series,metric,value`, one figure per row (empty value = undefined).
   var csv: String {
     var text = "series,metric,value\n"
-    for (name, summary) in [("mid", analysis.mid), ("exec", analysis.exec)] {
-      guard case .object(let members) = Self.json(summary, oneSided: name == "exec") else { continue }
+    let summaries = [("mid", analysis.mid), ("exec", analysis.exec)] + (sized.map { [("exec_at_size", $0.analysis.exec)] } ?? [])
+    for (name, summary) in summaries {
+      guard case .object(let members) = Self.json(summary, oneSided: name != "mid") else { continue }
       for (key, value) in members {
         switch value {
         case .object(let quantiles): for (q, v) in quantiles { text += "\(name),q\(q),\(Self.csvValue(v))\n" }
@@ -95,6 +102,13 @@ struct PremiumResult {
           }
         default: text += "\(name),\(key),\(Self.csvValue(value))\n"
         }
+      }
+    }
+    if let sized {
+      text += "size,quantity,\(NumberText.csv(sized.sized.quantity))\nsize,short_points,\(sized.sized.shortPoints)\n"
+      for (band, s) in zip(sized.sized.bands, sized.analysis.capacity) {
+        let level = JSONValue.format(band)
+        text += "capacity,band_\(level)_mean,\(NumberText.csv(s.mean))\ncapacity,band_\(level)_max,\(NumberText.csv(s.max))\n"
       }
     }
     return text
@@ -123,6 +137,7 @@ struct PremiumResult {
     let timeText = clock == .exchange ? ", exchange time" : ""
     text += "Points \(premium.count) (\(clockText)\(timeText), \(staleText)): "
     text += "valid \(premium.validPoints), stale \(premium.count - premium.validPoints)\n"
+    text += ExecutionFlags.offsetsLine(offsets)
     if legs.contains(where: { $0.series.priceSource == .last }) {
       text += "Note: price_source last for some legs (one price per row, bid = ask): exec is then the better of A/B − 1 and B/A − 1, not a tradable edge.\n"
     }
@@ -130,6 +145,7 @@ struct PremiumResult {
     text += "\nStatistics, % — \(title)\n"
     text += SummaryTable.statistics([("mid", analysis.mid), ("exec", analysis.exec)])
     for (name, summary) in [("mid", analysis.mid), ("exec", analysis.exec)] { text += SummaryTable.bands(name, summary, options: bands) }
+    if let sized { text += "\n" + Self.sizedTable(sized, legs: legs.map(\.series)) }
     if legs.count > 2 && !analysis.topShare.isEmpty {
       text += "\nVenues (share of valid points)\n"
       var venues = TextTable(["leg", "top", "bottom"])
@@ -139,5 +155,23 @@ struct PremiumResult {
       text += venues.rendered(indent: "  ") + "\n"
     }
     return text
+  }
+
+  /// The `--size` section of the table: depth per leg, the sized exec and capacity.
+  static func sizedTable(_ sized: SizedResult, legs: [QuoteSeries]) -> String {
+    let q = JSONValue.format(sized.sized.quantity)
+    var text = "At size \(q) (base units): valid \(sized.sized.premium.validPoints), short of depth \(sized.sized.shortPoints)\n"
+    for (leg, depth) in zip(legs, sized.depth) { text += "  depth \(leg.instrument): \(depth)\n" }
+    var table = TextTable(["", "exec at \(q)"])
+    let e = sized.analysis.exec.statistics
+    for (label, value) in [("mean", e.mean), ("min", e.min), ("max", e.max)] { table.add([label, NumberText.fixed(value, 5)]) }
+    if !e.quantiles.isEmpty { table.add(["q50", NumberText.fixed(e.quantiles[3], 5)]) }
+    for (band, b) in zip(sized.sized.bands, sized.analysis.exec.bands) {
+      table.add(["time ≥ \(JSONValue.format(band))", NumberText.percent(b.shareTime)])
+    }
+    for (band, s) in zip(sized.sized.bands, sized.analysis.capacity) {
+      table.add(["capacity ≥ \(JSONValue.format(band)), mean/max", NumberText.fixed(s.mean, 4) + " / " + NumberText.fixed(s.max, 4)])
+    }
+    return text + table.rendered(indent: "  ") + "\n"
   }
 }

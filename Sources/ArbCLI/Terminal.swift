@@ -13,10 +13,20 @@ public struct Terminal: Sendable {
   let passthrough: Bool
   /// Whether stdout is a terminal (colours and progress may be used).
   public let isTTY: Bool
+  /// Whether tables may colour cells: stdout is a terminal, `NO_COLOR` is unset (or
+  /// empty) and `TERM` is not `dumb`; tests may set it.
+  public let colour: Bool
 
-  public init(passthrough: Bool = false) {
+  public init(passthrough: Bool = false, colour: Bool? = nil) {
     self.passthrough = passthrough
     isTTY = passthrough && isatty(STDOUT_FILENO) == 1
+    self.colour = colour ?? (isTTY && Self.environmentAllowsColour)
+  }
+
+  private static var environmentAllowsColour: Bool {
+    let noColour = getenv("NO_COLOR").map { String(cString: $0) } ?? ""
+    let term = getenv("TERM").map { String(cString: $0) } ?? ""
+    return noColour.isEmpty && term != "dumb"
   }
 
   /// Writes `text` to stdout.

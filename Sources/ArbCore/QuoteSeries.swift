@@ -55,6 +55,9 @@ public struct QuoteSeries: Sendable {
   /// Funding interval in µs per point, for a `funding_rate` series whose source states
   /// it (Binance `fundingRate`: it changes over time); empty otherwise.
   public var fundingInterval: [Int64]
+  /// The book behind each quote, when read with depth from a source that has it;
+  /// `nil`: the top level only.
+  public var depth: BookDepth? = nil
 
   public init(
     instrument: Instrument, priceSource: PriceSource, field: SeriesField = .price, clock: Clock = .local,
@@ -80,5 +83,6 @@ public struct QuoteSeries: Sendable {
   /// Bytes held by the columns (what a run must keep in memory for this leg).
   public var columnBytes: Int {
     (time.count + otherTime.count + fundingInterval.count) * 8 + (bid.count + ask.count + bidSize.count + askSize.count) * 8
+      + (depth?.bytes ?? 0)
   }
 }

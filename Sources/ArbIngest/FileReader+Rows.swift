@@ -7,7 +7,7 @@ extension FileReader {
   /// full `IngestError.Reason` (with the offending text) only for rejected rows.
   private enum Fault: UInt8 {
     case none, unterminatedQuote, fieldCount, timestamp, invalidNumber, nonFinite, nonPositive
-    case negativeSize, missingPrice, crossed, backwards, marketName, offFundingGrid, fundingInterval
+    case negativeSize, missingPrice, crossed, backwards, marketName, offFundingGrid, fundingInterval, depthOrder, depthSize
   }
 
   /// Validates and appends one row; returns the reason and field index when rejected.
@@ -109,6 +109,13 @@ extension FileReader {
       ask = value
     }
 
+    // Deeper levels of a book snapshot, when its depth is kept: checked here, appended below.
+    var depthCount = (bids: 0, asks: 0)
+    if layout.depthLevels > 0 {
+      let fault = readDepth(base, starts, ends, &field, &depthCount)
+      if fault != .none { return fault }
+    }
+
     // Which instrument, then the order check against its last accepted row.
     field = -1
     guard let group = groupIndex(line) else {
@@ -127,11 +134,58 @@ extension FileReader {
     if layout.values.isEmpty {
       if isBook { builders[first].hasBook = true }
       builders[first].append(time: time, otherTime: other, bid: bid, ask: ask, bidSize: bidSize, askSize: askSize, fundingInterval: interval)
+      if layout.depthLevels > 0 {
+        let levels = layout.depthLevels
+        for i in 0..<depthCount.bids { builders[first].series.depth!.appendLevel(bid: true, price: depthRow[i], size: depthRow[levels + i]) }
+        for i in 0..<depthCount.asks {
+          builders[first].series.depth!.appendLevel(bid: false, price: depthRow[2 * levels + i], size: depthRow[3 * levels + i])
+        }
+        builders[first].series.depth!.closeBook()
+      }
     } else {
       for k in 0..<rowValues.count where !rowValues[k].isNaN {
         let value = rowValues[k]
         builders[first + k].append(time: time, otherTime: other, bid: value, ask: value, bidSize: .nan, askSize: .nan)
       }
+    }
+    return .none
+  }
+
+  /// Reads the levels of a Tardis book snapshot row (`asks[i].price,asks[i].amount,
+  /// bids[i].price,bids[i].amount` at fields `4 + 4i`) into `depthRow` (bid prices, bid
+  /// sizes, ask prices, ask sizes, `depthLevels` each). A side ends at its first empty
+  /// price; every level needs a size; bid prices must fall and ask prices rise level by
+  /// level.
+  @inline(__always)
+  private mutating func readDepth(
+    _ base: UnsafePointer<UInt8>, _ starts: UnsafeMutablePointer<Int>, _ ends: UnsafeMutablePointer<Int>, _ field: inout Int,
+    _ count: inout (bids: Int, asks: Int)
+  ) -> Fault {
+    let levels = layout.depthLevels
+    if depthRow.count != 4 * levels { depthRow = [Double](repeating: .nan, count: 4 * levels) }
+    for side in 0..<2 {
+      let isBid = side == 0
+      var n = 0
+      for i in 0..<levels {
+        let p = 4 + 4 * i + (isBid ? 2 : 0)
+        if starts[p] == ends[p] { break }
+        field = p
+        var price = Double.nan, amount = Double.nan
+        let fault = self.price(base, starts[p], ends[p], &price)
+        if fault != .none { return fault }
+        if n > 0 {
+          let previous = depthRow[(isBid ? 0 : 2 * levels) + n - 1]
+          if isBid ? price >= previous : price <= previous { return .depthOrder }
+        }
+        field = p + 1
+        let sizeFault = size(base, starts[p + 1], ends[p + 1], &amount)
+        if sizeFault != .none { return sizeFault }
+        if amount.isNaN { return .depthSize }
+        depthRow[(isBid ? 0 : 2 * levels) + n] = price
+        depthRow[(isBid ? levels : 3 * levels) + n] = amount
+        n += 1
+      }
+      if isBid { count.bids = n } else { count.asks = n }
     }
     return .none
   }
@@ -185,6 +239,8 @@ extension FileReader {
     case .marketName: return .invalidMarket(column: name, text: value)
     case .offFundingGrid: return .offFundingGrid(column: name, text: value, toleranceMillis: FundingGrid.toleranceMillis)
     case .fundingInterval: return .invalidValue(column: name, text: value, expected: "a whole number of hours from 1 to 8784")
+    case .depthOrder: return .invalidValue(column: name, text: value, expected: "a price beyond the level before (bids falling, asks rising)")
+    case .depthSize: return .invalidValue(column: name, text: value, expected: "the size of a level")
     }
   }
 

@@ -38,6 +38,12 @@ public struct IngestOptions: Sendable {
   public var maxLineBytes = 16 << 20
   /// How far a compressed file may inflate (`DecompressionLimit`).
   public var decompression = DecompressionLimit()
+  /// Keep the book behind each quote (`QuoteSeries.depth`) where the source has one:
+  /// every level of a Tardis `book_snapshot_N` row, the best `depthLevels` of a book
+  /// rebuilt from `incremental_book_L2`, every level of an order-book line.
+  public var keepDepth = false
+  /// Levels per side kept from a rebuilt L2 book.
+  public var depthLevels = 25
 
   public init() {}
 }
@@ -168,6 +174,8 @@ struct FileReader {
   var groupSize = 1
   /// The values of the current row, one per entry of `layout.values` (`nan` = empty).
   var rowValues: [Double] = []
+  /// The levels of the current book snapshot row (`FileReader.readDepth`).
+  var depthRow: [Double] = []
   /// The instrument key of each group.
   var keys: [[UInt8]] = []
   var lastGroup = -1
@@ -257,6 +265,7 @@ struct FileReader {
     groupSize = max(1, built.values.count)
     rowValues = [Double](repeating: .nan, count: built.values.count)
     if chosen == .tardisIncrementalL2 { books = [] }
+    if options.keepDepth, case .tardisBookSnapshot(let levels) = chosen { layout.depthLevels = levels }
     if let columns = built.venueColumns { prepareWide(columns) }
   }
 
@@ -322,10 +331,11 @@ struct FileReader {
     keys.append(key)
     let fields = layout.values.isEmpty ? [layout.field] : layout.values.map(\.field)
     for field in fields {
-      builders.append(
-        SeriesBuilder(
-          instrument: instrument, field: field, clock: options.clock, keepsOtherTime: layout.otherTime != nil,
-          keepsFundingInterval: layout.fundingIntervalHours != nil, expectedRows: builders.isEmpty ? expectedRows : 1024))
+      var builder = SeriesBuilder(
+        instrument: instrument, field: field, clock: options.clock, keepsOtherTime: layout.otherTime != nil,
+        keepsFundingInterval: layout.fundingIntervalHours != nil, expectedRows: builders.isEmpty ? expectedRows : 1024)
+      if layout.depthLevels > 0 || (books != nil && options.keepDepth) { builder.series.depth = BookDepth() }
+      builders.append(builder)
     }
   }
 

@@ -19,6 +19,8 @@ struct JSONPoint {
   var askSize = Double.nan
   /// Bid and ask from a book (else one price: `bid = ask`).
   var book: Bool
+  /// The whole book of the quote (one closed book), when its depth is kept.
+  var depth: BookDepth? = nil
 }
 
 /// What a handler made of one line.
@@ -190,11 +192,15 @@ struct JSONSeriesSink {
       if let found = index[key] {
         k = found
       } else {
-        builders.append(SeriesBuilder(instrument: point.instrument, field: point.field, clock: clock, keepsOtherTime: keepsOtherTime, expectedRows: 1024))
+        var builder = SeriesBuilder(instrument: point.instrument, field: point.field, clock: clock, keepsOtherTime: keepsOtherTime, expectedRows: 1024)
+        // A series' points all carry their book or none does (one handler, one option).
+        if point.depth != nil { builder.series.depth = BookDepth() }
+        builders.append(builder)
         k = builders.count - 1
         index[key] = k
       }
       builders[k].append(time: time, otherTime: other ?? 0, bid: point.bid, ask: point.ask, bidSize: point.bidSize, askSize: point.askSize)
+      if let book = point.depth { builders[k].series.depth!.append(contentsOf: book) }
       if point.book { builders[k].hasBook = true }
     }
   }

@@ -40,7 +40,7 @@ enum JSONSources {
     switch format {
     case .restSnapshots: return try JSONLinesReader.read(path: path, options: options, format: format, handler: RESTSnapshotHandler())
     case .cryptofeed: return try JSONLinesReader.read(path: path, options: options, format: format, handler: CryptofeedHandler())
-    case .orderBookLines: return try JSONLinesReader.read(path: path, options: options, format: format, handler: OrderBookLineHandler())
+    case .orderBookLines: return try JSONLinesReader.read(path: path, options: options, format: format, handler: OrderBookLineHandler(keepsDepth: options.keepDepth))
     case .kimchiHistory: return try DailyHistoryJSON.read(path: path, options: options)
     default: return try FreqtradeJSON.read(path: path, options: options)
     }

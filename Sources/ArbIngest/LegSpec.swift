@@ -90,18 +90,8 @@ extension LegSpec {
       let file = try Ingest.read(path: path, options: fileOptions)
       reports.append(file.report)
       var picked = try pick(from: file, path: path)
-      if var series = joined {
-        if let last = series.time.last, let first = picked.time.first, first <= last {
-          if first == last {
-            // The boundary rows collapse as duplicates do: keep the later file's row.
-            series = series.droppingLast()
-          } else if !options.sort {
-            throw IngestError(.timestampNotIncreasing(previous: last, found: first), at: SourcePosition(path: path, line: 2, column: 1))
-          }
-        }
-        series.append(contentsOf: picked)
-        if options.sort { series.sortByTime() }
-        joined = series
+      if joined != nil {
+        try joined!.join(picked, path: path, sort: options.sort)
       } else {
         picked.instrument = instrument ?? picked.instrument
         joined = picked
@@ -158,6 +148,23 @@ extension LegSpec {
 }
 
 extension QuoteSeries {
+  /// Appends `next`, the same instrument read from the following file `path` (a
+  /// consecutive day): a first row at this series' last time replaces it, as duplicates
+  /// collapse; an earlier one is an error unless `sort`, which sorts the joined series.
+  ///
+  /// - Throws: `IngestError` `timestampNotIncreasing` at `path`'s first data line.
+  public mutating func join(_ next: QuoteSeries, path: String, sort: Bool) throws(IngestError) {
+    if let last = time.last, let first = next.time.first, first <= last {
+      if first == last {
+        self = droppingLast()
+      } else if !sort {
+        throw IngestError(.timestampNotIncreasing(previous: last, found: first), at: SourcePosition(path: path, line: 2, column: 1))
+      }
+    }
+    append(contentsOf: next)
+    if sort { sortByTime() }
+  }
+
   /// Appends another series of the same instrument (its columns, in order).
   mutating func append(contentsOf other: QuoteSeries) {
     // An optional column that only one side has is padded with zeros on the other.
@@ -165,6 +172,13 @@ extension QuoteSeries {
       if mine.isEmpty && theirs.isEmpty { return [] }
       return (mine.isEmpty ? [Int64](repeating: 0, count: count) : mine)
         + (theirs.isEmpty ? [Int64](repeating: 0, count: other.count) : theirs)
+    }
+    // Depth is kept only when both parts have it.
+    if var mine = depth, let theirs = other.depth {
+      mine.append(contentsOf: theirs)
+      depth = mine
+    } else {
+      depth = nil
     }
     otherTime = joined(otherTime, other.otherTime)
     fundingInterval = joined(fundingInterval, other.fundingInterval)
@@ -185,6 +199,7 @@ extension QuoteSeries {
     copy.ask.removeLast()
     copy.bidSize.removeLast()
     copy.askSize.removeLast()
+    copy.depth = copy.depth.map { $0.selecting(Array(0..<(count - 1))) }
     return copy
   }
 

@@ -13,6 +13,8 @@ import ArbCore
 /// Reads one order-book snapshot per line.
 struct OrderBookLineHandler: JSONLineHandler {
   let hasExchangeTime = false
+  /// Keep every level of each line (`IngestOptions.keepDepth`), sorted best first.
+  var keepsDepth = false
 
   mutating func read(_ document: JSONDocument, into points: inout [JSONPoint]) throws(JSONFault) -> JSONLineOutcome {
     guard document.kind(0) == .object else {
@@ -31,7 +33,35 @@ struct OrderBookLineHandler: JSONLineHandler {
     let ask = try best(document, "asks", higher: false)
     points.appendQuote(Instrument(venue: venue, market: .spot, symbol: symbol), time: time, exchangeTime: nil,
       bid: bid.price, ask: ask.price, bidSize: bid.size, askSize: ask.size, last: nil)
+    if keepsDepth { points[points.count - 1].depth = try book(document) }
     return .points
+  }
+
+  /// Every level of the line as one book, each side best first (the levels were checked
+  /// by `best`). A level without a size, or two at one price on a side, is a fault.
+  private func book(_ document: JSONDocument) throws(JSONFault) -> BookDepth {
+    var depth = BookDepth()
+    for (key, isBid) in [("bids" as StaticString, true), ("asks", false)] {
+      let side = document.member(0, key)!
+      var levels: [(price: Double, size: Double)] = []
+      for level in document.elements(side) {
+        let pair = document.elements(level)
+        let size = try document.size(pair[1], "\(key)")
+        if size.isNaN {
+          throw JSONFault(reason: .invalidValue(column: "\(key)", text: document.text(level), expected: "the size of a level"), offset: document.nodes[level].start)
+        }
+        levels.append((try document.price(pair[0], "\(key)")!, size))
+      }
+      levels.sort { isBid ? $0.price > $1.price : $0.price < $1.price }
+      for k in levels.indices {
+        if k > 0 && levels[k].price == levels[k - 1].price {
+          throw JSONFault(reason: .invalidValue(column: "\(key)", text: "\(levels[k].price)", expected: "one level per price"), offset: document.nodes[side].start)
+        }
+        depth.appendLevel(bid: isBid, price: levels[k].price, size: levels[k].size)
+      }
+    }
+    depth.closeBook()
+    return depth
   }
 
   /// The best level of side `key`: the highest price for bids, the lowest for asks.

@@ -237,6 +237,8 @@ struct RecordLayout {
   /// list feeds the series of its field, and an empty value adds no point to it.
   /// Used instead of `price`, `bid` and `ask`.
   var values: [(field: SeriesField, column: Int)] = []
+  /// Levels of a Tardis book snapshot whose depth is kept (fields `4 + 4i …`); 0: none.
+  var depthLevels = 0
   /// The row's time is a funding settlement, snapped to the funding grid (`FundingGrid`).
   var snapsToFundingGrid = false
   /// The funding interval in whole hours (Binance `funding_interval_hours`), kept per

@@ -116,6 +116,7 @@ struct SeriesBuilder {
     }
     let collapsed = n - keep.count
     if permutation != nil || collapsed > 0 {
+      series.depth = series.depth?.selecting(keep)
       series.time = keep.map { series.time[$0] }
       if !series.otherTime.isEmpty { series.otherTime = keep.map { series.otherTime[$0] } }
       if !series.fundingInterval.isEmpty { series.fundingInterval = keep.map { series.fundingInterval[$0] } }

@@ -38,7 +38,8 @@ enum TardisL2 {
 /// Bids are keyed by price, asks by `-price`, so that both sides insert and delete
 /// near their end in the common case.
 ///
-/// Not a `Collection` of levels: only the best level is ever read.
+/// Not a `Collection` of levels: the best level is read, and the best few when the
+/// depth is kept.
 struct BookSide {
   var keys: [Double] = []
   var sizes: [Double] = []
@@ -174,6 +175,16 @@ extension FileReader {
     }
     builders[index].hasBook = true
     builders[index].append(time: instant.time, otherTime: instant.otherTime, bid: bid, ask: ask, bidSize: bidSize, askSize: askSize)
+    if options.keepDepth {
+      // The best `depthLevels` of each side, best first (both sides keep their best last).
+      for k in book.bids.keys.indices.reversed().prefix(options.depthLevels) {
+        builders[index].series.depth!.appendLevel(bid: true, price: book.bids.keys[k], size: book.bids.sizes[k])
+      }
+      for k in book.asks.keys.indices.reversed().prefix(options.depthLevels) {
+        builders[index].series.depth!.appendLevel(bid: false, price: -book.asks.keys[k], size: book.asks.sizes[k])
+      }
+      builders[index].series.depth!.closeBook()
+    }
   }
 
   /// Writes every book's pending instant (end of file).

@@ -1,0 +1,154 @@
+import ArbCore
+
+/// The executable premium at a trade size and the capacity at each band, from the
+/// books behind the aligned quotes (`docs/definitions.md`, "Size-aware executable
+/// premium").
+///
+/// At a valid point, for every ordered pair of usable legs (sell on s, buy on c) whose
+/// books hold the size on the side taken: `e = (avgBid_s(Q) / avgAsk_c(Q) − 1) × 100`;
+/// `exec` is the best of them with its legs. A valid point at which no pair can fill
+/// Q is invalid here and counted in `shortPoints`. A leg without depth is read as a
+/// one-level book (its best bid and ask with their sizes); without sizes it fills
+/// nothing.
+public struct SizedPremium: Sendable {
+  public var quantity: Double
+  /// The bands of `capacity`, percent.
+  public var bands: [Double]
+  /// The premium series at size `quantity`: `valid`, `exec`, `rich` and `cheap`
+  /// describe the sized trade; `mid` and `top`/`bottom` are those of the alignment.
+  public var premium: PremiumSeries
+  /// Valid points of the alignment at which no pair of legs could fill the size.
+  public var shortPoints: Int
+  /// Per band, the capacity (base units) at every valid point of the alignment, `nan`
+  /// elsewhere: the best over pairs of `BookWalk.capacity`.
+  public var capacity: [[Double]]
+  /// The valid points of the alignment (where capacity is defined).
+  public var alignedValid: [Bool]
+
+  /// - Parameters:
+  ///   - premium: the premiums of `aligned` (its mid, top and bottom are kept).
+  ///   - aligned: the alignment, whose states name each leg's quote (-1: left out).
+  ///   - legs: the aligned legs.
+  /// - Complexity: O(points × legs² × levels).
+  public init(quantity: Double, bands: [Double], premium: PremiumSeries, aligned: AlignedLegs, legs: [QuoteSeries]) {
+    precondition(quantity > 0 && quantity.isFinite, "SizedPremium: size must be positive")
+    precondition(aligned.count == premium.count && aligned.legCount == legs.count, "SizedPremium: alignment mismatch")
+    self.quantity = quantity
+    self.bands = bands
+    let n = aligned.count, legCount = legs.count
+    var sized = premium
+    var short = 0, validPoints = 0
+    var capacity = [[Double]](repeating: [Double](repeating: .nan, count: n), count: bands.count)
+    let books = legs.map(LegBooks.init)
+    var bidAverage = [Double](repeating: .nan, count: legCount), askAverage = bidAverage
+    var state = [Int](repeating: -1, count: legCount)
+    for i in 0..<n {
+      sized.exec[i] = .nan
+      sized.rich[i] = -1
+      sized.cheap[i] = -1
+      guard aligned.valid[i] else {
+        sized.valid[i] = false
+        continue
+      }
+      for k in 0..<legCount {
+        let j = Int(aligned.state(leg: k, point: i))
+        state[k] = j
+        bidAverage[k] = j < 0 ? .nan : books[k].average(row: j, bid: true, quantity: quantity) ?? .nan
+        askAverage[k] = j < 0 ? .nan : books[k].average(row: j, bid: false, quantity: quantity) ?? .nan
+      }
+      var best = (edge: -Double.infinity, sell: -1, buy: -1)
+      for s in 0..<legCount where !bidAverage[s].isNaN {
+        for c in 0..<legCount where c != s && !askAverage[c].isNaN {
+          let edge = (bidAverage[s] / askAverage[c] - 1) * 100
+          if edge > best.edge { best = (edge, s, c) }
+        }
+      }
+      if best.sell >= 0 {
+        sized.exec[i] = best.edge
+        sized.rich[i] = Int8(best.sell)
+        sized.cheap[i] = Int8(best.buy)
+        validPoints += 1
+      } else {
+        sized.valid[i] = false
+        short += 1
+      }
+      for (b, band) in bands.enumerated() {
+        var most = 0.0
+        for s in 0..<legCount where state[s] >= 0 {
+          for c in 0..<legCount where c != s && state[c] >= 0 {
+            most = max(most, books[s].capacity(row: state[s], against: books[c], row: state[c], band: band))
+          }
+        }
+        capacity[b][i] = most
+      }
+    }
+    sized.validPoints = validPoints
+    self.premium = sized
+    shortPoints = short
+    self.capacity = capacity
+    alignedValid = aligned.valid
+  }
+}
+
+/// The books of one leg: its depth, or its top level with the sizes recorded.
+private struct LegBooks {
+  let depth: BookDepth?
+  let series: QuoteSeries
+
+  init(_ series: QuoteSeries) {
+    self.series = series
+    depth = series.depth
+  }
+
+  /// Calls `body` with the prices and sizes of one side of book `row`, best first.
+  @inline(__always)
+  func withSide<R>(row: Int, bid: Bool, _ body: (UnsafeBufferPointer<Double>, UnsafeBufferPointer<Double>) -> R) -> R {
+    if let depth {
+      let (start, prices, sizes) = bid ? (depth.bidStart, depth.bidPrice, depth.bidSize) : (depth.askStart, depth.askPrice, depth.askSize)
+      return prices.withUnsafeBufferPointer { p in
+        sizes.withUnsafeBufferPointer { s in
+          body(UnsafeBufferPointer(rebasing: p[start[row]..<start[row + 1]]), UnsafeBufferPointer(rebasing: s[start[row]..<start[row + 1]]))
+        }
+      }
+    }
+    let (prices, sizes) = bid ? (series.bid, series.bidSize) : (series.ask, series.askSize)
+    // An unknown size (nan) fills nothing: no level.
+    let levels = sizes[row].isNaN ? row..<row : row..<(row + 1)
+    return prices.withUnsafeBufferPointer { p in
+      sizes.withUnsafeBufferPointer { s in body(UnsafeBufferPointer(rebasing: p[levels]), UnsafeBufferPointer(rebasing: s[levels])) }
+    }
+  }
+
+  func average(row: Int, bid: Bool, quantity: Double) -> Double? {
+    withSide(row: row, bid: bid) { BookWalk.averagePrice(prices: $0, sizes: $1, quantity: quantity) }
+  }
+
+  /// The capacity of selling into this leg's bids at `row` and buying `other`'s asks.
+  func capacity(row: Int, against other: LegBooks, row otherRow: Int, band: Double) -> Double {
+    withSide(row: row, bid: true) { bidPrices, bidSizes in
+      other.withSide(row: otherRow, bid: false) { askPrices, askSizes in
+        BookWalk.capacity(bidPrices: bidPrices, bidSizes: bidSizes, askPrices: askPrices, askSizes: askSizes, band: band)
+      }
+    }
+  }
+}
+
+/// Statistics of a sized premium: the executable premium at the size (as `exec` of a
+/// premium analysis, over the points where the size fills) and, per band, the capacity
+/// over the valid points of the alignment.
+public struct SizedAnalysis: Sendable {
+  public var exec: SeriesSummary
+  public var capacity: [SeriesStatistics]
+
+  /// - Parameter options: bands and episode options of the sized exec; its bands are the
+  ///   sized premium's.
+  public init(_ sized: SizedPremium, options: BandOptions = BandOptions()) {
+    precondition(options.bands == sized.bands, "SizedAnalysis: bands differ from the sized premium's")
+    let premium = sized.premium
+    exec = SeriesSummary(premium: premium, column: premium.exec, side: PremiumAnalysis.execSide(premium), oneSided: true, options: options)
+    let weights = premium.time.indices.filter { sized.alignedValid[$0] }.map { Double(premium.duration(at: $0)) }
+    capacity = sized.capacity.map { column in
+      SeriesStatistics(values: column.indices.filter { sized.alignedValid[$0] }.map { column[$0] }, weights: weights)
+    }
+  }
+}

@@ -1,0 +1,123 @@
+import ArbAnalytics
+import ArbCore
+import ArbIngest
+
+/// `arbkit board PATH…`: the historical premium board, one row per instrument quoted
+/// on two or more venues.
+struct BoardCommand: Command {
+  static let name = "board"
+  static let abstract = "Premium board: per instrument across venues the top and bottom, max premium, bands, best edge"
+  static let usage = """
+    Usage: arbkit board INPUT… [options]
+
+    Groups every leg of the inputs by canonical instrument across venues and, for each
+    instrument quoted on two or more venues, prints the historical version of a live
+    premium board: the venue most often on top and at the bottom (share of valid
+    points), the max premium (highest over lowest mid − 1, in percent: mean, p50, p95,
+    max), the share of time at or above each band, the longest episode per band, and
+    the best executable edge with its venues and time. A point needs two venues with a
+    usable quote; a stale or missing venue is left out of it (shown "-"), never read as
+    0. Premium cells are grey at or above the lowest band and orange at or above the
+    highest when stdout is a colour terminal and NO_COLOR is unset.
+    Definitions: docs/definitions.md.
+
+    An INPUT is a leg VENUE:MARKET:SYMBOL=PATH[,PATH…][#FIELD][@FORMAT], a file whose
+    rows name their venue and symbol (Tardis, REST snapshots, cryptofeed, order-book
+    lines: each of its instruments is a leg), or a folder of such files.
+
+    Options:
+    \(HelpText.options([
+      ("--sort COLUMN", "order rows by a column (numbers descending, instrument ascending): \(BoardResult.sortHelp); default mean"),
+    ] + AnalysisFlags.help + ExecutionFlags.help + [
+      ("--format table|csv|json", "output (default table)"),
+    ]))
+    \(IngestFlags.help(sortSwitch: "--sort-rows"))
+    """
+
+  let inputs: [LegSpec]
+  let alignment: AlignmentOptions
+  let bands: BandOptions
+  /// `--size` and `--offset`.
+  let execution: ExecutionFlags
+  let sort: String
+  let format: OutputFormat
+  let ingest: IngestFlags
+  /// `--size`: trade size for the executable premium from depth.
+  var size: Double? { execution.size }
+
+  init(arguments: [String]) throws(UsageError) {
+    let cursor = ArgumentCursor(
+      arguments, flags: ["--sort", "--format"] + AnalysisFlags.flags + ExecutionFlags.flags + IngestFlags.flags, switches: ["--sort-rows"])
+    try cursor.validate()
+    var ingest = try IngestFlags(cursor, sortSwitch: "--sort-rows")
+    guard !cursor.arguments.isEmpty else { throw UsageError("no input given") }
+    var inputs: [LegSpec] = []
+    for text in cursor.arguments {
+      do { inputs.append(ingest.leg(try LegSpec(parsing: text))) } catch { throw UsageError(error.message) }
+    }
+    if let rate = inputs.first(where: { $0.field?.isRate == true }) { throw PremiumCommand.rateLeg(rate.field!, rate.paths[0]) }
+    for case let instrument? in inputs.map(\.instrument) {
+      do { _ = try PremiumCommand.canonical(instrument, registry: ingest.options.registry) } catch { throw UsageError(error.description) }
+    }
+    self.inputs = inputs
+    let analysis = try AnalysisFlags(cursor)
+    alignment = analysis.alignment
+    bands = analysis.bands
+    execution = try ExecutionFlags(cursor)
+    ingest.options.keepDepth = execution.size != nil
+    self.ingest = ingest
+    let sort = cursor.value("--sort") ?? "mean"
+    let columns = BoardResult.sortColumns(bands: bands.bands, sized: execution.size != nil)
+    guard columns.contains(sort) else {
+      let closest = columns.min { EditDistance.between(sort, $0) < EditDistance.between(sort, $1) }!
+      throw UsageError("unknown column '\(sort)' for --sort, did you mean '\(closest)'? (columns: \(columns.joined(separator: ", ")))")
+    }
+    self.sort = sort
+    format = try OutputFormat.parse(cursor)
+  }
+
+  func run(_ terminal: inout Terminal) throws -> ExitCode {
+    let loaded = try BoardInputs.load(inputs, ingest: ingest)
+    var groups: [CanonicalInstrument: [QuoteSeries]] = [:]
+    var order: [CanonicalInstrument] = []
+    var unplaced: [(QuoteSeries, String)] = []
+    var sameVenue: [QuoteSeries] = []
+    for leg in try execution.shifted(loaded.legs) {
+      if leg.field.isRate { throw PremiumCommand.rateLeg(leg.field, leg.instrument.description) }
+      // A named leg was resolved when parsed; a symbol read from a file that the
+      // registry does not know is set aside with the reason, not fatal for the board.
+      let canonical: CanonicalInstrument?
+      do { canonical = try PremiumCommand.canonical(leg.instrument, registry: ingest.options.registry) } catch {
+        unplaced.append((leg, error.description))
+        continue
+      }
+      guard let canonical else {
+        unplaced.append((leg, leg.instrument.market == .fx ? "an FX series" : "venue outside the registry"))
+        continue
+      }
+      if groups[canonical] == nil { order.append(canonical) }
+      // One leg per venue and instrument: a second one (another symbol of the same
+      // contract on the same venue) is set aside.
+      if groups[canonical, default: []].contains(where: { $0.instrument.venue == leg.instrument.venue }) {
+        sameVenue.append(leg)
+      } else {
+        groups[canonical, default: []].append(leg)
+      }
+    }
+    let boardInstruments = order.filter { groups[$0]!.count >= 2 }
+    let rows = boardInstruments.map { BoardRow(instrument: $0, legs: groups[$0]!, alignment: alignment, bands: bands, size: size) }
+    var result = BoardResult(
+      rows: rows, singleVenue: order.filter { groups[$0]!.count == 1 }.map { ($0, groups[$0]![0]) },
+      unplaced: unplaced, sameVenue: sameVenue, alignment: alignment, bands: bands, clock: ingest.options.clock, sort: sort, size: size)
+    result.offsets = execution.offsets
+    switch format {
+    case .json: terminal.print(result.json.rendered())
+    case .csv: terminal.print(result.csv, terminator: "")
+    case .table: terminal.print(result.table(colour: terminal.colour))
+    }
+    for report in loaded.reports { IngestSummary.warn(report, terminal: &terminal) }
+    for instrument in loaded.duplicates { terminal.printError("arbkit: warning: \(instrument) is given more than once; the first is used") }
+    if rows.isEmpty { terminal.printError("arbkit: warning: no instrument is quoted on two or more venues") }
+    return .success
+  }
+}

@@ -1,0 +1,70 @@
+import ArbCore
+
+/// The flags of `premium` and `board` that change what is traded and when it was
+/// seen: `--size` (the executable premium at a trade size, from the books' depth) and
+/// `--offset` (a venue's clock correction).
+struct ExecutionFlags {
+  static let flags = ["--size", "--offset"]
+  static let help: [(String, String)] = [
+    ("--size Q", "also the executable premium at trade size Q (base units) from the books' depth, and the capacity at each band; a source with the top level only says so"),
+    ("--offset VENUE=±DURATION", "add this to the timestamps of every leg on VENUE before alignment (repeat per venue), e.g. binance=+35ms to correct a clock that runs 35 ms behind"),
+  ]
+
+  /// `--size`: the trade size in base units.
+  var size: Double?
+  /// `--offset`: µs added to the times of each venue's legs, by venue id.
+  var offsets: [(venue: String, micros: Int64)] = []
+
+  init(_ cursor: ArgumentCursor) throws(UsageError) {
+    size = try cursor.value("--size", "a positive size such as 0.5", { Double($0).flatMap { $0 > 0 && $0.isFinite ? $0 : nil } })
+    for text in cursor.values("--offset") {
+      guard let offset = Self.offset(text) else {
+        throw UsageError("invalid value for '--offset', expected VENUE=±DURATION such as binance=+35ms, was '\(text)'")
+      }
+      if offsets.contains(where: { $0.venue == offset.venue }) { throw UsageError("--offset names venue '\(offset.venue)' twice") }
+      offsets.append(offset)
+    }
+  }
+
+  /// `Clock offsets: binance +35ms, okx -1s` for tables, or nothing.
+  static func offsetsLine(_ offsets: [(venue: String, micros: Int64)]) -> String {
+    guard !offsets.isEmpty else { return "" }
+    let items = offsets.map { "\($0.venue) \($0.micros < 0 ? "-" : "+")\(TimeText.durationText(abs($0.micros)))" }
+    return "Clock offsets (added before alignment): " + items.joined(separator: ", ") + "\n"
+  }
+
+  /// `VENUE=+35ms`, `VENUE=-1.5s` or `VENUE=35ms`.
+  static func offset(_ text: String) -> (venue: String, micros: Int64)? {
+    let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
+    guard parts.count == 2, !parts[0].isEmpty, var duration = Optional(parts[1]), !duration.isEmpty else { return nil }
+    let negative = duration.hasPrefix("-")
+    if negative || duration.hasPrefix("+") { duration.removeFirst() }
+    guard let micros = TimeText.parseDuration(duration) else { return nil }
+    return (parts[0].lowercased(), negative ? -micros : micros)
+  }
+
+  /// `legs` with each `--offset` added to the times of the legs on its venue (the clock
+  /// they are aligned on).
+  ///
+  /// - Throws: `UsageError` for an offset whose venue has no leg.
+  func shifted(_ legs: [QuoteSeries]) throws(UsageError) -> [QuoteSeries] {
+    var legs = legs
+    for (venue, micros) in offsets {
+      guard legs.contains(where: { $0.instrument.venue == venue }) else {
+        let venues = Set(legs.map(\.instrument.venue)).sorted().joined(separator: ", ")
+        throw UsageError("--offset names venue '\(venue)', which has no leg (legs are on \(venues))")
+      }
+      for k in legs.indices where legs[k].instrument.venue == venue {
+        legs[k].time = legs[k].time.map { $0 + micros }
+      }
+    }
+    return legs
+  }
+
+  /// How deep the books of `leg` are, for the output of `--size`.
+  static func depthText(_ leg: QuoteSeries) -> String {
+    if let depth = leg.depth { return "book, up to \(depth.deepest) levels" }
+    if leg.priceSource == .last || (leg.bidSize.allSatisfy(\.isNaN) && leg.askSize.allSatisfy(\.isNaN)) { return "none: no sizes" }
+    return "level 1 only"
+  }
+}
