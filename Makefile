@@ -29,6 +29,13 @@ demo: build
 	  --leg kraken:spot:BTCUSDC=$(SAMPLES)/kraken_BTCUSDC_1m_2023-03-01_21.csv.gz@$(FORMATS)/kraken-ohlcvt-1m.json \
 	  --max-stale 2m
 	@echo
+	@echo "== arbkit kimchi: Upbit, Bithumb, Coinone BTC/KRW over Bitstamp BTC/USD x USD/KRW, daily closes 2018-2025"
+	$(ARBKIT) kimchi --krw upbit:spot:KRW-BTC=$(SAMPLES)/investing/upbit_BTC_KRW_daily.csv@$(FORMATS)/investing-daily-ko.json \
+	  --krw bithumb:spot:BTC_KRW=$(SAMPLES)/investing/bithumb_BTC_KRW_daily.csv@$(FORMATS)/investing-daily-ko.json \
+	  --krw coinone:spot:BTC=$(SAMPLES)/investing/coinone_BTC_KRW_daily.csv@$(FORMATS)/investing-daily-ko.json \
+	  --usd bitstamp:spot:BTCUSD=$(SAMPLES)/investing/bitstamp_BTC_USD_daily.csv@$(FORMATS)/investing-daily-ko.json \
+	  --fx $(SAMPLES)/investing/USD_KRW_daily.csv@$(FORMATS)/investing-usdkrw-ko.json --max-stale 1h
+	@echo
 	@echo "== arbkit backtest: the same pair, threshold strategy with fees, slippage and latency"
 	$(ARBKIT) backtest Data/scenarios/binanceus-kraken-btcusdc.json
 	@echo
