@@ -23,7 +23,7 @@ struct ReportCommand: Command {
     Options:
     \(HelpText.options([
       ("--out DIR", "the folder written (created if missing)"),
-      ("--sweep PATH", "a sweep CSV from arbkit sweep --out (or arbkit merge); its best cell's values are applied to the scenario for the backtest section"),
+      ("--sweep PATH", "a sweep CSV from arbkit sweep --out (or arbkit merge), or the output of arbkit sweep --format json; its best cell's values are applied to the scenario for the backtest section"),
       ("--metric METRIC", "the sweep metric mapped and ranked (default pnl_bps)"),
       ("--set KEY=VALUE", "override a scenario key (repeat), before the sweep's best cell"),
       ("--tz UTC|Asia/Seoul", "time axes in UTC (default) or KST"),
@@ -70,7 +70,12 @@ struct ReportCommand: Command {
     var cellOverrides: [String] = []
     if let sweepPath {
       guard let bytes = FileManager.default.contents(atPath: sweepPath) else { throw FileError.missing(path: sweepPath) }
-      sweep = try SweepResults(csv: String(decoding: bytes, as: UTF8.self), path: sweepPath)
+      // `arbkit sweep --format json` output starts with `{`; anything else is the CSV.
+      if bytes.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "{") {
+        sweep = try SweepResults(json: [UInt8](bytes), path: sweepPath)
+      } else {
+        sweep = try SweepResults(csv: String(decoding: bytes, as: UTF8.self), path: sweepPath)
+      }
       if let meta = try? SweepOutput.Meta.read(sweepPath) { cellOverrides = meta.overrides }
       if let best = sweep!.best(metric) { cellOverrides += sweep!.grid.overrides(best) }
     }

@@ -22,6 +22,9 @@ struct SweepCommand: Command {
     rows in grid order (first axis slowest), the same bytes for any --jobs. Cells
     that differ only in fees, slippage, notional (or a carry perp's contract size)
     share one simulation. With --out, the ranked cells follow on stdout.
+    --format json prints one JSON object instead of the CSV (keys, metrics, and cells:
+    one object per cell with the grid values as given and the metrics as numbers or
+    null), which arbkit report --sweep reads as well; it needs stdout (no --out).
 
     Options:
     \(HelpText.options([
@@ -34,6 +37,7 @@ struct SweepCommand: Command {
       ("--rank METRIC", "rank cells by this metric (default pnl_bps); robustness = mean over the cell and its grid neighbours"),
       ("--top N", "ranked cells shown (default 10)"),
       ("--quiet", "no progress on stderr"),
+      ("--format csv|json", "stdout as CSV rows (default) or one JSON object; --out files are CSV"),
       ("--registry PATH", "an exchange registry file instead of the built-in one (fees)"),
     ]))
     """
@@ -50,13 +54,15 @@ struct SweepCommand: Command {
   let rank: String
   let top: Int
   let quiet: Bool
+  let json: Bool
   let ingest: IngestFlags
   /// The scenario of each cell this run computes, in cell order.
   let cells: [(cell: Int, scenario: Scenario)]
 
   init(arguments: [String]) throws(UsageError) {
     let cursor = ArgumentCursor(
-      arguments, flags: ["--grid", "--set", "--jobs", "--shard", "--out", "--rank", "--top", "--registry"], switches: ["--resume", "--quiet"])
+      arguments, flags: ["--grid", "--set", "--jobs", "--shard", "--out", "--rank", "--top", "--format", "--registry"],
+      switches: ["--resume", "--quiet"])
     try cursor.validate()
     guard cursor.arguments.count == 1, let path = cursor.arguments.first else {
       throw UsageError("expected one scenario file, was \(cursor.arguments.count) arguments")
@@ -80,6 +86,8 @@ struct SweepCommand: Command {
     }
     top = try cursor.value("--top", "a positive number", { Int($0).flatMap { $0 > 0 ? $0 : nil } }) ?? 10
     quiet = cursor.flag("--quiet")
+    json = try cursor.value("--format", "csv or json") { ["csv": false, "json": true][$0] } ?? false
+    if json && out != nil { throw UsageError("--format json prints to stdout; --out files are CSV (arbkit report --sweep reads both)") }
     ingest = try IngestFlags(cursor)
     // Every cell's scenario is checked before any data is read.
     var cells: [(Int, Scenario)] = []
@@ -110,26 +118,40 @@ struct SweepCommand: Command {
     var output = try out.map { try SweepOutput(path: $0, header: header, meta: try meta(), resume: resume) }
     defer { output?.close() }
     let skip = output?.rowsDone ?? 0
-    if out == nil { terminal.print(header) }
+    if out == nil && !json { terminal.print(header) }
     let plan = try SweepPlan(cells: Array(cells.dropFirst(skip)), options: ingest.options)
     let progress = Progress(total: cells.count, done: skip, show: !quiet && terminal.passthrough && isatty(STDERR_FILENO) == 1)
     var rows: [String] = []
     var values: [Double?] = []
+    var cellObjects: [JSONValue] = []
     try plan.run(jobs: jobs) { batch throws in
       // Rows arrive in cell order, a contiguous batch at a time.
       let text = batch.map { row in
         zip(grid.axes, grid.coordinates(row.cell)).map { CSV.field($0.values[$1]) }.joined(separator: ",") + "," + row.row + "\n"
       }.joined()
-      if output != nil { try output!.append(text) } else { terminal.print(text, terminator: "") }
+      if output != nil { try output!.append(text) } else if !json { terminal.print(text, terminator: "") }
+      if json { cellObjects += batch.map(jsonCell) }
       rows += batch.map(\.row)
       values += batch.map { $0.metrics[rank] ?? nil }
       progress.advance(batch.count)
     }
     progress.finish()
+    if json {
+      let keys = grid.axes.map(\.key)
+      terminal.print(JSONValue.object([
+        ("keys", .array(keys.map(JSONValue.string))), ("metrics", .array(Self.metrics.map(JSONValue.string))), ("cells", .array(cellObjects)),
+      ]).rendered())
+    }
     if out != nil && skip == 0 && shard.count == 1 {
       terminal.print(SweepRanking(grid: grid, metric: rank, values: values, top: top).table)
     }
     return .success
+  }
+
+  /// One cell of `--format json`: its grid values as given, then every metric.
+  private func jsonCell(_ row: SweepRow) -> JSONValue {
+    let axes = zip(grid.axes, grid.coordinates(row.cell)).map { ($0.key, JSONValue.string($0.values[$1])) }
+    return .object(axes + Self.metrics.map { ($0, JSONValue.number(row.metrics[$0] ?? nil)) })
   }
 }
 

@@ -143,6 +143,29 @@ struct ReportCommandTests {
     #expect(written.markdown.contains("The scenario with the best sweep cell applied (" + overrides.joined(separator: ", ") + ")"))
   }
 
+  @Test("--sweep reads arbkit sweep --format json as it reads the CSV: the same report")
+  func sweepJSON() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let grid = ["--grid", "strategy.entry=0.6,1,1.4", "--grid", "strategy.exit=0,0.1", "--quiet"]
+    let csv = folder.path + "/sweep.csv"
+    #expect(arbkit(["sweep", Self.scenario] + grid + ["--out", csv]).code == .success)
+    let json = arbkit(["sweep", Self.scenario] + grid + ["--format", "json"])
+    #expect(json.code == .success)
+    let jsonPath = folder.write("sweep.csv.json", json.output)
+    // The two files differ in name only in the extension the report prints, so give
+    // both the same name in their own folder.
+    try FileManager.default.createDirectory(atPath: folder.path + "/j", withIntermediateDirectories: true)
+    try FileManager.default.moveItem(atPath: jsonPath, toPath: folder.path + "/j/sweep.csv")
+    let fromCSV = Self.report([Self.scenario, "--sweep", csv], in: folder)
+    let other = TemporaryFolder()
+    defer { other.cleanup() }
+    let fromJSON = Self.report([Self.scenario, "--sweep", folder.path + "/j/sweep.csv"], in: other)
+    #expect(fromCSV.markdown.contains("Best by pnl\\_bps:"))
+    #expect(fromJSON.markdown == fromCSV.markdown)
+    #expect(fromJSON.html == fromCSV.html)
+  }
+
   @Test("hostile venue, symbol, description and file names are escaped everywhere")
   func hostileStrings() throws {
     let folder = TemporaryFolder()
@@ -213,6 +236,11 @@ struct ReportCommandTests {
     let bad = folder.write("bad.csv", "strategy.entry,trades,pnl_bps\n0.5,3,x\n")
     let badRun = arbkit("report", Self.scenario, "--sweep", bad, "--out", folder.path + "/r")
     #expect(badRun.code == .dataError && badRun.errors.contains("bad.csv:2:1: error: pnl_bps: 'x' is not a number"))
+    let badJSON = folder.write("bad.json", #"{"keys": ["strategy.entry"], "metrics": ["trades"], "cells": [{"strategy.entry": 0.5, "trades": 3}]}"#)
+    let badJSONRun = arbkit("report", Self.scenario, "--sweep", badJSON, "--out", folder.path + "/r")
+    #expect(badJSONRun.code == .dataError && badJSONRun.errors.contains("bad.json:1:1: error: cell 1: grid key strategy.entry is missing or not a string"))
+    let notSweep = folder.write("other.json", #"{"trades": 3}"#)
+    #expect(arbkit("report", Self.scenario, "--sweep", notSweep, "--out", folder.path + "/r").errors.contains("not a sweep JSON"))
     let metric = arbkit("report", Self.scenario, "--metric", "pnl_bp", "--out", folder.path + "/r")
     #expect(metric.code == .usage && metric.errors.contains("did you mean 'pnl_bps'?"))
   }

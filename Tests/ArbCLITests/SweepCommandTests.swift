@@ -40,6 +40,31 @@ struct SweepCommandTests {
     }
   }
 
+  @Test("--format json holds the CSV's cells, in the same order; it refuses --out")
+  func jsonOutput() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let lines = try Self.sweep([], in: folder, name: "sweep.csv").split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+    let run = arbkit(["sweep", Self.scenario] + Self.grid + ["--quiet", "--format", "json"])
+    #expect(run.code == .success, "\(run.errors)")
+    let keys = try #require(run.object["keys"] as? [String]), metrics = try #require(run.object["metrics"] as? [String])
+    #expect(keys + metrics == lines[0])
+    let cells = try #require(run.object["cells"] as? [[String: Any]])
+    #expect(cells.count == lines.count - 1)
+    for (cell, row) in zip(cells, lines.dropFirst()) {
+      for (k, key) in lines[0].enumerated() {
+        switch cell[key] {
+        case let text as String: #expect(k < keys.count && text == row[k], "\(key)")
+        case is NSNull: #expect(row[k].isEmpty, "\(key)")
+        case let number as NSNumber: #expect(isClose(number.doubleValue, Double(row[k]), rel: 1e-14), "\(row[0...3]) \(key)")
+        default: Issue.record("\(key) missing from cell \(row[0...3])")
+        }
+      }
+    }
+    let withOut = arbkit(["sweep", Self.scenario] + Self.grid + ["--format", "json", "--out", folder.path + "/x.csv"])
+    #expect(withOut.code == .usage && withOut.errors.contains("--format json prints to stdout"))
+  }
+
   static let carryGrids: [(sets: [String], grid: [String])] = [
     ([], ["strategy.entry=-0.0404,-0.0403", "costs.fees.bybit=0.0005,0.001", "strategy.notional=1000,10000", "costs.latency=0ms,2s", "strategy.max_holding=5s,10s"]),
     (["legs.1.market=inverse"], ["legs.1.contract_size=10,100", "costs.slippage_bps=0,3", "strategy.cooldown=none,5s"]),
