@@ -164,6 +164,21 @@ struct BasisSizeTests {
     #expect(unknown.code == .usage && unknown.errors.contains("--offset names venue 'okx', which has no leg (legs are on binance, bybit)"))
   }
 
+  @Test func `--offset leaves a funding series at its settlement times`() throws {
+    let arguments = ["basis", "--spot", BasisCommandTests.xrpMark, "--perp", BasisCommandTests.xrpPerp, "--funding", BasisCommandTests.xrpFunding,
+                     "--window", "8h", "--max-stale", "1h", "--format", "json"]
+    let plain = arbkit(arguments), moved = arbkit(arguments + ["--offset", "unknown=-10m"])
+    #expect(moved.code == .success, "\(moved.errors)")
+    // The hourly candles move to 10 minutes before the hour; the funding events stay on it,
+    // so the same four settlements fall in the same windows.
+    let a = try #require(plain.object["funding"] as? [String: Any]), b = try #require(moved.object["funding"] as? [String: Any])
+    #expect(b["events_sampled"] as? Bool == false && b["events"] as? Int == 4)
+    #expect(b["from_us"] as? Int == a["from_us"] as? Int && b["until_us"] as? Int == a["until_us"] as? Int)
+    #expect(b["carry_pct"] as? Double == a["carry_pct"] as? Double)
+    let legs = try #require(moved.object["legs"] as? [[String: Any]])
+    #expect(legs.map { $0["first_ts_us"] as? Int } == (plain.object["legs"] as? [[String: Any]])?.map { $0["first_ts_us"] as? Int })
+  }
+
   @Test func `kimchi --offset: Upbit's 5m candles moved onto the next Binance candle`() throws {
     let run = arbkit(
       "kimchi", "--krw", KimchiCommandTests.upbit5m, "--usd", KimchiCommandTests.binance5m, "--fx", KimchiCommandTests.usdkrw,
