@@ -90,8 +90,9 @@ public struct SizedPremium: Sendable {
   }
 }
 
-/// The books of one leg: its depth, or its top level with the sizes recorded.
-private struct LegBooks {
+/// The books of one leg: its depth, or its top level with the sizes recorded (also
+/// walked by `SizedBasis`).
+struct LegBooks {
   let depth: BookDepth?
   let series: QuoteSeries
 
@@ -146,9 +147,15 @@ public struct SizedAnalysis: Sendable {
     precondition(options.bands == sized.bands, "SizedAnalysis: bands differ from the sized premium's")
     let premium = sized.premium
     exec = SeriesSummary(premium: premium, column: premium.exec, side: PremiumAnalysis.execSide(premium), oneSided: true, options: options)
-    let weights = premium.time.indices.filter { sized.alignedValid[$0] }.map { Double(premium.duration(at: $0)) }
-    capacity = sized.capacity.map { column in
-      SeriesStatistics(values: column.indices.filter { sized.alignedValid[$0] }.map { column[$0] }, weights: weights)
+    capacity = Self.capacity(sized.capacity, valid: sized.alignedValid, premium: premium)
+  }
+
+  /// Statistics of each capacity column over the `valid` points of the alignment, each
+  /// point weighted by its duration on `premium`'s clock.
+  public static func capacity(_ columns: [[Double]], valid: [Bool], premium: PremiumSeries) -> [SeriesStatistics] {
+    let weights = premium.time.indices.filter { valid[$0] }.map { Double(premium.duration(at: $0)) }
+    return columns.map { column in
+      SeriesStatistics(values: column.indices.filter { valid[$0] }.map { column[$0] }, weights: weights)
     }
   }
 }

@@ -18,8 +18,9 @@ struct BasisCommand: Command {
     the derivative, buy the reference) and close (ask_D / bid_R − 1). With --funding,
     the funding carry of spot long, perpetual short (a positive rate is received) is
     summed per window, and the basis net of carry. With --mark/--index, the mark over
-    index premium and the derivative over each. Statistics and bands as in
-    arbkit premium. Definitions: docs/definitions.md.
+    index premium and the derivative over each. With --size, open and close at that
+    trade size from the books' depth. Statistics and bands as in arbkit premium.
+    Definitions: docs/definitions.md.
 
     Options:
     \(HelpText.options([
@@ -33,6 +34,8 @@ struct BasisCommand: Command {
       ("--window DURATION", "funding carry window on the UTC grid (8h, 1d; default 1d)"),
       ("--funding-interval DURATION", "funding interval of a funding series recorded as the rate in force (a ticker) rather than as settlements: it is sampled every DURATION on the UTC grid (default 8h)"),
     ] + AnalysisFlags.help + [
+      ("--size Q", "also open and close at trade size Q (base units) from the books' depth, and the capacity of open at each band; refused for an inverse leg (its book counts contracts); a source with the top level only says so"),
+      (ExecutionFlags.offsetHelp.0, ExecutionFlags.offsetHelp.1 + " (a funding series is not moved: its times are settlement instants)"),
       ("--format table|json", "output (default table)"),
     ]))
     \(IngestFlags.help)
@@ -50,16 +53,21 @@ struct BasisCommand: Command {
   let window: Int64
   let fundingInterval: Int64
   let analysis: AnalysisFlags
+  /// `--size` and `--offset`.
+  let execution: ExecutionFlags
   let format: OutputFormat
   let ingest: IngestFlags
 
   init(arguments: [String]) throws(UsageError) {
     let cursor = ArgumentCursor(
-      arguments, flags: Self.legFlags + ["--expiry", "--window", "--funding-interval", "--format"] + AnalysisFlags.flags + IngestFlags.flags,
+      arguments,
+      flags: Self.legFlags + ["--expiry", "--window", "--funding-interval", "--format"] + AnalysisFlags.flags + ExecutionFlags.flags + IngestFlags.flags,
       switches: IngestFlags.switches)
     try cursor.validate()
     if let stray = cursor.arguments.first { throw UsageError("unexpected argument '\(stray)' (legs are given with --spot, --perp, --future)") }
-    let ingest = try IngestFlags(cursor)
+    var ingest = try IngestFlags(cursor)
+    execution = try ExecutionFlags(cursor)
+    ingest.options.keepDepth = execution.size != nil
     self.ingest = ingest
     /// The leg of `flag`; `field` is the default of a leg naming none (`nil`: the
     /// file's price series, or its only one).
@@ -120,14 +128,18 @@ struct BasisCommand: Command {
     ]
     let present = roles.compactMap { role, spec in spec.map { (role, $0) } }
     let loaded = try LoadedLegs.load(present.map(\.1), options: ingest.options, specOverrides: ingest.specOverrides)
-    var legs: [String: (spec: LegSpec, leg: LoadedLeg, canonical: CanonicalInstrument?)] = [:]
-    for ((role, spec), leg) in zip(present, loaded) {
+    // Offsets move the price legs; funding times are settlement instants.
+    let moved = present.indices.filter { present[$0].0 != "funding" }
+    var quotes = loaded.map(\.series)
+    for (k, shifted) in zip(moved, try execution.shifted(moved.map { quotes[$0] })) { quotes[k] = shifted }
+    var legs: [String: (spec: LegSpec, leg: LoadedLeg, series: QuoteSeries, canonical: CanonicalInstrument?)] = [:]
+    for (((role, spec), leg), series) in zip(zip(present, loaded), quotes) {
       // A file read without #FIELD may hold another field than the one named by default.
       if leg.series.field.isRate != (role == "funding") || leg.series.field == .premiumIndex {
         throw UsageError("\(spec.paths[0]) holds a \(leg.series.field.rawValue) series, not what --\(role == "derivative" ? (future != nil ? "future" : "perp") : role) needs")
       }
       do {
-        legs[role] = (spec, leg, try PremiumCommand.canonical(leg.series.instrument, registry: ingest.options.registry))
+        legs[role] = (spec, leg, series, try PremiumCommand.canonical(leg.series.instrument, registry: ingest.options.registry))
       } catch { throw RegistryError(message: "\(spec.paths[0]): error: \(error)") }
     }
     let derivative = legs["derivative"]!, reference = legs["reference"]!
@@ -139,7 +151,13 @@ struct BasisCommand: Command {
       expiry = BasisSeries.expiry(day)
     }
     let options = analysis.alignment
-    let series = try BasisSeries(derivative: derivative.leg.series, reference: reference.leg.series, expiry: expiry, options: options)
+    let series = try BasisSeries(derivative: derivative.series, reference: reference.series, expiry: expiry, options: options)
+    let sized = try execution.size.map { size throws -> SizedBasisResult in
+      for leg in [derivative, reference] where leg.canonical?.kind.isInverse ?? (leg.series.instrument.market == .inverse) {
+        throw UsageError("--size is in base units, but \(leg.series.instrument) is an inverse contract whose book counts contracts: --size is refused for an inverse leg")
+      }
+      return try SizedBasisResult(size: size, derivative: derivative.series, reference: reference.series, alignment: options, bands: analysis.bands)
+    }
     let bands = analysis.bands
     let summaries = BasisResult.Summaries(
       basis: SeriesSummary(signed: series.basis, column: series.basis.mid, options: bands),
@@ -147,11 +165,11 @@ struct BasisCommand: Command {
       close: SeriesSummary(signed: series.basis, column: series.close, options: bands),
       annualised: series.annualised.map { SeriesSummary(signed: $0, column: $0.mid, options: bands) })
     var references: [BasisResult.Reference] = []
-    let priced: [(String, QuoteSeries)] = [("mark", legs["mark"]?.leg.series), ("index", legs["index"]?.leg.series)]
+    let priced: [(String, QuoteSeries)] = [("mark", legs["mark"]?.series), ("index", legs["index"]?.series)]
       .compactMap { name, s in s.map { (name, $0) } }
     let derivativeName = future != nil ? "future" : "perp"
     let pairs = (priced.count == 2 ? [("mark over index", priced[0].1, priced[1].1)] : [])
-      + priced.map { ("\(derivativeName) over \($0.0)", derivative.leg.series, $0.1) }
+      + priced.map { ("\(derivativeName) over \($0.0)", derivative.series, $0.1) }
     for (name, a, b) in pairs {
       let premium = try PremiumSeries(legs: [a, b], options: options)
       references.append(BasisResult.Reference(name: name, premium: premium, summary: SeriesSummary(signed: premium, column: premium.mid, options: bands)))
@@ -160,14 +178,14 @@ struct BasisCommand: Command {
       let canonical = derivative.canonical
       let inverse = canonical?.kind.isInverse ?? (derivative.leg.series.instrument.market == .inverse)
       return FundingCarry(
-        events: FundingEvents(funding.leg.series, tickerInterval: fundingInterval), basis: series.basis, perp: derivative.leg.series,
+        events: FundingEvents(funding.series, tickerInterval: fundingInterval), basis: series.basis, perp: derivative.series,
         settlement: inverse ? .inverse(contractSize: canonical?.contractSize) : .linear, window: window)
     }
     let result = BasisResult(
       legs: roles.compactMap { role, _ in legs[role].map { (role, $0.leg, $0.canonical) } },
       kind: future == nil ? "spot-perp" : spot == nil ? "perp-future" : "spot-future",
       series: series, summaries: summaries, references: references, carry: carry, carryUnit: Self.carryUnit(derivative.canonical, derivative.leg.series),
-      alignment: options, bands: bands)
+      alignment: options, bands: bands, sized: sized, offsets: execution.offsets)
     switch format {
     case .json: terminal.print(result.json.rendered())
     case .table, .csv: terminal.print(result.table)

@@ -30,6 +30,10 @@ struct BasisResult {
   let carryUnit: String?
   let alignment: AlignmentOptions
   let bands: BandOptions
+  /// `--size`: open and close at a trade size.
+  var sized: SizedBasisResult? = nil
+  /// `--offset`: µs added to each venue's times before alignment.
+  var offsets: [(venue: String, micros: Int64)] = []
 
   var json: JSONValue {
     let basis = series.basis
@@ -46,9 +50,11 @@ struct BasisResult {
       })),
       ("points", .int(basis.count)), ("valid_points", .int(basis.validPoints)), ("stale_points", .int(basis.count - basis.validPoints)),
       ("max_stale_us", .int(alignment.maxStale)), ("grid_us", .int(alignment.grid)),
+      ("offsets_us", .object(offsets.map { ($0.venue, .int($0.micros)) })),
       ("basis", PremiumResult.json(summaries.basis, oneSided: false)),
       ("open", PremiumResult.json(summaries.open, oneSided: false)),
       ("close", PremiumResult.json(summaries.close, oneSided: false)),
+      ("size", sized?.json ?? .null),
       ("expiry_us", .int(series.expiry)),
       ("expiry", series.expiry.map { .string(TimeText.iso8601($0)) } ?? .null),
       ("annualised", summaries.annualised.map { PremiumResult.json($0, oneSided: false) } ?? .null),
@@ -90,6 +96,7 @@ struct BasisResult {
     let clockText = alignment.grid.map { "grid \(TimeText.durationText($0))" } ?? "union clock"
     let staleText = alignment.maxStale.map { "max stale \(TimeText.durationText($0))" } ?? "no staleness limit"
     text += "\nPoints \(basis.count) (\(clockText), \(staleText)): valid \(basis.validPoints), stale \(basis.count - basis.validPoints)\n"
+    text += ExecutionFlags.offsetsLine(offsets)
     let lastPrice = legs.prefix(2).contains(where: { $0.leg.series.priceSource == .last })
     if lastPrice {
       text += "Note: price_source last for a leg (one price per row, bid = ask): open and close equal the basis, not a tradable edge.\n"
@@ -105,6 +112,7 @@ struct BasisResult {
     for (name, summary) in columns where !lastPrice || (name != "open" && name != "close") {
       text += SummaryTable.bands(name, summary, options: bands)
     }
+    if let sized { text += "\n" + sized.table(derivative: legs[0].leg.series.instrument, reference: legs[1].leg.series.instrument, bands: bands) }
     if !references.isEmpty {
       text += "\nReference prices, % (valid points: " + references.map { "\($0.name) \($0.premium.validPoints)" }.joined(separator: ", ") + ")\n"
       text += SummaryTable.statistics(references.map { ($0.name, $0.summary) })

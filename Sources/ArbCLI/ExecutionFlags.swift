@@ -1,13 +1,17 @@
 import ArbCore
 
-/// The flags of `premium` and `board` that change what is traded and when it was
-/// seen: `--size` (the executable premium at a trade size, from the books' depth) and
-/// `--offset` (a venue's clock correction).
+/// The flags of `premium`, `board` and `basis` that change what is traded and when it
+/// was seen: `--size` (the executable premium at a trade size, from the books' depth)
+/// and `--offset` (a venue's clock correction, also on `kimchi`).
 struct ExecutionFlags {
   static let flags = ["--size", "--offset"]
+  static let offsetHelp = (
+    "--offset VENUE=±DURATION",
+    "add this to the timestamps of every leg on VENUE before alignment (repeat per venue), e.g. binance=+35ms to correct a clock that runs 35 ms behind"
+  )
   static let help: [(String, String)] = [
     ("--size Q", "also the executable premium at trade size Q (base units) from the books' depth, and the capacity at each band; a source with the top level only says so"),
-    ("--offset VENUE=±DURATION", "add this to the timestamps of every leg on VENUE before alignment (repeat per venue), e.g. binance=+35ms to correct a clock that runs 35 ms behind"),
+    offsetHelp,
   ]
 
   /// `--size`: the trade size in base units.

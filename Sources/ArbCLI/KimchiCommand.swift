@@ -30,6 +30,7 @@ struct KimchiCommand: Command {
       ("--usdt-usd LEG", "a USDT-USD market (USD per USDT), with --fx and a USDT --usd market"),
       ("--fx-max-stale DURATION", "a point is valid only if the FX rate is at most this old (default 4d, so Friday's rate covers a weekend)"),
     ] + AnalysisFlags.help + [
+      ExecutionFlags.offsetHelp,
       ("--format table|json", "output (default table)"),
     ]))
     \(IngestFlags.help)
@@ -45,12 +46,14 @@ struct KimchiCommand: Command {
   let usdtUSD: LegSpec?
   let fxMaxStale: Int64
   let analysis: AnalysisFlags
+  /// `--offset` (kimchi takes no `--size`).
+  let execution: ExecutionFlags
   let format: OutputFormat
   let ingest: IngestFlags
 
   init(arguments: [String]) throws(UsageError) {
     let cursor = ArgumentCursor(
-      arguments, flags: ["--krw", "--usd", "--fx", "--fx-market", "--usdt-usd", "--fx-max-stale", "--format"] + AnalysisFlags.flags + IngestFlags.flags,
+      arguments, flags: ["--krw", "--usd", "--fx", "--fx-market", "--usdt-usd", "--fx-max-stale", "--format", "--offset"] + AnalysisFlags.flags + IngestFlags.flags,
       switches: IngestFlags.switches)
     try cursor.validate()
     if let stray = cursor.arguments.first { throw UsageError("unexpected argument '\(stray)' (legs are given with --krw, --usd, --fx)") }
@@ -88,6 +91,7 @@ struct KimchiCommand: Command {
     if usdtUSD != nil && fxIsMarket { throw UsageError("--usdt-usd applies with --fx (a USD rate); with --fx-market the rate is already per USDT") }
     fxMaxStale = try cursor.value("--fx-max-stale", "a duration such as 4d or 12h", TimeText.parseDuration) ?? Self.defaultFXMaxStale
     analysis = try AnalysisFlags(cursor)
+    execution = try ExecutionFlags(cursor)
     format = try OutputFormat.parse(cursor)
     if format == .csv { throw UsageError("invalid value for '--format', expected table or json, was 'csv'") }
   }
@@ -96,6 +100,7 @@ struct KimchiCommand: Command {
     let specs = krw + [usd, fx] + (usdtUSD.map { [$0] } ?? [])
     let roles = krw.map { _ in "krw" } + ["usd", fxIsMarket ? "fx-market" : "fx"] + (usdtUSD == nil ? [] : ["usdt-usd"])
     let loaded = try LoadedLegs.load(specs, options: ingest.options, specOverrides: ingest.specOverrides)
+    let quotes = try execution.shifted(loaded.map(\.series))
     var canonical: [CanonicalInstrument?] = []
     for (spec, leg) in zip(specs, loaded) {
       if leg.series.field.isRate { throw PremiumCommand.rateLeg(leg.series.field, spec.paths[0]) }
@@ -103,7 +108,7 @@ struct KimchiCommand: Command {
         throw RegistryError(message: "\(spec.paths[0]): error: \(error)")
       }
     }
-    let fxLeg = loaded[krw.count + 1].series
+    let fxLeg = quotes[krw.count + 1]
     if fxIsMarket == (fxLeg.instrument.market == .fx) {
       throw UsageError(fxIsMarket
         ? "--fx-market \(fx.paths[0]) is an FX file: name it with --fx"
@@ -117,7 +122,7 @@ struct KimchiCommand: Command {
     var venues: [KimchiResult.Venue] = []
     for k in krw.indices {
       let series = try KimchiSeries(
-        krw: loaded[k].series, usd: loaded[krw.count].series, fx: fxLeg, usdtUSD: usdtUSD.map { _ in loaded[krw.count + 2].series },
+        krw: quotes[k], usd: quotes[krw.count], fx: fxLeg, usdtUSD: usdtUSD.map { _ in quotes[krw.count + 2] },
         options: options, fxMaxStale: fxMaxStale)
       let summary = { (column: [Double]) in SeriesSummary(signed: series.premium, column: column, options: analysis.bands) }
       venues.append(KimchiResult.Venue(
@@ -126,13 +131,13 @@ struct KimchiCommand: Command {
     }
     var board: KimchiResult.Board? = nil
     if krw.count >= 2 {
-      let premium = try PremiumSeries(legs: krw.indices.map { loaded[$0].series }, options: options)
+      let premium = try PremiumSeries(legs: Array(quotes[..<krw.count]), options: options)
       board = KimchiResult.Board(premium: premium, analysis: PremiumAnalysis(premium: premium, options: analysis.bands))
     }
     let result = KimchiResult(
       legs: zip(roles, zip(loaded, canonical)).map { ($0, $1.0, $1.1) }, venues: venues, board: board,
       usdtNote: Self.usdtNote(usdQuote: usdQuote, fxIsMarket: fxIsMarket, usdtUSD: usdtUSD != nil),
-      fxMaxStale: fxMaxStale, alignment: options, bands: analysis.bands)
+      fxMaxStale: fxMaxStale, alignment: options, bands: analysis.bands, offsets: execution.offsets)
     switch format {
     case .json: terminal.print(result.json.rendered())
     case .table, .csv: terminal.print(result.table)

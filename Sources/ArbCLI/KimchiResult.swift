@@ -44,6 +44,8 @@ struct KimchiResult {
   let fxMaxStale: Int64
   let alignment: AlignmentOptions
   let bands: BandOptions
+  /// `--offset`: µs added to each venue's times before alignment.
+  var offsets: [(venue: String, micros: Int64)] = []
 
   var json: JSONValue {
     .object([
@@ -57,6 +59,7 @@ struct KimchiResult {
         ])
       })),
       ("max_stale_us", .int(alignment.maxStale)), ("fx_max_stale_us", .int(fxMaxStale)), ("grid_us", .int(alignment.grid)),
+      ("offsets_us", .object(offsets.map { ($0.venue, .int($0.micros)) })),
       ("usdt", usdtNote.map { .object([("basis", .string($0.rawValue)), ("note", .string($0.text))]) } ?? .null),
       ("kimchi", .array(venues.map { v in
         let p = v.series.premium
@@ -85,6 +88,7 @@ struct KimchiResult {
     let clockText = alignment.grid.map { "grid \(TimeText.durationText($0))" } ?? "union clock"
     let staleText = alignment.maxStale.map { "max stale \(TimeText.durationText($0))" } ?? "no staleness limit"
     text += "\nAlignment: \(clockText), prices \(staleText), FX max stale \(TimeText.durationText(fxMaxStale))\n"
+    text += ExecutionFlags.offsetsLine(offsets)
     if let usdtNote { text += "Note: \(usdtNote.text).\n" }
     for v in venues {
       let p = v.series.premium
