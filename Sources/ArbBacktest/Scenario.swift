@@ -29,6 +29,8 @@ public struct Scenario: Sendable, Equatable {
   public var clock: Clock = .local
   public var maxStale: Int64? = nil
   public var grid: Int64? = nil
+  /// Clock correction per venue id (µs, signed), added to the times of that venue's legs before alignment.
+  public var offsets: [String: Int64] = [:]
   public var mode: String = "convergence"
   public var entry: Double
   /// Mode convergence only.
@@ -59,6 +61,7 @@ public struct Scenario: Sendable, Equatable {
   /// The type each key takes. `legs.N.…` and `costs.fees.VENUE` are patterns.
   public enum ValueType: String, Sendable {
     case string, number, bool, duration, list
+    case offset = "signed duration"
     case market, clock, mode, timeZone = "time zone"
   }
 
@@ -69,6 +72,7 @@ public struct Scenario: Sendable, Equatable {
     ("legs.*.files", .list), ("legs.*.format", .string), ("legs.*.base", .number), ("legs.*.quote", .number),
     ("legs.*.contract_size", .number),
     ("alignment.clock", .clock), ("alignment.max_stale", .duration), ("alignment.grid", .duration),
+    ("alignment.offsets.*", .offset),
     ("strategy.mode", .mode), ("strategy.entry", .number), ("strategy.exit", .number),
     ("strategy.notional", .number), ("strategy.max_holding", .duration), ("strategy.cooldown", .duration),
     ("strategy.min_size", .number), ("strategy.funding", .bool),
@@ -202,6 +206,8 @@ public struct Scenario: Sendable, Equatable {
     clock = (value("alignment.clock") as? String).flatMap(Clock.init(rawValue:)) ?? .local
     maxStale = duration("alignment.max_stale")
     grid = duration("alignment.grid")
+    let alignment = object["alignment"] as? [String: Any]
+    offsets = (alignment?["offsets"] as? [String: Any])?.compactMapValues { ($0 as? String).flatMap(ClockOffset.parse) } ?? [:]
     mode = value("strategy.mode") as? String ?? "convergence"
     entry = try number("strategy.entry")
     exit = mode != "inventory" ? try number("strategy.exit") : (value("strategy.exit") as? Double ?? entry)
@@ -243,11 +249,11 @@ public struct Scenario: Sendable, Equatable {
     if slippageBps < 0 { throw fail("costs.slippage_bps must be ≥ 0, was \(slippageBps)") }
     if latency < 0 { throw fail("costs.latency must be ≥ 0") }
     if let grid, grid <= 0 { throw fail("alignment.grid must be positive") }
-    // A fee or latency for a venue no leg trades on is a misspelt venue.
-    for (group, venues) in [("fees", Array(fees.keys)), ("venue_latency", Array(venueLatency.keys))] {
+    // A fee, latency or clock offset for a venue no leg trades on is a misspelt venue.
+    let groups = [("costs.fees", Array(fees.keys)), ("costs.venue_latency", Array(venueLatency.keys)), ("alignment.offsets", Array(offsets.keys))]
+    for (group, venues) in groups {
       for venue in venues.sorted() where !legs.contains(where: { $0.venue == venue }) {
-        throw ScenarioError(
-          path: path, message: "unknown key 'costs.\(group).\(venue)' (no leg trades on \(venue))", unknownKey: "costs.\(group).\(venue)")
+        throw ScenarioError(path: path, message: "unknown key '\(group).\(venue)' (no leg trades on \(venue))", unknownKey: "\(group).\(venue)")
       }
     }
     for (venue, fee) in fees.sorted(by: { $0.key < $1.key }) where fee < 0 || fee >= 1 {
@@ -309,6 +315,7 @@ public struct Scenario: Sendable, Equatable {
     case .bool: ok = isJSONBoolean(value)
     case .list: ok = (value as? [Any])?.allSatisfy { $0 is String } ?? false
     case .duration: ok = value is NSNull || (value as? String).flatMap(TimeText.parseDuration).map { $0 >= 0 } ?? false
+    case .offset: ok = (value as? String).flatMap(ClockOffset.parse) != nil
     case .market: ok = (value as? String).flatMap(MarketKind.init(rawValue:)) != nil
     case .clock: ok = (value as? String).flatMap(Clock.init(rawValue:)) != nil
     case .mode: ok = (value as? String).map(modes.contains) ?? false
@@ -330,6 +337,7 @@ public struct Scenario: Sendable, Equatable {
     case .bool: "true or false"
     case .list: "a list of file paths"
     case .duration: "a duration such as 2m, 500ms or none"
+    case .offset: "a signed duration such as +35ms or -1s"
     case .market: "one of " + MarketKind.allCases.map(\.rawValue).joined(separator: ", ")
     case .clock: "local or exchange"
     case .mode: "one of " + modes.joined(separator: ", ")

@@ -75,6 +75,7 @@ struct BacktestReport {
       ("points", .int(aligned.count)),
       ("valid_points", .int(aligned.validPoints)),
       ("price_sources", .array(legs.map { .string($0.priceSource.rawValue) })),
+      ("offsets_us", .object(ScenarioLegs.offsets(scenario).map { ($0.venue, .int($0.micros)) })),
       ("time_zone", .string(scenario.timeZone)),
       ("daily", .array(journal.daily(offset: scenario.timeZoneOffset).map { .object([("date", .string($0.date)), ("pnl", .number($0.pnl)), ("trades", .int($0.trades))]) })),
     ]
@@ -120,6 +121,7 @@ struct BacktestReport {
     }
     text += legTable.rendered(indent: "  ") + "\n"
     text += "Points \(aligned.count), valid \(aligned.validPoints)\n"
+    text += ExecutionFlags.offsetsLine(ScenarioLegs.offsets(scenario))
     if legs.contains(where: { $0.priceSource == .last }) {
       text += "Note: price_source last for some legs (bid = ask = one price): fills at that price are not tradable quotes.\n"
     }
