@@ -24,8 +24,20 @@ public struct Scenario: Sendable, Equatable {
     public var contractSize: Double?
   }
 
+  /// An FX series that converts the prices of one venue's legs (`fx`).
+  public struct FX: Sendable, Equatable {
+    /// Its files (resolved like the legs') and their format.
+    public var files: [String]
+    public var format: String?
+    /// The oldest rate still used (µs before a quote); `nil`: no limit.
+    public var maxStale: Int64?
+    /// The venue whose legs' prices are divided by the rate.
+    public var converts: String
+  }
+
   public var description: String?
   public var legs: [Leg]
+  public var fx: FX? = nil
   public var clock: Clock = .local
   public var maxStale: Int64? = nil
   public var grid: Int64? = nil
@@ -77,6 +89,7 @@ public struct Scenario: Sendable, Equatable {
     ("strategy.notional", .number), ("strategy.max_holding", .duration), ("strategy.cooldown", .duration),
     ("strategy.min_size", .number), ("strategy.funding", .bool),
     ("funding.files", .list), ("funding.format", .string),
+    ("fx.files", .list), ("fx.format", .string), ("fx.max_stale", .duration), ("fx.converts", .string),
     ("costs.fees.*", .number), ("costs.slippage_bps", .number), ("costs.latency", .duration), ("costs.venue_latency.*", .duration),
     ("costs.cap_at_book", .bool),
     ("rebalance.cost", .number), ("rebalance.delay", .duration),
@@ -203,6 +216,13 @@ public struct Scenario: Sendable, Equatable {
           contractSize: value("legs.\(k).contract_size") as? Double))
     }
     self.legs = legs
+    if object["fx"] != nil {
+      guard let files = value("fx.files") as? [String], !files.isEmpty, let converts = value("fx.converts") as? String else {
+        throw ScenarioError(path: path, message: "fx needs files and converts (the venue whose prices the rate converts)")
+      }
+      let format = (value("fx.format") as? String).map { $0.hasSuffix(".json") ? resolve($0) : $0 }
+      fx = FX(files: files.map(resolve), format: format, maxStale: duration("fx.max_stale"), converts: converts)
+    }
     clock = (value("alignment.clock") as? String).flatMap(Clock.init(rawValue:)) ?? .local
     maxStale = duration("alignment.max_stale")
     grid = duration("alignment.grid")
@@ -249,6 +269,7 @@ public struct Scenario: Sendable, Equatable {
     if slippageBps < 0 { throw fail("costs.slippage_bps must be ≥ 0, was \(slippageBps)") }
     if latency < 0 { throw fail("costs.latency must be ≥ 0") }
     if let grid, grid <= 0 { throw fail("alignment.grid must be positive") }
+    if let fx { try validateFX(fx, fail) }
     // A fee, latency or clock offset for a venue no leg trades on is a misspelt venue.
     let groups = [("costs.fees", Array(fees.keys)), ("costs.venue_latency", Array(venueLatency.keys)), ("alignment.offsets", Array(offsets.keys))]
     for (group, venues) in groups {
@@ -264,6 +285,21 @@ public struct Scenario: Sendable, Equatable {
       where !FileManager.default.fileExists(atPath: file) {
         throw fail("legs.\(k): no such file \(file)")
       }
+    }
+  }
+
+  /// `fx`: a venue of some legs but not all, and files that exist.
+  private func validateFX(_ fx: FX, _ fail: (String) -> ScenarioError) throws(ScenarioError) {
+    let venues = Set(legs.map(\.venue)).sorted().joined(separator: ", ")
+    if !legs.contains(where: { $0.venue == fx.converts }) {
+      throw fail("fx.converts names venue '\(fx.converts)', which has no leg (legs are on \(venues))")
+    }
+    if legs.allSatisfy({ $0.venue == fx.converts }) {
+      throw fail("fx.converts: every leg is on \(fx.converts), so no leg is left in the currency the rate converts into")
+    }
+    for file in fx.files + [fx.format].compactMap({ $0?.hasSuffix(".json") == true ? $0 : nil })
+    where !FileManager.default.fileExists(atPath: file) {
+      throw fail("fx: no such file \(file)")
     }
   }
 

@@ -92,10 +92,11 @@ struct BacktestCommand: Command {
     var options = ingest.options
     options.clock = scenario.clock
     let fees = try Self.fees(scenario, registry: options.registry)
-    let series = ScenarioLegs.prepared(scenario, loaded: try LoadedLegs.load(ScenarioLegs.specs(scenario), options: options).map(\.series))
+    let loaded = try LoadedLegs.load(ScenarioLegs.specs(scenario), options: options).map(\.series)
+    let (series, fx) = try ScenarioLegs.prepared(scenario, loaded: loaded, options: options)
     let aligned = try AlignedLegs(legs: series, options: AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid))
     let outcome = try Self.outcome(scenario, fees: fees, legs: series, aligned: aligned, options: options)
-    let report = BacktestReport(scenario: scenario, legs: series, fees: fees, aligned: aligned, outcome: outcome)
+    let report = BacktestReport(scenario: scenario, legs: series, fees: fees, aligned: aligned, outcome: outcome, fx: fx)
     if let tradesPath { try Self.write(report.ledgerCSV, to: tradesPath) }
     if let equityPath { try Self.write(report.equityCSV, to: equityPath) }
     if let inventoryPath { try Self.write(report.inventoryCSV, to: inventoryPath) }

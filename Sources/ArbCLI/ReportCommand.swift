@@ -82,14 +82,14 @@ struct ReportCommand: Command {
     options.clock = scenario.clock
     let fees = try BacktestCommand.fees(scenario, registry: options.registry)
     let loaded = try LoadedLegs.load(ScenarioLegs.specs(scenario), options: options)
-    let series = ScenarioLegs.prepared(scenario, loaded: loaded.map(\.series))
+    let (series, fx) = try ScenarioLegs.prepared(scenario, loaded: loaded.map(\.series), options: options)
     let alignment = AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid)
     let premium = try PremiumSeries(legs: series, options: alignment)
     let bands = BandOptions()
     let analysis = PremiumAnalysis(premium: premium, options: bands)
     let aligned = try AlignedLegs(legs: series, options: alignment)
     let outcome = try BacktestCommand.outcome(scenario, fees: fees, legs: series, aligned: aligned, options: options)
-    let backtest = BacktestReport(scenario: scenario, legs: series, fees: fees, aligned: aligned, outcome: outcome)
+    let backtest = BacktestReport(scenario: scenario, legs: series, fees: fees, aligned: aligned, outcome: outcome, fx: fx)
     var trades: [Trade] = []
     switch outcome {
     case .convergence(let run), .carry(let run, _): trades = run.trades

@@ -132,5 +132,6 @@ struct ScenarioOffsetTests {
     let figure = { (pnl: Double) in String(format: "%.2f", pnl) }
     #expect(markdown.contains(figure(Self.pnl(bybitAsk: 99.6))) && !markdown.contains(figure(Self.pnl(bybitAsk: 99.1))))
     #expect(plainMarkdown.contains(figure(Self.pnl(bybitAsk: 99.1))))
+    #expect(markdown.contains("clock offset, bybit | -20ms added before alignment") && !plainMarkdown.contains("clock offset"))
   }
 }
