@@ -24,11 +24,25 @@ public struct Scenario: Sendable, Equatable {
     public var contractSize: Double?
   }
 
+  /// An FX series that converts the prices of one venue's legs (`fx`).
+  public struct FX: Sendable, Equatable {
+    /// Its files (resolved like the legs') and their format.
+    public var files: [String]
+    public var format: String?
+    /// The oldest rate still used (µs before a quote); `nil`: no limit.
+    public var maxStale: Int64?
+    /// The venue whose legs' prices are divided by the rate.
+    public var converts: String
+  }
+
   public var description: String?
   public var legs: [Leg]
+  public var fx: FX? = nil
   public var clock: Clock = .local
   public var maxStale: Int64? = nil
   public var grid: Int64? = nil
+  /// Clock correction per venue id (µs, signed), added to the times of that venue's legs before alignment.
+  public var offsets: [String: Int64] = [:]
   public var mode: String = "convergence"
   public var entry: Double
   /// Mode convergence only.
@@ -59,6 +73,7 @@ public struct Scenario: Sendable, Equatable {
   /// The type each key takes. `legs.N.…` and `costs.fees.VENUE` are patterns.
   public enum ValueType: String, Sendable {
     case string, number, bool, duration, list
+    case offset = "signed duration"
     case market, clock, mode, timeZone = "time zone"
   }
 
@@ -69,10 +84,12 @@ public struct Scenario: Sendable, Equatable {
     ("legs.*.files", .list), ("legs.*.format", .string), ("legs.*.base", .number), ("legs.*.quote", .number),
     ("legs.*.contract_size", .number),
     ("alignment.clock", .clock), ("alignment.max_stale", .duration), ("alignment.grid", .duration),
+    ("alignment.offsets.*", .offset),
     ("strategy.mode", .mode), ("strategy.entry", .number), ("strategy.exit", .number),
     ("strategy.notional", .number), ("strategy.max_holding", .duration), ("strategy.cooldown", .duration),
     ("strategy.min_size", .number), ("strategy.funding", .bool),
     ("funding.files", .list), ("funding.format", .string),
+    ("fx.files", .list), ("fx.format", .string), ("fx.max_stale", .duration), ("fx.converts", .string),
     ("costs.fees.*", .number), ("costs.slippage_bps", .number), ("costs.latency", .duration), ("costs.venue_latency.*", .duration),
     ("costs.cap_at_book", .bool),
     ("rebalance.cost", .number), ("rebalance.delay", .duration),
@@ -199,9 +216,18 @@ public struct Scenario: Sendable, Equatable {
           contractSize: value("legs.\(k).contract_size") as? Double))
     }
     self.legs = legs
+    if object["fx"] != nil {
+      guard let files = value("fx.files") as? [String], !files.isEmpty, let converts = value("fx.converts") as? String else {
+        throw ScenarioError(path: path, message: "fx needs files and converts (the venue whose prices the rate converts)")
+      }
+      let format = (value("fx.format") as? String).map { $0.hasSuffix(".json") ? resolve($0) : $0 }
+      fx = FX(files: files.map(resolve), format: format, maxStale: duration("fx.max_stale"), converts: converts)
+    }
     clock = (value("alignment.clock") as? String).flatMap(Clock.init(rawValue:)) ?? .local
     maxStale = duration("alignment.max_stale")
     grid = duration("alignment.grid")
+    let alignment = object["alignment"] as? [String: Any]
+    offsets = (alignment?["offsets"] as? [String: Any])?.compactMapValues { ($0 as? String).flatMap(ClockOffset.parse) } ?? [:]
     mode = value("strategy.mode") as? String ?? "convergence"
     entry = try number("strategy.entry")
     exit = mode != "inventory" ? try number("strategy.exit") : (value("strategy.exit") as? Double ?? entry)
@@ -243,11 +269,12 @@ public struct Scenario: Sendable, Equatable {
     if slippageBps < 0 { throw fail("costs.slippage_bps must be ≥ 0, was \(slippageBps)") }
     if latency < 0 { throw fail("costs.latency must be ≥ 0") }
     if let grid, grid <= 0 { throw fail("alignment.grid must be positive") }
-    // A fee or latency for a venue no leg trades on is a misspelt venue.
-    for (group, venues) in [("fees", Array(fees.keys)), ("venue_latency", Array(venueLatency.keys))] {
+    if let fx { try validateFX(fx, fail) }
+    // A fee, latency or clock offset for a venue no leg trades on is a misspelt venue.
+    let groups = [("costs.fees", Array(fees.keys)), ("costs.venue_latency", Array(venueLatency.keys)), ("alignment.offsets", Array(offsets.keys))]
+    for (group, venues) in groups {
       for venue in venues.sorted() where !legs.contains(where: { $0.venue == venue }) {
-        throw ScenarioError(
-          path: path, message: "unknown key 'costs.\(group).\(venue)' (no leg trades on \(venue))", unknownKey: "costs.\(group).\(venue)")
+        throw ScenarioError(path: path, message: "unknown key '\(group).\(venue)' (no leg trades on \(venue))", unknownKey: "\(group).\(venue)")
       }
     }
     for (venue, fee) in fees.sorted(by: { $0.key < $1.key }) where fee < 0 || fee >= 1 {
@@ -258,6 +285,21 @@ public struct Scenario: Sendable, Equatable {
       where !FileManager.default.fileExists(atPath: file) {
         throw fail("legs.\(k): no such file \(file)")
       }
+    }
+  }
+
+  /// `fx`: a venue of some legs but not all, and files that exist.
+  private func validateFX(_ fx: FX, _ fail: (String) -> ScenarioError) throws(ScenarioError) {
+    let venues = Set(legs.map(\.venue)).sorted().joined(separator: ", ")
+    if !legs.contains(where: { $0.venue == fx.converts }) {
+      throw fail("fx.converts names venue '\(fx.converts)', which has no leg (legs are on \(venues))")
+    }
+    if legs.allSatisfy({ $0.venue == fx.converts }) {
+      throw fail("fx.converts: every leg is on \(fx.converts), so no leg is left in the currency the rate converts into")
+    }
+    for file in fx.files + [fx.format].compactMap({ $0?.hasSuffix(".json") == true ? $0 : nil })
+    where !FileManager.default.fileExists(atPath: file) {
+      throw fail("fx: no such file \(file)")
     }
   }
 
@@ -309,6 +351,7 @@ public struct Scenario: Sendable, Equatable {
     case .bool: ok = isJSONBoolean(value)
     case .list: ok = (value as? [Any])?.allSatisfy { $0 is String } ?? false
     case .duration: ok = value is NSNull || (value as? String).flatMap(TimeText.parseDuration).map { $0 >= 0 } ?? false
+    case .offset: ok = (value as? String).flatMap(ClockOffset.parse) != nil
     case .market: ok = (value as? String).flatMap(MarketKind.init(rawValue:)) != nil
     case .clock: ok = (value as? String).flatMap(Clock.init(rawValue:)) != nil
     case .mode: ok = (value as? String).map(modes.contains) ?? false
@@ -330,6 +373,7 @@ public struct Scenario: Sendable, Equatable {
     case .bool: "true or false"
     case .list: "a list of file paths"
     case .duration: "a duration such as 2m, 500ms or none"
+    case .offset: "a signed duration such as +35ms or -1s"
     case .market: "one of " + MarketKind.allCases.map(\.rawValue).joined(separator: ", ")
     case .clock: "local or exchange"
     case .mode: "one of " + modes.joined(separator: ", ")

@@ -91,14 +91,12 @@ struct BacktestCommand: Command {
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     var options = ingest.options
     options.clock = scenario.clock
-    let specs = scenario.legs.map { leg in
-      LegSpec(instrument: Instrument(venue: leg.venue, market: leg.market, symbol: leg.symbol), paths: leg.files, format: leg.format)
-    }
     let fees = try Self.fees(scenario, registry: options.registry)
-    let series = try LoadedLegs.load(specs, options: options).map(\.series)
+    let loaded = try LoadedLegs.load(ScenarioLegs.specs(scenario), options: options).map(\.series)
+    let (series, fx) = try ScenarioLegs.prepared(scenario, loaded: loaded, options: options)
     let aligned = try AlignedLegs(legs: series, options: AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid))
     let outcome = try Self.outcome(scenario, fees: fees, legs: series, aligned: aligned, options: options)
-    let report = BacktestReport(scenario: scenario, legs: series, fees: fees, aligned: aligned, outcome: outcome)
+    let report = BacktestReport(scenario: scenario, legs: series, fees: fees, aligned: aligned, outcome: outcome, fx: fx)
     if let tradesPath { try Self.write(report.ledgerCSV, to: tradesPath) }
     if let equityPath { try Self.write(report.equityCSV, to: equityPath) }
     if let inventoryPath { try Self.write(report.inventoryCSV, to: inventoryPath) }

@@ -18,6 +18,8 @@ struct BacktestReport {
   let fees: [Double]
   let aligned: AlignedLegs
   let outcome: Outcome
+  /// The scenario's FX conversion (`fx`), if any.
+  var fx: ScenarioLegs.FXSummary? = nil
 
   var journal: PnLJournal {
     switch outcome {
@@ -75,10 +77,30 @@ struct BacktestReport {
       ("points", .int(aligned.count)),
       ("valid_points", .int(aligned.validPoints)),
       ("price_sources", .array(legs.map { .string($0.priceSource.rawValue) })),
+      ("offsets_us", .object(ScenarioLegs.offsets(scenario).map { ($0.venue, .int($0.micros)) })),
+      ("fx", fx.map(Self.fxJSON) ?? .null),
       ("time_zone", .string(scenario.timeZone)),
       ("daily", .array(journal.daily(offset: scenario.timeZoneOffset).map { .object([("date", .string($0.date)), ("pnl", .number($0.pnl)), ("trades", .int($0.trades))]) })),
     ]
     return .object(members)
+  }
+
+  /// `fx`: the series, the converted venue, its staleness limit and what it left unusable.
+  static func fxJSON(_ fx: ScenarioLegs.FXSummary) -> JSONValue {
+    .object([
+      ("series", .string(fx.series.description)), ("converts", .string(fx.converts)),
+      ("max_stale_us", fx.maxStale.map { .int($0) } ?? .null), ("quotes", .int(Int64(fx.quotes))),
+      ("unusable_quotes", .int(Int64(fx.unusable))), ("usdt_as_usd", .bool(fx.usdtAsUSD)),
+    ])
+  }
+
+  /// `FX: upbit prices divided by fx:…:USDKRW …`, and the USDT assumption when made.
+  static func fxLine(_ fx: ScenarioLegs.FXSummary) -> String {
+    let limit = fx.maxStale.map { "at most \(TimeText.durationText($0)) old" } ?? "no age limit"
+    var text = "FX: \(fx.converts) prices divided by \(fx.series.symbol), the rate in force (\(limit)); "
+    text += "\(fx.unusable) of \(fx.quotes) quotes without a usable rate\n"
+    if fx.usdtAsUSD { text += "Note: USDT is taken as 1 USD: the premium includes the USDT/USD deviation.\n" }
+    return text
   }
 
   private static func balances(_ state: InventoryState) -> JSONValue {
@@ -120,6 +142,8 @@ struct BacktestReport {
     }
     text += legTable.rendered(indent: "  ") + "\n"
     text += "Points \(aligned.count), valid \(aligned.validPoints)\n"
+    text += ExecutionFlags.offsetsLine(ScenarioLegs.offsets(scenario))
+    if let fx { text += Self.fxLine(fx) }
     if legs.contains(where: { $0.priceSource == .last }) {
       text += "Note: price_source last for some legs (bid = ask = one price): fills at that price are not tradable quotes.\n"
     }

@@ -40,11 +40,8 @@ struct ExecutionFlags {
   /// `VENUE=+35ms`, `VENUE=-1.5s` or `VENUE=35ms`.
   static func offset(_ text: String) -> (venue: String, micros: Int64)? {
     let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
-    guard parts.count == 2, !parts[0].isEmpty, var duration = Optional(parts[1]), !duration.isEmpty else { return nil }
-    let negative = duration.hasPrefix("-")
-    if negative || duration.hasPrefix("+") { duration.removeFirst() }
-    guard let micros = TimeText.parseDuration(duration) else { return nil }
-    return (parts[0].lowercased(), negative ? -micros : micros)
+    guard parts.count == 2, !parts[0].isEmpty, let micros = ClockOffset.parse(parts[1]) else { return nil }
+    return (parts[0].lowercased(), micros)
   }
 
   /// `legs` with each `--offset` added to the times of the legs on its venue (the clock
@@ -52,17 +49,11 @@ struct ExecutionFlags {
   ///
   /// - Throws: `UsageError` for an offset whose venue has no leg.
   func shifted(_ legs: [QuoteSeries]) throws(UsageError) -> [QuoteSeries] {
-    var legs = legs
-    for (venue, micros) in offsets {
-      guard legs.contains(where: { $0.instrument.venue == venue }) else {
-        let venues = Set(legs.map(\.instrument.venue)).sorted().joined(separator: ", ")
-        throw UsageError("--offset names venue '\(venue)', which has no leg (legs are on \(venues))")
-      }
-      for k in legs.indices where legs[k].instrument.venue == venue {
-        legs[k].time = legs[k].time.map { $0 + micros }
-      }
+    for (venue, _) in offsets where !legs.contains(where: { $0.instrument.venue == venue }) {
+      let venues = Set(legs.map(\.instrument.venue)).sorted().joined(separator: ", ")
+      throw UsageError("--offset names venue '\(venue)', which has no leg (legs are on \(venues))")
     }
-    return legs
+    return ClockOffset.shifted(legs, by: offsets)
   }
 
   /// How deep the books of `leg` are, for the output of `--size`.

@@ -85,27 +85,25 @@ struct ReportCommand: Command {
     }
     var options = ingest.options
     options.clock = scenario.clock
-    let specs = scenario.legs.map { leg in
-      LegSpec(instrument: Instrument(venue: leg.venue, market: leg.market, symbol: leg.symbol), paths: leg.files, format: leg.format)
-    }
     let fees = try BacktestCommand.fees(scenario, registry: options.registry)
-    let loaded = try LoadedLegs.load(specs, options: options)
-    let series = loaded.map(\.series)
+    let loaded = try LoadedLegs.load(ScenarioLegs.specs(scenario), options: options)
+    let (series, fx) = try ScenarioLegs.prepared(scenario, loaded: loaded.map(\.series), options: options)
     let alignment = AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid)
     let premium = try PremiumSeries(legs: series, options: alignment)
     let bands = BandOptions()
     let analysis = PremiumAnalysis(premium: premium, options: bands)
     let aligned = try AlignedLegs(legs: series, options: alignment)
     let outcome = try BacktestCommand.outcome(scenario, fees: fees, legs: series, aligned: aligned, options: options)
-    let backtest = BacktestReport(scenario: scenario, legs: series, fees: fees, aligned: aligned, outcome: outcome)
+    let backtest = BacktestReport(scenario: scenario, legs: series, fees: fees, aligned: aligned, outcome: outcome, fx: fx)
     var trades: [Trade] = []
     switch outcome {
     case .convergence(let run), .carry(let run, _): trades = run.trades
     case .inventory: break
     }
-    let coverage = zip(loaded, scenario.legs).map { leg, spec in
-      LegCoverage(
-        series: leg.series, files: spec.files, rowsRead: leg.reports.reduce(0) { $0 + $1.rowsRead },
+    let coverage = zip(zip(loaded, series), scenario.legs).map { legSeries, spec in
+      let (leg, shifted) = legSeries
+      return LegCoverage(
+        series: shifted, files: spec.files, rowsRead: leg.reports.reduce(0) { $0 + $1.rowsRead },
         rowsRejected: leg.reports.reduce(0) { $0 + $1.rowsRejected },
         rejected: Self.rejections(leg.reports), staleLimit: scenario.maxStale)
     }

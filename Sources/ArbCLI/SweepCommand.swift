@@ -198,19 +198,17 @@ struct SweepPlan {
     for (cell, scenario) in cells {
       let legKeys = scenario.legs.map { "\($0.venue)|\($0.market)|\($0.symbol)|\($0.files)|\($0.format ?? "")|\(scenario.clock)" }
       let funding = scenario.mode == "carry" && scenario.funding ? "\(scenario.fundingFiles)|\(scenario.fundingFormat ?? "")" : ""
-      let dataKey = legKeys.joined(separator: "#") + "|\(scenario.maxStale ?? -1)|\(scenario.grid ?? -1)|\(funding)"
+      let dataKey = legKeys.joined(separator: "#") + "|\(scenario.maxStale ?? -1)|\(scenario.grid ?? -1)|\(funding)|\(ScenarioLegs.offsets(scenario))|\(scenario.fx.map { "\($0)" } ?? "")"
       var dataIndex = dataKeys.firstIndex(of: dataKey)
       if dataIndex == nil {
-        var legs: [QuoteSeries] = []
+        var loadedLegs: [QuoteSeries] = []
         var legOptions = options
         legOptions.clock = scenario.clock
-        for (leg, key) in zip(scenario.legs, legKeys) {
-          if loaded[key] == nil {
-            let spec = LegSpec(instrument: Instrument(venue: leg.venue, market: leg.market, symbol: leg.symbol), paths: leg.files, format: leg.format)
-            loaded[key] = try spec.load(options: legOptions).series
-          }
-          legs.append(loaded[key]!)
+        for (spec, key) in zip(ScenarioLegs.specs(scenario), legKeys) {
+          if loaded[key] == nil { loaded[key] = try spec.load(options: legOptions).series }
+          loadedLegs.append(loaded[key]!)
         }
+        let legs = try ScenarioLegs.prepared(scenario, loaded: loadedLegs, options: legOptions).legs
         let aligned = try AlignedLegs(legs: legs, options: AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid))
         let settlements = scenario.mode == "carry" ? try BacktestCommand.settlements(scenario, perp: legs[1], options: legOptions) : .none
         dataKeys.append(dataKey)

@@ -183,8 +183,17 @@ extension ResearchReport {
     for (venue, latency) in s.venueLatency.sorted(by: { $0.key < $1.key }) { rows.append(["latency, " + venue, TimeText.durationText(latency)]) }
     rows.append(["staleness limit", s.maxStale.map(TimeText.durationText) ?? "none"])
     rows.append(["clock", (s.clock == .local ? "receive time" : "exchange time") + (s.grid.map { ", grid " + TimeText.durationText($0) } ?? ", union of quote times")])
-    let fx = s.legs.contains { $0.market == .fx } ? "an fx leg of the scenario" : "none: the legs are compared in their own quote currency (" + Set(s.legs.map(\.symbol)).sorted().joined(separator: ", ") + ")"
+    let fx: String
+    if let rate = s.fx {
+      let files = rate.files.map { $0.split(separator: "/").last.map(String.init) ?? $0 }.joined(separator: ", ")
+      fx = files + ": the " + rate.converts + " prices divided by the rate in force, at most " + (rate.maxStale.map(TimeText.durationText) ?? "any age") + " old (fx)"
+    } else {
+      fx = s.legs.contains { $0.market == .fx } ? "an fx leg of the scenario" : "none: the legs are compared in their own quote currency (" + Set(s.legs.map(\.symbol)).sorted().joined(separator: ", ") + ")"
+    }
     rows.append(["FX source", fx])
+    for (venue, micros) in s.offsets.sorted(by: { $0.key < $1.key }) {
+      rows.append(["clock offset, " + venue, (micros < 0 ? "-" : "+") + TimeText.durationText(abs(micros)) + " added before alignment"])
+    }
     rows.append(["price source", coverage.map { $0.instrument.venue + " " + $0.priceSource.rawValue }.joined(separator: ", ") + (coverage.contains { $0.priceSource == .last } ? " (last: one price per row, bid = ask; fills at that price are not tradable quotes)" : "")])
     rows.append(["mode", s.mode])
     rows.append(["entry / exit", ReportNumber.fixed(s.entry, 4) + " % / " + ReportNumber.fixed(s.exit, 4) + " %"])
