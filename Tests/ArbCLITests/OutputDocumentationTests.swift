@@ -50,6 +50,7 @@ struct OutputDocumentationTests {
     Case(command: "backtest", arguments: [scenario, "--format", "json"]),
     Case(command: "backtest", arguments: [Repository.data("scenarios/binanceus-kraken-inventory.json"), "--format", "json"]),
     Case(command: "backtest", arguments: [Repository.data("scenarios/bybit-btcusdt-carry.json"), "--format", "json"]),
+    Case(command: "backtest", arguments: [Repository.data("scenarios/upbit-binance-kimchi.json"), "--set", "alignment.offsets.upbit=+1ms", "--format", "json"]),
     Case(command: "sweep", arguments: [scenario, "--grid", "strategy.entry=0.6,1", "--quiet", "--format", "json"]),
     Case(command: "profile", arguments: demo + ["--format", "json"]),
   ]
@@ -94,8 +95,8 @@ struct OutputDocumentationTests {
     #expect(documented.contains("valid_points") && documented.contains("share_events_neg"))
     #expect(!documented.contains("valid_point") && !documented.contains("sharpe"))
     var keys = Set<String>()
-    Self.collectKeys(["a": [["b": 1, "0.05": 2]], "c": ["d": NSNull()]] as [String: Any], into: &keys)
-    #expect(Set(keys.filter(Self.isName)) == Set(["a", "b", "c", "d"]))
+    Self.collectKeys(["a": [["b": 1, "0.05": 2]], "c": ["d": NSNull()], "offsets_us": ["okx": 1]] as [String: Any], into: &keys)
+    #expect(Set(keys.filter(Self.isName)) == Set(["a", "b", "c", "d", "offsets_us"]))
   }
 
   /// Keys that are names (`share_time`), not data (`"0.05"`, `"50"`, `strategy.entry`).
@@ -104,11 +105,14 @@ struct OutputDocumentationTests {
     return key.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }
   }
 
-  static func collectKeys(_ value: Any, into keys: inout Set<String>) {
+  /// Objects keyed by data (venue ids), whose own keys are not names to document.
+  static let keyedByData: Set = ["offsets_us"]
+
+  static func collectKeys(_ value: Any, into keys: inout Set<String>, keyedByData: Bool = false) {
     if let object = value as? [String: Any] {
       for (key, inner) in object {
-        keys.insert(key)
-        collectKeys(inner, into: &keys)
+        if !keyedByData { keys.insert(key) }
+        collectKeys(inner, into: &keys, keyedByData: Self.keyedByData.contains(key))
       }
     } else if let array = value as? [Any] {
       for inner in array { collectKeys(inner, into: &keys) }
