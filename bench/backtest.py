@@ -28,27 +28,17 @@ import gc
 import json
 import os
 import platform
-import statistics
 import sys
 import time
 
 import numpy as np
 from numba import njit, __version__ as numba_version
 
+from timing import timed
+
 
 def log(*args):
     print(*args, file=sys.stderr, flush=True)
-
-
-def timed(fn, repeat):
-    runs, result = [], None
-    for _ in range(repeat):
-        result = None
-        gc.collect()
-        start = time.perf_counter()
-        result = fn()
-        runs.append(time.perf_counter() - start)
-    return result, {"median": statistics.median(runs), "runs": runs}
 
 
 def load_leg(folder):

@@ -12,16 +12,15 @@ Each timing is wall clock over --repeat runs (median and every run). One JSON ob
 goes to stdout: {"files": [{"path", "rows", "polars_s", "pandas_s"}], "memmap": {...}}.
 """
 import argparse
-import gc
 import json
 import os
-import statistics
 import sys
-import time
 
 import numpy as np
 import pandas as pd
 import polars as pl
+
+from timing import timed
 
 COLUMNS = {
     "binance-bookTicker": {"best_bid_price": "f", "best_bid_qty": "f", "best_ask_price": "f",
@@ -29,17 +28,6 @@ COLUMNS = {
     "binance-aggTrades": {"price": "f", "quantity": "f", "transact_time": "i"},
     "bybit-trading": {"timestamp": "f", "symbol": "s", "size": "f", "price": "f"},
 }
-
-
-def timed(fn, repeat):
-    runs, result = [], None
-    for _ in range(repeat):
-        result = None
-        gc.collect()
-        start = time.perf_counter()
-        result = fn()
-        runs.append(time.perf_counter() - start)
-    return result, {"median": statistics.median(runs), "runs": runs}
 
 
 def polars_read(path, cols):

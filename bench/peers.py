@@ -40,15 +40,14 @@ object goes to stdout (timings, row/point counts, and `check`: the statistics pl
 polars-vs-pandas agreement flag, for comparison with ArbKit); progress goes to stderr.
 """
 import argparse
-import gc
 import json
 import os
 import platform
-import statistics
 import sys
-import time
 
 import numpy as np
+
+from timing import timed
 
 try:
     import pandas as pd
@@ -66,18 +65,6 @@ QUANTILES = [0.01, 0.05, 0.25, 0.50, 0.75, 0.95, 0.99]
 
 def log(*args):
     print(*args, file=sys.stderr, flush=True)
-
-
-def timed(fn, repeat):
-    """Run fn() `repeat` times; return (last result, {"median", "runs"})."""
-    runs, result = [], None
-    for _ in range(repeat):
-        result = None  # free the previous run's output before the next one
-        gc.collect()
-        start = time.perf_counter()
-        result = fn()
-        runs.append(time.perf_counter() - start)
-    return result, {"median": statistics.median(runs), "runs": runs}
 
 
 # ---------------------------------------------------------------- polars
