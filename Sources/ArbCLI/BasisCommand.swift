@@ -66,8 +66,7 @@ struct BasisCommand: Command {
     try cursor.validate()
     if let stray = cursor.arguments.first { throw UsageError("unexpected argument '\(stray)' (legs are given with --spot, --perp, --future)") }
     var ingest = try IngestFlags(cursor)
-    execution = try ExecutionFlags(cursor)
-    ingest.options.keepDepth = execution.size != nil
+    execution = try ExecutionFlags(cursor, ingest: &ingest)
     self.ingest = ingest
     /// The leg of `flag`; `field` is the default of a leg naming none (`nil`: the
     /// file's price series, or its only one).

@@ -39,15 +39,7 @@ struct BasisResult {
     let basis = series.basis
     return .object([
       ("kind", .string(kind)),
-      ("legs", .array(legs.map { role, leg, canonical in
-        let s = leg.series
-        return .object([
-          ("role", .string(role)), ("venue", .string(s.instrument.venue)), ("market", .string(s.instrument.market.rawValue)),
-          ("symbol", .string(s.instrument.symbol)), ("field", .string(s.field.rawValue)),
-          ("instrument", canonical.map { .string($0.description) } ?? .null), ("rows", .int(s.count)),
-          ("first_ts_us", .int(s.time.first)), ("last_ts_us", .int(s.time.last)), ("price_source", .string(s.priceSource.rawValue)),
-        ])
-      })),
+      ("legs", SummaryTable.legsJSON(legs)),
       ("points", .int(basis.count)), ("valid_points", .int(basis.validPoints)), ("stale_points", .int(basis.count - basis.validPoints)),
       ("max_stale_us", .int(alignment.maxStale)), ("grid_us", .int(alignment.grid)),
       ("offsets_us", .object(offsets.map { ($0.venue, .int($0.micros)) })),

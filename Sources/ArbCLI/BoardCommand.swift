@@ -63,8 +63,7 @@ struct BoardCommand: Command {
     let analysis = try AnalysisFlags(cursor)
     alignment = analysis.alignment
     bands = analysis.bands
-    execution = try ExecutionFlags(cursor)
-    ingest.options.keepDepth = execution.size != nil
+    execution = try ExecutionFlags(cursor, ingest: &ingest)
     self.ingest = ingest
     let sort = cursor.value("--sort") ?? "mean"
     let columns = BoardResult.sortColumns(bands: bands.bands, sized: execution.size != nil)

@@ -19,6 +19,12 @@ struct ExecutionFlags {
   /// `--offset`: µs added to the times of each venue's legs, by venue id.
   var offsets: [(venue: String, micros: Int64)] = []
 
+  /// Parses `--size` and `--offset`; with `--size`, `ingest` keeps the books' depth.
+  init(_ cursor: ArgumentCursor, ingest: inout IngestFlags) throws(UsageError) {
+    try self.init(cursor)
+    ingest.options.keepDepth = size != nil
+  }
+
   init(_ cursor: ArgumentCursor) throws(UsageError) {
     size = try cursor.value("--size", "a positive size such as 0.5", { Double($0).flatMap { $0 > 0 && $0.isFinite ? $0 : nil } })
     for text in cursor.values("--offset") {

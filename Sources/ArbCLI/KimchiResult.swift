@@ -49,15 +49,7 @@ struct KimchiResult {
 
   var json: JSONValue {
     .object([
-      ("legs", .array(legs.map { role, leg, canonical in
-        let s = leg.series
-        return .object([
-          ("role", .string(role)), ("venue", .string(s.instrument.venue)), ("market", .string(s.instrument.market.rawValue)),
-          ("symbol", .string(s.instrument.symbol)), ("field", .string(s.field.rawValue)),
-          ("instrument", canonical.map { .string($0.description) } ?? .null), ("rows", .int(s.count)),
-          ("first_ts_us", .int(s.time.first)), ("last_ts_us", .int(s.time.last)), ("price_source", .string(s.priceSource.rawValue)),
-        ])
-      })),
+      ("legs", SummaryTable.legsJSON(legs)),
       ("max_stale_us", .int(alignment.maxStale)), ("fx_max_stale_us", .int(fxMaxStale)), ("grid_us", .int(alignment.grid)),
       ("offsets_us", .object(offsets.map { ($0.venue, .int($0.micros)) })),
       ("usdt", usdtNote.map { .object([("basis", .string($0.rawValue)), ("note", .string($0.text))]) } ?? .null),

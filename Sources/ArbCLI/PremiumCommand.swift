@@ -48,8 +48,7 @@ struct PremiumCommand: Command {
     let analysis = try AnalysisFlags(cursor)
     alignment = analysis.alignment
     bands = analysis.bands
-    execution = try ExecutionFlags(cursor)
-    ingest.options.keepDepth = execution.size != nil
+    execution = try ExecutionFlags(cursor, ingest: &ingest)
     self.ingest = ingest
     seriesPath = cursor.value("--series")
     format = try OutputFormat.parse(cursor)
