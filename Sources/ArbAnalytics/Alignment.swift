@@ -1,4 +1,9 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
 import ArbCore
+import Dispatch
+import Synchronization
 
 /// How legs are put on one clock.
 public struct AlignmentOptions: Sendable {
@@ -37,8 +42,9 @@ public struct AlignmentOptions: Sendable {
 /// no older than `maxStale` with both sides priced.
 public struct AlignedLegs: Sendable {
   public var time: [Int64]
-  /// Time to the next clock point; 0 for the last point.
-  public var duration: [Int64]
+  /// Time to the next clock point; 0 for the last point (computed on each use: no
+  /// command needs it on a large clock).
+  public var duration: [Int64] { time.indices.map { $0 + 1 < time.count ? time[$0 + 1] - time[$0] : 0 } }
   public var valid: [Bool]
   /// As-of quote indexes, point-major: `states[i * legCount + k]`.
   public var states: [Int32]
@@ -83,27 +89,30 @@ extension AlignedLegs {
   ///   never overlap.
   /// - Complexity: O(points × legs).
   public init(legs: [QuoteSeries], options: AlignmentOptions = AlignmentOptions()) throws(AlignmentError) {
+    try self.init(legs: legs, options: options, splitAbove: 1 << 20)
+  }
+
+  /// As `init(legs:options:)`; a union clock of at least `splitAbove` events is walked
+  /// as two halves on two threads (as `PremiumSeries` does), and the second half's
+  /// points are moved down behind the first's.
+  init(legs: [QuoteSeries], options: AlignmentOptions, splitAbove: Int) throws(AlignmentError) {
     let merge = try AsOfMerge(legs: legs, options: options)
     let legCount = legs.count
-    var clock = [Int64](repeating: 0, count: merge.capacity)
-    var valid = [Bool](repeating: false, count: merge.capacity)
-    var state = [Int32](repeating: -1, count: merge.capacity * legCount)
-    let produced = clock.withUnsafeMutableBufferPointer { clock in
-      valid.withUnsafeMutableBufferPointer { valid in
-        state.withUnsafeMutableBufferPointer { state in
-          var recorder = StateRecorder(
+    var valid: [Bool] = [], state: [Int32] = []
+    let clock = [Int64](largeCapacity: merge.capacity) { clock in
+      var produced = 0
+      valid = [Bool](largeCapacity: merge.capacity) { valid in
+        state = [Int32](largeCapacity: merge.capacity * legCount) { state in
+          let recorder = StateRecorder(
             clock: clock, valid: valid, state: state, legCount: legCount, marksUnusable: merge.required < legCount)
-          return merge.forEachPoint(&recorder)
+          produced = recorder.record(merge, splitAbove: splitAbove)
+          return produced * legCount
         }
+        return produced
       }
+      return produced
     }
-    clock.removeLast(merge.capacity - produced)
-    valid.removeLast(merge.capacity - produced)
-    state.removeLast((merge.capacity - produced) * legCount)
-    var duration = [Int64](repeating: 0, count: produced)
-    for i in 0..<max(produced - 1, 0) { duration[i] = clock[i + 1] - clock[i] }
     time = clock
-    self.duration = duration
     self.valid = valid
     states = state
     self.legCount = legCount
@@ -128,5 +137,33 @@ private struct StateRecorder: PointVisitor {
     clock[i] = time
     valid[i] = ok
     for k in 0..<legCount { state[i * legCount + k] = marksUnusable && quotes[k].isNaN ? -1 : Int32(cursor[k]) }
+  }
+
+  /// Records every point of `merge`, in two halves on two threads when it has at least
+  /// `splitAbove` events; returns the number of points.
+  func record(_ merge: AsOfMerge, splitAbove: Int) -> Int {
+    var whole = self
+    guard let (first, second) = merge.halves(minimumEvents: splitAbove) else { return merge.forEachPoint(&whole) }
+    let counts = Mutex<[Int]>([0, 0])
+    nonisolated(unsafe) let shared = self  // the halves write disjoint index ranges
+    DispatchQueue.concurrentPerform(iterations: 2) { k in
+      var half = shared
+      let points = merge.forEachPoint(&half, span: k == 0 ? first : second)
+      counts.withLock { $0[k] = points }
+    }
+    let (a, b) = counts.withLock { ($0[0], $0[1]) }
+    move(from: second.firstIndex, count: b, to: a)
+    return a + b
+  }
+
+  /// Moves `count` points from index `from` down to `to` (the ranges may overlap).
+  private func move(from: Int, count: Int, to: Int) {
+    guard count > 0 && from != to else { return }
+    func shift<T>(_ column: UnsafeMutableBufferPointer<T>, _ width: Int) {
+      memmove(column.baseAddress! + to * width, column.baseAddress! + from * width, count * width * MemoryLayout<T>.stride)
+    }
+    shift(clock, 1)
+    shift(valid, 1)
+    shift(state, legCount)
   }
 }

@@ -213,10 +213,10 @@ struct StoredColumn {
     }
   }
 
-  private static func copy<T>(_ bytes: UnsafeRawBufferPointer, rows: Int) -> [T] {
-    [T](unsafeUninitializedCapacity: rows) { buffer, count in
+  private static func copy<T: BitwiseCopyable>(_ bytes: UnsafeRawBufferPointer, rows: Int) -> [T] {
+    [T](largeCapacity: rows) { buffer in
       if rows > 0 { memcpy(buffer.baseAddress!, bytes.baseAddress!, rows * 8) }
-      count = rows
+      return rows
     }
   }
 }
