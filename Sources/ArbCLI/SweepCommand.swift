@@ -170,6 +170,8 @@ struct SweepPlan {
   struct Group {
     var cells: [(cell: Int, scenario: Scenario)]
     var data: Int
+    /// The scenario mode of every cell of the group.
+    var mode: String
   }
 
   /// Aligned legs and what is built on them once for every cell.
@@ -201,13 +203,13 @@ struct SweepPlan {
       let dataKey = legKeys.joined(separator: "#") + "|\(scenario.maxStale ?? -1)|\(scenario.grid ?? -1)|\(funding)|\(ScenarioLegs.offsets(scenario))|\(scenario.fx.map { "\($0)" } ?? "")"
       var dataIndex = dataKeys.firstIndex(of: dataKey)
       if dataIndex == nil {
-        var loadedLegs: [QuoteSeries] = []
         var legOptions = options
         legOptions.clock = scenario.clock
-        for (spec, key) in zip(ScenarioLegs.specs(scenario), legKeys) {
-          if loaded[key] == nil { loaded[key] = try spec.load(options: legOptions).series }
-          loadedLegs.append(loaded[key]!)
-        }
+        // The legs not read yet, side by side.
+        let specs = ScenarioLegs.specs(scenario)
+        let missing = legKeys.indices.filter { k in loaded[legKeys[k]] == nil && legKeys.firstIndex(of: legKeys[k]) == k }
+        for (k, leg) in zip(missing, try LoadedLegs.load(missing.map { specs[$0] }, options: legOptions)) { loaded[legKeys[k]] = leg.series }
+        let loadedLegs = legKeys.map { loaded[$0]! }
         let legs = try ScenarioLegs.prepared(scenario, loaded: loadedLegs, options: legOptions).legs
         let aligned = try AlignedLegs(legs: legs, options: AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid))
         let settlements = scenario.mode == "carry" ? try BacktestCommand.settlements(scenario, perp: legs[1], options: legOptions) : .none
@@ -231,7 +233,7 @@ struct SweepPlan {
         groups[g].cells.append((cell, scenario))
       } else {
         groupKeys[rules] = groups.count
-        groups.append(Group(cells: [(cell, scenario)], data: dataIndex!))
+        groups.append(Group(cells: [(cell, scenario)], data: dataIndex!, mode: scenario.mode))
       }
     }
     self.groups = groups
@@ -242,21 +244,22 @@ struct SweepPlan {
   /// Computes every group on `jobs` threads and hands finished rows to `deliver` in
   /// cell order (on the calling thread).
   func run(jobs: Int, deliver: ([SweepRow]) throws -> Void) throws {
+    let batches = batched(jobs: jobs)
     let state = Mutex<(next: Int, finished: [Int: SweepRow], error: (any Error)?)>((0, [:], nil))
     let ready = DispatchSemaphore(value: 0)
-    let workers = min(jobs, max(groups.count, 1))
+    let workers = min(jobs, max(batches.count, 1))
     let queue = DispatchQueue(label: "arbkit.sweep", attributes: .concurrent)
     for _ in 0..<workers {
       queue.async {
         while true {
           let g: Int? = state.withLock { s in
-            guard s.error == nil, s.next < groups.count else { return nil }
+            guard s.error == nil, s.next < batches.count else { return nil }
             s.next += 1
             return s.next - 1
           }
           guard let g else { break }
           do {
-            let rows = try compute(groups[g])
+            let rows = try compute(batches[g].map { groups[$0] })
             state.withLock { s in for row in rows { s.finished[row.cell] = row } }
           } catch {
             state.withLock { s in s.error = s.error ?? error }
@@ -266,10 +269,10 @@ struct SweepPlan {
       }
     }
     var delivered = 0
-    var groupsDone = 0
-    while groupsDone < groups.count {
+    var batchesDone = 0
+    while batchesDone < batches.count {
       ready.wait()
-      groupsDone += 1
+      batchesDone += 1
       let (batch, failure) = state.withLock { s -> ([SweepRow], (any Error)?) in
         var batch: [SweepRow] = []
         while delivered + batch.count < cellOrder.count, let row = s.finished.removeValue(forKey: cellOrder[delivered + batch.count]) {
@@ -286,11 +289,52 @@ struct SweepPlan {
     }
   }
 
-  /// The rows of one group: one simulation (convergence, carry) priced per cell.
-  private func compute(_ group: Group) throws -> [SweepRow] {
-    let prepared = data[group.data]
+  /// The groups in batches that one worker decides together (`ConvergenceBacktest.decide`
+  /// of several runs reads the data once per batch): consecutive groups on the same
+  /// data and mode, at most 16, and a multiple of `jobs` batches of about equal size so
+  /// that every worker stays busy.
+  private func batched(jobs: Int) -> [[Int]] {
+    let workers = max(jobs, 1)
+    let count = workers * ((groups.count + 16 * workers - 1) / (16 * workers))
+    let size = max(1, (groups.count + count - 1) / max(count, 1))
+    var batches: [[Int]] = []
+    for g in groups.indices {
+      if let last = batches.last?.last, batches[batches.count - 1].count < size, groups[last].data == groups[g].data,
+        groups[last].mode == groups[g].mode, groups[g].mode != "inventory"
+      {
+        batches[batches.count - 1].append(g)
+      } else {
+        batches.append([g])
+      }
+    }
+    return batches
+  }
+
+  /// The rows of a batch of groups: one simulation per group (convergence, carry; the
+  /// batch's simulations side by side), priced per cell.
+  private func compute(_ batch: [Group]) throws -> [SweepRow] {
+    let prepared = data[batch[0].data]
     let (legs, aligned) = (prepared.legs, prepared.aligned)
-    var decisions: ConvergenceDecisions? = nil
+    // The rules of each group's first cell: its other cells differ only in pricing.
+    let scenarios = batch.map { $0.cells[0].scenario }
+    let decisions: [ConvergenceDecisions?]
+    switch batch[0].mode {
+    case "inventory":
+      decisions = batch.map { _ in nil }
+    case "carry":
+      let rules = try scenarios.map { try BacktestCommand.carry($0, fees: try BacktestCommand.fees($0, registry: registry), registry: registry).rules }
+      decisions = ConvergenceBacktest.decide(rules, legs: legs, aligned: aligned, index: prepared.carryIndex!)
+    default:
+      let rules = try scenarios.map { ConvergenceBacktest(parameters: BacktestCommand.convergenceParameters($0, fees: try BacktestCommand.fees($0, registry: registry))) }
+      decisions = ConvergenceBacktest.decide(rules, legs: legs, aligned: aligned, index: prepared.index!)
+    }
+    return try zip(batch, decisions).flatMap { group, decisions in try rows(group, decisions: decisions, prepared: prepared) }
+  }
+
+  /// The rows of one group's cells, each pricing the group's `decisions` (inventory:
+  /// each cell run in full).
+  private func rows(_ group: Group, decisions: ConvergenceDecisions?, prepared: Prepared) throws -> [SweepRow] {
+    let (legs, aligned) = (prepared.legs, prepared.aligned)
     return try group.cells.map { cell, scenario in
       let fees = try BacktestCommand.fees(scenario, registry: registry)
       let outcome: BacktestReport.Outcome
@@ -299,11 +343,9 @@ struct SweepPlan {
         outcome = .inventory(InventoryArbitrage(parameters: BacktestCommand.inventoryParameters(scenario, fees: fees)).run(legs: legs, aligned: aligned))
       case "carry":
         let engine = try BacktestCommand.carry(scenario, fees: fees, registry: registry)
-        if decisions == nil { decisions = engine.rules.decide(legs: legs, aligned: aligned, index: prepared.carryIndex!) }
         outcome = .carry(engine.price(decisions!, funding: prepared.funding), prepared.funding)
       default:
         let engine = ConvergenceBacktest(parameters: BacktestCommand.convergenceParameters(scenario, fees: fees))
-        if decisions == nil { decisions = engine.decide(legs: legs, aligned: aligned, index: prepared.index!) }
         outcome = .convergence(engine.price(decisions!))
       }
       let report = BacktestReport(scenario: scenario, legs: legs, fees: fees, aligned: aligned, outcome: outcome)

@@ -31,6 +31,19 @@ struct FirstPassageTests {
     #expect(FirstPassage([.nan, 1], upward: true).first(from: 0, threshold: -10) == 1)
   }
 
+  @Test("a search bounded by a limit finds only what lies before it")
+  func bounded() {
+    var rng = SplitMix64(seed: 11)
+    let values = (0..<9_000).map { _ in rng.uniform() < 0.002 ? 4.0 : rng.normal() }
+    let up = FirstPassage(values, upward: true)
+    for start in stride(from: 0, to: values.count, by: 211) {
+      for limit in [start, start + 1, start + 63, start + 64, start + 700, start + 4_096, values.count, values.count + 5] {
+        let expected = values.indices.dropFirst(start).first { $0 < limit && values[$0] >= 3.5 }
+        #expect(up.first(from: start, threshold: 3.5, before: limit) == expected, "start \(start), limit \(limit)")
+      }
+    }
+  }
+
   @Test("a search from inside a block, into a short last block, at every start near the edges")
   func blockEdges() {
     // One passing value in each of: the first small block, mid-column, and the short
@@ -55,6 +68,39 @@ struct FirstPassageTests {
     #expect(mismatch == nil, "first different trade: \(mismatch.map { String(describing: fast.trades[$0]) } ?? "")")
     #expect(fast.skipped.map(\.reason) == pass.skipped.map(\.reason) && fast.skipped.map(\.count) == pass.skipped.map(\.count))
     #expect(fast.firstTime == pass.firstTime && fast.lastTime == pass.lastTime)
+  }
+
+  /// Runs with different rules decided together, a span of `span` valid points at a
+  /// time, each equal to its own point-by-point pass.
+  static func compareBatched(_ legs: [QuoteSeries], _ runs: [ConvergenceParameters], span: Int) throws {
+    let aligned = try AlignedLegs(legs: legs, options: AlignmentOptions(maxStale: 4_000_000))
+    let index = ConvergenceIndex(legs: legs, aligned: aligned)
+    let batched = ConvergenceBacktest.decide(runs.map(ConvergenceBacktest.init), legs: legs, aligned: aligned, index: index, span: span)
+    #expect(batched.count == runs.count)
+    for (k, p) in runs.enumerated() {
+      let pass = ConvergenceBacktest(parameters: p).decide(legs: legs, aligned: aligned)
+      #expect(pass.trades.count > 0, "run \(k) trades")
+      #expect(batched[k].trades.count == pass.trades.count, "run \(k), span \(span)")
+      #expect(zip(batched[k].trades, pass.trades).allSatisfy { same($0, $1) }, "run \(k), span \(span)")
+      #expect(batched[k].skipped.map(\.reason) == pass.skipped.map(\.reason) && batched[k].skipped.map(\.count) == pass.skipped.map(\.count))
+      #expect(batched[k].firstTime == pass.firstTime && batched[k].lastTime == pass.lastTime)
+    }
+  }
+
+  @Test("runs decided side by side, span by span, equal their own passes", arguments: [1, 2, 7, 64, 1_000, 1 << 20])
+  func batched(span: Int) throws {
+    let legs = randomLegs(5, count: 5000)
+    var runs: [ConvergenceParameters] = []
+    for (k, (entry, exit)) in [(0.1, -0.05), (0.2, 0.0), (0.3, 0.05), (0.1, 0.05), (0.2, -0.05)].enumerated() {
+      var p = ConvergenceParameters(entry: entry, exit: exit, notional: 1000, fees: [0.001, 0.001])
+      p.latency = k % 2 == 0 ? 1_000_000 : 0
+      p.legLatency = k == 3 ? [2_000_000, 0] : nil
+      p.maxStale = k % 3 == 1 ? 3_000_000 : nil
+      p.maxHolding = k == 2 ? 20_000_000 : nil
+      p.cooldown = k == 4 || k == 0 ? 15_000_000 : nil
+      runs.append(p)
+    }
+    try Self.compareBatched(legs, runs, span: span)
   }
 
   @Test("random books, every rule", arguments: Array(1...12) as [UInt64])
