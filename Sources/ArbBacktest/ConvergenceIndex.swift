@@ -7,14 +7,12 @@ import Synchronization
 /// indexed for first-passage queries. Built once per data set and shared by every
 /// sweep cell on it.
 ///
-/// Memory: per valid point 4 + 1 bytes (point, direction) and three indexed premium
-/// columns of 8 bytes (plus 1/64 for their blocks); times are read from the clock.
+/// Memory: per valid point 16 + 1 bytes (its `SignalPoint`, direction) and three
+/// indexed premium columns of 8 bytes (plus 1/64 for their blocks).
 public struct ConvergenceIndex: Sendable {
-  /// Per valid point: its clock point and direction (rich leg is leg 1).
-  let point: [Int32]
+  /// Per valid point: its time and quotes, and its direction (rich leg is leg 1).
+  let points: [SignalPoint]
   let richIsFirst: [Bool]
-  /// The aligned clock (shared with `AlignedLegs.time`, not copied).
-  private let clock: [Int64]
   /// Executable premiums (percent), for entry queries.
   let entries: FirstPassage
   /// Closing premiums `ask_R / bid_C − 1` (percent) for R = leg 1 and R = leg 2, for
@@ -25,11 +23,11 @@ public struct ConvergenceIndex: Sendable {
   let sellLeg: Int?
 
   /// Number of valid points.
-  var count: Int { point.count }
+  var count: Int { points.count }
 
   /// The time of valid point `p`.
   @inline(__always)
-  func time(_ p: Int) -> Int64 { clock[Int(point[p])] }
+  func time(_ p: Int) -> Int64 { points[p].time }
 
   /// `sellLeg`: index only the entries that sell this leg (the entry premium is that
   /// direction's), as a run with the same `sellLeg` decides.
@@ -38,7 +36,6 @@ public struct ConvergenceIndex: Sendable {
   ///   the three block indexes side by side; no allocation per point.
   public init(legs: [QuoteSeries], aligned: AlignedLegs, sellLeg: Int? = nil) {
     precondition(legs.count == 2 && aligned.legCount == 2, "convergence trades exactly two legs")
-    precondition(aligned.count <= Int(Int32.max), "\(aligned.count) clock points: more than an Int32 numbers")
     let n = aligned.validPoints
     // The halves: clock points before and from `middle`, the second half's valid points
     // numbered after the first's.
@@ -46,15 +43,15 @@ public struct ConvergenceIndex: Sendable {
     let firstHalf = aligned.valid.withUnsafeBufferPointer { valid in valid[..<middle].reduce(0) { $0 + ($1 ? 1 : 0) } }
     var richIsFirst: [Bool] = []
     var exec: [Double] = [], closeFirst: [Double] = [], closeSecond: [Double] = []
-    point = [Int32](largeCapacity: n) { point in
+    points = [SignalPoint](largeCapacity: n) { points in
       richIsFirst = [Bool](largeCapacity: n) { richIsFirst in
         exec = [Double](largeCapacity: n) { exec in
           closeFirst = [Double](largeCapacity: n) { closeFirst in
             closeSecond = [Double](largeCapacity: n) { closeSecond in
-              let columns = IndexColumns(point: point, richIsFirst: richIsFirst, exec: exec, closeFirst: closeFirst, closeSecond: closeSecond)
+              let columns = IndexColumns(points: points, richIsFirst: richIsFirst, exec: exec, closeFirst: closeFirst, closeSecond: closeSecond)
               DispatchQueue.concurrentPerform(iterations: 2) { half in
                 columns.fill(
-                  points: half == 0 ? 0..<middle : middle..<aligned.count, from: half == 0 ? 0 : firstHalf,
+                  clockPoints: half == 0 ? 0..<middle : middle..<aligned.count, from: half == 0 ? 0 : firstHalf,
                   legs: legs, aligned: aligned, sellLeg: sellLeg)
               }
               return n
@@ -67,7 +64,6 @@ public struct ConvergenceIndex: Sendable {
       }
       return n
     }
-    clock = aligned.time
     self.richIsFirst = richIsFirst
     self.sellLeg = sellLeg
     // The three block indexes are independent: built side by side.
@@ -94,29 +90,31 @@ public struct ConvergenceIndex: Sendable {
 
 /// The index's columns while they are written, by two threads over disjoint ranges.
 private struct IndexColumns: @unchecked Sendable {
-  let point: UnsafeMutableBufferPointer<Int32>
+  let points: UnsafeMutableBufferPointer<SignalPoint>
   let richIsFirst: UnsafeMutableBufferPointer<Bool>
   let exec, closeFirst, closeSecond: UnsafeMutableBufferPointer<Double>
 
-  /// Writes the valid points among clock points `points`, the first at position `from`.
-  func fill(points: Range<Int>, from: Int, legs: [QuoteSeries], aligned: AlignedLegs, sellLeg: Int?) {
+  /// Writes the valid points among clock points `clockPoints`, the first at position `from`.
+  func fill(clockPoints: Range<Int>, from: Int, legs: [QuoteSeries], aligned: AlignedLegs, sellLeg: Int?) {
     legs[0].bid.withUnsafeBufferPointer { bid0 in
       legs[0].ask.withUnsafeBufferPointer { ask0 in
         legs[1].bid.withUnsafeBufferPointer { bid1 in
           legs[1].ask.withUnsafeBufferPointer { ask1 in
             aligned.valid.withUnsafeBufferPointer { valid in
               aligned.states.withUnsafeBufferPointer { states in
-                var v = from
-                for i in points where valid[i] {
-                  let a = Int(states[2 * i]), b = Int(states[2 * i + 1])
-                  let signal = ConvergenceBacktest.entrySignal(
-                    forward: (bid0[a] / ask1[b] - 1) * 100, backward: (bid1[b] / ask0[a] - 1) * 100, sellLeg: sellLeg)
-                  point[v] = Int32(i)
-                  exec[v] = signal.premium
-                  richIsFirst[v] = signal.rich == 0
-                  closeFirst[v] = (ask0[a] / bid1[b] - 1) * 100
-                  closeSecond[v] = (ask1[b] / bid0[a] - 1) * 100
-                  v += 1
+                aligned.time.withUnsafeBufferPointer { clock in
+                  var v = from
+                  for i in clockPoints where valid[i] {
+                    let a = Int(states[2 * i]), b = Int(states[2 * i + 1])
+                    let signal = ConvergenceBacktest.entrySignal(
+                      forward: (bid0[a] / ask1[b] - 1) * 100, backward: (bid1[b] / ask0[a] - 1) * 100, sellLeg: sellLeg)
+                    points[v] = SignalPoint(time: clock[i], states: (states[2 * i], states[2 * i + 1]))
+                    exec[v] = signal.premium
+                    richIsFirst[v] = signal.rich == 0
+                    closeFirst[v] = (ask0[a] / bid1[b] - 1) * 100
+                    closeSecond[v] = (ask1[b] / bid0[a] - 1) * 100
+                    v += 1
+                  }
                 }
               }
             }

@@ -55,7 +55,7 @@ struct Fills {
 
   /// Leg `k`'s quote at row `j` (columns read in place, the series is not copied).
   @inline(__always)
-  private func quote(_ k: Int, row j: Int) -> FillQuote {
+  func quote(_ k: Int, row j: Int) -> FillQuote {
     FillQuote(bid: legs[k].bid[j], ask: legs[k].ask[j], bidSize: legs[k].bidSize[j], askSize: legs[k].askSize[j])
   }
 
@@ -64,23 +64,40 @@ struct Fills {
   /// than `maxStale` at its fill time, or one-sided. Allocates nothing.
   @inline(__always)
   func after(signal point: Int) -> Result<FillPair, SkipError> {
-    switch (fill(0, signal: point), fill(1, signal: point)) {
+    after(SignalPoint(time: aligned.time[point], states: (aligned.state(leg: 0, point: point), aligned.state(leg: 1, point: point))))
+  }
+
+  /// As `after(signal:)`, for a signal given by its time and quotes.
+  @inline(__always)
+  func after(_ signal: SignalPoint) -> Result<FillPair, SkipError> {
+    switch (fill(0, signal: signal), fill(1, signal: signal)) {
     case (.failure(let skip), _), (_, .failure(let skip)): .failure(skip)
     case (.success(let first), .success(let second)): .success(FillPair(first: first, second: second))
     }
   }
 
-  /// Leg `k`'s as-of quote at its fill time after the signal at clock point `point`.
+  /// Leg `k`'s as-of quote at its fill time after `signal`.
   @inline(__always)
-  private func fill(_ k: Int, signal point: Int) -> Result<FillQuote, SkipError> {
-    let time = aligned.time[point] + latency[k]
-    var j = Int(aligned.state(leg: k, point: point))
+  private func fill(_ k: Int, signal: SignalPoint) -> Result<FillQuote, SkipError> {
+    let time = signal.time + latency[k]
+    var j = Int(signal.state(k))
     while j + 1 < legs[k].time.count && legs[k].time[j + 1] <= time { j += 1 }
     if let limit = maxStale, time - legs[k].time[j] > limit { return .failure(SkipError(reason: .staleFill)) }
     let quote = quote(k, row: j)
     guard quote.bid.isFinite, quote.ask.isFinite else { return .failure(SkipError(reason: .oneSidedFill)) }
     return .success(quote)
   }
+}
+
+/// A signal's clock time and both legs' quote indexes at it, side by side: what a fill
+/// reads of the aligned clock, in one cache line.
+struct SignalPoint {
+  var time: Int64
+  var states: (Int32, Int32)
+
+  /// Leg `k`'s quote index.
+  @inline(__always)
+  func state(_ k: Int) -> Int { Int(k == 0 ? states.0 : states.1) }
 }
 
 /// The fill quotes of the two legs, indexed by leg.

@@ -77,7 +77,7 @@ private struct IndexedRun {
         let rich = index.richIsFirst[p] ? 0 : 1, cheap = 1 - rich
         position = p + 1
         let q: FillPair
-        switch fills.after(signal: Int(index.point[p])) {
+        switch fills.after(index.points[p]) {
         case .failure(let skip):
           skipped.add(skip.reason)
           continue
@@ -104,9 +104,9 @@ private struct IndexedRun {
             return
           }
           // Still open at the end: closed at the last valid point's own quotes.
-          let last = Int(index.point[n - 1])
-          trade.richAsk = fills.quote(trade.rich, point: last).ask
-          trade.cheapBid = fills.quote(trade.cheap, point: last).bid
+          let last = index.points[n - 1]
+          trade.richAsk = fills.quote(trade.rich, row: last.state(trade.rich)).ask
+          trade.cheapBid = fills.quote(trade.cheap, row: last.state(trade.cheap)).bid
           trade.exitPremium = index.exits[trade.rich][n - 1]
           trade.exitTime = index.time(n - 1)
           trade.exitReason = .endOfData
@@ -114,7 +114,7 @@ private struct IndexedRun {
           phase = .finished
           return
         }
-        switch fills.after(signal: Int(index.point[signal])) {
+        switch fills.after(index.points[signal]) {
         case .failure(let skip):
           skipped.add(skip.reason)
           phase = .open(trade, from: signal + 1, held: held)
