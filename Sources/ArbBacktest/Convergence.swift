@@ -134,7 +134,7 @@ public struct ConvergenceBacktest {
     guard let lastValid = aligned.valid.lastIndex(of: true), let firstValid = aligned.valid.firstIndex(of: true) else {
       return ConvergenceDecisions(trades: [], skipped: [], firstTime: nil, lastTime: nil)
     }
-    let fills = Fills(legs: legs, aligned: aligned, maxStale: parameters.maxStale, latency: parameters.latencies)
+    let fills = Fills(legs: legs, maxStale: parameters.maxStale, latency: parameters.latencies)
     let (entry, exit, maxHolding, sellLeg) = (parameters.entry, parameters.exit, parameters.maxHolding ?? .max, parameters.sellLeg)
     let holdingLimited = parameters.maxHolding != nil  // else the open loop never reads the clock
     var open: TradeDecision? = nil
@@ -162,7 +162,7 @@ public struct ConvergenceBacktest {
           continue
         }
         let rich = signal.rich, cheap = 1 - rich
-        switch fills.after(signal: i) {
+        switch fills.after(aligned.signal(i)) {
         case .failure(let skip):
           skipped.add(skip.reason)
           i += 1
@@ -185,7 +185,7 @@ public struct ConvergenceBacktest {
             let a = Int(states[2 * i]), b = Int(states[2 * i + 1])
             let closing = ((rich == 0 ? ask0[a] / bid1[b] : ask1[b] / bid0[a]) - 1) * 100
             if closing <= exit || (holdingLimited && time[i] - t >= maxHolding) {
-              switch fills.after(signal: i) {
+              switch fills.after(aligned.signal(i)) {
               case .failure(let skip): skipped.add(skip.reason)  // the position stays open
               case .success(let q):
                 close(&open!, q[rich], q[cheap], premium: closing, time: time[i], reason: closing <= exit ? .signal : .maxHolding)
@@ -204,7 +204,7 @@ public struct ConvergenceBacktest {
     }
     if var trade = open {
       // Still open: closed at the last valid point's own quotes.
-      let a = fills.quote(0, point: lastValid), b = fills.quote(1, point: lastValid)
+      let a = fills.quote(0, at: aligned.signal(lastValid)), b = fills.quote(1, at: aligned.signal(lastValid))
       let closing = (pick(a.ask, b.ask, trade.rich) / pick(a.bid, b.bid, trade.cheap) - 1) * 100
       close(&trade, trade.rich == 0 ? a : b, trade.rich == 0 ? b : a, premium: closing, time: aligned.time[lastValid], reason: .endOfData)
       trades.append(trade)

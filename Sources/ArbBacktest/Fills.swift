@@ -38,36 +38,29 @@ struct SkipCounts {
   }
 }
 
-/// The as-of quotes that fill a signal taken at clock point `point`.
+/// The as-of quotes that fill a signal.
 struct Fills {
   let legs: [QuoteSeries]
-  let aligned: AlignedLegs
   /// A fill quote older than this at the fill time skips the signal; `nil`: no limit.
   let maxStale: Int64?
   /// Per leg: fills use the as-of quote this long after the signal.
   let latency: [Int64]
 
-  /// Leg `k`'s quote in force at clock point `point` (a valid point: both sides priced).
+  /// Leg `k`'s quote in force at `signal` (a valid point: both sides priced).
   @inline(__always)
-  func quote(_ k: Int, point: Int) -> FillQuote {
-    quote(k, row: Int(aligned.state(leg: k, point: point)))
+  func quote(_ k: Int, at signal: SignalPoint) -> FillQuote {
+    quote(k, row: signal.state(k))
   }
 
   /// Leg `k`'s quote at row `j` (columns read in place, the series is not copied).
   @inline(__always)
-  func quote(_ k: Int, row j: Int) -> FillQuote {
+  private func quote(_ k: Int, row j: Int) -> FillQuote {
     FillQuote(bid: legs[k].bid[j], ask: legs[k].ask[j], bidSize: legs[k].bidSize[j], askSize: legs[k].askSize[j])
   }
 
-  /// Both legs' as-of quotes at their fill times (the signal at clock point `point`
-  /// plus each leg's latency), or the reason the fill cannot happen: a quote older
-  /// than `maxStale` at its fill time, or one-sided. Allocates nothing.
-  @inline(__always)
-  func after(signal point: Int) -> Result<FillPair, SkipError> {
-    after(SignalPoint(time: aligned.time[point], states: (aligned.state(leg: 0, point: point), aligned.state(leg: 1, point: point))))
-  }
-
-  /// As `after(signal:)`, for a signal given by its time and quotes.
+  /// Both legs' as-of quotes at their fill times (the signal's time plus each leg's
+  /// latency), or the reason the fill cannot happen: a quote older than `maxStale` at
+  /// its fill time, or one-sided. Allocates nothing.
   @inline(__always)
   func after(_ signal: SignalPoint) -> Result<FillPair, SkipError> {
     switch (fill(0, signal: signal), fill(1, signal: signal)) {
@@ -98,6 +91,14 @@ struct SignalPoint {
   /// Leg `k`'s quote index.
   @inline(__always)
   func state(_ k: Int) -> Int { Int(k == 0 ? states.0 : states.1) }
+}
+
+extension AlignedLegs {
+  /// Clock point `point` as a signal: its time and both legs' quote indexes.
+  @inline(__always)
+  func signal(_ point: Int) -> SignalPoint {
+    SignalPoint(time: time[point], states: (state(leg: 0, point: point), state(leg: 1, point: point)))
+  }
 }
 
 /// The fill quotes of the two legs, indexed by leg.

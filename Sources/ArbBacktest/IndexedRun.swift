@@ -23,7 +23,7 @@ extension ConvergenceBacktest {
     var states = runs.map { run in
       precondition(index.sellLeg == run.parameters.sellLeg, "the index was built for another direction rule")
       return IndexedRun(
-        parameters: run.parameters, fills: Fills(legs: legs, aligned: aligned, maxStale: run.parameters.maxStale, latency: run.parameters.latencies))
+        parameters: run.parameters, fills: Fills(legs: legs, maxStale: run.parameters.maxStale, latency: run.parameters.latencies))
     }
     var limit = 0
     repeat {
@@ -105,8 +105,8 @@ private struct IndexedRun {
           }
           // Still open at the end: closed at the last valid point's own quotes.
           let last = index.points[n - 1]
-          trade.richAsk = fills.quote(trade.rich, row: last.state(trade.rich)).ask
-          trade.cheapBid = fills.quote(trade.cheap, row: last.state(trade.cheap)).bid
+          trade.richAsk = fills.quote(trade.rich, at: last).ask
+          trade.cheapBid = fills.quote(trade.cheap, at: last).bid
           trade.exitPremium = index.exits[trade.rich][n - 1]
           trade.exitTime = index.time(n - 1)
           trade.exitReason = .endOfData

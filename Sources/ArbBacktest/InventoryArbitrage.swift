@@ -123,7 +123,7 @@ public struct InventoryArbitrage {
     guard let firstValid = aligned.valid.firstIndex(of: true), let lastValid = aligned.valid.lastIndex(of: true) else { return run }
     run.firstTime = aligned.time[firstValid]
     run.lastTime = aligned.time[lastValid]
-    let fills = Fills(legs: legs, aligned: aligned, maxStale: parameters.maxStale, latency: parameters.latencies)
+    let fills = Fills(legs: legs, maxStale: parameters.maxStale, latency: parameters.latencies)
     let s = parameters.slippageBps / 10_000
     var skipped = SkipCounts()
     var inFlight: Int64? = nil  // start of the rebalance under way
@@ -136,12 +136,12 @@ public struct InventoryArbitrage {
         run.path.append(state)
         inFlight = nil
       }
-      let a = fills.quote(0, point: i), b = fills.quote(1, point: i)
+      let a = fills.quote(0, at: aligned.signal(i)), b = fills.quote(1, at: aligned.signal(i))
       let forward = (a.bid / b.ask - 1) * 100, backward = (b.bid / a.ask - 1) * 100
       let exec = max(forward, backward)
       guard exec >= parameters.entry else { continue }
       let q: FillPair
-      switch fills.after(signal: i) {
+      switch fills.after(aligned.signal(i)) {
       case .failure(let skip):
         skipped.add(skip.reason)
         continue
