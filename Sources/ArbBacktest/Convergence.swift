@@ -149,7 +149,7 @@ public struct ConvergenceBacktest {
         while i < lastValid {
           if valid[i] {
             let a = Int(states[2 * i]), b = Int(states[2 * i + 1])
-            signal = Self.entrySignal(forward: (bid0[a] / ask1[b] - 1) * 100, backward: (bid1[b] / ask0[a] - 1) * 100, sellLeg: sellLeg)
+            signal = SignalColumns.entrySignal(forward: (bid0[a] / ask1[b] - 1) * 100, backward: (bid1[b] / ask0[a] - 1) * 100, sellLeg: sellLeg)
             if signal.premium >= entry { break }
           }
           i += 1
@@ -247,17 +247,6 @@ public struct ConvergenceBacktest {
     trade.exitPremium = premium
     trade.exitTime = time
     trade.exitReason = reason
-  }
-
-  /// The entry premium and the leg sold: the executable premium and its direction,
-  /// or the premium of selling `sellLeg` when the direction is fixed.
-  @inline(__always)
-  static func entrySignal(forward: Double, backward: Double, sellLeg: Int?) -> (premium: Double, rich: Int) {
-    switch sellLeg {
-    case 0: return (forward, 0)
-    case 1: return (backward, 1)
-    default: return forward >= backward ? (forward, 0) : (backward, 1)
-    }
   }
 
   @inline(__always)

@@ -82,17 +82,6 @@ struct Fills {
   }
 }
 
-/// A signal's clock time and both legs' quote indexes at it, side by side: what a fill
-/// reads of the aligned clock, in one cache line.
-struct SignalPoint {
-  var time: Int64
-  var states: (Int32, Int32)
-
-  /// Leg `k`'s quote index.
-  @inline(__always)
-  func state(_ k: Int) -> Int { Int(k == 0 ? states.0 : states.1) }
-}
-
 extension AlignedLegs {
   /// Clock point `point` as a signal: its time and both legs' quote indexes.
   @inline(__always)

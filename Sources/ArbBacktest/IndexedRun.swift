@@ -4,19 +4,19 @@ import ArbCore
 extension ConvergenceBacktest {
   /// The same decisions as `decide(legs:aligned:)`, found by first-passage queries
   /// on `index` instead of a pass over every point: O(trades × block skips) per run.
-  public func decide(legs: [QuoteSeries], aligned: AlignedLegs, index: ConvergenceIndex) -> ConvergenceDecisions {
-    Self.decide([self], legs: legs, aligned: aligned, index: index)[0]
+  public func decide(legs: [QuoteSeries], index: ConvergenceIndex) -> ConvergenceDecisions {
+    Self.decide([self], legs: legs, index: index)[0]
   }
 
-  /// The decisions of every run in `runs` on one index, each as `decide(legs:aligned:index:)`
+  /// The decisions of every run in `runs` on one index, each as `decide(legs:index:)`
   /// takes them. The runs advance together a span of `span` valid points at a time, so
   /// that the quotes and premiums one run reads there are still in the cache for the
   /// next: a sweep reads its data from memory about once per batch instead of once per
   /// run.
   public static func decide(
-    _ runs: [ConvergenceBacktest], legs: [QuoteSeries], aligned: AlignedLegs, index: ConvergenceIndex, span: Int = 1 << 12
+    _ runs: [ConvergenceBacktest], legs: [QuoteSeries], index: ConvergenceIndex, span: Int = 1 << 12
   ) -> [ConvergenceDecisions] {
-    precondition(legs.count == 2 && aligned.legCount == 2, "convergence trades exactly two legs")
+    precondition(legs.count == 2, "convergence trades exactly two legs")
     precondition(span > 0, "span must be positive")
     let n = index.count
     guard n > 0 else { return runs.map { _ in ConvergenceDecisions(trades: [], skipped: [], firstTime: nil, lastTime: nil) } }

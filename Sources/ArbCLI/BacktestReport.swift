@@ -16,7 +16,9 @@ struct BacktestReport {
   let scenario: Scenario
   let legs: [QuoteSeries]
   let fees: [Double]
-  let aligned: AlignedLegs
+  /// Clock points of the aligned legs, and the valid ones.
+  let points: Int
+  let validPoints: Int
   let outcome: Outcome
   /// The scenario's FX conversion (`fx`), if any.
   var fx: ScenarioLegs.FXSummary? = nil
@@ -74,8 +76,8 @@ struct BacktestReport {
     }
     members += [
       ("mode", .string(scenario.mode)),
-      ("points", .int(aligned.count)),
-      ("valid_points", .int(aligned.validPoints)),
+      ("points", .int(points)),
+      ("valid_points", .int(validPoints)),
       ("price_sources", .array(legs.map { .string($0.priceSource.rawValue) })),
       ("offsets_us", .object(ScenarioLegs.offsets(scenario).map { ($0.venue, .int($0.micros)) })),
       ("fx", fx.map(Self.fxJSON) ?? .null),
@@ -141,7 +143,7 @@ struct BacktestReport {
       ])
     }
     text += legTable.rendered(indent: "  ") + "\n"
-    text += "Points \(aligned.count), valid \(aligned.validPoints)\n"
+    text += "Points \(points), valid \(validPoints)\n"
     text += ExecutionFlags.offsetsLine(ScenarioLegs.offsets(scenario))
     if let fx { text += Self.fxLine(fx) }
     if legs.contains(where: { $0.priceSource == .last }) {
@@ -227,4 +229,11 @@ struct BacktestReport {
 
   private func name(_ k: Int) -> String { CSV.field(legs[k].instrument.description) }
   private func csv(_ values: [Double]) -> String { values.map { NumberText.csv($0) }.joined(separator: ",") + "\n" }
+}
+
+extension BacktestReport {
+  /// The report of a run on `aligned`.
+  init(scenario: Scenario, legs: [QuoteSeries], fees: [Double], aligned: AlignedLegs, outcome: Outcome, fx: ScenarioLegs.FXSummary? = nil) {
+    self.init(scenario: scenario, legs: legs, fees: fees, points: aligned.count, validPoints: aligned.validPoints, outcome: outcome, fx: fx)
+  }
 }

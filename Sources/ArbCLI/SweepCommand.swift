@@ -174,11 +174,15 @@ struct SweepPlan {
     var mode: String
   }
 
-  /// Aligned legs and what is built on them once for every cell.
+  /// Legs and what is built on them once for every cell.
   struct Prepared {
     var legs: [QuoteSeries]
-    var aligned: AlignedLegs
-    /// The first-passage index of mode convergence and of mode carry (perp sold).
+    /// The scenario's alignment (staleness, grid).
+    var alignment: ArbAnalytics.AlignmentOptions
+    /// The aligned legs, for mode inventory.
+    var aligned: AlignedLegs?
+    /// The first-passage index of mode convergence and of mode carry (perp sold): each
+    /// aligns the legs itself, keeping only the valid points.
     var index: ConvergenceIndex?
     var carryIndex: ConvergenceIndex?
     /// Mode carry: the perp's funding settlements.
@@ -211,10 +215,9 @@ struct SweepPlan {
         for (k, leg) in zip(missing, try LoadedLegs.load(missing.map { specs[$0] }, options: legOptions)) { loaded[legKeys[k]] = leg.series }
         let loadedLegs = legKeys.map { loaded[$0]! }
         let legs = try ScenarioLegs.prepared(scenario, loaded: loadedLegs, options: legOptions).legs
-        let aligned = try AlignedLegs(legs: legs, options: AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid))
         let settlements = scenario.mode == "carry" ? try BacktestCommand.settlements(scenario, perp: legs[1], options: legOptions) : .none
         dataKeys.append(dataKey)
-        data.append(Prepared(legs: legs, aligned: aligned, funding: settlements))
+        data.append(Prepared(legs: legs, alignment: AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid), funding: settlements))
         dataIndex = data.count - 1
       }
       // Cells whose rules agree share a simulation; inventory cells never do.
@@ -223,11 +226,14 @@ struct SweepPlan {
         ? "\(dataIndex!)|\(scenario.mode)|\(scenario.entry)|\(scenario.exit)|\(scenario.legLatency)|\(scenario.maxHolding ?? -1)|\(scenario.cooldown ?? -1)|\(scenario.capAtBook)"
         : "cell \(cell)"
       let prepared = data[dataIndex!]
-      if scenario.mode == "convergence" && prepared.index == nil {
-        data[dataIndex!].index = ConvergenceIndex(legs: prepared.legs, aligned: prepared.aligned)
-      }
-      if scenario.mode == "carry" && prepared.carryIndex == nil {
-        data[dataIndex!].carryIndex = ConvergenceIndex(legs: prepared.legs, aligned: prepared.aligned, sellLeg: 1)
+      switch scenario.mode {
+      case "inventory" where prepared.aligned == nil:
+        data[dataIndex!].aligned = try AlignedLegs(legs: prepared.legs, options: prepared.alignment)
+      case "carry" where prepared.carryIndex == nil:
+        data[dataIndex!].carryIndex = try ConvergenceIndex(legs: prepared.legs, options: prepared.alignment, sellLeg: 1)
+      case "convergence" where prepared.index == nil:
+        data[dataIndex!].index = try ConvergenceIndex(legs: prepared.legs, options: prepared.alignment)
+      default: break
       }
       if let g = groupKeys[rules] {
         groups[g].cells.append((cell, scenario))
@@ -314,7 +320,7 @@ struct SweepPlan {
   /// batch's simulations side by side), priced per cell.
   private func compute(_ batch: [Group]) throws -> [SweepRow] {
     let prepared = data[batch[0].data]
-    let (legs, aligned) = (prepared.legs, prepared.aligned)
+    let legs = prepared.legs
     // The rules of each group's first cell: its other cells differ only in pricing.
     let scenarios = batch.map { $0.cells[0].scenario }
     let decisions: [ConvergenceDecisions?]
@@ -323,10 +329,10 @@ struct SweepPlan {
       decisions = batch.map { _ in nil }
     case "carry":
       let rules = try scenarios.map { try BacktestCommand.carry($0, fees: try BacktestCommand.fees($0, registry: registry), registry: registry).rules }
-      decisions = ConvergenceBacktest.decide(rules, legs: legs, aligned: aligned, index: prepared.carryIndex!)
+      decisions = ConvergenceBacktest.decide(rules, legs: legs, index: prepared.carryIndex!)
     default:
       let rules = try scenarios.map { ConvergenceBacktest(parameters: BacktestCommand.convergenceParameters($0, fees: try BacktestCommand.fees($0, registry: registry))) }
-      decisions = ConvergenceBacktest.decide(rules, legs: legs, aligned: aligned, index: prepared.index!)
+      decisions = ConvergenceBacktest.decide(rules, legs: legs, index: prepared.index!)
     }
     return try zip(batch, decisions).flatMap { group, decisions in try rows(group, decisions: decisions, prepared: prepared) }
   }
@@ -334,21 +340,27 @@ struct SweepPlan {
   /// The rows of one group's cells, each pricing the group's `decisions` (inventory:
   /// each cell run in full).
   private func rows(_ group: Group, decisions: ConvergenceDecisions?, prepared: Prepared) throws -> [SweepRow] {
-    let (legs, aligned) = (prepared.legs, prepared.aligned)
+    let legs = prepared.legs
     return try group.cells.map { cell, scenario in
       let fees = try BacktestCommand.fees(scenario, registry: registry)
       let outcome: BacktestReport.Outcome
+      let points: (count: Int, valid: Int)
       switch scenario.mode {
       case "inventory":
+        let aligned = prepared.aligned!
         outcome = .inventory(InventoryArbitrage(parameters: BacktestCommand.inventoryParameters(scenario, fees: fees)).run(legs: legs, aligned: aligned))
+        points = (aligned.count, aligned.validPoints)
       case "carry":
         let engine = try BacktestCommand.carry(scenario, fees: fees, registry: registry)
         outcome = .carry(engine.price(decisions!, funding: prepared.funding), prepared.funding)
+        points = (prepared.carryIndex!.clockPoints, prepared.carryIndex!.validPoints)
       default:
         let engine = ConvergenceBacktest(parameters: BacktestCommand.convergenceParameters(scenario, fees: fees))
         outcome = .convergence(engine.price(decisions!))
+        points = (prepared.index!.clockPoints, prepared.index!.validPoints)
       }
-      let report = BacktestReport(scenario: scenario, legs: legs, fees: fees, aligned: aligned, outcome: outcome)
+      let report = BacktestReport(
+        scenario: scenario, legs: legs, fees: fees, points: points.count, validPoints: points.valid, outcome: outcome)
       let metrics = Dictionary(uniqueKeysWithValues: report.metrics.map { ($0.0, $0.1) })
       let row = SweepCommand.metrics.map { key -> String in
         switch metrics[key] {

@@ -40,4 +40,30 @@ struct ParallelAlignmentTests {
     let aligned = try AlignedLegs(legs: legs, options: AlignmentOptions(), splitAbove: 1)
     #expect(aligned.duration == aligned.time.indices.map { $0 == aligned.count - 1 ? 0 : aligned.time[$0 + 1] - aligned.time[$0] })
   }
+
+  @Test("signal columns: the valid points of the aligned legs with their premiums, in one walk or two halves", arguments: [nil, 0, 1] as [Int?])
+  func signalColumns(sellLeg: Int?) throws {
+    var rng = SplitMix64(seed: 21 + UInt64(sellLeg ?? 5))
+    for round in 0..<8 {
+      let legs = (0..<2).map { k in rng.leg("v\(k)", count: rng.int(100...500), start: Int64(rng.int(0...20)), maxGap: 1 + round % 4) }
+      let options = AlignmentOptions(maxStale: round % 2 == 0 ? 3 : nil)
+      let aligned = try AlignedLegs(legs: legs, options: options)
+      // The slow way: every valid point of the stored alignment, premiums from its quotes.
+      let valid = aligned.time.indices.filter { aligned.valid[$0] }
+      for split in [1, Int.max] {
+        let columns = try SignalColumns(legs: legs, options: options, sellLeg: sellLeg, splitAbove: split)
+        #expect(columns.clockPoints == aligned.count && columns.validPoints == valid.count, "round \(round)")
+        for (v, i) in valid.enumerated() {
+          let a = Int(aligned.state(leg: 0, point: i)), b = Int(aligned.state(leg: 1, point: i))
+          let forward = (legs[0].bid[a] / legs[1].ask[b] - 1) * 100, backward = (legs[1].bid[b] / legs[0].ask[a] - 1) * 100
+          let entry = sellLeg == 0 || (sellLeg == nil && forward >= backward) ? forward : backward
+          let point = columns.points[v]
+          #expect(point.time == aligned.time[i] && point.state(0) == a && point.state(1) == b, "round \(round), point \(v)")
+          #expect(columns.entry[v] == entry && columns.richIsFirst[v] == (entry == forward && sellLeg != 1))
+          #expect(columns.closeFirst[v] == (legs[0].ask[a] / legs[1].bid[b] - 1) * 100)
+          #expect(columns.closeSecond[v] == (legs[1].ask[b] / legs[0].bid[a] - 1) * 100)
+        }
+      }
+    }
+  }
 }

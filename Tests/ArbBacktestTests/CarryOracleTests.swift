@@ -137,8 +137,8 @@ struct CarryOracleTests {
     }
     #expect(isClose(run.journal.total, oracle.reduce(0) { $0 + $1.pnl }, rel: 1e-10, abs: 1e-9))
     // The first-passage index decides the same round trips.
-    let index = ConvergenceIndex(legs: legs, aligned: aligned, sellLeg: 1)
-    let indexed = engine.price(engine.rules.decide(legs: legs, aligned: aligned, index: index), funding: settlements)
+    let index = try ConvergenceIndex(legs: legs, options: AlignmentOptions(maxStale: p.maxStale), sellLeg: 1)
+    let indexed = engine.price(engine.rules.decide(legs: legs, index: index), funding: settlements)
     #expect(indexed.trades == run.trades && indexed.payments == run.payments)
     #expect(indexed.skipped.map(\.reason) == run.skipped.map(\.reason) && indexed.skipped.map(\.count) == run.skipped.map(\.count))
   }

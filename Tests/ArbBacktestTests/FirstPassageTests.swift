@@ -62,7 +62,9 @@ struct FirstPassageTests {
     let aligned = try AlignedLegs(legs: legs, options: AlignmentOptions(maxStale: alignedStale))
     let engine = ConvergenceBacktest(parameters: p)
     let pass = engine.decide(legs: legs, aligned: aligned)
-    let fast = engine.decide(legs: legs, aligned: aligned, index: ConvergenceIndex(legs: legs, aligned: aligned))
+    let index = try ConvergenceIndex(legs: legs, options: AlignmentOptions(maxStale: alignedStale))
+    #expect(index.clockPoints == aligned.count && index.validPoints == aligned.validPoints)
+    let fast = engine.decide(legs: legs, index: index)
     #expect(fast.trades.count == pass.trades.count)
     let mismatch = zip(fast.trades, pass.trades).enumerated().first { !same($0.element.0, $0.element.1) }?.offset
     #expect(mismatch == nil, "first different trade: \(mismatch.map { String(describing: fast.trades[$0]) } ?? "")")
@@ -73,9 +75,10 @@ struct FirstPassageTests {
   /// Runs with different rules decided together, a span of `span` valid points at a
   /// time, each equal to its own point-by-point pass.
   static func compareBatched(_ legs: [QuoteSeries], _ runs: [ConvergenceParameters], span: Int) throws {
-    let aligned = try AlignedLegs(legs: legs, options: AlignmentOptions(maxStale: 4_000_000))
-    let index = ConvergenceIndex(legs: legs, aligned: aligned)
-    let batched = ConvergenceBacktest.decide(runs.map(ConvergenceBacktest.init), legs: legs, aligned: aligned, index: index, span: span)
+    let options = AlignmentOptions(maxStale: 4_000_000)
+    let aligned = try AlignedLegs(legs: legs, options: options)
+    let index = try ConvergenceIndex(legs: legs, options: options)
+    let batched = ConvergenceBacktest.decide(runs.map(ConvergenceBacktest.init), legs: legs, index: index, span: span)
     #expect(batched.count == runs.count)
     for (k, p) in runs.enumerated() {
       let pass = ConvergenceBacktest(parameters: p).decide(legs: legs, aligned: aligned)
