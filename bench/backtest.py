@@ -4,9 +4,10 @@ as a numba `@njit` loop, one run and a brute-force sweep, plus vectorbt.
 Input: two columnar caches written by `arbkit convert` (one series each); their
 column files are raw little-endian Int64/Float64 and are read with np.fromfile, so
 both sides work on the same bytes. The union clock and each leg's as-of quote index
-are computed once with numpy (untimed, as ArbKit's alignment is untimed in the
-single-run figure): points from the first time both legs have quoted, valid when
-both quotes are at most --max-stale-us old and priced (finite, > 0).
+are computed once with numpy: points from the first time both legs have quoted, valid
+when both quotes are at most --max-stale-us old and priced (finite, > 0). Opening and
+aligning is timed on its own (`setup`), so that a sweep can be compared from the
+files to the results, as `arbkit sweep` is timed.
 
   backtest   one run of the rules with --entry/--exit: signal on a valid point's
              quotes (enter on exec >= entry, short the rich leg; exit when the
@@ -250,11 +251,15 @@ def main():
     only = {s.strip() for s in a.only.split(",") if s.strip()}
 
     versions = {"python": platform.python_version(), "numpy": np.__version__, "numba": numba_version}
-    legs = [load_leg(folder) for folder in a.legs]
-    clock, valid, s0, s1 = align(legs, a.max_stale_us)
+    def setup():
+        legs = [load_leg(folder) for folder in a.legs]
+        return legs, align(legs, a.max_stale_us)
+
+    log("numpy: open the caches and align")
+    (legs, (clock, valid, s0, s1)), setup_runs = timed(setup, a.repeat)
     (t0, bid0, ask0), (t1, bid1, ask1) = legs
     data = (clock, valid, s0, s1, t0, bid0, ask0, t1, bid1, ask1)
-    report = {"versions": versions, "points": int(clock.size), "valid_points": int(valid.sum())}
+    report = {"versions": versions, "points": int(clock.size), "valid_points": int(valid.sum()), "setup": {"seconds": setup_runs}}
     common = (a.slippage_bps, a.latency_us, a.latency_us, a.max_stale_us, a.notional)
 
     def one():

@@ -110,12 +110,27 @@ struct BenchReport {
     }
     let vectorbt = peers?["vectorbt"] as? [String: Any]
     let vectorbtCell = (vectorbt?["cell_seconds"] as? [Double]).flatMap { $0.isEmpty ? nil : median($0) }
+    // A sweep from the cache files to the results on both sides: numpy's open and
+    // align, then the brute-force loop.
+    let numbaSetup = seconds("setup").map(median)
+    let numbaWhole = numbaSweep.flatMap { loop in numbaSetup.map { loop + $0 } }
     for run in sweep?.runs ?? [] where run.cells == 1000 {
       let arbkit = median(run.seconds), vbt = vectorbtCell.map { $0 * Double(run.cells) }
-      rows.append(["sweep, \(run.cells) cells, arbkit --jobs \(run.jobs)", format(arbkit, 3), numbaSweep.map { format($0, 2) } ?? "-",
-                   numbaSweep.map { format($0 / arbkit, 0) + "×" } ?? "-", vbt.map { format($0, 0) } ?? "-", vbt.map { format($0 / arbkit, 0) + "×" } ?? "-"])
+      rows.append(["sweep, \(run.cells) cells, arbkit --jobs \(run.jobs)", format(arbkit, 3), numbaWhole.map { format($0, 2) } ?? "-",
+                   numbaWhole.map { format($0 / arbkit, 0) + "×" } ?? "-", vbt.map { format($0, 0) } ?? "-", vbt.map { format($0 / arbkit, 0) + "×" } ?? "-"])
     }
     text += table(["work", "arbkit s", "numba s", "ratio", "vectorbt s", "ratio"], rows)
+    if let numbaSweep, let numbaSetup, let best = sweep?.runs.filter({ $0.cells == 1000 }).map({ median($0.seconds) }).min() {
+      text += "numba sweep = open and align in numpy \(format(numbaSetup, 2)) s + brute-force loop \(format(numbaSweep, 2)) s; "
+      text += "the loop alone over arbkit's whole sweep: \(format(numbaSweep / best, 0))×\n"
+      if let one = sweep?.runs.first(where: { $0.cells == 1 }).map({ median($0.seconds) }), best > one {
+        // What each cell past the first costs: the sweep less a one-cell sweep (start,
+        // open, align, index), against the loop's time per cell.
+        let arbkitCell = (best - one) / 999, numbaCell = numbaSweep / 1000
+        text += "per cell past the first: arbkit \(format(arbkitCell * 1e3, 3)) ms ((sweep − 1-cell sweep) / 999), "
+        text += "numba \(format(numbaCell * 1e3, 1)) ms (loop / 1000): \(format(numbaCell / arbkitCell, 0))×\n"
+      }
+    }
     if let backtest {
       text += "arbkit backtest: ConvergenceBacktest.run in process (plain pass over every point + pricing), on legs opened and aligned once (untimed); runs (s) \(list(backtest.seconds))\n"
       text += "heap allocations in one run: \(backtest.allocations) for \(backtest.points) points and \(backtest.trades) trades "
@@ -132,6 +147,7 @@ struct BenchReport {
       }.joined(separator: ", ") + "\n"
     }
     if let peers {
+      if let setup = seconds("setup") { text += "numpy open (np.fromfile) and align (union1d, searchsorted): runs (s) \(list(setup))\n" }
       text += "numba: @njit single-threaded, timed after a warm-up call (JIT compile excluded: \(format(peers["compile_s"] as? Double ?? .nan, 2)) s"
       if let compile = peers["sweep_compile_s"] as? Double { text += ", brute-force sweep \(format(compile, 2)) s" }
       text += "); the brute-force sweep runs every cell in full"
