@@ -1,0 +1,104 @@
+// The only file that imports libdeflate.
+import ArbCore
+internal import CDeflate
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+/// A gzip file inflated whole into memory by libdeflate, which inflates a member in one
+/// call, several times faster than zlib's streaming `inflate`. The inflated bytes are
+/// then read like a plain file (in two halves on two threads when large).
+///
+/// Only what libdeflate accepts in full, within a size limit, is kept: a larger file, a
+/// stream it rejects (corrupt, truncated, bytes after the last member) or a file that
+/// cannot be mapped is left to the streaming `GzipSource`, which reads it or reports
+/// its error exactly as it always did.
+final class InflatedGzip: RangedBytes, @unchecked Sendable {
+  let path: String
+  /// The inflated bytes (`count` of them), never written after `init`.
+  private let base: UnsafeMutableRawPointer
+  let count: Int
+
+  /// Inflates the gzip file at `path` (memory-mapped); `nil` when it is not a regular
+  /// file that libdeflate inflates in full to at most `limit` bytes.
+  convenience init?(path: String, limit: Int) {
+    guard let file = try? MappedFile(path: path) else { return nil }
+    guard let (base, count) = file.withBytes({ Self.inflate($0, limit: limit) }) else { return nil }
+    self.init(path: path, base: base, count: count)
+  }
+
+  /// Inflates gzip bytes in memory; `nil` as `init(path:limit:)`, or when they are
+  /// not gzip.
+  convenience init?(bytes: [UInt8], path: String, limit: Int) {
+    guard let (base, count) = bytes.withUnsafeBytes({ Self.inflate($0, limit: limit) }) else { return nil }
+    self.init(path: path, base: base, count: count)
+  }
+
+  private init(path: String, base: UnsafeMutableRawPointer, count: Int) {
+    self.path = path
+    self.base = base
+    self.count = count
+  }
+
+  deinit { free(base) }
+
+  func source(_ range: Range<Int>) -> ByteSource { Slice(of: self, range) }
+
+  /// Every member of `compressed`, one after the other, into one buffer (from
+  /// `malloc`): its start and length.
+  ///
+  /// The buffer starts at the trailer's ISIZE, the last member's inflated size modulo
+  /// 2³²: the exact size of a one-member file under 4 GiB, a lower bound otherwise. A
+  /// member that does not fit doubles it (the member is inflated again), up to `limit`.
+  static func inflate(_ compressed: UnsafeRawBufferPointer, limit: Int) -> (UnsafeMutableRawPointer, Int)? {
+    let n = compressed.count
+    guard n >= 18, compressed[0] == 0x1f, compressed[1] == 0x8b, limit > 0 else { return nil }
+    let isize = (0..<4).reduce(0) { $0 | Int(compressed[n - 4 + $1]) << (8 * $1) }
+    guard isize <= limit, let decompressor = libdeflate_alloc_decompressor() else { return nil }
+    defer { libdeflate_free_decompressor(decompressor) }
+    var capacity = min(limit, max(isize, 1 << 16))
+    guard var buffer = malloc(capacity) else { return nil }
+    var consumed = 0, produced = 0
+    while consumed < n {
+      var read = 0, written = 0
+      let status = libdeflate_gzip_decompress_ex(
+        decompressor, compressed.baseAddress! + consumed, n - consumed, buffer + produced, capacity - produced, &read, &written)
+      if status == LIBDEFLATE_SUCCESS {
+        consumed += read
+        produced += written
+        continue
+      }
+      guard status == LIBDEFLATE_INSUFFICIENT_SPACE, capacity < limit else { break }
+      capacity = capacity > limit / 2 ? limit : capacity * 2
+      guard let bigger = realloc(buffer, capacity) else { break }
+      buffer = bigger
+    }
+    guard consumed == n else {
+      free(buffer)
+      return nil
+    }
+    return (buffer, produced)
+  }
+
+  /// A range of the inflated bytes, read as a file.
+  private final class Slice: ByteSource {
+    private let owner: InflatedGzip
+    private var offset: Int
+    private let end: Int
+    var path: String { owner.path }
+
+    init(of owner: InflatedGzip, _ range: Range<Int>) {
+      self.owner = owner
+      offset = range.lowerBound
+      end = range.upperBound
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+      let n = min(buffer.count, end - offset)
+      guard n > 0 else { return 0 }
+      buffer.baseAddress!.copyMemory(from: owner.base + offset, byteCount: n)
+      offset += n
+      return n
+    }
+  }
+}
