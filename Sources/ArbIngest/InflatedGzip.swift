@@ -12,9 +12,10 @@ import Synchronization
 /// then read like a plain file (in two halves on two threads when large).
 ///
 /// Only what libdeflate accepts in full, within a size limit, is kept: a larger file, a
-/// stream it rejects (corrupt, truncated, bytes after the last member) or a file that
-/// cannot be mapped is left to the streaming `GzipSource`, which reads it or reports
-/// its error exactly as it always did.
+/// stream it rejects (corrupt, truncated, bytes after the last member), a member with a
+/// header CRC (which libdeflate does not check) or a file that cannot be mapped is left
+/// to the streaming `GzipSource`, which reads it or reports its error exactly as it
+/// always did.
 final class InflatedGzip: RangedBytes, @unchecked Sendable {
   let path: String
   /// The inflated bytes (`count` of them), never written after `init`.
@@ -63,6 +64,9 @@ final class InflatedGzip: RangedBytes, @unchecked Sendable {
     var faulter = capacity >= 16 << 20 ? PageFaulter(buffer, count: capacity) : nil
     var consumed = 0, produced = 0
     while consumed < n {
+      // A member with a header CRC (flag FHCRC, which gzip itself never writes): zlib
+      // checks it, libdeflate skips it, so the file streams.
+      guard n - consumed < 4 || compressed[consumed + 3] & 0x02 == 0 else { break }
       var read = 0, written = 0
       let status = libdeflate_gzip_decompress_ex(
         decompressor, compressed.baseAddress! + consumed, n - consumed, buffer + produced, capacity - produced, &read, &written)

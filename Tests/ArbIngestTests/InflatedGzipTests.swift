@@ -149,6 +149,38 @@ struct InflatedGzipTests {
     }
   }
 
+  /// CRC-32 (the gzip polynomial), bit by bit.
+  static func crc32(_ bytes: some Sequence<UInt8>) -> UInt32 {
+    var crc: UInt32 = 0xFFFF_FFFF
+    for byte in bytes {
+      crc ^= UInt32(byte)
+      for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+    }
+    return ~crc
+  }
+
+  @Test("a member with a header CRC streams through zlib, which checks it (libdeflate does not)")
+  func headerCRC() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let (path, bytes) = try CompressionTests.gzipQuotes(in: folder)
+    // gzip -n writes a 10-byte header without a name: set FHCRC and insert the CRC-16
+    // (the low half of the header's CRC-32) after it.
+    var header = [UInt8](bytes.prefix(10))
+    header[3] |= 0x02
+    let crc = Self.crc32(header)
+    for (name, check) in [("good", UInt16(truncatingIfNeeded: crc)), ("bad", UInt16(truncatingIfNeeded: crc) ^ 1)] {
+      let withCRC = folder.write(name + ".csv.gz", Data(header + [UInt8(check & 0xFF), UInt8(check >> 8)]) + bytes.dropFirst(10))
+      #expect(InflatedGzip(path: withCRC, limit: 1 << 30) == nil)
+      if name == "good" {
+        Self.expectSame(try Ingest.read(path: path), try Ingest.read(path: withCRC))
+      } else {
+        let error = #expect(throws: IngestError.self) { try Ingest.read(path: withCRC) }
+        #expect(error?.reason == .corruptCompressedStream(detail: "header crc mismatch"))
+      }
+    }
+  }
+
   @Test("a large gzip is read in two halves from memory: the plain file's columns, counts and errors")
   func largeInTwoHalves() throws {
     let folder = TemporaryFolder()
