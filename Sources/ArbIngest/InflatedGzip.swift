@@ -61,7 +61,8 @@ final class InflatedGzip: RangedBytes, @unchecked Sendable {
     defer { libdeflate_free_decompressor(decompressor) }
     var capacity = min(limit, max(isize, 1 << 16))
     guard var buffer = malloc(capacity) else { return nil }
-    var faulter = capacity >= 16 << 20 ? PageFaulter(buffer, count: capacity) : nil
+    // A thread is worth it for a large buffer only (the size from which a file is read in halves).
+    var faulter = capacity >= parallelThreshold ? PageFaulter(buffer, count: capacity) : nil
     var consumed = 0, produced = 0
     while consumed < n {
       // A member with a header CRC (flag FHCRC, which gzip itself never writes): zlib
