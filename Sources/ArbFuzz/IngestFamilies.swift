@@ -56,22 +56,39 @@ enum IngestFamilies {
   }
 
   /// Read as lines with a 1 MiB decompression floor and 64 KiB lines, so that a
-  /// small bomb reaches its limit quickly.
+  /// small bomb reaches its limit quickly. A gzip input is read twice, inflated whole
+  /// in memory (libdeflate) and streamed (zlib): the two reads must agree.
   static func compressed(_ bytes: [UInt8]) -> [String] {
     var options = passes(format: nil)[1]
     options.decompression = DecompressionLimit(ratio: 250, floor: 1 << 20)
     options.maxLineBytes = 1 << 16
-    return ingest(bytes, options)
+    let (problems, outcome) = read(bytes, options)
+    guard bytes.starts(with: [0x1f, 0x8b]) else { return problems }
+    options.gzipInMemoryLimit = 0
+    let (streamProblems, streamed) = read(bytes, options)
+    return problems + streamProblems + (outcome == streamed ? [] : ["in memory: \(outcome); streamed: \(streamed)"])
   }
 
   /// Reads `bytes` and checks the outcome: a file with consistent accounting and
   /// clean columns, or an `IngestError` placed inside the input.
-  static func ingest(_ bytes: [UInt8], _ options: IngestOptions) -> [String] {
+  static func ingest(_ bytes: [UInt8], _ options: IngestOptions) -> [String] { read(bytes, options).problems }
+
+  /// The problems `ingest` finds, and the outcome in short: the error, or the row
+  /// counts and a checksum of every series.
+  static func read(_ bytes: [UInt8], _ options: IngestOptions) -> (problems: [String], outcome: String) {
     do {
       let file = try Ingest.read(bytes: bytes, path: path, options: options)
-      return Invariants.check(file, options: options)
+      let report = file.report
+      let series = file.series.map { s in
+        let sum = zip(s.time, zip(s.bid, s.ask)).reduce(UInt64(0)) { sum, row in
+          sum &* 31 &+ UInt64(bitPattern: row.0) &+ row.1.0.bitPattern &* 7 &+ row.1.1.bitPattern
+        }
+        return "\(s.instrument) \(s.field.rawValue) \(s.count) \(sum)"
+      }
+      let outcome = "\(report.rowsRead) read, \(report.rowsAccepted) accepted, \(report.rowsRejected) rejected; \(series)"
+      return (Invariants.check(file, options: options), outcome)
     } catch {
-      return checkError(error, bytes)
+      return (checkError(error, bytes), "\(error)")
     }
   }
 

@@ -2,24 +2,27 @@ import ArbCore
 
 extension Ingest {
   /// Reads bytes already in memory exactly as a file named `path` holding them is read:
-  /// plain, gzip, zip or zstd by their first bytes, within the same limits; freqtrade
-  /// JSON when `options.format` names it, line-based (format named or detected)
-  /// otherwise. The entry point of the fuzz targets and of the corpus replay tests.
+  /// plain, gzip, zip or zstd by their first bytes, within the same limits (a gzip
+  /// inflated whole in memory when it fits, as a file is); freqtrade JSON when
+  /// `options.format` names it, line-based (format named or detected) otherwise. The
+  /// entry point of the fuzz targets and of the corpus replay tests.
   ///
   /// - Throws: `IngestError` as `read(path:options:)` does.
   package static func read(bytes: [UInt8], path: String, options: IngestOptions) throws -> IngestedFile {
-    let source = Compression.open(bytes: bytes, path: path, limit: options.decompression)
+    let stream = { Compression.open(bytes: bytes, path: path, limit: options.decompression) }
     switch options.format {
-    case .restSnapshots: return try JSONLinesReader.read(source: source, path: path, options: options, format: .restSnapshots, handler: RESTSnapshotHandler())
-    case .cryptofeed: return try JSONLinesReader.read(source: source, path: path, options: options, format: .cryptofeed, handler: CryptofeedHandler())
-    case .orderBookLines: return try JSONLinesReader.read(source: source, path: path, options: options, format: .orderBookLines, handler: OrderBookLineHandler(keepsDepth: options.keepDepth))
+    case .restSnapshots: return try JSONLinesReader.read(source: stream(), path: path, options: options, format: .restSnapshots, handler: RESTSnapshotHandler())
+    case .cryptofeed: return try JSONLinesReader.read(source: stream(), path: path, options: options, format: .cryptofeed, handler: CryptofeedHandler())
+    case .orderBookLines: return try JSONLinesReader.read(source: stream(), path: path, options: options, format: .orderBookLines, handler: OrderBookLineHandler(keepsDepth: options.keepDepth))
     default: break
     }
     guard options.format == .freqtradeOHLCV else {
+      let inflated = InflatedGzip(bytes: bytes, path: path, limit: options.gzipInMemoryBytes(compressed: bytes.count))
+      let source = inflated.map { $0.source(0..<$0.count) } ?? stream()
       // A small input needs no 1 MiB buffer (the buffer grows for longer lines).
       return try readLines(source, options: options, expectedRows: 1024, chunkSize: min(1 << 20, max(4096, bytes.count + 1)))
     }
-    var reader = FreqtradeReader(path: path, options: options, source: source)
+    var reader = FreqtradeReader(path: path, options: options, source: stream())
     defer { reader.close() }
     try reader.readAll()
     return try reader.finish()

@@ -9,17 +9,18 @@ import Synchronization
 let parallelThreshold = 16 << 20
 
 extension Ingest {
-  /// Reads a plain file as two halves in parallel: the header first, then the rows
+  /// Reads a plain file (or a gzip file inflated in memory) as two halves in parallel: the header first, then the rows
   /// before and after a line break near the middle, each into its own builders; the
   /// second half's rows then follow the first's (its line numbers shifted by the
   /// first half's line count). Returns `nil` when the halves cannot simply be joined
   /// (a row of the second half goes back before the first half's last row, or no
   /// line break near the middle), and the caller reads the file in one pass.
-  static func readInTwoHalves(path: String, size: Int, options: IngestOptions) throws -> IngestedFile? {
+  static func readInTwoHalves(_ input: some RangedBytes, options: IngestOptions) throws -> IngestedFile? {
+    let path = input.path, size = input.count
     let window = 1 << 16
-    let head = try RangeSource(path: path, range: 0..<min(size, window)).readAll()
+    let head = try input.bytes(0..<min(size, window))
     guard let headerEnd = head.firstIndex(of: 10) else { return nil }
-    let middle = try RangeSource(path: path, range: size / 2..<min(size, size / 2 + window)).readAll()
+    let middle = try input.bytes(size / 2..<min(size, size / 2 + window))
     guard let breakOffset = middle.firstIndex(of: 10) else { return nil }
     let split = size / 2 + breakOffset + 1
     guard split > headerEnd + 1, split < size else { return nil }
@@ -42,13 +43,13 @@ extension Ingest {
         DispatchQueue.concurrentPerform(iterations: 2) { k in
           let result = Result<Int, any Error> {
             if k == 0 {
-              var lines = LineReader(source: try RangeSource(path: path, range: headerEnd + 1..<split), firstLineNumber: 2, maxLineBytes: options.maxLineBytes)
+              var lines = LineReader(source: try input.source(headerEnd + 1..<split), firstLineNumber: 2, maxLineBytes: options.maxLineBytes)
               defer { lines.close() }
               return try lines.forEachLine { line, number throws(IngestError) in
                 try readers.0.pointee.consume(line: line, number: number)
               }
             } else {
-              var lines = LineReader(source: try RangeSource(path: path, range: split..<size), atFileStart: false, maxLineBytes: options.maxLineBytes)
+              var lines = LineReader(source: try input.source(split..<size), atFileStart: false, maxLineBytes: options.maxLineBytes)
               defer { lines.close() }
               return try lines.forEachLine { line, number throws(IngestError) in
                 try readers.1.pointee.consume(line: line, number: number)
@@ -160,16 +161,38 @@ final class RangeSource: ByteSource {
       throw IngestError(.readFailed(detail: "read failed: \(String(cString: strerror(errno)))"), at: SourcePosition(path: path, line: 0, column: 0))
     }
   }
+}
 
-  /// The whole range (small ranges only).
-  func readAll() throws -> [UInt8] {
-    var bytes = [UInt8](repeating: 0, count: end - offset)
+/// Bytes that several readers can read at once, each from its own offset: a plain file
+/// or a gzip file inflated in memory.
+protocol RangedBytes: Sendable {
+  /// The file's path, for messages.
+  var path: String { get }
+  var count: Int { get }
+  /// A source of the bytes in `range`.
+  func source(_ range: Range<Int>) throws(FileError) -> ByteSource
+}
+
+extension RangedBytes {
+  /// The bytes in `range` (small ranges only).
+  func bytes(_ range: Range<Int>) throws -> [UInt8] {
+    let source = try source(range)
+    var bytes = [UInt8](repeating: 0, count: range.count)
     var filled = 0
     while filled < bytes.count {
-      let n = try bytes.withUnsafeMutableBytes { raw in try read(into: UnsafeMutableRawBufferPointer(rebasing: raw[filled...])) }
+      let n = try bytes.withUnsafeMutableBytes { raw in try source.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[filled...])) }
       if n == 0 { break }
       filled += n
     }
     return Array(bytes[0..<filled])
   }
+}
+
+/// A plain file, read by ranges with `pread`.
+struct PlainFile: RangedBytes {
+  let path: String
+  /// Size of the file in bytes.
+  let count: Int
+
+  func source(_ range: Range<Int>) throws(FileError) -> ByteSource { try RangeSource(path: path, range: range) }
 }

@@ -38,6 +38,11 @@ public struct IngestOptions: Sendable {
   public var maxLineBytes = 16 << 20
   /// How far a compressed file may inflate (`DecompressionLimit`).
   public var decompression = DecompressionLimit()
+  /// The largest gzip file, in inflated bytes, that is inflated whole in memory with
+  /// libdeflate and then read like a plain file; a larger one (or one libdeflate
+  /// rejects) streams through zlib. Never above `decompression`'s limit, so a bomb
+  /// stops with the same error; 0 streams every gzip file.
+  public var gzipInMemoryLimit = 1 << 31
   /// Keep the book behind each quote (`QuoteSeries.depth`) where the source has one:
   /// every level of a Tardis `book_snapshot_N` row, the best `depthLevels` of a book
   /// rebuilt from `incremental_book_L2`, every level of an order-book line.
@@ -46,6 +51,13 @@ public struct IngestOptions: Sendable {
   public var depthLevels = 25
 
   public init() {}
+}
+
+extension IngestOptions {
+  /// The most bytes a gzip file of `compressed` bytes may inflate to in memory.
+  func gzipInMemoryBytes(compressed: Int) -> Int {
+    min(gzipInMemoryLimit, decompression.bytes(compressed: compressed))
+  }
 }
 
 /// The row accounting of one file: `rowsRead = rowsAccepted + rowsRejected`.
@@ -112,14 +124,18 @@ public struct IngestedFile: Sendable {
 
 /// Reads recorded files into `QuoteSeries`.
 public enum Ingest {
-  /// Reads the file at `path`, plain or gzip, streamed in chunks. A large plain file
-  /// is read as two halves on two threads (same result, same row accounting). A JSON
-  /// source (named, or detected by `JSONSources`) goes to its JSON reader; a columnar
-  /// cache folder (`arbkit convert`) is opened by `ColumnarStore`.
+  /// Reads the file at `path`, plain or compressed. A gzip file up to
+  /// `IngestOptions.gzipInMemoryLimit` is inflated whole in memory (`InflatedGzip`)
+  /// and read like a plain file; other compressed files are streamed in chunks. A
+  /// large plain or inflated file is read as two halves on two threads (same result,
+  /// same row accounting). A JSON source (named, or detected by `JSONSources`) goes
+  /// to its JSON reader; a columnar cache folder (`arbkit convert`) is opened by
+  /// `ColumnarStore`.
   ///
   /// - Throws: `FileError` when the file cannot be opened; `IngestError` for a bad
   ///   header, a bad row under `BadRowPolicy.fail`, or a broken compressed stream.
-  /// - Complexity: O(bytes); memory is the kept columns plus a 1 MiB buffer.
+  /// - Complexity: O(bytes); memory is the kept columns plus a 1 MiB buffer, and the
+  ///   inflated file for a gzip file inflated in memory.
   public static func read(path: String, options: IngestOptions = IngestOptions()) throws -> IngestedFile {
     if ColumnarStore.isStore(path: path) { return try ColumnarStore.read(folder: path, clock: options.clock) }
     let size = try FileSource(path: path).size
@@ -127,12 +143,24 @@ public enum Ingest {
     if let json = try JSONSources.format(path: path, size: size, named: options.format) {
       return try JSONSources.read(json, path: path, options: options)
     }
-    if options.splitLargeFiles && size >= parallelThreshold, try Compression.detect(path: path) == .none,
-      let file = try readInTwoHalves(path: path, size: size, options: options)
-    {
-      return file
+    switch try Compression.detect(path: path) {
+    case .none: return try read(PlainFile(path: path, count: size), options: options)
+    case .gzip:
+      if let inflated = InflatedGzip(path: path, limit: options.gzipInMemoryBytes(compressed: size)) {
+        return try read(inflated, options: options)
+      }
+    case .zip, .zstd: break
     }
     return try readSequentially(path: path, options: options, size: size)
+  }
+
+  /// Reads a plain file or inflated bytes: in two halves on two threads when large
+  /// (and they can be joined), in one pass otherwise.
+  static func read(_ input: some RangedBytes, options: IngestOptions) throws -> IngestedFile {
+    if options.splitLargeFiles && input.count >= parallelThreshold, let file = try readInTwoHalves(input, options: options) {
+      return file
+    }
+    return try readLines(input.source(0..<input.count), options: options, expectedRows: max(1024, input.count / 48))
   }
 
   /// Reads the file in one pass on the calling thread.

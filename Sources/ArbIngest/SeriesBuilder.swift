@@ -117,15 +117,32 @@ struct SeriesBuilder {
     let collapsed = n - keep.count
     if permutation != nil || collapsed > 0 {
       series.depth = series.depth?.selecting(keep)
-      series.time = keep.map { series.time[$0] }
-      if !series.otherTime.isEmpty { series.otherTime = keep.map { series.otherTime[$0] } }
-      if !series.fundingInterval.isEmpty { series.fundingInterval = keep.map { series.fundingInterval[$0] } }
-      series.bid = keep.map { series.bid[$0] }
-      series.ask = keep.map { series.ask[$0] }
-      series.bidSize = keep.map { series.bidSize[$0] }
-      series.askSize = keep.map { series.askSize[$0] }
+      // Without a permutation `keep` is increasing: the columns shrink in place.
+      let increasing = permutation == nil
+      Self.select(&series.time, keep, increasing: increasing)
+      Self.select(&series.otherTime, keep, increasing: increasing)
+      Self.select(&series.fundingInterval, keep, increasing: increasing)
+      Self.select(&series.bid, keep, increasing: increasing)
+      Self.select(&series.ask, keep, increasing: increasing)
+      Self.select(&series.bidSize, keep, increasing: increasing)
+      Self.select(&series.askSize, keep, increasing: increasing)
     }
     return (series, collapsed)
+  }
+
+  /// `column` reduced to its rows listed in `keep`, in that order (an empty column stays
+  /// empty). An `increasing` list (so `keep[w] >= w`) is applied in place, front to
+  /// back, without a new array.
+  private static func select<T>(_ column: inout [T], _ keep: [Int], increasing: Bool) {
+    guard !column.isEmpty else { return }
+    guard increasing else {
+      column = keep.map { column[$0] }
+      return
+    }
+    column.withUnsafeMutableBufferPointer { rows in
+      for (w, r) in keep.enumerated() { rows[w] = rows[r] }
+    }
+    column.removeLast(column.count - keep.count)
   }
 }
 

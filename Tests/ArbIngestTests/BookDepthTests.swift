@@ -186,7 +186,7 @@ extension BookDepthTests {
     options.keepDepth = true
     options.format = .tardisBookSnapshot(levels: 3)
     let size = try FileSource(path: path).size
-    let split = try #require(try Ingest.readInTwoHalves(path: path, size: size, options: options))
+    let split = try #require(try Ingest.readInTwoHalves(PlainFile(path: path, count: size), options: options))
     let whole = try Ingest.readSequentially(path: path, options: options, size: size)
     #expect(split.series.count == 2 && split.series.map(\.depth) == whole.series.map(\.depth))
     #expect(split.series.allSatisfy { $0.depth?.count == $0.count && $0.depth?.deepest == 3 })

@@ -126,7 +126,7 @@ extension TardisDerivativeTickerTests {
     let path = folder.write("ticker.csv", Self.generated(rows: 5000, seed: 11))
     let size = try FileSource(path: path).size
     let one = try Ingest.readSequentially(path: path, options: IngestOptions(), size: size)
-    let two = try #require(try Ingest.readInTwoHalves(path: path, size: size, options: IngestOptions()))
+    let two = try #require(try Ingest.readInTwoHalves(PlainFile(path: path, count: size), options: IngestOptions()))
     #expect(one.report.rowsRead == 5000 && two.report.rowsRead == 5000 && two.report.rowsAccepted == 5000)
     #expect(one.series.count == 8 && two.series.count == 8)
     #expect(one.report.instruments.map(\.rows) == two.report.instruments.map(\.rows))
@@ -165,7 +165,7 @@ extension TardisDerivativeTickerTests {
     defer { folder.cleanup() }
     let path = folder.write("ticker.csv", head + edited.joined())
     #expect(try FileSource(path: path).size == size)
-    #expect(try Ingest.readInTwoHalves(path: path, size: size, options: IngestOptions()) == nil, "falls back to one pass")
+    #expect(try Ingest.readInTwoHalves(PlainFile(path: path, count: size), options: IngestOptions()) == nil, "falls back to one pass")
     let error = #expect(throws: IngestError.self) { try Ingest.readSequentially(path: path, options: IngestOptions(), size: size) }
     #expect(error?.position.line == split + 2)
     #expect(error?.reason.kind == "timestamp_backwards")
