@@ -57,7 +57,7 @@ public struct AlignedLegs: Sendable {
   public var count: Int { time.count }
 
   /// Index in leg `leg` of its quote in force at point `point`, or -1.
-  @inline(__always)
+  @inlinable @inline(__always)
   public func state(leg: Int, point: Int) -> Int32 { states[point * legCount + leg] }
 }
 

@@ -11,13 +11,14 @@ public struct SignalPoint: Sendable, BitwiseCopyable {
   public var time: Int64
   public var states: (Int32, Int32)
 
+  @inlinable
   public init(time: Int64, states: (Int32, Int32)) {
     self.time = time
     self.states = states
   }
 
   /// Leg `k`'s quote index.
-  @inline(__always)
+  @inlinable @inline(__always)
   public func state(_ k: Int) -> Int { Int(k == 0 ? states.0 : states.1) }
 }
 
@@ -82,7 +83,7 @@ public struct SignalColumns: Sendable {
 
   /// The entry premium and the leg sold: the executable premium and its direction,
   /// or the premium of selling `sellLeg` when the direction is fixed.
-  @inline(__always)
+  @inlinable @inline(__always)
   public static func entrySignal(forward: Double, backward: Double, sellLeg: Int?) -> (premium: Double, rich: Int) {
     switch sellLeg {
     case 0: return (forward, 0)
