@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#endif
 import ArbCore
 import Dispatch
 import Synchronization
@@ -158,12 +155,8 @@ private struct StateRecorder: PointVisitor {
 
   /// Moves `count` points from index `from` down to `to` (the ranges may overlap).
   private func move(from: Int, count: Int, to: Int) {
-    guard count > 0 && from != to else { return }
-    func shift<T>(_ column: UnsafeMutableBufferPointer<T>, _ width: Int) {
-      memmove(column.baseAddress! + to * width, column.baseAddress! + from * width, count * width * MemoryLayout<T>.stride)
-    }
-    shift(clock, 1)
-    shift(valid, 1)
-    shift(state, legCount)
+    movePoints(clock, from: from, count: count, to: to)
+    movePoints(valid, from: from, count: count, to: to)
+    movePoints(state, from: from, count: count, to: to, width: legCount)
   }
 }

@@ -231,19 +231,14 @@ private struct PremiumWriter: PointVisitor {
 
   /// Moves points `from..<from+count` down to start at `to` (`to ≤ from`).
   func move(from: Int, count: Int, to: Int) {
-    guard count > 0 && from != to else { return }
-    func shift<T>(_ column: UnsafeMutableBufferPointer<T>) {
-      // Overlapping ranges: memmove.
-      memmove(column.baseAddress! + to, column.baseAddress! + from, count * MemoryLayout<T>.stride)
-    }
-    shift(time)
-    shift(valid)
-    shift(mid)
-    shift(exec)
-    shift(rich)
-    shift(cheap)
-    shift(top)
-    shift(bottom)
+    movePoints(time, from: from, count: count, to: to)
+    movePoints(valid, from: from, count: count, to: to)
+    movePoints(mid, from: from, count: count, to: to)
+    movePoints(exec, from: from, count: count, to: to)
+    movePoints(rich, from: from, count: count, to: to)
+    movePoints(cheap, from: from, count: count, to: to)
+    movePoints(top, from: from, count: count, to: to)
+    movePoints(bottom, from: from, count: count, to: to)
   }
 
   /// Fills point `i` from the legs' quotes in force: bids in `quotes[0..<L]`, asks in

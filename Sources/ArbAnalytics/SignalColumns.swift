@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#endif
 import ArbCore
 import Dispatch
 import Synchronization
@@ -141,14 +138,10 @@ private struct SignalWriter: PointVisitor, @unchecked Sendable {
 
   /// Moves `count` points from index `from` down to `to` (the ranges may overlap).
   private func move(from: Int, count: Int, to: Int) {
-    guard count > 0 && from != to else { return }
-    func shift<T>(_ column: UnsafeMutableBufferPointer<T>) {
-      memmove(column.baseAddress! + to, column.baseAddress! + from, count * MemoryLayout<T>.stride)
-    }
-    shift(points)
-    shift(richIsFirst)
-    shift(entry)
-    shift(closeFirst)
-    shift(closeSecond)
+    movePoints(points, from: from, count: count, to: to)
+    movePoints(richIsFirst, from: from, count: count, to: to)
+    movePoints(entry, from: from, count: count, to: to)
+    movePoints(closeFirst, from: from, count: count, to: to)
+    movePoints(closeSecond, from: from, count: count, to: to)
   }
 }
