@@ -1,6 +1,7 @@
 import ArbCLI
 import Foundation
 import TestSupport
+import Testing
 
 /// The result of one in-process `arbkit` run.
 struct RunResult {
@@ -20,6 +21,26 @@ func arbkit(_ arguments: [String]) -> RunResult {
   var terminal = Terminal()
   let code = ArbCLI.run(["arbkit"] + arguments, terminal: &terminal)
   return RunResult(code: code, output: terminal.output, errors: terminal.errors)
+}
+
+/// Runs `arbkit ARGS…` and expects exit 64 with `message` on stderr.
+func expectUsageError(_ arguments: [String], _ message: String, _ comment: String = "", sourceLocation: SourceLocation = #_sourceLocation) {
+  let run = arbkit(arguments)
+  #expect(run.code == .usage, "\(comment)", sourceLocation: sourceLocation)
+  #expect(run.errors.contains(message), "\(comment): \(run.errors)", sourceLocation: sourceLocation)
+}
+
+/// `backtest`, `sweep` and `report` of the scenario at `path`, with `extra` arguments,
+/// each stop with exit 64 and `message`.
+func expectScenarioCommandsRefuse(
+  _ path: String, _ extra: [String], in folder: TemporaryFolder, _ message: String, sourceLocation: SourceLocation = #_sourceLocation
+) {
+  for command in ["backtest", "sweep", "report"] {
+    var arguments = [command, path] + extra
+    if command == "sweep" { arguments += ["--grid", "strategy.entry=0.5,0.6", "--quiet", "--out", folder.path + "/sweep.csv"] }
+    if command == "report" { arguments += ["--out", folder.path + "/report"] }
+    expectUsageError(arguments, message, command, sourceLocation: sourceLocation)
+  }
 }
 
 /// The demo pair shipped in Data/: Binance.US and Kraken BTC/USDC 1-minute candles.

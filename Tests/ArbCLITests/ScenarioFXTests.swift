@@ -163,14 +163,6 @@ struct ScenarioFXTests {
   func mistake(c: (fx: String?, sets: [String], message: String)) {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
-    let path = Self.scenario(folder, fx: c.fx)
-    for command in ["backtest", "sweep", "report"] {
-      var arguments = [command, path] + c.sets
-      if command == "sweep" { arguments += ["--grid", "strategy.entry=0.5,0.6", "--quiet", "--out", folder.path + "/sweep.csv"] }
-      if command == "report" { arguments += ["--out", folder.path + "/report"] }
-      let run = arbkit(arguments)
-      #expect(run.code == .usage, "\(command)")
-      #expect(run.errors.contains(c.message), "\(command): \(run.errors)")
-    }
+    expectScenarioCommandsRefuse(Self.scenario(folder, fx: c.fx), c.sets, in: folder, c.message)
   }
 }

@@ -96,14 +96,7 @@ struct ScenarioOffsetTests {
     let path = Self.scenario(folder)
     // Unreadable data: only a check made before reading can give the scenario's error.
     _ = folder.write("binance.csv", "not a quote file\n")
-    for command in ["backtest", "sweep", "report"] {
-      var arguments = [command, path] + c.arguments
-      if command == "sweep" { arguments += ["--grid", "strategy.entry=0.5,0.6", "--quiet", "--out", folder.path + "/sweep.csv"] }
-      if command == "report" { arguments += ["--out", folder.path + "/report"] }
-      let run = arbkit(arguments)
-      #expect(run.code == .usage, "\(command)")
-      #expect(run.errors.contains(c.message), "\(command): \(run.errors)")
-    }
+    expectScenarioCommandsRefuse(path, c.arguments, in: folder, c.message)
   }
 
   @Test("sweep over offsets: each row is the backtest of its offset; report reads the offset")

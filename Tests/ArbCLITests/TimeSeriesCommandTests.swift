@@ -146,8 +146,6 @@ struct TimeSeriesCommandTests {
 
   @Test("usage errors exit 64", arguments: usageErrors)
   func usageError(c: (arguments: [String], message: String)) {
-    let run = arbkit(c.arguments)
-    #expect(run.code == .usage)
-    #expect(run.errors.contains(c.message), "\(run.errors)")
+    expectUsageError(c.arguments, c.message)
   }
 }
