@@ -91,7 +91,7 @@ public struct SignalColumns: Sendable {
 }
 
 /// Writes the valid points of a walk, numbered from `next`.
-private struct SignalWriter: PointVisitor, @unchecked Sendable {
+private struct SignalWriter: PointVisitor {
   let points: UnsafeMutableBufferPointer<SignalPoint>
   let richIsFirst: UnsafeMutableBufferPointer<Bool>
   let entry, closeFirst, closeSecond: UnsafeMutableBufferPointer<Double>
@@ -125,8 +125,9 @@ private struct SignalWriter: PointVisitor, @unchecked Sendable {
     // The second half writes from the first index it could hold: at least as many
     // valid points as the first half has.
     let counts = Mutex<[(points: Int, valid: Int)]>([(0, 0), (0, 0)])
+    nonisolated(unsafe) let shared = self  // the halves write disjoint index ranges
     DispatchQueue.concurrentPerform(iterations: 2) { k in
-      var half = self
+      var half = shared
       half.next = k == 0 ? 0 : second.firstIndex
       let points = merge.forEachPoint(&half, span: k == 0 ? first : second)
       counts.withLock { $0[k] = (points, half.next - (k == 0 ? 0 : second.firstIndex)) }

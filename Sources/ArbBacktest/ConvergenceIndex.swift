@@ -22,8 +22,6 @@ public struct ConvergenceIndex: Sendable {
   /// The leg every entry sells (`ConvergenceParameters.sellLeg`), or `nil`.
   let sellLeg: Int?
 
-  /// Number of valid points.
-  var count: Int { points.count }
   /// Number of clock points, valid or not.
   public let clockPoints: Int
   /// Number of valid points (what the runs decide on).
@@ -60,7 +58,7 @@ public struct ConvergenceIndex: Sendable {
 
   /// The first valid-point position at or after `from` whose time is ≥ `t`.
   func firstAtOrAfter(time t: Int64, from: Int) -> Int {
-    var low = from, high = count
+    var low = from, high = validPoints
     while low < high {
       let mid = (low + high) >> 1
       if time(mid) < t { low = mid + 1 } else { high = mid }

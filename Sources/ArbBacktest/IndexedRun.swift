@@ -18,7 +18,7 @@ extension ConvergenceBacktest {
   ) -> [ConvergenceDecisions] {
     precondition(legs.count == 2, "convergence trades exactly two legs")
     precondition(span > 0, "span must be positive")
-    let n = index.count
+    let n = index.validPoints
     guard n > 0 else { return runs.map { _ in ConvergenceDecisions(trades: [], skipped: [], firstTime: nil, lastTime: nil) } }
     var states = runs.map { run in
       precondition(index.sellLeg == run.parameters.sellLeg, "the index was built for another direction rule")
@@ -61,9 +61,9 @@ private struct IndexedRun {
   }
 
   /// Takes the run's decisions until a search would start at or after valid-point
-  /// position `limit`; with `limit == index.count`, to the end.
+  /// position `limit`; with `limit == index.validPoints`, to the end.
   mutating func advance(until limit: Int, index: ConvergenceIndex) {
-    let n = index.count
+    let n = index.validPoints
     while true {
       switch phase {
       case .finished:
