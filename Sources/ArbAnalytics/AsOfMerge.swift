@@ -50,6 +50,7 @@ struct AsOfMerge {
   /// from `firstIndex` (for the halves of a parallel walk); a grid is walked whole.
   @inline(__always)
   func forEachPoint<Visitor: PointVisitor>(_ visitor: inout Visitor, span: Span? = nil) -> Int {
+    if legs.count == 2 && required == 2 && options.grid == nil { return forEachPointOfTwo(&visitor, span: span) }
     let legCount = legs.count
     let limits = (0..<legCount).map(options.maxStale(leg:))
     let gridStart = options.grid.map { start.floorDiv($0) * $0 }
@@ -119,6 +120,68 @@ struct AsOfMerge {
 }
 
 extension AsOfMerge {
+  /// `forEachPoint` for two legs, both required, on the union clock: the same points,
+  /// walked without a branch on which leg quotes next (the general walk mispredicts it
+  /// about every other point on interleaved legs).
+  ///
+  /// Every visited point is at or after `start`, when both legs have quoted, so both
+  /// cursors are at a quote there.
+  @inline(__always)
+  private func forEachPointOfTwo<Visitor: PointVisitor>(_ visitor: inout Visitor, span: Span?) -> Int {
+    let limit0 = options.maxStale(leg: 0), limit1 = options.maxStale(leg: 1)
+    let from = span?.from ?? start, until = span?.until ?? .max
+    return withUnsafeBuffers([legs[0].time, legs[1].time]) { times in
+      withUnsafeBuffers([legs[0].bid, legs[1].bid, legs[0].ask, legs[1].ask]) { prices in
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: 2) { cursor in
+          withUnsafeTemporaryAllocation(of: Double.self, capacity: 4) { quotes in
+            let (time0, time1) = (times[0], times[1])
+            let (bid0, bid1, ask0, ask1) = (prices[0], prices[1], prices[2], prices[3])
+            /// Leg quote times after cursor `c`: `Int64.max` past the last.
+            @inline(__always) func next(_ column: UnsafeBufferPointer<Int64>, after c: Int) -> Int64 {
+              c + 1 < column.count ? column[c + 1] : .max
+            }
+            var c0 = Self.countBefore(from, in: time0) - 1, c1 = Self.countBefore(from, in: time1) - 1
+            var next0 = next(time0, after: c0), next1 = next(time1, after: c1)
+            var produced = span?.firstIndex ?? 0
+            while true {
+              let smallest = min(next0, next1)
+              guard smallest < until else { break }
+              let t = max(smallest, start)
+              // The leg (or both) quoting at t moves one quote, then past any other
+              // quote at the same time.
+              c0 += next0 == smallest ? 1 : 0
+              c1 += next1 == smallest ? 1 : 0
+              next0 = next(time0, after: c0)
+              next1 = next(time1, after: c1)
+              while next0 <= t {
+                c0 += 1
+                next0 = next(time0, after: c0)
+              }
+              while next1 <= t {
+                c1 += 1
+                next1 = next(time1, after: c1)
+              }
+              // Usable: both sides finite and positive, fresh (as in `forEachPoint`).
+              let (b0, a0, b1, a1) = (bid0[c0], ask0[c0], bid1[c1], ask1[c1])
+              let fresh0 = t - time0[c0] <= limit0, fresh1 = t - time1[c1] <= limit1
+              let usable0 = fresh0 && b0 > 0 && b0 < .infinity && a0 > 0 && a0 < .infinity
+              let usable1 = fresh1 && b1 > 0 && b1 < .infinity && a1 > 0 && a1 < .infinity
+              cursor[0] = c0
+              cursor[1] = c1
+              quotes[0] = usable0 ? b0 : .nan
+              quotes[1] = usable1 ? b1 : .nan
+              quotes[2] = usable0 ? a0 : .nan
+              quotes[3] = usable1 ? a1 : .nan
+              visitor.visit(produced, time: t, valid: usable0 && usable1, cursor: cursor, quotes: quotes)
+              produced += 1
+            }
+            return produced - (span?.firstIndex ?? 0)
+          }
+        }
+      }
+    }
+  }
+
   /// Whether at some time at least `required` legs lie between their first and last
   /// quote (with every leg required: the last first quote is not after the first last).
   static func overlap(_ legs: [QuoteSeries], _ required: Int) -> Bool {

@@ -136,7 +136,7 @@ struct AlignmentTests {
   }
 
   static let randomCases: [(legs: Int, maxStale: Int64?, grid: Int64?)] = [
-    (2, nil, nil), (2, 40, nil), (3, 25, nil), (4, 60, nil), (2, nil, 7), (3, 30, 10), (4, 15, 3), (2, 0, nil),
+    (2, nil, nil), (2, 40, nil), (3, 25, nil), (4, 60, nil), (2, nil, 7), (3, 30, 10), (4, 15, 3), (2, 0, nil), (2, 3, nil),
   ]
 
   @Test("random legs against linear search", arguments: randomCases)
