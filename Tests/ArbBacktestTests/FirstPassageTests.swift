@@ -31,6 +31,19 @@ struct FirstPassageTests {
     #expect(FirstPassage([.nan, 1], upward: true).first(from: 0, threshold: -10) == 1)
   }
 
+  @Test("nan never passes, wherever it lies in a block")
+  func nanValues() {
+    var rng = SplitMix64(seed: 13)
+    let values = (0..<10_000).map { _ in rng.uniform() < 0.05 ? .nan : rng.normal() }
+    let up = FirstPassage(values, upward: true), down = FirstPassage(values, upward: false)
+    for start in stride(from: 0, to: values.count, by: 89) {
+      for threshold in [-3.0, 0.0, 2.5] {
+        #expect(up.first(from: start, threshold: threshold) == values.indices.dropFirst(start).first { values[$0] >= threshold })
+        #expect(down.first(from: start, threshold: threshold) == values.indices.dropFirst(start).first { values[$0] <= threshold })
+      }
+    }
+  }
+
   @Test("a search bounded by a limit finds only what lies before it")
   func bounded() {
     var rng = SplitMix64(seed: 11)
