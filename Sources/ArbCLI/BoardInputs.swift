@@ -54,8 +54,8 @@ struct BoardInputs {
     let files = listed
     let options = LoadedLegs.concurrentOptions(ingest.options, inputs: named.count + files.count)
     let overrides = ingest.specOverrides
-    let namedLegs = try LoadedLegs.concurrently(named.count) { k in try named[k].load(options: options, specOverrides: overrides) }
-    let read = try LoadedLegs.concurrently(files.count) { k in
+    let namedLegs = try concurrently(named.count) { k in try named[k].load(options: options, specOverrides: overrides) }
+    let read = try concurrently(files.count) { k in
       try Ingest.read(path: files[k].path, options: files[k].spec.ingestOptions(options, specOverrides: overrides))
     }
     var inputs = BoardInputs(legs: namedLegs.map(\.series), reports: namedLegs.flatMap(\.reports), duplicates: [])

@@ -90,17 +90,30 @@ struct SweepCommand: Command {
     if json && out != nil { throw UsageError("--format json prints to stdout; --out files are CSV (arbkit report --sweep reads both)") }
     ingest = try IngestFlags(cursor)
     // Every cell's scenario is checked before any data is read.
-    var cells: [(Int, Scenario)] = []
     let document: [String: Any]
     do { document = try Scenario.document(path: path) } catch { throw UsageError(BacktestCommand.explain(error, path: path)) }
-    for cell in stride(from: shard.index - 1, to: grid.cellCount, by: shard.count) {
-      do {
-        cells.append((cell, try Scenario.load(path: path, document: document, overrides: overrides + grid.overrides(cell))))
-      } catch {
-        throw UsageError(BacktestCommand.explain(error, path: path) + " (cell " + grid.overrides(cell).joined(separator: " ") + ")")
+    cells = try Self.scenarios(path: path, document: document, overrides: overrides, grid: grid, shard: shard, jobs: jobs)
+  }
+
+  /// The scenario of every cell of `shard`, in order, checked in contiguous chunks on
+  /// `jobs` threads; the first bad cell (in order) is the error.
+  private static func scenarios(
+    path: String, document: [String: Any], overrides: [String], grid: SweepGrid, shard: (index: Int, count: Int), jobs: Int
+  ) throws(UsageError) -> [(cell: Int, scenario: Scenario)] {
+    let chosen = Array(stride(from: shard.index - 1, to: grid.cellCount, by: shard.count))
+    let chunks = max(1, min(jobs, chosen.count / 64))
+    nonisolated(unsafe) let document = document  // only read
+    return try concurrently(chunks) { c throws(UsageError) in
+      var cells: [(cell: Int, scenario: Scenario)] = []
+      for cell in chosen[chosen.count * c / chunks..<chosen.count * (c + 1) / chunks] {
+        do throws(ScenarioError) {
+          cells.append((cell, try Scenario.load(path: path, document: document, overrides: overrides + grid.overrides(cell))))
+        } catch {
+          throw UsageError(BacktestCommand.explain(error, path: path) + " (cell " + grid.overrides(cell).joined(separator: " ") + ")")
+        }
       }
-    }
-    self.cells = cells
+      return cells
+    }.flatMap { $0 }
   }
 
   /// The sidecar of this run.

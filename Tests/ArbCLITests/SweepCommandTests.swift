@@ -17,6 +17,15 @@ struct SweepCommandTests {
     return try String(contentsOfFile: out, encoding: .utf8)
   }
 
+  @Test("cells are checked on several threads, and the first bad cell in grid order is the error", arguments: [1, 2])
+  func firstBadCell(jobs: Int) {
+    // 300 cells; the notional is zero from cell 150 on (and in every later chunk).
+    let notionals = (0..<100).map { $0 < 50 ? "1000" : "0" }.joined(separator: ",")
+    expectUsageError(
+      ["sweep", Self.scenario, "--grid", "strategy.notional=" + notionals, "--grid", "strategy.exit=0,0.1,0.2", "--jobs", "\(jobs)", "--quiet"],
+      "strategy.notional must be positive, was 0.0 (cell strategy.notional=0 strategy.exit=0)", "jobs \(jobs)")
+  }
+
   @Test("every row is the plain backtest of its cell, though cells share simulations")
   func rowsEqualBacktests() throws {
     let folder = TemporaryFolder()
