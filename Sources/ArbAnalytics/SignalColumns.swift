@@ -137,12 +137,18 @@ private struct SignalWriter: PointVisitor {
     return (a.points + b.points, a.valid + b.valid)
   }
 
-  /// Moves `count` points from index `from` down to `to` (the ranges may overlap).
+  /// Moves `count` points from index `from` down to `to` (the ranges may overlap),
+  /// the columns side by side.
   private func move(from: Int, count: Int, to: Int) {
-    movePoints(points, from: from, count: count, to: to)
-    movePoints(richIsFirst, from: from, count: count, to: to)
-    movePoints(entry, from: from, count: count, to: to)
-    movePoints(closeFirst, from: from, count: count, to: to)
-    movePoints(closeSecond, from: from, count: count, to: to)
+    nonisolated(unsafe) let columns = self  // each column moved by one thread
+    DispatchQueue.concurrentPerform(iterations: 5) { k in
+      switch k {
+      case 0: movePoints(columns.points, from: from, count: count, to: to)
+      case 1: movePoints(columns.entry, from: from, count: count, to: to)
+      case 2: movePoints(columns.closeFirst, from: from, count: count, to: to)
+      case 3: movePoints(columns.closeSecond, from: from, count: count, to: to)
+      default: movePoints(columns.richIsFirst, from: from, count: count, to: to)
+      }
+    }
   }
 }
