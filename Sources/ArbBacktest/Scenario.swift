@@ -191,7 +191,9 @@ public struct Scenario: Sendable, Equatable {
       guard let type = Self.type(of: key) else { throw ScenarioError(path: path, message: "unknown key '\(key)'", unknownKey: key) }
       try Self.check(value, type, key: key, path: path)
     }
-    func value(_ key: String) -> Any? { flat.first { $0.0 == key }.map(\.1).flatMap { $0 is NSNull ? nil : $0 } }
+    // Looked up by key (a sweep loads thousands of scenarios; a scan copied every pair).
+    let values = Dictionary(flat, uniquingKeysWith: { first, _ in first })
+    func value(_ key: String) -> Any? { values[key].flatMap { $0 is NSNull ? nil : $0 } }
     func number(_ key: String) throws(ScenarioError) -> Double {
       guard let value = value(key) as? Double else { throw ScenarioError(path: path, message: "missing '\(key)'") }
       return value
