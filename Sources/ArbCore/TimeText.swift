@@ -87,6 +87,7 @@ public enum TimeText {
 
 extension Int64 {
   /// Division rounding towards negative infinity.
+  @inlinable
   public func floorDiv(_ divisor: Int64) -> Int64 {
     let q = self / divisor
     return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? q - 1 : q
