@@ -87,7 +87,8 @@ public struct TradeDecision: Sendable, Equatable {
   public var entryPremium: Double
   public var exitPremium: Double
   /// The fill quotes: the rich leg's bid (and its size) and the cheap leg's ask (and
-  /// its size) at entry; the rich leg's ask and the cheap leg's bid at exit.
+  /// its size) at entry; the rich leg's ask and the cheap leg's bid at exit. The sizes
+  /// are read with `capAtBook` only (`nan` otherwise).
   public var richBid: Double
   public var richBidSize: Double
   public var cheapAsk: Double
@@ -134,7 +135,7 @@ public struct ConvergenceBacktest {
     guard let lastValid = aligned.valid.lastIndex(of: true), let firstValid = aligned.valid.firstIndex(of: true) else {
       return ConvergenceDecisions(trades: [], skipped: [], firstTime: nil, lastTime: nil)
     }
-    let fills = Fills(legs: legs, maxStale: parameters.maxStale, latency: parameters.latencies)
+    let fills = Fills(legs: legs, maxStale: parameters.maxStale, latency: parameters.latencies, readsSizes: parameters.capAtBook)
     let (entry, exit, maxHolding, sellLeg) = (parameters.entry, parameters.exit, parameters.maxHolding ?? .max, parameters.sellLeg)
     let holdingLimited = parameters.maxHolding != nil  // else the open loop never reads the clock
     var open: TradeDecision? = nil

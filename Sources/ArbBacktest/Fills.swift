@@ -45,6 +45,9 @@ struct Fills {
   let maxStale: Int64?
   /// Per leg: fills use the as-of quote this long after the signal.
   let latency: [Int64]
+  /// Whether fills read the book sizes (only `cap_at_book` uses them; otherwise they
+  /// are `nan` and cost no memory access).
+  let readsSizes: Bool
 
   /// Leg `k`'s quote in force at `signal` (a valid point: both sides priced).
   @inline(__always)
@@ -55,7 +58,9 @@ struct Fills {
   /// Leg `k`'s quote at row `j` (columns read in place, the series is not copied).
   @inline(__always)
   private func quote(_ k: Int, row j: Int) -> FillQuote {
-    FillQuote(bid: legs[k].bid[j], ask: legs[k].ask[j], bidSize: legs[k].bidSize[j], askSize: legs[k].askSize[j])
+    FillQuote(
+      bid: legs[k].bid[j], ask: legs[k].ask[j], bidSize: readsSizes ? legs[k].bidSize[j] : .nan,
+      askSize: readsSizes ? legs[k].askSize[j] : .nan)
   }
 
   /// Both legs' as-of quotes at their fill times (the signal's time plus each leg's

@@ -123,7 +123,7 @@ public struct InventoryArbitrage {
     guard let firstValid = aligned.valid.firstIndex(of: true), let lastValid = aligned.valid.lastIndex(of: true) else { return run }
     run.firstTime = aligned.time[firstValid]
     run.lastTime = aligned.time[lastValid]
-    let fills = Fills(legs: legs, maxStale: parameters.maxStale, latency: parameters.latencies)
+    let fills = Fills(legs: legs, maxStale: parameters.maxStale, latency: parameters.latencies, readsSizes: parameters.capAtBook)
     let s = parameters.slippageBps / 10_000
     var skipped = SkipCounts()
     var inFlight: Int64? = nil  // start of the rebalance under way
