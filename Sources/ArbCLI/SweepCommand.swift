@@ -214,6 +214,8 @@ struct SweepPlan {
     var loaded: [String: QuoteSeries] = [:]
     var groupKeys: [String: Int] = [:]
     var groups: [Group] = []
+    // Only cap_at_book reads the book sizes; nothing here reads the other clock.
+    let readsSizes = cells.contains { $0.scenario.capAtBook }
     for (cell, scenario) in cells {
       let legKeys = scenario.legs.map { "\($0.venue)|\($0.market)|\($0.symbol)|\($0.files)|\($0.format ?? "")|\(scenario.clock)" }
       let funding = scenario.mode == "carry" && scenario.funding ? "\(scenario.fundingFiles)|\(scenario.fundingFormat ?? "")" : ""
@@ -222,6 +224,7 @@ struct SweepPlan {
       if dataIndex == nil {
         var legOptions = options
         legOptions.clock = scenario.clock
+        legOptions.cacheColumns = readsSizes ? .all : .skippingSizesAndOtherClock
         // The legs not read yet, side by side.
         let specs = ScenarioLegs.specs(scenario)
         let missing = legKeys.indices.filter { k in loaded[legKeys[k]] == nil && legKeys.firstIndex(of: legKeys[k]) == k }

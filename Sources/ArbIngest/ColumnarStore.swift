@@ -75,15 +75,16 @@ public enum ColumnarStore {
       && FileManager.default.fileExists(atPath: path + "/manifest.json")
   }
 
-  /// Opens the cache in `folder`: every series with its columns copied out of the
-  /// mapped files, and a report summing the sources' row accounting.
+  /// Opens the cache in `folder`: every series with its columns (all, or those of
+  /// `columns`) copied out of the mapped files, and a report summing the sources' row
+  /// accounting.
   ///
   /// A source that is missing is a warning in the report (the cache holds all the
   /// data); a source that changed (another size, or another checksum after its mtime
   /// changed) is an error.
   /// - Throws: `CacheError` for a stale source, a damaged or other-version cache, or a
   ///   `clock` other than the one the cache was converted with; `FileError`.
-  public static func read(folder: String, clock: Clock) throws -> IngestedFile {
+  public static func read(folder: String, clock: Clock, columns: CacheColumns = .all) throws -> IngestedFile {
     let manifest = try ColumnarManifest.load(path: folder + "/manifest.json")
     var report = IngestReport(path: folder, format: reportFormat)
     for source in manifest.sources {
@@ -100,7 +101,7 @@ public enum ColumnarStore {
     }
     var series: [QuoteSeries] = []
     for entry in manifest.series {
-      let loaded = try load(entry, folder: folder)
+      let loaded = try load(entry, folder: folder, columns: columns)
       guard loaded.clock == clock else { throw CacheError.clockMismatch(cache: folder, cached: loaded.clock, requested: clock) }
       report.instruments.append((loaded.instrument, loaded.field, loaded.count))
       series.append(loaded)
@@ -110,7 +111,7 @@ public enum ColumnarStore {
     return IngestedFile(report: report, series: series)
   }
 
-  private static func load(_ entry: ColumnarManifest.Series, folder: String) throws -> QuoteSeries {
+  private static func load(_ entry: ColumnarManifest.Series, folder: String, columns: CacheColumns) throws -> QuoteSeries {
     let manifestPath = folder + "/manifest.json"
     guard let market = MarketKind(rawValue: entry.market), let priceSource = PriceSource(rawValue: entry.priceSource),
       let field = SeriesField(rawValue: entry.field), let clock = Clock(rawValue: entry.clock), entry.rows >= 0
@@ -124,6 +125,7 @@ public enum ColumnarStore {
       guard let stored = StoredColumn.all.first(where: { $0.name == column.name }), stored.dtype == column.dtype else {
         throw CacheError.corrupt(file: manifestPath, reason: "unknown column '\(column.name)' of type '\(column.dtype)'")
       }
+      if columns == .skippingSizesAndOtherClock && StoredColumn.sizesAndOtherClock.contains(stored.name) { continue }
       try stored.read(into: &series, from: folder + "/" + column.file, rows: entry.rows)
     }
     if entry.rows > 0 {
@@ -171,6 +173,9 @@ struct StoredColumn {
       StoredColumn(name: "funding_interval", values: .int64(\.fundingInterval), optional: true),
     ]
   }
+
+  /// The columns `CacheColumns.skippingSizesAndOtherClock` leaves on disk.
+  static let sizesAndOtherClock: Set = ["other_time", "bid_size", "ask_size"]
 
   var dtype: String {
     switch values {

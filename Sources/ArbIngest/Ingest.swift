@@ -49,8 +49,20 @@ public struct IngestOptions: Sendable {
   public var keepDepth = false
   /// Levels per side kept from a rebuilt L2 book.
   public var depthLevels = 25
+  /// The columns read from a columnar cache (`arbkit convert`).
+  public var cacheColumns = CacheColumns.all
 
   public init() {}
+}
+
+/// The columns of a columnar cache that `Ingest.read` copies into memory.
+public enum CacheColumns: Sendable {
+  /// Every column.
+  case all
+  /// Every column but the book sizes and the other recorded clock, which stay on disk
+  /// (`QuoteSeries.bidSize`, `askSize` and `otherTime` are empty): for a command that
+  /// reads neither.
+  case skippingSizesAndOtherClock
 }
 
 extension IngestOptions {
@@ -137,7 +149,7 @@ public enum Ingest {
   /// - Complexity: O(bytes); memory is the kept columns plus a 1 MiB buffer, and the
   ///   inflated file for a gzip file inflated in memory.
   public static func read(path: String, options: IngestOptions = IngestOptions()) throws -> IngestedFile {
-    if ColumnarStore.isStore(path: path) { return try ColumnarStore.read(folder: path, clock: options.clock) }
+    if ColumnarStore.isStore(path: path) { return try ColumnarStore.read(folder: path, clock: options.clock, columns: options.cacheColumns) }
     let size = try FileSource(path: path).size
     // JSON sources are not CSV lines: named, or detected from their first bytes.
     if let json = try JSONSources.format(path: path, size: size, named: options.format) {

@@ -83,7 +83,9 @@ extension LegSpec {
   /// - Throws: `FileError`, `IngestError`, `SpecError`, or `LegSpecError` when the file
   ///   holds several instruments and the leg names none, or no series of the leg's field.
   public func load(options: IngestOptions, specOverrides: [String] = []) throws -> LoadedLeg {
-    let fileOptions = try ingestOptions(options, specOverrides: specOverrides)
+    var fileOptions = try ingestOptions(options, specOverrides: specOverrides)
+    // Files of one leg are joined column by column: each keeps every column.
+    if paths.count > 1 { fileOptions.cacheColumns = .all }
     var joined: QuoteSeries? = nil
     var reports: [IngestReport] = []
     for path in paths {

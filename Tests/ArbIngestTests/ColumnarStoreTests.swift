@@ -79,6 +79,54 @@ struct ColumnarStoreTests {
     #expect(report.warnings.isEmpty)
   }
 
+  @Test func `skipping the sizes and the other clock leaves every other column as it was`() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    var direct: [IngestedFile] = []
+    for path in Self.sources {
+      if let file = try? Ingest.read(path: path, options: Self.options(folder)) { direct.append(file) }
+    }
+    let funding = folder.write("BTCUSDT-fundingRate-2025-01.csv", "calc_time,funding_interval_hours,last_funding_rate\n1735689600001,8,0.0001\n1735718400003,4,-0.00002\n")
+    direct.append(try Ingest.read(path: funding))
+    try ColumnarStore.write(direct, to: folder.path + "/cache")
+    var options = IngestOptions()
+    options.cacheColumns = .skippingSizesAndOtherClock
+    let partial = try Ingest.read(path: folder.path + "/cache", options: options)
+    let series = direct.flatMap(\.series)
+    #expect(series.contains { !$0.otherTime.isEmpty } && series.contains { !$0.fundingInterval.isEmpty }, "both clocks and funding intervals are among them")
+    #expect(partial.series.count == series.count)
+    for (a, b) in zip(series, partial.series) {
+      #expect(b.bidSize.isEmpty && b.askSize.isEmpty && b.otherTime.isEmpty, "\(a.instrument)")
+      #expect(a.time == b.time && a.fundingInterval == b.fundingInterval, "\(a.instrument)")
+      #expect(a.bid.map(\.bitPattern) == b.bid.map(\.bitPattern) && a.ask.map(\.bitPattern) == b.ask.map(\.bitPattern), "\(a.instrument)")
+    }
+    #expect(partial.report.rowsRead == (try Ingest.read(path: folder.path + "/cache")).report.rowsRead)
+  }
+
+  @Test func `a leg of several caches keeps every column to join them`() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let file = try Ingest.read(path: fixture("huobi-dm-swap_quotes_BTC-USD.csv"))
+    let whole = file.series[0]
+    let half = whole.count / 2
+    for (name, range) in [("first", 0..<half), ("second", half..<whole.count)] {
+      var part = whole
+      part.time = Array(whole.time[range])
+      part.otherTime = whole.otherTime.isEmpty ? [] : Array(whole.otherTime[range])
+      part.bid = Array(whole.bid[range])
+      part.ask = Array(whole.ask[range])
+      part.bidSize = Array(whole.bidSize[range])
+      part.askSize = Array(whole.askSize[range])
+      try ColumnarStore.write([IngestedFile(report: file.report, series: [part])], to: folder.path + "/" + name)
+    }
+    var options = IngestOptions()
+    options.cacheColumns = .skippingSizesAndOtherClock
+    let joined = try LegSpec(parsing: folder.path + "/first," + folder.path + "/second").load(options: options).series
+    #expect(whole.count > 2 && !whole.otherTime.isEmpty)
+    #expect(joined.time == whole.time && joined.otherTime == whole.otherTime)
+    #expect(joined.bidSize.map(\.bitPattern) == whole.bidSize.map(\.bitPattern) && joined.askSize.map(\.bitPattern) == whole.askSize.map(\.bitPattern))
+  }
+
   @Test func `a funding-rate series keeps its signed rates and per-point intervals`() throws {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
