@@ -142,14 +142,17 @@ public struct Scenario: Sendable, Equatable {
 
   /// The type of `key`, matching `*` patterns; `nil` for an unknown key.
   public static func type(of key: String) -> ValueType? {
+    if let type = exactTypes[key] { return type }
     let parts = key.split(separator: ".", omittingEmptySubsequences: false)
     return patterns.first { pattern in
       pattern.parts.count == parts.count && zip(pattern.parts, parts).allSatisfy { $0 == "*" ? !$1.isEmpty : $0 == $1 }
     }?.type
   }
 
-  /// `keys` split at the dots once (a sweep checks thousands of scenarios).
-  private static let patterns = keys.map { (parts: $0.key.split(separator: "."), type: $0.type) }
+  /// The keys without `*` by name, and those with one split at the dots, once (a sweep
+  /// checks every key of thousands of scenarios).
+  private static let exactTypes = Dictionary(uniqueKeysWithValues: keys.filter { !$0.key.contains("*") }.map { ($0.key, $0.type) })
+  private static let patterns = keys.filter { $0.key.contains("*") }.map { (parts: $0.key.split(separator: "."), type: $0.type) }
 
   /// An override's text as the JSON value its key's type takes.
   private static func typed(_ text: String, _ type: ValueType, key: String) throws(ScenarioError) -> Any {

@@ -42,6 +42,17 @@ struct SweepGridTests {
     #expect(error?.message.contains(c.1) == true, "\(error?.message ?? "")")
   }
 
+  @Test("every scenario key has its type, a `*` matching one non-empty part; anything else is unknown")
+  func keyTypes() {
+    for (key, type) in Scenario.keys {
+      #expect(Scenario.type(of: key.replacing("*", with: "1")) == type, "\(key)")
+      #expect(Scenario.type(of: key.replacing("*", with: "binance")) == type, "\(key)")
+    }
+    for unknown in ["strategy", "strategy.entry.x", "legs..venue", "legs.0", "costs.fees", "costs.fees.", "Strategy.entry", ""] {
+      #expect(Scenario.type(of: unknown) == nil, "\(unknown)")
+    }
+  }
+
   @Test("an axis given twice, or none")
   func axisCount() {
     #expect(throws: SweepError.self) { try SweepGrid(parsing: ["a=1", "a=2"]) }
