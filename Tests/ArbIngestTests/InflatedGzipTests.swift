@@ -305,9 +305,9 @@ struct InflatedGzipTests {
     broken.append(("second member with FHCRC", bytes + hcrc))
     for (name, data) in broken {
       let path = folder.write(name + ".csv.gz", data)
-      for chunk in [1 << 20, 4096] {
-        #expect(try Self.pipeline(path, chunk: chunk, IngestOptions()) == nil, "\(name)")
-      }
+      // Small chunks here; `Ingest.read` below takes 1 MiB ones, and would not throw
+      // had the pipeline kept the file.
+      #expect(try Self.pipeline(path, chunk: 4096, IngestOptions()) == nil, "\(name)")
       let error = #expect(throws: IngestError.self, "\(name)") { try Ingest.read(path: path) }
       let streamed = #expect(throws: IngestError.self, "\(name)") { try Ingest.read(path: path, options: Self.streaming()) }
       #expect(error != nil && error == streamed, "\(name)")
