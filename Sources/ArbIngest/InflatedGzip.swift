@@ -168,6 +168,8 @@ final class InflatedGzip: RangedBytes, @unchecked Sendable {
   /// `parallelThreshold`, or no line break after the middle).
   func split() -> Range<Int>? {
     let (rest, waiting) = progress.withLock { p in
+      // A follower not started yet counts from 0: its start, just past the header in
+      // the first 64 KiB, is still far before the middle of 16 MiB or more.
       let total = p.produced, from = p.followed
       var end = total
       if total >= parallelThreshold {
