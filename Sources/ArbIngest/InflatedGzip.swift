@@ -108,6 +108,9 @@ final class InflatedGzip: RangedBytes, @unchecked Sendable {
     return min(isize, limit)
   }
 
+  /// Whether the whole file is inflated (and accepted).
+  var isWhole: Bool { outcome == .inflated }
+
   /// Inflates on the calling thread until at least `bytes` bytes are inflated or the
   /// file ends; `false` when ISA-L refuses the file (then the follower ends too).
   func inflate(until bytes: Int) -> Bool {
