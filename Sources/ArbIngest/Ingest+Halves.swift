@@ -98,8 +98,10 @@ extension Ingest {
       error.position.line += firstLines
       throw error
     }
-    if var secondReader {
-      guard firstReader.absorb(&secondReader, lineOffset: firstLines) else { return nil }
+    // Taken out of the optional, not copied: a second reference would copy its
+    // columns when `absorb` flushes them.
+    if var second = secondReader.take() {
+      guard firstReader.absorb(&second, lineOffset: firstLines) else { return nil }
     }
     return try firstReader.finish()
   }
