@@ -12,11 +12,12 @@ let package = Package(
     .systemLibrary(name: "CBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
     .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
     .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
-    .systemLibrary(name: "CDeflate", pkgConfig: "libdeflate", providers: [.apt(["libdeflate-dev"])]),
+    // ISA-L ships no pkg-config file: the module map links it.
+    .systemLibrary(name: "CIsal", providers: [.apt(["libisal-dev"])]),
 
     // MARK: Library modules, dependencies flow one way
     .target(name: "ArbCore"),
-    .target(name: "ArbIngest", dependencies: ["ArbCore", "CZlib", "CZstd", "CDeflate"]),
+    .target(name: "ArbIngest", dependencies: ["ArbCore", "CZlib", "CZstd", "CIsal"]),
     .target(name: "ArbAnalytics", dependencies: ["ArbCore", "CBLAS"]),
     .target(name: "ArbBacktest", dependencies: ["ArbCore", "ArbAnalytics"]),
     .target(name: "ArbReport", dependencies: ["ArbCore", "ArbAnalytics", "ArbBacktest"]),

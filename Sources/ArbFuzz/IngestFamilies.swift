@@ -57,7 +57,7 @@ enum IngestFamilies {
 
   /// Read as lines with a 1 MiB decompression floor and 64 KiB lines, so that a
   /// small bomb reaches its limit quickly. A gzip input is read twice, inflated whole
-  /// in memory (libdeflate) and streamed (zlib): the two reads must agree.
+  /// in memory (ISA-L) and streamed (zlib): the two reads must agree.
   static func compressed(_ bytes: [UInt8]) -> [String] {
     var options = passes(format: nil)[1]
     options.decompression = DecompressionLimit(ratio: 250, floor: 1 << 20)

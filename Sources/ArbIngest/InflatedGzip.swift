@@ -1,128 +1,232 @@
-// The only file that imports libdeflate.
+// The only file that imports ISA-L.
 import ArbCore
-internal import CDeflate
+internal import CIsal
 import Dispatch
 import Synchronization
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif
 
-/// A gzip file inflated whole into memory by libdeflate, which inflates a member in one
-/// call, several times faster than zlib's streaming `inflate`. The inflated bytes are
-/// then read like a plain file (in two halves on two threads when large).
+/// A gzip file inflated in memory by ISA-L (Intel's igzip, several times faster than
+/// zlib's `inflate`), member after member, a chunk at a time, into one region reserved
+/// up front and never moved: the bytes inflated so far can be read while the rest
+/// inflates (`follower(from:)`), or once all of it is (`source(_:)`).
 ///
-/// Only what libdeflate accepts in full, within a size limit, is kept: a larger file, a
-/// stream it rejects (corrupt, truncated, bytes after the last member), a member with a
-/// header CRC (which libdeflate does not check) or a file that cannot be mapped is left
-/// to the streaming `GzipSource`, which reads it or reports its error exactly as it
-/// always did.
+/// Only what ISA-L accepts in full, within a size limit, is kept: a stream it refuses
+/// (corrupt, truncated, a wrong CRC-32 or length in a trailer, bytes after the last
+/// member), a member with a header CRC or reserved header flags (which zlib checks and
+/// ISA-L does not) or output over the limit makes `inflate(until:)` return `false`;
+/// the caller then leaves the file to the streaming `GzipSource`, which reads it or
+/// reports its error exactly as it always did.
 final class InflatedGzip: RangedBytes, @unchecked Sendable {
   let path: String
-  /// The inflated bytes (`count` of them), never written after `init`.
+  private let input: Compressed
+  /// The most bytes the file may inflate to.
+  private let limit: Int
+  /// The most bytes inflated between two publications of the progress.
+  private let chunk: Int
+  /// The region: `limit + 1` bytes reserved (not committed) up front. Only the
+  /// inflating thread writes it, and only past `Progress.produced`.
   private let base: UnsafeMutableRawPointer
-  let count: Int
+  /// ISA-L's state and the inflating position, used by one thread at a time (the
+  /// calling thread, then the thread that inflates the rest).
+  private let state: UnsafeMutablePointer<inflate_state>
+  private var consumed = 0
+  private var produced = 0
+  private var atMemberStart = true
+  private var outcome: Outcome? = nil
+  /// What the inflating thread publishes, and where the follower is.
+  private let progress = Mutex(Progress())
+  /// Signalled when the follower waits and more bytes (or their end) are published.
+  private let wake = DispatchSemaphore(value: 0)
 
-  /// Inflates the gzip file at `path` (memory-mapped); `nil` when it is not a regular
-  /// file that libdeflate inflates in full to at most `limit` bytes.
-  convenience init?(path: String, limit: Int) {
-    guard let file = try? MappedFile(path: path) else { return nil }
-    guard let (base, count) = file.withBytes({ Self.inflate($0, limit: limit) }) else { return nil }
-    self.init(path: path, base: base, count: count)
+  private enum Outcome { case inflated, refused }
+
+  private struct Progress {
+    /// Bytes inflated and readable.
+    var produced = 0
+    /// Where the follower stops: set by `split()`, or when the file is refused.
+    var end: Int? = nil
+    /// How far the follower has read.
+    var followed = 0
+    var waiting = false
   }
 
-  /// Inflates gzip bytes in memory; `nil` as `init(path:limit:)`, or when they are
-  /// not gzip.
-  convenience init?(bytes: [UInt8], path: String, limit: Int) {
-    guard let (base, count) = bytes.withUnsafeBytes({ Self.inflate($0, limit: limit) }) else { return nil }
-    self.init(path: path, base: base, count: count)
-  }
+  /// The compressed bytes: a mapped file or an array.
+  private enum Compressed {
+    case file(MappedFile)
+    case bytes([UInt8])
 
-  private init(path: String, base: UnsafeMutableRawPointer, count: Int) {
-    self.path = path
-    self.base = base
-    self.count = count
-  }
-
-  deinit { free(base) }
-
-  func source(_ range: Range<Int>) -> ByteSource { Slice(of: self, range) }
-
-  /// Every member of `compressed`, one after the other, into one buffer (from
-  /// `malloc`): its start and length.
-  ///
-  /// The buffer starts at the trailer's ISIZE, the last member's inflated size modulo
-  /// 2³²: the exact size of a one-member file under 4 GiB, a lower bound otherwise. A
-  /// member that does not fit doubles it (the member is inflated again), up to `limit`.
-  static func inflate(_ compressed: UnsafeRawBufferPointer, limit: Int) -> (UnsafeMutableRawPointer, Int)? {
-    let n = compressed.count
-    guard n >= 18, compressed[0] == 0x1f, compressed[1] == 0x8b, limit > 0 else { return nil }
-    let isize = (0..<4).reduce(0) { $0 | Int(compressed[n - 4 + $1]) << (8 * $1) }
-    guard isize <= limit, let decompressor = libdeflate_alloc_decompressor() else { return nil }
-    defer { libdeflate_free_decompressor(decompressor) }
-    var capacity = min(limit, max(isize, 1 << 16))
-    guard var buffer = malloc(capacity) else { return nil }
-    // A thread is worth it for a large buffer only (the size from which a file is read in halves).
-    var faulter = capacity >= parallelThreshold ? PageFaulter(buffer, count: capacity) : nil
-    var consumed = 0, produced = 0
-    while consumed < n {
-      // A member with a header CRC (flag FHCRC, which gzip itself never writes): zlib
-      // checks it, libdeflate skips it, so the file streams.
-      guard n - consumed < 4 || compressed[consumed + 3] & 0x02 == 0 else { break }
-      var read = 0, written = 0
-      let status = libdeflate_gzip_decompress_ex(
-        decompressor, compressed.baseAddress! + consumed, n - consumed, buffer + produced, capacity - produced, &read, &written)
-      if status == LIBDEFLATE_SUCCESS {
-        consumed += read
-        produced += written
-        continue
+    func withBytes<T>(_ body: (UnsafeRawBufferPointer) -> T) -> T {
+      switch self {
+      case .file(let file): file.withBytes(body)
+      case .bytes(let bytes): bytes.withUnsafeBytes(body)
       }
-      guard status == LIBDEFLATE_INSUFFICIENT_SPACE, capacity < limit else { break }
-      capacity = capacity > limit / 2 ? limit : capacity * 2
-      faulter?.stop()
-      faulter = nil
-      guard let bigger = realloc(buffer, capacity) else { break }
-      buffer = bigger
     }
-    faulter?.stop()
-    guard consumed == n else {
-      free(buffer)
+  }
+
+  /// Prepares to inflate the gzip file at `path` (memory-mapped) to at most `limit`
+  /// bytes, `chunk` bytes at a time; `nil` when it is not a regular gzip file.
+  convenience init?(path: String, limit: Int, chunk: Int = 1 << 20) {
+    guard let file = try? MappedFile(path: path) else { return nil }
+    self.init(.file(file), path: path, limit: limit, chunk: chunk)
+  }
+
+  /// Prepares to inflate gzip bytes in memory; `nil` when they are not gzip.
+  convenience init?(bytes: [UInt8], path: String, limit: Int) {
+    self.init(.bytes(bytes), path: path, limit: limit, chunk: 1 << 20)
+  }
+
+  private init?(_ input: Compressed, path: String, limit: Int, chunk: Int) {
+    guard limit > 0, chunk > 0, input.withBytes({ $0.count >= 18 && $0[0] == 0x1f && $0[1] == 0x8b }) else { return nil }
+    // Reserved, not committed: pages exist once written, so a large limit costs nothing.
+    let region = mmap(nil, limit + 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
+    guard let region, region != MAP_FAILED else { return nil }
+    // Fewer, larger pages: faulting in the written region costs less.
+    _ = madvise(region, limit + 1, MADV_HUGEPAGE)
+    self.input = input
+    self.path = path
+    self.limit = limit
+    self.chunk = chunk
+    base = region
+    state = .allocate(capacity: 1)
+    isal_inflate_init(state)
+  }
+
+  deinit {
+    munmap(base, limit + 1)
+    state.deallocate()
+  }
+
+  /// Bytes inflated so far (all of them once `inflate(until: .max)` returned `true`).
+  var count: Int { progress.withLock { $0.produced } }
+
+  /// The inflated size the last member's trailer gives (modulo 2³²), within the limit:
+  /// the size of a one-member file under 4 GiB, to size the columns.
+  var sizeHint: Int {
+    let isize = input.withBytes { bytes in (0..<4).reduce(0) { $0 | Int(bytes[bytes.count - 4 + $1]) << (8 * $1) } }
+    return min(isize, limit)
+  }
+
+  /// Whether the whole file is inflated (and accepted).
+  var isWhole: Bool { outcome == .inflated }
+
+  /// Inflates on the calling thread until at least `bytes` bytes are inflated or the
+  /// file ends; `false` when ISA-L refuses the file (then the follower ends too).
+  func inflate(until bytes: Int) -> Bool {
+    while outcome == nil && produced < bytes { step() }
+    return outcome != .refused
+  }
+
+  /// Inflates the next chunk and publishes it.
+  private func step() {
+    let result = input.withBytes { compressed -> Outcome? in
+      let n = compressed.count
+      if atMemberStart {
+        // zlib checks a header CRC (flag FHCRC, never written by gzip) and refuses
+        // reserved flags; ISA-L does neither, so such a file streams.
+        guard n - consumed < 4 || compressed[consumed + 3] & 0xE2 == 0 else { return .refused }
+        isal_inflate_reset(state)
+        state.pointee.crc_flag = UInt32(ISAL_GZIP)
+        atMemberStart = false
+      }
+      let start = UnsafeMutablePointer(mutating: compressed.baseAddress!.assumingMemoryBound(to: UInt8.self))
+      let before = (consumed, produced)
+      state.pointee.next_in = start + consumed
+      state.pointee.avail_in = UInt32(min(n - consumed, Int(UInt32.max)))
+      // One byte past the limit, so that a member ending exactly at it is not stalled.
+      let room = min(chunk, limit + 1 - produced)
+      state.pointee.next_out = (base + produced).assumingMemoryBound(to: UInt8.self)
+      state.pointee.avail_out = UInt32(room)
+      let status = isal_inflate(state)
+      consumed = start.distance(to: state.pointee.next_in)
+      produced += room - Int(state.pointee.avail_out)
+      // ISA-L checks each trailer's CRC-32 and length (`ISAL_INCORRECT_CHECKSUM`).
+      guard status == ISAL_DECOMP_OK, produced <= limit else { return .refused }
+      if state.pointee.block_state == ISAL_BLOCK_FINISH {
+        atMemberStart = true
+        return consumed == n ? .inflated : nil
+      }
+      // The input ran out before the member's end, or nothing moved.
+      if (consumed == n && state.pointee.avail_out > 0) || (consumed, produced) == before { return .refused }
       return nil
     }
-    return (buffer, produced)
+    outcome = result
+    let waiting = progress.withLock { p in
+      if result == .refused {
+        // What the follower read is thrown away with the rest: let it end.
+        p.end = p.produced
+      } else {
+        p.produced = produced
+      }
+      defer { p.waiting = false }
+      return p.waiting
+    }
+    if waiting { wake.signal() }
   }
 
-  /// Faults in a buffer's pages on another thread, from its end backwards, while the
-  /// caller writes it from the start: the kernel's work of handing out fresh pages
-  /// (about a fifth of inflating a large file) then runs on the other core. Only
-  /// populates pages (`MADV_POPULATE_WRITE`), never writes to them; a kernel without it
-  /// (before Linux 5.14) refuses and nothing happens.
-  private final class PageFaulter: Sendable {
-    private let stopping = Mutex(false)
-    private let finished = DispatchSemaphore(value: 0)
+  /// Once the file is inflated, ends the follower's part just after the first line
+  /// break at or after the middle of what it has not read yet; returns the rest, or
+  /// `nil` when the follower reads everything (an inflated file under
+  /// `parallelThreshold`, or no line break after the middle).
+  func split() -> Range<Int>? {
+    let (rest, waiting) = progress.withLock { p in
+      // A follower not started yet counts from 0: its start, just past the header in
+      // the first 64 KiB, is still far before the middle of 16 MiB or more.
+      let total = p.produced, from = p.followed
+      var end = total
+      if total >= parallelThreshold {
+        let middle = from + (total - from) / 2
+        if let newline = memchr(base + middle, 10, total - middle) { end = base.distance(to: newline) + 1 }
+      }
+      p.end = end
+      defer { p.waiting = false }
+      return (end < total ? end..<total : nil, p.waiting)
+    }
+    if waiting { wake.signal() }
+    return rest
+  }
 
-    init(_ start: UnsafeMutableRawPointer, count: Int) {
-      let page = Int(sysconf(Int32(_SC_PAGESIZE)))
-      let first = (Int(bitPattern: start) + page - 1) & ~(page - 1)
-      let end = (Int(bitPattern: start) + count) & ~(page - 1)
-      DispatchQueue.global().async { [self] in
-        var upper = end
-        while upper > first && !stopping.withLock({ $0 }) {
-          let lower = max(first, upper - (4 << 20))
-          _ = madvise(UnsafeMutableRawPointer(bitPattern: lower), upper - lower, MADV_POPULATE_WRITE)
-          upper = lower
+  /// The inflated bytes from `start` (already inflated) on, read as they are inflated:
+  /// a read waits for the next chunk; they end where `split()` says. One per file.
+  func follower(from start: Int) -> ByteSource {
+    progress.withLock { $0.followed = start }
+    return Follower(of: self)
+  }
+
+  /// A range of the bytes inflated so far, read as a file.
+  func source(_ range: Range<Int>) -> ByteSource { Slice(of: self, range) }
+
+  private final class Follower: ByteSource {
+    private let owner: InflatedGzip
+    var path: String { owner.path }
+
+    init(of owner: InflatedGzip) { self.owner = owner }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+      guard buffer.count > 0 else { return 0 }
+      while true {
+        // The range taken, or nil to wait for more.
+        let taken = owner.progress.withLock { p -> Range<Int>? in
+          let available = (p.end ?? p.produced) - p.followed
+          guard available > 0 else {
+            if p.end != nil { return p.followed..<p.followed }
+            p.waiting = true
+            return nil
+          }
+          defer { p.followed += min(available, buffer.count) }
+          return p.followed..<p.followed + min(available, buffer.count)
         }
-        finished.signal()
+        guard let taken else {
+          owner.wake.wait()
+          continue
+        }
+        buffer.baseAddress!.copyMemory(from: owner.base + taken.lowerBound, byteCount: taken.count)
+        return taken.count
       }
     }
-
-    /// Stops the thread and waits for it. Call once.
-    func stop() {
-      stopping.withLock { $0 = true }
-      finished.wait()
-    }
   }
 
-  /// A range of the inflated bytes, read as a file.
   private final class Slice: ByteSource {
     private let owner: InflatedGzip
     private var offset: Int

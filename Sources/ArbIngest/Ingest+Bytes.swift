@@ -18,7 +18,8 @@ extension Ingest {
     }
     guard options.format == .freqtradeOHLCV else {
       let inflated = InflatedGzip(bytes: bytes, path: path, limit: options.gzipInMemoryBytes(compressed: bytes.count))
-      let source = inflated.map { $0.source(0..<$0.count) } ?? stream()
+      let whole = inflated.flatMap { $0.inflate(until: .max) ? $0.source(0..<$0.count) : nil }
+      let source = whole ?? stream()
       // A small input needs no 1 MiB buffer (the buffer grows for longer lines).
       return try readLines(source, options: options, expectedRows: 1024, chunkSize: min(1 << 20, max(4096, bytes.count + 1)))
     }

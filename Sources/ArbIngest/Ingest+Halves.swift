@@ -5,18 +5,16 @@ import ArbCore
 import Dispatch
 import Synchronization
 
-/// Plain files of at least this size are parsed as two halves on two threads.
+/// Plain and inflated files of at least this size are parsed as two parts on two threads.
 let parallelThreshold = 16 << 20
 
 extension Ingest {
-  /// Reads a plain file (or a gzip file inflated in memory) as two halves in parallel: the header first, then the rows
-  /// before and after a line break near the middle, each into its own builders; the
-  /// second half's rows then follow the first's (its line numbers shifted by the
-  /// first half's line count). Returns `nil` when the halves cannot simply be joined
-  /// (a row of the second half goes back before the first half's last row, or no
-  /// line break near the middle), and the caller reads the file in one pass.
-  static func readInTwoHalves(_ input: some RangedBytes, options: IngestOptions) throws -> IngestedFile? {
-    let path = input.path, size = input.count
+  /// Reads a plain file as two halves in parallel: the rows before and after a line
+  /// break near the middle (`readInTwoParts`). `nil` when there is no line break near
+  /// the middle or the halves cannot simply be joined: the caller reads the file in
+  /// one pass.
+  static func readInTwoHalves(_ input: PlainFile, options: IngestOptions) throws -> IngestedFile? {
+    let size = input.count
     let window = 1 << 16
     let head = try input.bytes(0..<min(size, window))
     guard let headerEnd = head.firstIndex(of: 10) else { return nil }
@@ -24,44 +22,74 @@ extension Ingest {
     guard let breakOffset = middle.firstIndex(of: 10) else { return nil }
     let split = size / 2 + breakOffset + 1
     guard split > headerEnd + 1, split < size else { return nil }
+    return try readInTwoParts(
+      path: input.path, head: head, expectedRows: size / 48, options: options,
+      first: { try input.source($0..<split) },
+      second: { (try input.source(split..<size), (size - split) / 48) })
+  }
 
-    // The second half is appended to the first: room for both from the start.
-    var first = FileReader(path: path, options: options, expectedRows: size / 48)
+  /// Reads a line-based file as two parts on two threads: the header (the first line
+  /// of `head`, the file's first bytes) on the calling thread, then the rows of the
+  /// first part (`first`, given where the header ends) and of the second (`second`,
+  /// called on the other thread: the rows after the first part's and how many are
+  /// expected, or `nil` when the first part holds them all), each into its own
+  /// builders. The second part's rows then follow the first's (its line numbers
+  /// shifted by the first part's line count), and the first part's error comes first.
+  /// Returns `nil` when the parts cannot simply be joined (an order book, a wide file,
+  /// a row of the second part going back before the first part's last row, no line
+  /// break in `head`), and the caller reads the file in one pass.
+  static func readInTwoParts(
+    path: String, head: [UInt8], expectedRows: Int, options: IngestOptions,
+    first: @Sendable (Int) throws -> ByteSource, second: @Sendable () throws -> (source: ByteSource, expectedRows: Int)?
+  ) throws -> IngestedFile? {
+    guard let headerEnd = head.firstIndex(of: 10) else { return nil }
+    // The second part is appended to the first: room for both from the start.
+    var firstReader = FileReader(path: path, options: options, expectedRows: expectedRows)
     try head.withUnsafeBufferPointer { bytes throws(IngestError) in
-      try first.consume(line: LineReader.trim(UnsafeMutablePointer(mutating: bytes.baseAddress!), headerEnd, first: true), number: 1)
+      try firstReader.consume(line: LineReader.trim(UnsafeMutablePointer(mutating: bytes.baseAddress!), headerEnd, first: true), number: 1)
     }
-    // An order book is rebuilt row after row: no second half can start mid-file. A
-    // wide file's series are made from its header, which a second half does not see.
-    if first.books != nil || first.layout.venueColumns != nil { return nil }
-    var second = first.halfReader(expectedRows: (size - split) / 48)
+    // An order book is rebuilt row after row: no second part can start mid-file. A
+    // wide file's series are made from its header, which a second part does not see.
+    if firstReader.books != nil || firstReader.layout.venueColumns != nil { return nil }
+    // The second part's reader is made from the header's state once its size is
+    // known, on the other thread, which only reads it.
+    nonisolated(unsafe) let header = firstReader
+    var secondReader: FileReader? = nil
 
     let results = Mutex<[Result<Int, any Error>?]>([nil, nil])
-    withUnsafeMutablePointer(to: &first) { firstReader in
-      withUnsafeMutablePointer(to: &second) { secondReader in
+    withUnsafeMutablePointer(to: &firstReader) { firstReader in
+      withUnsafeMutablePointer(to: &secondReader) { secondReader in
         // Each thread touches only its own reader.
         nonisolated(unsafe) let readers = (firstReader, secondReader)
+        // The second part is iteration 0: the first part may wait for what `second`
+        // does, never the other way round, so even one thread running both in order
+        // finishes.
         DispatchQueue.concurrentPerform(iterations: 2) { k in
           let result = Result<Int, any Error> {
-            if k == 0 {
-              var lines = LineReader(source: try input.source(headerEnd + 1..<split), firstLineNumber: 2, maxLineBytes: options.maxLineBytes)
+            if k == 1 {
+              var lines = LineReader(source: try first(headerEnd + 1), firstLineNumber: 2, maxLineBytes: options.maxLineBytes)
               defer { lines.close() }
               return try lines.forEachLine { line, number throws(IngestError) in
                 try readers.0.pointee.consume(line: line, number: number)
               }
-            } else {
-              var lines = LineReader(source: try input.source(split..<size), atFileStart: false, maxLineBytes: options.maxLineBytes)
-              defer { lines.close() }
-              return try lines.forEachLine { line, number throws(IngestError) in
-                try readers.1.pointee.consume(line: line, number: number)
-              }
+            }
+            guard let (source, rows) = try second() else { return 0 }
+            // Its rows would be thrown away after the first part's error.
+            if case .failure = results.withLock({ $0[0] }) { return 0 }
+            var reader = header.halfReader(expectedRows: rows)
+            defer { readers.1.pointee = reader }
+            var lines = LineReader(source: source, atFileStart: false, maxLineBytes: options.maxLineBytes)
+            defer { lines.close() }
+            return try lines.forEachLine { line, number throws(IngestError) in
+              try reader.consume(line: line, number: number)
             }
           }
-          results.withLock { $0[k] = result }
+          results.withLock { $0[1 - k] = result }
         }
       }
     }
     let (firstResult, secondResult) = results.withLock { ($0[0]!, $0[1]!) }
-    // The first half's error comes first in the file; the second half's lines are
+    // The first part's error comes first in the file; the second part's lines are
     // numbered from its own start until shifted.
     let firstLines = try firstResult.get()
     do {
@@ -70,8 +98,12 @@ extension Ingest {
       error.position.line += firstLines
       throw error
     }
-    guard first.absorb(&second, lineOffset: firstLines) else { return nil }
-    return try first.finish()
+    // Taken out of the optional, not copied: a second reference would copy its
+    // columns when `absorb` flushes them.
+    if var second = secondReader.take() {
+      guard firstReader.absorb(&second, lineOffset: firstLines) else { return nil }
+    }
+    return try firstReader.finish()
   }
 }
 

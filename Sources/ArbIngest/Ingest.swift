@@ -38,10 +38,10 @@ public struct IngestOptions: Sendable {
   public var maxLineBytes = 16 << 20
   /// How far a compressed file may inflate (`DecompressionLimit`).
   public var decompression = DecompressionLimit()
-  /// The largest gzip file, in inflated bytes, that is inflated whole in memory with
-  /// libdeflate and then read like a plain file; a larger one (or one libdeflate
-  /// rejects) streams through zlib. Never above `decompression`'s limit, so a bomb
-  /// stops with the same error; 0 streams every gzip file.
+  /// The largest gzip file, in inflated bytes, that is inflated in memory with ISA-L
+  /// and parsed while it inflates; a larger one (or one ISA-L refuses) streams through
+  /// zlib. Never above `decompression`'s limit, so a bomb stops with the same error;
+  /// 0 streams every gzip file.
   public var gzipInMemoryLimit = 1 << 31
   /// Keep the book behind each quote (`QuoteSeries.depth`) where the source has one:
   /// every level of a Tardis `book_snapshot_N` row, the best `depthLevels` of a book
@@ -137,9 +137,9 @@ public struct IngestedFile: Sendable {
 /// Reads recorded files into `QuoteSeries`.
 public enum Ingest {
   /// Reads the file at `path`, plain or compressed. A gzip file up to
-  /// `IngestOptions.gzipInMemoryLimit` is inflated whole in memory (`InflatedGzip`)
-  /// and read like a plain file; other compressed files are streamed in chunks. A
-  /// large plain or inflated file is read as two halves on two threads (same result,
+  /// `IngestOptions.gzipInMemoryLimit` is inflated in memory by ISA-L (`InflatedGzip`)
+  /// and parsed while it inflates; other compressed files are streamed in chunks. A
+  /// large plain or inflated file is read as two parts on two threads (same result,
   /// same row accounting). A JSON source (named, or detected by `JSONSources`) goes
   /// to its JSON reader; a columnar cache folder (`arbkit convert`) is opened by
   /// `ColumnarStore`.
@@ -158,17 +158,19 @@ public enum Ingest {
     switch try Compression.detect(path: path) {
     case .none: return try read(PlainFile(path: path, count: size), options: options)
     case .gzip:
-      if let inflated = InflatedGzip(path: path, limit: options.gzipInMemoryBytes(compressed: size)) {
-        return try read(inflated, options: options)
+      if let inflated = InflatedGzip(path: path, limit: options.gzipInMemoryBytes(compressed: size)),
+        let file = try read(inflated, options: options)
+      {
+        return file
       }
     case .zip, .zstd: break
     }
     return try readSequentially(path: path, options: options, size: size)
   }
 
-  /// Reads a plain file or inflated bytes: in two halves on two threads when large
-  /// (and they can be joined), in one pass otherwise.
-  static func read(_ input: some RangedBytes, options: IngestOptions) throws -> IngestedFile {
+  /// Reads a plain file: in two halves on two threads when large (and they can be
+  /// joined), in one pass otherwise.
+  static func read(_ input: PlainFile, options: IngestOptions) throws -> IngestedFile {
     if options.splitLargeFiles && input.count >= parallelThreshold, let file = try readInTwoHalves(input, options: options) {
       return file
     }

@@ -153,7 +153,7 @@ struct PrefetchTests {
     let error = #expect(throws: IngestError.self) { try Ingest.read(path: cut, options: streaming) }
     #expect(error?.reason == .truncatedCompressedStream(detail: "gzip data ends after \(kept) bytes in the middle of a member"))
     #expect((error?.position.line ?? 0) > 1000 && error?.position.column == 1)
-    // Read with the default options, libdeflate refuses it and the stream reports it.
+    // Read with the default options, ISA-L refuses it and the stream reports it.
     let inMemory = #expect(throws: IngestError.self) { try Ingest.read(path: cut) }
     #expect(inMemory != nil && inMemory == error)
   }
