@@ -3,7 +3,7 @@ import Foundation
 /// `arbkit sweep` over the benchmark scenario, as a user runs it: a child process that
 /// opens the two caches, aligns them, builds the first-passage index, runs one
 /// simulation per (entry, exit) and prices it for each fee, and writes one CSV row per
-/// cell. Timed from spawn to exit; peak memory is the child's `ru_maxrss`.
+/// cell. Timed from spawn to exit; peak memory as GNU time reports it (`spawnMeasuringPeak`).
 struct SweepMeasurement {
   struct Run {
     var cells: Int
@@ -21,12 +21,11 @@ struct SweepMeasurement {
     let out = "\(folder)/sweep_\(data.rows).csv"
     func sweep(entries: Int, jobs: Int, grid: [String]? = nil) throws -> (seconds: Double, peak: Int) {
       let arguments = [arbkit, "sweep", data.scenario] + (grid ?? data.grid(entries: entries)) + ["--jobs", "\(jobs)", "--quiet", "--out", out]
-      var usage = rusage()
-      let seconds = try timed { usage = try spawn(arguments, stdout: "/dev/null") }
-      return (seconds, Int(usage.ru_maxrss) * 1024)
+      var peak = 0
+      let seconds = try timed { peak = try spawnMeasuringPeak(arguments, stdout: "/dev/null") }
+      return (seconds, peak)
     }
     var runs: [Run] = []
-    // Memory first, while this process is small (see SwiftMeasurement.run).
     let small = try sweep(entries: 2, jobs: 2)
     for jobs in [1, 2] {
       FileHandle.standardError.write(Data("measuring arbkit sweep, 1000 cells, --jobs \(jobs)\n".utf8))

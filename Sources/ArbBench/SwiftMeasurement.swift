@@ -25,9 +25,6 @@ struct SwiftMeasurement {
   var check: [String: Double]
 
   static func run(files: [String], repeats: Int, arbkit: String) throws -> SwiftMeasurement {
-    // First, while this process is still small: a spawned child's `ru_maxrss` also
-    // counts the parent's resident memory at the spawn (Linux records the old address
-    // space's high-water mark at exec).
     let peak = try peakMemory(arbkit: arbkit, files: files)
     let bytes = files.reduce(0) { $0 + ((try? FileManager.default.attributesOfItem(atPath: $1)[.size] as? Int) ?? 0) }
     var ingest: [Double] = [], align: [Double] = [], stats: [Double] = [], full: [Double] = []
@@ -56,12 +53,23 @@ struct SwiftMeasurement {
       columnBytes: legs.reduce(0) { $0 + $1.columnBytes }, check: check)
   }
 
-  /// Peak resident memory of `arbkit premium` over the files: the child's own
-  /// `ru_maxrss` from `wait4`.
+  /// Peak resident memory of `arbkit premium` over the files.
   static func peakMemory(arbkit: String, files: [String]) throws -> Int {
-    let arguments = [arbkit, "premium", "--max-stale", "5s", "--format", "json"] + files.flatMap { ["--leg", $0] }
-    return Int(try spawn(arguments, stdout: "/dev/null").ru_maxrss) * 1024
+    try spawnMeasuringPeak([arbkit, "premium", "--max-stale", "5s", "--format", "json"] + files.flatMap { ["--leg", $0] }, stdout: "/dev/null")
   }
+}
+
+/// Runs `arguments` under GNU time (`/usr/bin/time`) and returns the command's peak
+/// resident memory in bytes. A child spawned by this process directly would report at
+/// least this process's own peak: Linux carries the parent's high-water mark into the
+/// child's `ru_maxrss` at exec. time forks the command from its own small process.
+func spawnMeasuringPeak(_ arguments: [String], stdout: String) throws -> Int {
+  let file = NSTemporaryDirectory() + "/arbkit-bench-peak-\(getpid())"
+  defer { unlink(file) }
+  _ = try spawn(["/usr/bin/time", "-f", "%M", "-o", file] + arguments, stdout: stdout)
+  let text = try String(contentsOfFile: file, encoding: .utf8)
+  guard let kilobytes = text.split(separator: "\n").last.flatMap({ Int($0) }) else { throw BenchError("no peak memory from /usr/bin/time: '\(text)'") }
+  return kilobytes * 1024
 }
 
 /// Runs `arguments` (the program's path first) with stdout to `stdout`, waits for it

@@ -79,7 +79,6 @@ if formatRows > 0 && parts.contains("formats") {
 }
 if !parts.isDisjoint(with: ["backtest", "sweep"]) {
   let data = try ConvergenceData(rows: convergenceRows, folder: folder)
-  // The sweep first: its child's peak memory must not include this process's columns.
   let sweep = parts.contains("sweep") ? try SweepMeasurement.run(data, arbkit: arbkit, folder: folder, repeats: repeats) : nil
   var backtest: BacktestMeasurement? = nil
   if parts.contains("backtest") {
