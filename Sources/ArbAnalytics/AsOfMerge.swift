@@ -96,11 +96,10 @@ struct AsOfMerge {
                   quotes[k] = bids[k][c]
                   quotes[legCount + k] = asks[k][c]
                 }
-                // Usable: quoted, both sides finite and positive (an empty side is nan), fresh.
-                // An unusable leg stays so until its cursor moves (age only grows), so
-                // its quote is set to nan until then and no point reads it.
-                let bid = quotes[k], ask = quotes[legCount + k]
-                if c < 0 || !(bid > 0 && bid < .infinity) || !(ask > 0 && ask < .infinity) || t - column[c] > limit[k] {
+                // Usable: quoted, and `isUsable`. An unusable leg stays so until its
+                // cursor moves (age only grows), so its quote is set to nan until then
+                // and no point reads it.
+                if c < 0 || !Self.isUsable(bid: quotes[k], ask: quotes[legCount + k], age: t - column[c], limit: limit[k]) {
                   quotes[k] = .nan
                   quotes[legCount + k] = .nan
                 } else {
@@ -161,11 +160,9 @@ extension AsOfMerge {
                 c1 += 1
                 next1 = next(time1, after: c1)
               }
-              // Usable: both sides finite and positive, fresh (as in `forEachPoint`).
               let (b0, a0, b1, a1) = (bid0[c0], ask0[c0], bid1[c1], ask1[c1])
-              let fresh0 = t - time0[c0] <= limit0, fresh1 = t - time1[c1] <= limit1
-              let usable0 = fresh0 && b0 > 0 && b0 < .infinity && a0 > 0 && a0 < .infinity
-              let usable1 = fresh1 && b1 > 0 && b1 < .infinity && a1 > 0 && a1 < .infinity
+              let usable0 = Self.isUsable(bid: b0, ask: a0, age: t - time0[c0], limit: limit0)
+              let usable1 = Self.isUsable(bid: b1, ask: a1, age: t - time1[c1], limit: limit1)
               cursor[0] = c0
               cursor[1] = c1
               quotes[0] = usable0 ? b0 : .nan
@@ -180,6 +177,13 @@ extension AsOfMerge {
         }
       }
     }
+  }
+
+  /// Whether a leg's quote can make a point valid: both sides finite and positive (an
+  /// empty side is nan), and no older than the leg's staleness limit.
+  @inline(__always)
+  static func isUsable(bid: Double, ask: Double, age: Int64, limit: Int64) -> Bool {
+    bid > 0 && bid < .infinity && ask > 0 && ask < .infinity && age <= limit
   }
 
   /// Whether at some time at least `required` legs lie between their first and last
