@@ -59,8 +59,10 @@ struct FirstPassage: Sendable {
           }
           var extreme = Test.furthest(lanes)
           while p < end {
-            nan .|= SIMDMask(repeating: column[p].isNaN)
-            extreme = Test.further(SIMD8(repeating: extreme), SIMD8(repeating: column[p]))[0]
+            let value = column[p]
+            nan .|= SIMDMask(repeating: value.isNaN)
+            // A value that passes the extreme as a threshold lies further (or equals it).
+            if Test.passes(value, extreme) { extreme = value }
             p += 1
           }
           result[b] = extreme
