@@ -22,8 +22,9 @@ let package = Package(
     .target(name: "ArbBacktest", dependencies: ["ArbCore", "ArbAnalytics"]),
     .target(name: "ArbReport", dependencies: ["ArbCore", "ArbAnalytics", "ArbBacktest"]),
     .target(name: "ArbCLI", dependencies: ["ArbCore", "ArbIngest", "ArbAnalytics", "ArbBacktest", "ArbReport"]),
-    // Fuzz targets, one per parser family (`make fuzz` runs them under libFuzzer).
-    .target(name: "ArbFuzz", dependencies: ["ArbCore", "ArbIngest"]),
+    // Fuzz targets, one per parser family and two for whole commands (`make fuzz` runs
+    // them under libFuzzer).
+    .target(name: "ArbFuzz", dependencies: ["ArbCore", "ArbIngest", "ArbCLI"]),
     // Counts the benchmark's heap allocations (linked into arbkit-bench only).
     .target(name: "CMallocCount"),
 

@@ -1,4 +1,4 @@
-/// A fuzz target: one parser family fed arbitrary bytes, checked for crashes (by the
+/// A fuzz target: one parser family (or one group of commands) fed arbitrary bytes, checked for crashes (by the
 /// fuzzer), hangs, unbounded allocation and broken invariants (here).
 ///
 /// `arbkit-fuzz` runs one of them under libFuzzer (`make fuzz`); the test suite replays
@@ -24,6 +24,8 @@ public struct FuzzTarget: Sendable {
     FuzzTarget(name: "compressed", summary: "a gzip, zip or zstd file, inflated to its end", run: IngestFamilies.compressed),
     FuzzTarget(name: "numbers", summary: "one field: decimal (against strtod), integer, scaled and every time form", run: ParserFamilies.numbers),
     FuzzTarget(name: "fields", summary: "a delimiter byte, a quote byte, then one line to split", run: ParserFamilies.fields),
+    FuzzTarget(name: "cli-data", summary: "an arbkit data command's words and its small files", run: CommandFamilies.data),
+    FuzzTarget(name: "cli-scenario", summary: "a backtest, sweep, merge or report command's words and its files", run: CommandFamilies.scenario),
   ]
 
   /// The target called `name`.
