@@ -67,41 +67,15 @@ public enum ArbCLI {
     }
   }
 
-  /// Prints an error from running a command and maps it to its exit code.
+  /// Prints an error from running a command and maps it to its exit code: a
+  /// `Diagnostic` by its kind, anything else (a defect of ours) as a failure, exit 1.
   static func report(_ error: any Error, terminal: inout Terminal) -> ExitCode {
-    switch error {
-    case let error as IngestError:
-      terminal.printError("\(error)")
-      return .dataError
-    case let error as FileError:
-      terminal.printError("\(error)")
-      if case .missing = error { return .noInput }
-      return .ioError
-    case let error as CacheError:
-      terminal.printError("\(error)")
-      return .dataError
-    case let error as SpecError:
-      terminal.printError("\(error)")
-      return .dataError
-    case let error as AlignmentError:
-      terminal.printError("arbkit: error: \(error)")
-      return .dataError
-    case let error as FundingError:
-      terminal.printError("arbkit: error: \(error)")
-      return .dataError
-    case let error as LegSpecError:
-      terminal.printError("arbkit: error: \(error)")
-      return .usage
-    case let error as RegistryError:
-      terminal.printError("\(error)")
-      return .dataError
-    case let error as SweepResultsError:
-      terminal.printError("\(error)")
-      return .dataError
-    default:
+    guard let diagnostic = error as? any Diagnostic else {
       terminal.printError("arbkit: error: \(error)")
       return .failure
     }
+    terminal.printError(diagnostic.frame)
+    return ExitCode(diagnostic.kind)
   }
 
   static var overview: String {

@@ -4,6 +4,11 @@ import ArbIngest
 /// Exit codes, following sysexits as swift-argument-parser does.
 public enum ExitCode: Int32, Sendable {
   case success = 0, failure = 1, usage = 64, dataError = 65, noInput = 66, ioError = 74
+
+  /// The exit code of a diagnostic of `kind`.
+  public init(_ kind: DiagnosticKind) {
+    self = ExitCode(rawValue: kind.exitCode) ?? .failure
+  }
 }
 
 /// One `arbkit` subcommand: parsing (`init`) is separate from running (`run`).

@@ -1,0 +1,54 @@
+import ArbAnalytics
+@testable import ArbBacktest
+@testable import ArbCLI
+@testable import ArbCore
+@testable import ArbIngest
+@testable import ArbReport
+import Testing
+
+/// Every error type a command can throw, reported through the CLI's one mapping: its
+/// exit code and its single `…: error: …` line.
+@Suite struct DiagnosticTests {
+  static let here = SourcePosition(path: "a.csv", line: 3, column: 7)
+  static let instrument = Instrument(venue: "upbit", market: .spot, symbol: "KRW-XYZ")
+
+  static let cases: [(error: any Error, code: ExitCode, line: String)] = [
+    (IngestError(.emptyFile, at: here), .dataError, "a.csv:3:7: error: "),
+    (FileError.missing(path: "nope.csv"), .noInput, "nope.csv: error: no such file"),
+    (FileError.unreadable(path: "a.csv", reason: "permission denied"), .ioError, "a.csv: error: cannot read, permission denied"),
+    (CacheError.corrupt(file: "c/manifest.json", reason: "rows"), .dataError, "c/manifest.json: error: corrupt cache, rows"),
+    (SpecError(path: "s.json", message: "bad"), .dataError, "s.json: error: bad"),
+    (LegSpecError(message: "bad leg"), .usage, "arbkit: error: bad leg"),
+    (AlignmentError.tooFewLegs(count: 1), .dataError, "arbkit: error: need at least two legs, was 1"),
+    (FundingError("no funding"), .dataError, "arbkit: error: no funding"),
+    (RegistryError(message: "r.json: error: bad fee"), .dataError, "r.json: error: bad fee"),
+    (SweepResultsError(path: "s.csv", line: 2, message: "torn row"), .dataError, "s.csv:2:1: error: torn row"),
+    (ScenarioError(path: "s.json", message: "bad key"), .usage, "s.json: error: bad key"),
+    (SweepError("too many cells"), .usage, "arbkit: error: too many cells"),
+    (GrammarError(grammar: "{X}", detail: "names no base"), .dataError, "arbkit: error: symbol grammar '{X}' names no base"),
+    (ResolveError(instrument: instrument, reason: .notTradable), .usage, "arbkit: error: 'upbit:spot:KRW-XYZ' is an FX series"),
+  ]
+
+  @Test(arguments: cases.indices)
+  func mapsToItsExitCodeAndOneLine(_ index: Int) {
+    let c = Self.cases[index]
+    var terminal = Terminal()
+    #expect(ArbCLI.report(c.error, terminal: &terminal) == c.code)
+    #expect(terminal.errors.hasPrefix(c.line), "\(terminal.errors)")
+    #expect(terminal.errors.split(separator: "\n").count == 1)
+  }
+
+  /// A failure that is no diagnostic is a defect of ours: exit 1, still one line.
+  @Test func anythingElseIsAFailure() {
+    struct Unexpected: Error {}
+    var terminal = Terminal()
+    #expect(ArbCLI.report(Unexpected(), terminal: &terminal) == .failure)
+    #expect(terminal.errors.hasPrefix("arbkit: error: "))
+  }
+
+  @Test(arguments: DiagnosticKind.allCases)
+  func everyKindHasADocumentedCode(_ kind: DiagnosticKind) {
+    #expect([64, 65, 66, 74].contains(ExitCode(kind).rawValue))
+    #expect(ExitCode(kind).rawValue == kind.exitCode)
+  }
+}
