@@ -2,7 +2,7 @@
 @preconcurrency import Glibc
 #endif
 
-/// Writes synthetic venue files in the real column layouts (docs/formats.md): Binance
+/// Writes synthetic venue files in the real column layouts (docs/sources.md): Binance
 /// USDⓈ-M `bookTicker` and `aggTrades` with their headers, and Bybit `trading` files
 /// with decimal-second timestamps. Seeded: the same rows on every run.
 ///

@@ -1,6 +1,6 @@
 import ArbCore
 
-// Bybit public trading history (public.bybit.com, formats.md §3.1): derivatives trades
+// Bybit public trading history (public.bybit.com, sources.md §3.1): derivatives trades
 // `trading/{SYMBOL}/{SYMBOL}{YYYY-MM-DD}.csv.gz` with decimal-second timestamps and an
 // optional trailing `RPI` column, and spot trades `spot/{SYMBOL}/{SYMBOL}_{DATE}.csv.gz`
 // with integer-ms timestamps and no symbol column. Rows are not known to be sorted:

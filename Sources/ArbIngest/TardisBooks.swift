@@ -7,7 +7,7 @@ import ArbCore
 
 /// Headers and layouts of the Tardis.dev book files.
 enum TardisBooks {
-  /// `quotes` header; `book_ticker` is assumed to share it (formats.md §1.4).
+  /// `quotes` header; `book_ticker` is assumed to share it (sources.md §1.4).
   static let quotesHeader = "exchange,symbol,timestamp,local_timestamp,ask_amount,ask_price,bid_price,bid_amount"
 
   /// `book_snapshot_N` header: the four common columns, then per level i = 0..<N

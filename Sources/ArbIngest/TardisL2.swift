@@ -1,6 +1,6 @@
 import ArbCore
 
-// Tardis.dev `incremental_book_L2` (formats.md §1.7): one row per changed price level,
+// Tardis.dev `incremental_book_L2` (sources.md §1.7): one row per changed price level,
 // `exchange,symbol,timestamp,local_timestamp,is_snapshot,side,price,amount`, where
 // `amount` is the level's new absolute size (`0` deletes it). The book of each
 // instrument is rebuilt in file order and read as one top-of-book quote per instant of

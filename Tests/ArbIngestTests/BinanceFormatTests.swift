@@ -7,7 +7,7 @@ import Testing
 
 // Binance public data (data.binance.vision): real spot klines without a header, the
 // same rows in µs and with a futures header, hand-made bookTicker/aggTrades/trades
-// files laid out as formats.md §2.3 lists them, and the same files inside zips.
+// files laid out as sources.md §2.3 lists them, and the same files inside zips.
 
 /// Zips `file` into `folder` with the system `zip` (or Python's `zipfile` when there is
 /// none). `stored` keeps the bytes as they are; `streamed` writes the entry from a pipe,

@@ -8,7 +8,7 @@ import Testing
 // Binance public data rate and reference-price files: `fundingRate` (monthly, header
 // `calc_time,funding_interval_hours,last_funding_rate`) and the kline-shaped
 // `premiumIndexKlines`, `markPriceKlines` and `indexPriceKlines`. The rows are
-// hand-made from the layout in formats.md §2.3 (no real files of these kinds are at
+// hand-made from the layout in sources.md §2.3 (no real files of these kinds are at
 // hand); the expected values are worked out by hand in the comments.
 
 @Suite("Binance funding rates and premium/mark/index klines")

@@ -5,7 +5,7 @@ import Testing
 
 @testable import ArbIngest
 
-// Bybit public trade files (public.bybit.com, formats.md §3.1): hand-made fixtures laid
+// Bybit public trade files (public.bybit.com, sources.md §3.1): hand-made fixtures laid
 // out as the reference lists them. Derivatives `trading` files with and without the
 // trailing `RPI` column (decimal-second times, scientific-notation grossValue, rows
 // sharing a timestamp), and a `spot` file (ms times, symbol from the file name).

@@ -6,7 +6,7 @@ import Testing
 @testable import ArbIngest
 
 // Tardis.dev `derivative_ticker`. The fixture is hand-made from the documented layout
-// (formats.md §1.5, the header as Tardis writes it): two instruments interleaved,
+// (sources.md §1.5, the header as Tardis writes it): two instruments interleaved,
 // values left empty as the venues' ticker feeds leave them, a negative and a zero
 // funding rate, and a row with no value read (only open interest). The expected
 // series come from an independent split of the file text below.

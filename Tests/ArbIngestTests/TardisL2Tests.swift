@@ -7,7 +7,7 @@ import Testing
 
 // Tardis `incremental_book_L2` read as top of book: the real deribit fixture (its first
 // 15 rows, one snapshot message of asks only, 2020-04-01) and hand-made files for each
-// rule of formats.md §1.7 (rows before the first snapshot, deletions, a new snapshot,
+// rule of sources.md §1.7 (rows before the first snapshot, deletions, a new snapshot,
 // several symbols, one quote per instant, crossed instants, bad rows).
 
 @Suite("Tardis incremental_book_L2")
