@@ -63,15 +63,17 @@ public enum ArbCLI {
       terminal.printError("See 'arbkit \(type.name) --help'.")
       return .usage
     } catch {
-      return report(error, terminal: &terminal)
+      return report(error, sortSwitch: type.sortSwitch, terminal: &terminal)
     }
   }
 
-  /// Prints an error from running a command and maps it to its exit code.
-  static func report(_ error: any Error, terminal: inout Terminal) -> ExitCode {
+  /// Prints an error from running a command and maps it to its exit code; rows out of
+  /// time order name the command's `sortSwitch`.
+  static func report(_ error: any Error, sortSwitch: String?, terminal: inout Terminal) -> ExitCode {
     switch error {
     case let error as IngestError:
-      terminal.printError("\(error)")
+      let hint = error.reason.isOutOfOrder ? sortSwitch.map { " (use \($0) to sort on ingest)" } ?? "" : ""
+      terminal.printError("\(error)" + hint)
       return .dataError
     case let error as FileError:
       terminal.printError("\(error)")

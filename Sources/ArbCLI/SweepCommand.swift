@@ -10,6 +10,8 @@ import Synchronization
 /// parameter grid, on all cores, one CSV row per cell in grid order.
 struct SweepCommand: Command {
   static let name = "sweep"
+  /// No switch sorts the rows read: a row out of order is an error to fix in the data.
+  static let sortSwitch: String? = nil
   static let abstract = "Run a scenario's backtest over a parameter grid: one CSV row per cell, sharding and resume"
   static let usage = """
     Usage: arbkit sweep SCENARIO.json --grid KEY=SPEC [--grid …] [options]
