@@ -152,9 +152,7 @@ struct BasisCommand: Command {
     let options = analysis.alignment
     let series = try BasisSeries(derivative: derivative.series, reference: reference.series, expiry: expiry, options: options)
     let sized = try execution.size.map { size throws -> SizedBasisResult in
-      for leg in [derivative, reference] where leg.canonical?.kind.isInverse ?? (leg.series.instrument.market == .inverse) {
-        throw UsageError("--size is in base units, but \(leg.series.instrument) is an inverse contract whose book counts contracts: --size is refused for an inverse leg")
-      }
+      try ExecutionFlags.refuseContractBooks([derivative, reference].map { ($0.series, $0.canonical) })
       return try SizedBasisResult(size: size, derivative: derivative.series, reference: reference.series, alignment: options, bands: analysis.bands)
     }
     let bands = analysis.bands

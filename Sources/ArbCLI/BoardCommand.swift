@@ -112,6 +112,7 @@ struct BoardCommand: Command {
       }
     }
     let boardInstruments = order.filter { groups[$0]!.count >= 2 }
+    if size != nil { try ExecutionFlags.refuseContractBooks(boardInstruments.flatMap { c in groups[c]!.map { ($0, c) } }) }
     let rows = boardInstruments.map { BoardRow(instrument: $0, legs: groups[$0]!, alignment: alignment, bands: bands, size: size) }
     var result = BoardResult(
       rows: rows, singleVenue: order.filter { groups[$0]!.count == 1 }.map { ($0, groups[$0]![0]) },
