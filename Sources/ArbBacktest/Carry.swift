@@ -5,7 +5,8 @@ import ArbCore
 /// each record of a settlement file is an instant τ with a signed rate, and the perp's
 /// notional at τ is valued at the mid of its last two-sided quote at or before τ.
 public struct FundingSettlements: Sendable {
-  /// Settlement instants, increasing, on whole UTC hours.
+  /// Settlement instants, increasing: whole UTC hours of the file, moved by the perp
+  /// venue's clock offset.
   public let time: [Int64]
   public let rate: [Double]
   /// p(τ); `nan` before the perp's first two-sided quote (no position is open then).
@@ -23,9 +24,12 @@ public struct FundingSettlements: Sendable {
   /// The settlements in `funding` (a `funding_rate` series of settlement records),
   /// priced on `perp`'s quotes.
   ///
+  /// - Parameter clockOffset: the perp venue's clock correction (µs), already added to
+  ///   `perp`'s times: it moves the settlement instants too, after the whole-hour check
+  ///   on the file's own times, so that funding and quotes stay on one clock.
   /// - Throws: `FundingError` when `funding` is not a funding-rate series or has a
   ///   record off the whole hours (ticker rates, not settlements).
-  public init(funding: QuoteSeries, perp: QuoteSeries) throws(FundingError) {
+  public init(funding: QuoteSeries, perp: QuoteSeries, clockOffset: Int64 = 0) throws(FundingError) {
     guard funding.field == .fundingRate else {
       throw FundingError("the funding leg holds \(funding.field.rawValue) values, not funding rates (\(funding.instrument))")
     }
@@ -35,17 +39,18 @@ public struct FundingSettlements: Sendable {
         "the funding series of \(funding.instrument) has a record at \(TimeText.iso8601(funding.time[k])), not on a whole hour: "
           + "it holds ticker rates, not settlements; use a settlement file (binance.fundingRate, freqtrade …-funding_rate.json) or strategy.funding false")
     }
+    let time = funding.time.map { $0 + clockOffset }
     var price = [Double](repeating: .nan, count: funding.count)
     var j = 0
     var mid = Double.nan
-    for (k, tau) in funding.time.enumerated() {
+    for (k, tau) in time.enumerated() {
       while j < perp.count && perp.time[j] <= tau {
         if perp.bid[j].isFinite && perp.ask[j].isFinite { mid = (perp.bid[j] + perp.ask[j]) / 2 }
         j += 1
       }
       price[k] = mid
     }
-    self.init(time: funding.time, rate: funding.bid, price: price)
+    self.init(time: time, rate: funding.bid, price: price)
   }
 
   /// The settlements τ with `start < τ ≤ end`.

@@ -17,6 +17,9 @@ public struct Scenario: Sendable, Equatable {
     public var files: [String]
     /// A named format or a column spec path (resolved like `files` when it is a path).
     public var format: String?
+    /// Column-spec assignments applied to `format` as `--spec-set` does (`time.shift=5m`
+    /// stamps a 5-minute candle's close at its end).
+    public var specSet: [String] = []
     /// Mode inventory: the starting base and quote balances on this venue.
     public var base: Double?
     public var quote: Double?
@@ -29,6 +32,8 @@ public struct Scenario: Sendable, Equatable {
     /// Its files (resolved like the legs') and their format.
     public var files: [String]
     public var format: String?
+    /// Column-spec assignments applied to `format`, as a leg's `spec_set`.
+    public var specSet: [String] = []
     /// The oldest rate still used (µs before a quote); `nil`: no limit.
     public var maxStale: Int64?
     /// The venue whose legs' prices are divided by the rate.
@@ -69,6 +74,8 @@ public struct Scenario: Sendable, Equatable {
   public var funding = true
   public var fundingFiles: [String] = []
   public var fundingFormat: String? = nil
+  /// Column-spec assignments applied to `fundingFormat`, as a leg's `spec_set`.
+  public var fundingSpecSet: [String] = []
 
   /// The type each key takes. `legs.N.…` and `costs.fees.VENUE` are patterns.
   public enum ValueType: String, Sendable {
@@ -82,14 +89,14 @@ public struct Scenario: Sendable, Equatable {
     ("description", .string),
     ("legs.*.venue", .string), ("legs.*.market", .market), ("legs.*.symbol", .string),
     ("legs.*.files", .list), ("legs.*.format", .string), ("legs.*.base", .number), ("legs.*.quote", .number),
-    ("legs.*.contract_size", .number),
+    ("legs.*.contract_size", .number), ("legs.*.spec_set", .list),
     ("alignment.clock", .clock), ("alignment.max_stale", .duration), ("alignment.grid", .duration),
     ("alignment.offsets.*", .offset),
     ("strategy.mode", .mode), ("strategy.entry", .number), ("strategy.exit", .number),
     ("strategy.notional", .number), ("strategy.max_holding", .duration), ("strategy.cooldown", .duration),
     ("strategy.min_size", .number), ("strategy.funding", .bool),
-    ("funding.files", .list), ("funding.format", .string),
-    ("fx.files", .list), ("fx.format", .string), ("fx.max_stale", .duration), ("fx.converts", .string),
+    ("funding.files", .list), ("funding.format", .string), ("funding.spec_set", .list),
+    ("fx.files", .list), ("fx.format", .string), ("fx.spec_set", .list), ("fx.max_stale", .duration), ("fx.converts", .string),
     ("costs.fees.*", .number), ("costs.slippage_bps", .number), ("costs.latency", .duration), ("costs.venue_latency.*", .duration),
     ("costs.cap_at_book", .bool),
     ("rebalance.cost", .number), ("rebalance.delay", .duration),
@@ -217,7 +224,7 @@ public struct Scenario: Sendable, Equatable {
       legs.append(
         Leg(
           venue: venue, market: market, symbol: symbol, files: files.map(resolve), format: format,
-          base: value("legs.\(k).base") as? Double, quote: value("legs.\(k).quote") as? Double,
+          specSet: value("legs.\(k).spec_set") as? [String] ?? [], base: value("legs.\(k).base") as? Double, quote: value("legs.\(k).quote") as? Double,
           contractSize: value("legs.\(k).contract_size") as? Double))
     }
     self.legs = legs
@@ -226,7 +233,9 @@ public struct Scenario: Sendable, Equatable {
         throw ScenarioError(path: path, message: "fx needs files and converts (the venue whose prices the rate converts)")
       }
       let format = (value("fx.format") as? String).map { $0.hasSuffix(".json") ? resolve($0) : $0 }
-      fx = FX(files: files.map(resolve), format: format, maxStale: duration("fx.max_stale"), converts: converts)
+      fx = FX(
+        files: files.map(resolve), format: format, specSet: value("fx.spec_set") as? [String] ?? [], maxStale: duration("fx.max_stale"),
+        converts: converts)
     }
     clock = (value("alignment.clock") as? String).flatMap(Clock.init(rawValue:)) ?? .local
     maxStale = duration("alignment.max_stale")
@@ -252,6 +261,7 @@ public struct Scenario: Sendable, Equatable {
     funding = value("strategy.funding") as? Bool ?? true
     fundingFiles = (value("funding.files") as? [String])?.map(resolve) ?? []
     fundingFormat = (value("funding.format") as? String).map { $0.hasSuffix(".json") ? resolve($0) : $0 }
+    fundingSpecSet = value("funding.spec_set") as? [String] ?? []
     try validate(path: path)
   }
 

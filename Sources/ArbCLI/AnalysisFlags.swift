@@ -5,27 +5,34 @@ import ArbCore
 /// `--max-stale`, `--grid`, `--bands`, `--hysteresis`, `--min-episode`.
 struct AnalysisFlags {
   static let flags = ["--max-stale", "--grid", "--bands", "--hysteresis", "--min-episode"]
-  static let help: [(String, String)] = [
-    ("--max-stale DURATION", "a point is valid only if every leg quoted within this (5s, 100ms, 2m); default: no limit"),
+  static let help = help(defaultMaxStale: nil)
+
+  /// The options' help, with the default of `--max-stale` (`nil`: no limit).
+  static func help(defaultMaxStale: Int64?) -> [(String, String)] {
+    [
+    ("--max-stale DURATION", "a point is valid only if every leg quoted within this (5s, 100ms, 2m; none: no limit); default: "
+      + (defaultMaxStale.map(TimeText.durationText) ?? "no limit")),
     ("--grid DURATION", "align on a fixed grid (1s, 100ms) instead of the union clock"),
     ("--bands LIST", "band levels in percent (default 0.05,0.1)"),
     ("--hysteresis H", "an episode ends only below band − H, in percent (default 0)"),
     ("--min-episode DURATION", "episodes shorter than this are not counted (default 0)"),
-  ]
+    ]
+  }
 
   var alignment: AlignmentOptions
   var bands: BandOptions
 
-  init(_ cursor: ArgumentCursor) throws(UsageError) {
-    alignment = try Self.alignment(cursor)
+  /// - Parameter defaultMaxStale: the limit without `--max-stale` (`nil`: none).
+  init(_ cursor: ArgumentCursor, defaultMaxStale: Int64? = nil) throws(UsageError) {
+    alignment = try Self.alignment(cursor, defaultMaxStale: defaultMaxStale)
     bands = try Self.bands(cursor)
   }
 
-  /// `--max-stale` and `--grid`.
-  static func alignment(_ cursor: ArgumentCursor) throws(UsageError) -> AlignmentOptions {
-    let maxStale = try cursor.value("--max-stale", "a duration such as 5s or 100ms", TimeText.parseDuration)
+  /// `--max-stale` (`none`: no limit; absent: `defaultMaxStale`) and `--grid`.
+  static func alignment(_ cursor: ArgumentCursor, defaultMaxStale: Int64? = nil) throws(UsageError) -> AlignmentOptions {
+    let limit = try cursor.value("--max-stale", "a duration such as 5s or 100ms, or none", staleness)
     let grid = try cursor.value("--grid", "a positive duration such as 1s", positiveDuration)
-    return AlignmentOptions(maxStale: maxStale, grid: grid)
+    return AlignmentOptions(maxStale: limit ?? defaultMaxStale, grid: grid)
   }
 
   /// `--bands`, `--hysteresis` and `--min-episode`.
@@ -40,6 +47,12 @@ struct AnalysisFlags {
     }
     let minEpisode = try cursor.value("--min-episode", "a duration such as 5s", TimeText.parseDuration) ?? 0
     return BandOptions(bands: levels, hysteresis: hysteresis, minEpisode: minEpisode)
+  }
+
+  /// A `--max-stale` value: a duration, or `.some(nil)` for `none` (no limit).
+  static func staleness(_ text: String) -> Int64?? {
+    if text == "none" { return .some(nil) }
+    return TimeText.parseDuration(text).map { .some($0) }
   }
 
   static func positiveDuration(_ text: String) -> Int64? { TimeText.parseDuration(text).flatMap { $0 > 0 ? $0 : nil } }

@@ -63,18 +63,21 @@ public enum ArbCLI {
       terminal.printError("See 'arbkit \(type.name) --help'.")
       return .usage
     } catch {
-      return report(error, terminal: &terminal)
+      return report(error, sortSwitch: type.sortSwitch, terminal: &terminal)
     }
   }
 
   /// Prints an error from running a command and maps it to its exit code: a
   /// `Diagnostic` by its kind, anything else (a defect of ours) as a failure, exit 1.
-  static func report(_ error: any Error, terminal: inout Terminal) -> ExitCode {
+  /// Rows out of time order name the command's `sortSwitch`.
+  static func report(_ error: any Error, sortSwitch: String?, terminal: inout Terminal) -> ExitCode {
     guard let diagnostic = error as? any Diagnostic else {
       terminal.printError("arbkit: error: \(error)")
       return .failure
     }
-    terminal.printError(diagnostic.frame)
+    var line = diagnostic.frame
+    if let error = error as? IngestError, error.reason.isOutOfOrder, let sortSwitch { line += " (use \(sortSwitch) to sort on ingest)" }
+    terminal.printError(line)
     return ExitCode(diagnostic.kind)
   }
 

@@ -92,7 +92,7 @@ struct BacktestCommand: Command {
     var options = ingest.options
     options.clock = scenario.clock
     let fees = try Self.fees(scenario, registry: options.registry)
-    let loaded = try LoadedLegs.load(ScenarioLegs.specs(scenario), options: options).map(\.series)
+    let loaded = try LoadedLegs.load(try ScenarioLegs.specs(scenario), options: options).map(\.series)
     let (series, fx) = try ScenarioLegs.prepared(scenario, loaded: loaded, options: options)
     let aligned = try AlignedLegs(legs: series, options: AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid))
     let outcome = try Self.outcome(scenario, fees: fees, legs: series, aligned: aligned, options: options)
@@ -160,15 +160,18 @@ struct BacktestCommand: Command {
   }
 
   /// Mode carry: the perp's funding settlements from `funding.files` (none with
-  /// `strategy.funding` false), valued on the perp's quotes.
+  /// `strategy.funding` false), moved by the perp venue's clock offset and valued on the
+  /// perp's quotes (already moved).
   static func settlements(_ scenario: Scenario, perp: QuoteSeries, options: IngestOptions) throws -> FundingSettlements {
     guard scenario.funding else { return .none }
     let leg = scenario.legs[1]
     let spec = LegSpec(
       instrument: Instrument(venue: leg.venue, market: leg.market, symbol: leg.symbol), paths: scenario.fundingFiles,
-      format: scenario.fundingFormat, field: .fundingRate)
+      format: scenario.fundingFormat, field: .fundingRate, specSet: scenario.fundingSpecSet)
+    try ScenarioLegs.checkSpecSet(scenario.fundingSpecSet, format: scenario.fundingFormat, key: "funding")
     let series = try spec.load(options: options).series
-    do { return try FundingSettlements(funding: series, perp: perp) } catch { throw FundingError("funding.files: \(error.message)") }
+    let offset = scenario.offsets[leg.venue] ?? 0
+    do { return try FundingSettlements(funding: series, perp: perp, clockOffset: offset) } catch { throw FundingError("funding.files: \(error.message)") }
   }
 
   static func inventoryParameters(_ scenario: Scenario, fees: [Double]) -> InventoryParameters {

@@ -36,6 +36,8 @@ struct BasisCommand: Command {
     ] + AnalysisFlags.help + [
       ("--size Q", "also open and close at trade size Q (base units) from the books' depth, and the capacity of open at each band; refused for an inverse leg (its book counts contracts); a source with the top level only says so"),
       (ExecutionFlags.offsetHelp.0, ExecutionFlags.offsetHelp.1 + " (a funding series is not moved: its times are settlement instants)"),
+      ("--series PATH", "also write the basis as CSV: ts_us,basis_pct,open_pct,close_pct (annualised_pct with an expiry), "
+        + "then one column per pair of --mark/--index (mark_over_index_pct, perp_over_mark_pct, …); empty where invalid"),
       ("--format table|json", "output (default table)"),
     ]))
     \(IngestFlags.help)
@@ -57,11 +59,14 @@ struct BasisCommand: Command {
   let execution: ExecutionFlags
   let format: OutputFormat
   let ingest: IngestFlags
+  /// `--series`: where the per-point basis goes.
+  let seriesPath: String?
 
   init(arguments: [String]) throws(UsageError) {
     let cursor = ArgumentCursor(
       arguments,
-      flags: Self.legFlags + ["--expiry", "--window", "--funding-interval", "--format"] + AnalysisFlags.flags + ExecutionFlags.flags + IngestFlags.flags,
+      flags: Self.legFlags + ["--expiry", "--window", "--funding-interval", "--format", "--series"] + AnalysisFlags.flags + ExecutionFlags.flags
+        + IngestFlags.flags,
       switches: IngestFlags.switches)
     try cursor.validate()
     if let stray = cursor.arguments.first { throw UsageError("unexpected argument '\(stray)' (legs are given with --spot, --perp, --future)") }
@@ -106,6 +111,7 @@ struct BasisCommand: Command {
     analysis = try AnalysisFlags(cursor)
     format = try OutputFormat.parse(cursor)
     if format == .csv { throw UsageError("invalid value for '--format', expected table or json, was 'csv'") }
+    seriesPath = cursor.value("--series")
   }
 
   /// `YYYY-MM-DD` (at 08:00 UTC) or an ISO-8601 time.
@@ -152,9 +158,7 @@ struct BasisCommand: Command {
     let options = analysis.alignment
     let series = try BasisSeries(derivative: derivative.series, reference: reference.series, expiry: expiry, options: options)
     let sized = try execution.size.map { size throws -> SizedBasisResult in
-      for leg in [derivative, reference] where leg.canonical?.kind.isInverse ?? (leg.series.instrument.market == .inverse) {
-        throw UsageError("--size is in base units, but \(leg.series.instrument) is an inverse contract whose book counts contracts: --size is refused for an inverse leg")
-      }
+      try ExecutionFlags.refuseContractBooks([derivative, reference].map { ($0.series, $0.canonical) })
       return try SizedBasisResult(size: size, derivative: derivative.series, reference: reference.series, alignment: options, bands: analysis.bands)
     }
     let bands = analysis.bands
@@ -179,6 +183,15 @@ struct BasisCommand: Command {
       return FundingCarry(
         events: FundingEvents(funding.series, tickerInterval: fundingInterval), basis: series.basis, perp: derivative.series,
         settlement: inverse ? .inverse(contractSize: canonical?.contractSize) : .linear, window: window)
+    }
+    if let seriesPath {
+      let pairs = references.map { SeriesCSV.Column($0.name.split(separator: " ").joined(separator: "_") + "_pct", $0.premium) }
+      try SeriesCSV.write(
+        columns: [
+          SeriesCSV.Column("basis_pct", series.basis), SeriesCSV.Column("open_pct", series.basis, series.open),
+          SeriesCSV.Column("close_pct", series.basis, series.close),
+        ] + (series.annualised.map { [SeriesCSV.Column("annualised_pct", $0)] } ?? []) + pairs,
+        to: seriesPath)
     }
     let result = BasisResult(
       legs: roles.compactMap { role, _ in legs[role].map { (role, $0.leg, $0.canonical) } },

@@ -6,6 +6,8 @@ import ArbIngest
 /// on two or more venues.
 struct BoardCommand: Command {
   static let name = "board"
+  /// `--sort` orders the board's rows, so the switch that sorts input rows is `--sort-rows`.
+  static let sortSwitch: String? = "--sort-rows"
   static let abstract = "Premium board: per instrument across venues the top and bottom, max premium, bands, best edge"
   static let usage = """
     Usage: arbkit board INPUT… [options]
@@ -17,8 +19,10 @@ struct BoardCommand: Command {
     max), the share of time at or above each band, the longest episode per band, and
     the best executable edge with its venues and time. A point needs two venues with a
     usable quote; a stale or missing venue is left out of it (shown "-"), never read as
-    0. Premium cells are grey at or above the lowest band and orange at or above the
-    highest when stdout is a colour terminal and NO_COLOR is unset.
+    0: a venue is stale once its last quote is older than --max-stale (default 1d, so
+    daily closes count until the next day's; none compares quotes of any age). Premium
+    cells are grey at or above the lowest band and orange at or above the highest when
+    stdout is a colour terminal and NO_COLOR is unset.
     Definitions: docs/definitions.md.
 
     An INPUT is a leg VENUE:MARKET:SYMBOL=PATH[,PATH…][#FIELD][@FORMAT], a file whose
@@ -28,11 +32,15 @@ struct BoardCommand: Command {
     Options:
     \(HelpText.options([
       ("--sort COLUMN", "order rows by a column (numbers descending, instrument ascending): \(BoardResult.sortHelp); default mean"),
-    ] + AnalysisFlags.help + ExecutionFlags.help + [
+    ] + AnalysisFlags.help(defaultMaxStale: defaultMaxStale) + ExecutionFlags.help + [
       ("--format table|csv|json", "output (default table)"),
     ]))
-    \(IngestFlags.help(sortSwitch: "--sort-rows"))
+    \(IngestFlags.help(sortSwitch: sortSwitch!))
     """
+
+  /// One day: a venue is compared only with quotes at most a day apart (daily closes
+  /// of consecutive days), never with prices of another month or year.
+  static let defaultMaxStale: Int64 = 86_400_000_000
 
   let inputs: [LegSpec]
   let alignment: AlignmentOptions
@@ -47,9 +55,9 @@ struct BoardCommand: Command {
 
   init(arguments: [String]) throws(UsageError) {
     let cursor = ArgumentCursor(
-      arguments, flags: ["--sort", "--format"] + AnalysisFlags.flags + ExecutionFlags.flags + IngestFlags.flags, switches: ["--sort-rows"])
+      arguments, flags: ["--sort", "--format"] + AnalysisFlags.flags + ExecutionFlags.flags + IngestFlags.flags, switches: [Self.sortSwitch!])
     try cursor.validate()
-    var ingest = try IngestFlags(cursor, sortSwitch: "--sort-rows")
+    var ingest = try IngestFlags(cursor, sortSwitch: Self.sortSwitch!)
     guard !cursor.arguments.isEmpty else { throw UsageError("no input given") }
     var inputs: [LegSpec] = []
     for text in cursor.arguments {
@@ -60,7 +68,7 @@ struct BoardCommand: Command {
       do { _ = try PremiumCommand.canonical(instrument, registry: ingest.options.registry) } catch { throw UsageError(error.description) }
     }
     self.inputs = inputs
-    let analysis = try AnalysisFlags(cursor)
+    let analysis = try AnalysisFlags(cursor, defaultMaxStale: Self.defaultMaxStale)
     alignment = analysis.alignment
     bands = analysis.bands
     execution = try ExecutionFlags(cursor, ingest: &ingest)
@@ -104,6 +112,7 @@ struct BoardCommand: Command {
       }
     }
     let boardInstruments = order.filter { groups[$0]!.count >= 2 }
+    if size != nil { try ExecutionFlags.refuseContractBooks(boardInstruments.flatMap { c in groups[c]!.map { ($0, c) } }) }
     let rows = boardInstruments.map { BoardRow(instrument: $0, legs: groups[$0]!, alignment: alignment, bands: bands, size: size) }
     var result = BoardResult(
       rows: rows, singleVenue: order.filter { groups[$0]!.count == 1 }.map { ($0, groups[$0]![0]) },

@@ -129,7 +129,7 @@ struct BoardResult {
     var text = "Premium board: \(rows.count) instrument\(rows.count == 1 ? "" : "s") on two or more venues "
     text += "(\(clockText)\(clock == .exchange ? ", exchange time" : ""), \(staleText)); sorted by \(sort)\n"
     text += "Max premium = highest / lowest mid − 1, in %; band columns: share of time at or above the band; "
-    text += "longest episode in s; top/bottom: venue most often highest/lowest (share of valid points)\n"
+    text += "longest episode per band; top/bottom: venue most often highest/lowest (share of valid points)\n"
     text += ExecutionFlags.offsetsLine(offsets) + "\n"
     let levels = bands.bands.map { JSONValue.format($0) }
     var table = TextTable(
@@ -150,7 +150,7 @@ struct BoardResult {
           bottom.map { "\($0.venue) \(NumberText.percent($0.share))" } ?? "-",
           premium(statistics?.mean), premium(row.quantile(50)), premium(row.quantile(95)), premium(statistics?.max),
         ] + bands.bands.indices.map { NumberText.percent(row.analysis?.mid.bands[$0].shareTime) }
-          + bands.bands.indices.map { NumberText.fixed(row.analysis?.mid.bands[$0].durationMax, 1) }
+          + bands.bands.indices.map { NumberText.duration(row.analysis?.mid.bands[$0].durationMax) }
           + [premium(best?.premium), best.map { "\($0.sell)→\($0.buy)" } ?? "-", best.map { TimeText.iso8601($0.time) } ?? "-"]
           + (size == nil ? [] : sizedCells(row, premium: premium)))
     }

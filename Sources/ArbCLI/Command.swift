@@ -18,8 +18,15 @@ protocol Command {
   static var abstract: String { get }
   /// The full help text for `arbkit NAME --help`.
   static var usage: String { get }
+  /// The switch that sorts rows on ingest, named in the error of rows out of time
+  /// order; `nil` for a command without one.
+  static var sortSwitch: String? { get }
   init(arguments: [String]) throws(UsageError)
   func run(_ terminal: inout Terminal) throws -> ExitCode
+}
+
+extension Command {
+  static var sortSwitch: String? { "--sort" }
 }
 
 /// How a result is printed.

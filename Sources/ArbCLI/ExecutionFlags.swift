@@ -10,7 +10,8 @@ struct ExecutionFlags {
     "add this to the timestamps of every leg on VENUE before alignment (repeat per venue), e.g. binance=+35ms to correct a clock that runs 35 ms behind"
   )
   static let help: [(String, String)] = [
-    ("--size Q", "also the executable premium at trade size Q (base units) from the books' depth, and the capacity at each band; a source with the top level only says so"),
+    ("--size Q", "also the executable premium at trade size Q (base units) from the books' depth, and the capacity at each band; "
+      + "refused for an inverse leg (its book counts contracts); a source with the top level only says so"),
     offsetHelp,
   ]
 
@@ -33,6 +34,17 @@ struct ExecutionFlags {
       }
       if offsets.contains(where: { $0.venue == offset.venue }) { throw UsageError("--offset names venue '\(offset.venue)' twice") }
       offsets.append(offset)
+    }
+  }
+
+  /// `--size` is in base units, which an inverse contract's book does not count (its sizes
+  /// are contracts of a fixed quote value): a leg that is one is refused, named with its
+  /// contract size when the registry knows it.
+  static func refuseContractBooks(_ legs: [(series: QuoteSeries, canonical: CanonicalInstrument?)]) throws(UsageError) {
+    for (series, canonical) in legs where canonical?.kind.isInverse ?? (series.instrument.market == .inverse) {
+      let contract = canonical?.contractSize.map { " (one contract is \(JSONValue.format($0)) \(canonical!.quote))" } ?? ""
+      throw UsageError(
+        "--size is in base units, but \(series.instrument) is an inverse contract whose book counts contracts: --size is refused for an inverse leg\(contract)")
     }
   }
 

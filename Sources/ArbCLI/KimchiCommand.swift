@@ -31,6 +31,7 @@ struct KimchiCommand: Command {
       ("--fx-max-stale DURATION", "a point is valid only if the FX rate is at most this old (default 4d, so Friday's rate covers a weekend)"),
     ] + AnalysisFlags.help + [
       ExecutionFlags.offsetHelp,
+      ("--series PATH", "also write the premiums as CSV: ts_us, then kimchi_pct_K per --krw leg K (and kimchi_usd_pct_K with --usdt-usd); empty where invalid"),
       ("--format table|json", "output (default table)"),
     ]))
     \(IngestFlags.help)
@@ -50,10 +51,14 @@ struct KimchiCommand: Command {
   let execution: ExecutionFlags
   let format: OutputFormat
   let ingest: IngestFlags
+  /// `--series`: where the per-point premiums go.
+  let seriesPath: String?
 
   init(arguments: [String]) throws(UsageError) {
     let cursor = ArgumentCursor(
-      arguments, flags: ["--krw", "--usd", "--fx", "--fx-market", "--usdt-usd", "--fx-max-stale", "--format", "--offset"] + AnalysisFlags.flags + IngestFlags.flags,
+      arguments,
+      flags: ["--krw", "--usd", "--fx", "--fx-market", "--usdt-usd", "--fx-max-stale", "--format", "--offset", "--series"] + AnalysisFlags.flags
+        + IngestFlags.flags,
       switches: IngestFlags.switches)
     try cursor.validate()
     if let stray = cursor.arguments.first { throw UsageError("unexpected argument '\(stray)' (legs are given with --krw, --usd, --fx)") }
@@ -94,6 +99,7 @@ struct KimchiCommand: Command {
     execution = try ExecutionFlags(cursor)
     format = try OutputFormat.parse(cursor)
     if format == .csv { throw UsageError("invalid value for '--format', expected table or json, was 'csv'") }
+    seriesPath = cursor.value("--series")
   }
 
   func run(_ terminal: inout Terminal) throws -> ExitCode {
@@ -133,6 +139,13 @@ struct KimchiCommand: Command {
     if krw.count >= 2 {
       let premium = try PremiumSeries(legs: Array(quotes[..<krw.count]), options: options)
       board = KimchiResult.Board(premium: premium, analysis: PremiumAnalysis(premium: premium, options: analysis.bands))
+    }
+    if let seriesPath {
+      let columns = venues.indices.map { k in SeriesCSV.Column("kimchi_pct_\(k + 1)", venues[k].series.premium) }
+        + venues.indices.compactMap { k in
+          venues[k].series.kimchiUSD.map { SeriesCSV.Column("kimchi_usd_pct_\(k + 1)", venues[k].series.premium, $0) }
+        }
+      try SeriesCSV.write(columns: columns, to: seriesPath)
     }
     let result = KimchiResult(
       legs: zip(roles, zip(loaded, canonical)).map { ($0, $1.0, $1.1) }, venues: venues, board: board,

@@ -86,6 +86,7 @@ struct PremiumCommand: Command {
     }
     let premium = try PremiumSeries(legs: series, options: alignment)
     let analysis = PremiumAnalysis(premium: premium, options: bands)
+    if execution.size != nil { try ExecutionFlags.refuseContractBooks(Array(zip(series, canonical))) }
     let sized = try execution.size.map { try SizedResult(size: $0, premium: premium, legs: series, alignment: alignment, bands: bands) }
     let result = PremiumResult(
       legs: loaded, canonical: canonical, premium: premium, analysis: analysis, alignment: alignment, bands: bands,

@@ -86,7 +86,7 @@ struct ReportCommand: Command {
     var options = ingest.options
     options.clock = scenario.clock
     let fees = try BacktestCommand.fees(scenario, registry: options.registry)
-    let loaded = try LoadedLegs.load(ScenarioLegs.specs(scenario), options: options)
+    let loaded = try LoadedLegs.load(try ScenarioLegs.specs(scenario), options: options)
     let (series, fx) = try ScenarioLegs.prepared(scenario, loaded: loaded.map(\.series), options: options)
     let alignment = AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid)
     let premium = try PremiumSeries(legs: series, options: alignment)

@@ -144,12 +144,12 @@ struct RollingResult {
     summary.add(["share |z| ≥ 2", NumberText.percent(zShare(2))])
     summary.add(["share |z| ≥ 3", NumberText.percent(zShare(3))])
     summary.add(["last z", NumberText.fixed(rolling.z.last.flatMap(Self.finite), 3)])
-    summary.add(["half-life (whole series), s", NumberText.fixed(wholeHalfLife?.seconds, 1)])
+    summary.add(["half-life (whole series)", NumberText.duration(wholeHalfLife?.seconds)])
     text += summary.rendered(indent: "  ") + "\n\nRolling half-life (windows with −1 < β < 0)\n"
-    var halfLives = TextTable(["quantile %", "seconds", "points"])
+    var halfLives = TextTable(["quantile %", "half-life", "points"])
     let seconds = Self.quantiles(halfLife.seconds), pointsQ = Self.quantiles(halfLife.points)
     for (k, level) in RollingCommand.quantileLevels.enumerated() {
-      halfLives.add([JSONValue.format(level), NumberText.fixed(seconds?[k], 1), NumberText.fixed(pointsQ?[k], 1)])
+      halfLives.add([JSONValue.format(level), NumberText.duration(seconds?[k]), NumberText.fixed(pointsQ?[k], 1)])
     }
     text += halfLives.rendered(indent: "  ") + "\n\nVariance ratios (1 = random walk, < 1 mean-reverting)\n"
     var vr = TextTable(["q", "VR(q)", "z"])

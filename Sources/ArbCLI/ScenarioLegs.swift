@@ -21,9 +21,31 @@ enum ScenarioLegs {
   }
 
   /// The ingest spec of each leg, in scenario order.
-  static func specs(_ scenario: Scenario) -> [LegSpec] {
-    scenario.legs.map { leg in
-      LegSpec(instrument: Instrument(venue: leg.venue, market: leg.market, symbol: leg.symbol), paths: leg.files, format: leg.format)
+  ///
+  /// - Throws: `UsageError` when a leg's `spec_set` does not give a valid column spec.
+  static func specs(_ scenario: Scenario) throws(UsageError) -> [LegSpec] {
+    var specs: [LegSpec] = []
+    for (k, leg) in scenario.legs.enumerated() {
+      try checkSpecSet(leg.specSet, format: leg.format, key: "legs.\(k)")
+      specs.append(LegSpec(
+        instrument: Instrument(venue: leg.venue, market: leg.market, symbol: leg.symbol), paths: leg.files, format: leg.format, specSet: leg.specSet))
+    }
+    return specs
+  }
+
+  /// `spec_set` of the scenario object `key` (`legs.0`, `fx`, `funding`) applied to its
+  /// `format`: a column spec that decodes, not a named format.
+  static func checkSpecSet(_ specSet: [String], format: String?, key: String) throws(UsageError) {
+    guard !specSet.isEmpty else { return }
+    if let format, RecordFormat(id: format) != nil {
+      throw UsageError("\(key).spec_set sets column-spec fields, but \(key).format is the named format '\(format)', not a column spec")
+    }
+    do {
+      _ = try format.map { try ColumnSpec.load(path: $0, overrides: specSet) } ?? ColumnSpec.fromOverrides(specSet)
+    } catch let error as SpecError {
+      throw UsageError("\(key).spec_set: \(error.message)")
+    } catch {
+      throw UsageError("\(key).spec_set: \(error)")
     }
   }
 
@@ -37,7 +59,8 @@ enum ScenarioLegs {
   static func prepared(_ scenario: Scenario, loaded: [QuoteSeries], options: IngestOptions) throws -> (legs: [QuoteSeries], fx: FXSummary?) {
     var legs = ClockOffset.shifted(loaded, by: offsets(scenario))
     guard let fx = scenario.fx else { return (legs, nil) }
-    let rate = try LegSpec(instrument: nil, paths: fx.files, format: fx.format).load(options: options).series
+    try checkSpecSet(fx.specSet, format: fx.format, key: "fx")
+    let rate = try LegSpec(instrument: nil, paths: fx.files, format: fx.format, specSet: fx.specSet).load(options: options).series
     if rate.field.isRate { throw PremiumCommand.rateLeg(rate.field, fx.files[0]) }
     var summary = FXSummary(series: rate.instrument, converts: fx.converts, maxStale: fx.maxStale, quotes: 0, unusable: 0, usdtAsUSD: false)
     for k in legs.indices where legs[k].instrument.venue == fx.converts {

@@ -5,30 +5,32 @@ import ArbAnalytics
 import ArbCore
 import ArbIngest
 
-/// Writes the aligned series of `arbkit premium --series PATH`:
-/// `ts_us,valid,mid_pct,exec_pct,direction,bid_1,ask_1,…`. At an invalid point the
-/// premiums and direction are empty; `direction` is `R>C`, the 1-based legs sold
-/// (rich) and bought (cheap) by the best executable trade.
+/// The `--series PATH` files: the aligned series of `arbkit premium`
+/// (`ts_us,valid,mid_pct,exec_pct,direction,bid_1,ask_1,…`; at an invalid point the
+/// premiums and direction are empty; `direction` is `R>C`, the 1-based legs sold (rich)
+/// and bought (cheap) by the best executable trade), and the columns of `kimchi` and
+/// `basis` (`ts_us,NAME,…`, see `write(columns:to:)`).
 enum SeriesCSV {
-  static func write(premium: PremiumSeries, aligned: AlignedLegs, legs: [QuoteSeries], to path: String) throws {
-    var text = "ts_us,valid,mid_pct,exec_pct,direction"
-    for k in legs.indices { text += ",bid_\(k + 1),ask_\(k + 1)" }
-    text += "\n"
-    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    guard fd >= 0 else { throw FileError.unreadable(path: path, reason: "cannot write: \(String(cString: strerror(errno)))") }
-    defer { close(fd) }
-    func flush() throws {
-      try text.withUTF8 { bytes in
-        var offset = 0
-        while offset < bytes.count {
-          let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-          guard n > 0 else { throw FileError.unreadable(path: path, reason: "write failed") }
-          offset += n
-        }
-      }
-      text.removeAll(keepingCapacity: true)
+  /// One column of `write(columns:to:)`: a series on its own clock.
+  struct Column {
+    var name: String
+    var time: [Int64]
+    var valid: [Bool]
+    var values: [Double]
+
+    /// The `column` of `series` (its `mid` by default), valid where `series` is.
+    init(_ name: String, _ series: PremiumSeries, _ column: [Double]? = nil) {
+      self.name = name
+      time = series.time
+      valid = series.valid
+      values = column ?? series.mid
     }
-    for i in 0..<premium.count {
+  }
+
+  static func write(premium: PremiumSeries, aligned: AlignedLegs, legs: [QuoteSeries], to path: String) throws {
+    var header = "ts_us,valid,mid_pct,exec_pct,direction"
+    for k in legs.indices { header += ",bid_\(k + 1),ask_\(k + 1)" }
+    try write(to: path, header: header, rows: premium.count) { i, text in
       text += String(premium.time[i])
       if premium.valid[i] {
         text += ",1," + NumberText.csv(premium.mid[i]) + "," + NumberText.csv(premium.exec[i])
@@ -45,6 +47,48 @@ enum SeriesCSV {
           text += ",,"
         }
       }
+    }
+  }
+
+  /// Writes `ts_us` and one CSV column per `columns`, one row per point of the union of
+  /// the columns' clocks. A column holds its value at its last point at or before the
+  /// row's time (its inputs change only at its own points), empty where that point is
+  /// invalid or the column has no point yet.
+  ///
+  /// - Complexity: O(rows × columns) after sorting the times.
+  static func write(columns: [Column], to path: String) throws {
+    let clock = Array(Set(columns.flatMap(\.time))).sorted()
+    var next = [Int](repeating: 0, count: columns.count)
+    try write(to: path, header: (["ts_us"] + columns.map(\.name)).joined(separator: ","), rows: clock.count) { i, text in
+      let t = clock[i]
+      text += String(t)
+      for (c, column) in columns.enumerated() {
+        while next[c] < column.time.count && column.time[next[c]] <= t { next[c] += 1 }
+        let p = next[c] - 1
+        text += "," + (p >= 0 && column.valid[p] ? NumberText.csv(column.values[p]) : "")
+      }
+    }
+  }
+
+  /// Writes `header`, then `rows` lines each appended by `row(i, &text)`, to `path`.
+  private static func write(to path: String, header: String, rows: Int, row: (Int, inout String) -> Void) throws {
+    var text = header + "\n"
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    guard fd >= 0 else { throw FileError.unreadable(path: path, reason: "cannot write: \(String(cString: strerror(errno)))") }
+    defer { close(fd) }
+    func flush() throws {
+      try text.withUTF8 { bytes in
+        var offset = 0
+        while offset < bytes.count {
+          let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+          guard n > 0 else { throw FileError.unreadable(path: path, reason: "write failed") }
+          offset += n
+        }
+      }
+      text.removeAll(keepingCapacity: true)
+    }
+    for i in 0..<rows {
+      row(i, &text)
       text += "\n"
       if text.utf8.count > 1 << 20 { try flush() }
     }

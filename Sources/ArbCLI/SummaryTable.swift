@@ -23,7 +23,7 @@ enum SummaryTable {
     }
     row("skew", 3, \.skew)
     row("kurtosis (excess)", 3, \.kurtosis)
-    table.add(["half-life, s"] + columns.map { NumberText.fixed($0.summary.halfLife?.seconds, 1) })
+    table.add(["half-life"] + columns.map { NumberText.duration($0.summary.halfLife?.seconds) })
     return table.rendered(indent: "  ") + "\n"
   }
 
@@ -33,12 +33,12 @@ enum SummaryTable {
     if bands.hysteresis > 0 { options.append("hysteresis \(JSONValue.format(bands.hysteresis))") }
     if bands.minEpisode > 0 { options.append("min episode \(TimeText.durationText(bands.minEpisode))") }
     let text = "\nBands, \(name)" + (options.isEmpty ? "" : " (" + options.joined(separator: ", ") + ")") + "\n"
-    var table = TextTable(["band %", "events", "time", "events +", "events −", "episodes", "dur mean s", "dur median s", "dur max s", "peak mean", "peak max"])
+    var table = TextTable(["band %", "events", "time", "events +", "events −", "episodes", "dur mean", "dur median", "dur max", "peak mean", "peak max"])
     for b in summary.bands {
       table.add([
         JSONValue.format(b.band), NumberText.percent(b.shareEvents), NumberText.percent(b.shareTime),
         NumberText.percent(b.shareEventsPositive), NumberText.percent(b.shareEventsNegative), "\(b.episodes)",
-        NumberText.fixed(b.durationMean, 1), NumberText.fixed(b.durationMedian, 1), NumberText.fixed(b.durationMax, 1),
+        NumberText.duration(b.durationMean), NumberText.duration(b.durationMedian), NumberText.duration(b.durationMax),
         NumberText.fixed(b.peakMean, 4), NumberText.fixed(b.peakMax, 4),
       ])
     }

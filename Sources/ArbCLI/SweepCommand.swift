@@ -10,6 +10,8 @@ import Synchronization
 /// parameter grid, on all cores, one CSV row per cell in grid order.
 struct SweepCommand: Command {
   static let name = "sweep"
+  /// No switch sorts the rows read: a row out of order is an error to fix in the data.
+  static let sortSwitch: String? = nil
   static let abstract = "Run a scenario's backtest over a parameter grid: one CSV row per cell, sharding and resume"
   static let usage = """
     Usage: arbkit sweep SCENARIO.json --grid KEY=SPEC [--grid …] [options]
@@ -217,8 +219,9 @@ struct SweepPlan {
     // Only cap_at_book reads the book sizes; nothing here reads the other clock.
     let readsSizes = cells.contains { $0.scenario.capAtBook }
     for (cell, scenario) in cells {
-      let legKeys = scenario.legs.map { "\($0.venue)|\($0.market)|\($0.symbol)|\($0.files)|\($0.format ?? "")|\(scenario.clock)" }
-      let funding = scenario.mode == "carry" && scenario.funding ? "\(scenario.fundingFiles)|\(scenario.fundingFormat ?? "")" : ""
+      let legKeys = scenario.legs.map { "\($0.venue)|\($0.market)|\($0.symbol)|\($0.files)|\($0.format ?? "")|\($0.specSet)|\(scenario.clock)" }
+      let funding = scenario.mode == "carry" && scenario.funding
+        ? "\(scenario.fundingFiles)|\(scenario.fundingFormat ?? "")|\(scenario.fundingSpecSet)" : ""
       let dataKey = legKeys.joined(separator: "#") + "|\(scenario.maxStale ?? -1)|\(scenario.grid ?? -1)|\(funding)|\(ScenarioLegs.offsets(scenario))|\(scenario.fx.map { "\($0)" } ?? "")"
       var dataIndex = dataKeys.firstIndex(of: dataKey)
       if dataIndex == nil {
@@ -226,7 +229,7 @@ struct SweepPlan {
         legOptions.clock = scenario.clock
         legOptions.cacheColumns = readsSizes ? .all : .skippingSizesAndOtherClock
         // The legs not read yet, side by side.
-        let specs = ScenarioLegs.specs(scenario)
+        let specs = try ScenarioLegs.specs(scenario)
         let missing = legKeys.indices.filter { k in loaded[legKeys[k]] == nil && legKeys.firstIndex(of: legKeys[k]) == k }
         for (k, leg) in zip(missing, try LoadedLegs.load(missing.map { specs[$0] }, options: legOptions)) { loaded[legKeys[k]] = leg.series }
         let loadedLegs = legKeys.map { loaded[$0]! }

@@ -1,3 +1,5 @@
+import ArbCore
+
 /// A plain aligned text table for the terminal: a header row, a rule, then rows.
 /// Columns whose header is right-aligned (numbers) are padded on the left.
 struct TextTable {
@@ -71,6 +73,11 @@ enum NumberText {
     var text = String(format: digits, value)
     if text == "-" + String(format: digits, 0) { text.removeFirst() }
     return text
+  }
+
+  /// A duration in seconds in a readable unit (`TimeText.readableDuration`), or `-`.
+  static func duration(_ seconds: Double?) -> String {
+    seconds.map { TimeText.readableDuration(seconds: $0) } ?? "-"
   }
 
   /// A share in 0…1 as a percentage with two decimals.

@@ -71,6 +71,15 @@ public struct IngestError: Error, Sendable, Equatable, CustomStringConvertible {
       }
     }
 
+    /// Rows out of time order, which sorting on ingest would accept: the command line
+    /// adds the name of its sorting switch to the message (it differs per command).
+    public var isOutOfOrder: Bool {
+      switch self {
+      case .timestampNotIncreasing, .timestampNotDecreasing: true
+      default: false
+      }
+    }
+
     /// A lowercase fragment naming the parameter and showing the value.
     public var message: String {
       switch self {
@@ -90,9 +99,9 @@ public struct IngestError: Error, Sendable, Equatable, CustomStringConvertible {
       case .missingPrice(let column): "missing price in column '\(column)'"
       case .crossedBook(let bid, let ask): "crossed book, bid \(bid) > ask \(ask)"
       case .timestampNotIncreasing(let previous, let found):
-        "timestamp goes backwards, previous \(previous), was \(found) (use --sort to sort on ingest)"
+        "timestamp goes backwards, previous \(previous), was \(found)"
       case .timestampNotDecreasing(let previous, let found):
-        "timestamp goes forwards in a newest-first file, previous \(previous), was \(found) (use --sort to sort on ingest)"
+        "timestamp goes forwards in a newest-first file, previous \(previous), was \(found)"
       case .unterminatedQuote: "unterminated quoted field"
       case .truncatedCompressedStream(let detail): "truncated compressed stream, \(detail)"
       case .corruptCompressedStream(let detail): "corrupt compressed stream, \(detail)"

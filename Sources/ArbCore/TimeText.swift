@@ -68,6 +68,29 @@ public enum TimeText {
     return Int64(micros)
   }
 
+  /// A duration of `seconds` for a table, in the largest unit it fills: `9.2 d`, `3.4 h`,
+  /// `12.5 min`, `42.0 s` (one decimal), `850 ms`, `35 µs`, `0 s`. The unit is picked
+  /// after rounding, so 59.97 s is `1.0 min`, never `60.0 s`. JSON and CSV keep seconds.
+  ///
+  /// - Precondition: `seconds` is finite.
+  public static func readableDuration(seconds: Double) -> String {
+    precondition(seconds.isFinite, "non-finite duration reached the output")
+    if seconds == 0 { return "0 s" }
+    // Each unit with its steps per unit: 10 (one decimal) or 1.
+    let units: [(name: String, seconds: Double, steps: Double)] = [
+      ("d", 86_400, 10), ("h", 3_600, 10), ("min", 60, 10), ("s", 1, 10), ("ms", 1e-3, 1), ("µs", 1e-6, 1),
+    ]
+    let magnitude = abs(seconds)
+    // The first unit that the next one down would not round up to.
+    let k = units.indices.first { k in
+      k == units.count - 1 || magnitude >= units[k].seconds - 0.5 * units[k + 1].seconds / units[k + 1].steps
+    }!
+    let count = (magnitude / units[k].seconds * units[k].steps).rounded()
+    guard count < 9e18 else { return "\(seconds) s" }
+    let steps = Int64(units[k].steps), number = Int64(count)
+    return (seconds < 0 ? "-" : "") + "\(number / steps)" + (steps > 1 ? ".\(number % steps)" : "") + " " + units[k].name
+  }
+
   /// Shortest text for a duration in microseconds (`1m`, `500ms`, `1.5s`).
   public static func durationText(_ micros: Int64) -> String {
     if micros == 0 { return "0s" }

@@ -14,12 +14,16 @@ public struct LegSpec: Sendable, Equatable {
   public var format: String?
   /// The series field named with `#FIELD`, or `nil`.
   public var field: SeriesField?
+  /// Column-spec assignments of this leg (a scenario leg's `spec_set`), applied after
+  /// those given to `load` for every leg.
+  public var specSet: [String] = []
 
-  public init(instrument: Instrument?, paths: [String], format: String? = nil, field: SeriesField? = nil) {
+  public init(instrument: Instrument?, paths: [String], format: String? = nil, field: SeriesField? = nil, specSet: [String] = []) {
     self.instrument = instrument
     self.paths = paths
     self.format = format
     self.field = field
+    self.specSet = specSet
   }
 
   /// Parses the `--leg` text; the error is a usage message.
@@ -107,7 +111,7 @@ extension LegSpec {
   public func ingestOptions(_ options: IngestOptions, specOverrides: [String]) throws -> IngestOptions {
     var fileOptions = options
     fileOptions.instrument = instrument
-    fileOptions.format = try resolveFormat(overrides: specOverrides) ?? options.format
+    fileOptions.format = try resolveFormat(overrides: specOverrides + specSet) ?? options.format
     return fileOptions
   }
 

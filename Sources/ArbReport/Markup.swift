@@ -1,3 +1,4 @@
+import ArbCore
 import Foundation
 
 /// Escaping of text from data and scenarios for the report's HTML, SVG and Markdown.
@@ -71,14 +72,9 @@ public enum ReportNumber {
     return (value < 0 ? "-" : "") + out
   }
 
-  /// A duration in seconds as `45 s`, `12.5 min`, `3.2 h` or `2.1 d`.
+  /// A duration in seconds in a readable unit (`TimeText.readableDuration`: `45.0 s`,
+  /// `12.5 min`, `3.2 h`, `2.1 d`), or `–` when absent.
   public static func duration(_ seconds: Double?) -> String {
-    guard let seconds else { return "–" }
-    switch seconds {
-    case ..<120: return fixed(seconds, seconds == seconds.rounded() ? 0 : 1) + " s"
-    case ..<7200: return fixed(seconds / 60, 1) + " min"
-    case ..<172_800: return fixed(seconds / 3600, 1) + " h"
-    default: return fixed(seconds / 86400, 1) + " d"
-    }
+    seconds.map { TimeText.readableDuration(seconds: $0) } ?? "–"
   }
 }

@@ -54,12 +54,14 @@ extension ResearchReport {
     var full = TimeSeriesChart(
       id: "premium-full", title: "Premium over time, full range",
       description: "The " + premiumName + " at every valid point, drawn as the lowest and highest value in each pixel column so that no spike is lost; bands "
-        + bandText + " shaded on both signs. Time axis " + zone.label + ".",
+        + bandText + " shaded near zero on both signs, and a strip under the time axis coloured where the premium reached each band. Time axis "
+        + zone.label + ".",
       yTitle: "premium, %", series: [series])
     full.bands = bands
     full.signed = coverage.count == 2
     full.zone = zone
-    section.figure(full.svg, file: "premium.svg", caption: "Premium over time (" + premiumName + "), full range; shaded: " + zip(["grey", "orange"], bands).map { $0 + " from " + ReportNumber.fixed($1, 2) + " %" }.joined(separator: ", "))
+    section.figure(full.svg, file: "premium.svg", caption: "Premium over time (" + premiumName + "), full range; shaded near zero and in the band strip: "
+        + zip(["grey", "orange"], bands).map { $0 + " from " + ReportNumber.fixed($1, 2) + " %" }.joined(separator: ", "))
     let q = analysis.mid.statistics.quantiles
     if q.count == 7 {
       let limit = NiceTicks.numbers(0, max(max(abs(q[1]), abs(q[5])) * 1.5, (bands.last ?? 0.1) * 1.5), count: 4).values.last!
@@ -100,7 +102,7 @@ extension ResearchReport {
     }
     rows.append(["skew", ReportNumber.fixed(m.skew, 3), ReportNumber.fixed(e.skew, 3)])
     rows.append(["kurtosis (excess)", ReportNumber.fixed(m.kurtosis, 3), ReportNumber.fixed(e.kurtosis, 3)])
-    rows.append(["half-life, s", ReportNumber.fixed(analysis.mid.halfLife?.seconds, 1), ReportNumber.fixed(analysis.exec.halfLife?.seconds, 1)])
+    rows.append(["half-life", ReportNumber.duration(analysis.mid.halfLife?.seconds), ReportNumber.duration(analysis.exec.halfLife?.seconds)])
     section.table(ReportDocument.Table(header: ["statistic, %", "mid", "exec"], rows: rows, numeric: [1, 2], caption: "As arbkit premium prints them (docs/definitions.md)."))
     return section
   }
@@ -110,12 +112,12 @@ extension ResearchReport {
     for (name, summary) in [("mid", analysis.mid), ("exec", analysis.exec)] {
       section.table(
         ReportDocument.Table(
-          header: ["band %", "events", "time", "events +", "events −", "episodes", "dur mean s", "dur median s", "dur max s", "peak mean", "peak max"],
+          header: ["band %", "events", "time", "events +", "events −", "episodes", "dur mean", "dur median", "dur max", "peak mean", "peak max"],
           rows: summary.bands.map { b in
             [
               ReportNumber.fixed(b.band, 2), ReportNumber.percent(b.shareEvents), ReportNumber.percent(b.shareTime),
               ReportNumber.percent(b.shareEventsPositive), ReportNumber.percent(b.shareEventsNegative), ReportNumber.count(b.episodes),
-              ReportNumber.fixed(b.durationMean, 1), ReportNumber.fixed(b.durationMedian, 1), ReportNumber.fixed(b.durationMax, 1),
+              ReportNumber.duration(b.durationMean), ReportNumber.duration(b.durationMedian), ReportNumber.duration(b.durationMax),
               ReportNumber.fixed(b.peakMean, 4), ReportNumber.fixed(b.peakMax, 4),
             ]
           }, numeric: Set(0...10), caption: "Bands of the " + name + " premium: occupancy by events and by time, episodes and their durations."))

@@ -89,13 +89,12 @@ struct CarryCommandTests {
     #expect(run.errors.contains("not on a whole hour: it holds ticker rates, not settlements"))
   }
 
-  @Test("hand-made legs and a Binance fundingRate file: the funding of docs/definitions.md through the CLI, ledger, --funding and journal")
-  func fundingThroughTheCLI() throws {
-    let folder = TemporaryFolder()
-    defer { folder.cleanup() }
-    // Hours 0…5 of 2025-01-01 (UTC): the quotes of the hand-worked engine test
-    // (CarryTests.linearTrade), as Tardis quotes; settlements a few ms late, snapped.
-    let start: Int64 = 1_735_689_600_000_000, hour: Int64 = 3_600_000_000
+  static let start: Int64 = 1_735_689_600_000_000, hour: Int64 = 3_600_000_000
+
+  /// Hours 0…5 of 2025-01-01 (UTC): the quotes of the hand-worked engine test
+  /// (CarryTests.linearTrade), as Tardis quotes; settlements a few ms late, snapped.
+  /// `alignment` is the scenario's alignment object, if any.
+  static func handMadeScenario(_ folder: TemporaryFolder, alignment: String = "") -> String {
     func quotes(_ exchange: String, _ rows: [(Double, Double)]) -> String {
       "exchange,symbol,timestamp,local_timestamp,ask_amount,ask_price,bid_price,bid_amount\n"
         + rows.enumerated().map { k, q in
@@ -112,14 +111,23 @@ struct CarryCommandTests {
         let millis: Int64 = (start + Int64(k) * hour) / 1000 + 3
         return "\(millis),8,\(rates[k])\n"
       }.joined())
-    let scenario = folder.write(
+    return folder.write(
       "carry.json",
       """
       { "legs": [ { "venue": "binance", "market": "spot", "symbol": "BTCUSDT", "files": ["spot.csv"], "format": "tardis.quotes" },
                   { "venue": "binance", "market": "linear", "symbol": "BTCUSDT", "files": ["perp.csv"], "format": "tardis.quotes" } ],
+        \(alignment.isEmpty ? "" : "\"alignment\": \(alignment),")
         "strategy": { "mode": "carry", "entry": 0.5, "exit": 0.1, "notional": 10000 },
         "funding": { "files": ["BTCUSDT-fundingRate-2025-01.csv"] } }
       """)
+  }
+
+  @Test("hand-made legs and a Binance fundingRate file: the funding of docs/definitions.md through the CLI, ledger, --funding and journal")
+  func fundingThroughTheCLI() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let (start, hour) = (Self.start, Self.hour)
+    let scenario = Self.handMadeScenario(folder)
     let payments = folder.path + "/funding.csv", trades = folder.path + "/trades.csv"
     let run = arbkit("backtest", scenario, "--format", "json", "--funding", payments, "--trades", trades)
     #expect(run.code == .success, "\(run.errors)")
@@ -150,6 +158,25 @@ struct CarryCommandTests {
     }
     let table = arbkit("backtest", scenario)
     #expect(table.output.contains("Funding: 3 settlements paid or received; the funding file has 6 from 2025-01-01T00:00:00Z to 2025-01-01T05:00:00Z"))
+  }
+
+  @Test("a clock offset moves the funding settlements with the legs of its venue", arguments: [
+    ("+1h", 3_600_000_000), ("+35ms", 35_000), ("-2h", -7_200_000_000),
+  ] as [(String, Int64)])
+  func offsetMovesFunding(c: (offset: String, micros: Int64)) throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    // Both legs and the funding are on binance: moving all of them by one offset moves
+    // every settlement and trade by it and changes no amount.
+    let scenario = Self.handMadeScenario(folder, alignment: "{ \"offsets\": { \"binance\": \"\(c.offset)\" } }")
+    let payments = folder.path + "/funding.csv"
+    let run = arbkit("backtest", scenario, "--format", "json", "--funding", payments)
+    #expect(run.code == .success, "\(run.errors)")
+    #expect(run.object["funding_payments"] as? Int == 3)
+    #expect(isClose(run.object["funding"] as? Double, 1.9975, rel: 1e-12) && isClose(run.object["pnl"] as? Double, 61.7925, rel: 1e-12))
+    let rows = try Self.ledger(payments)
+    #expect(rows.dropFirst().map { Int64($0[0])! } == [2, 3, 4].map { Self.start + $0 * Self.hour + c.micros })
+    #expect(rows.dropFirst().map { $0[2] + "@" + $0[3] } == ["0.0001@100.9", "-0.0002@102.15", "0.0003@101.05"])
   }
 
   static let mistakes: [(arguments: [String], message: String)] = [

@@ -33,7 +33,7 @@ import Testing
   func mapsToItsExitCodeAndOneLine(_ index: Int) {
     let c = Self.cases[index]
     var terminal = Terminal()
-    #expect(ArbCLI.report(c.error, terminal: &terminal) == c.code)
+    #expect(ArbCLI.report(c.error, sortSwitch: nil, terminal: &terminal) == c.code)
     #expect(terminal.errors.hasPrefix(c.line), "\(terminal.errors)")
     #expect(terminal.errors.split(separator: "\n").count == 1)
   }
@@ -42,7 +42,7 @@ import Testing
   @Test func anythingElseIsAFailure() {
     struct Unexpected: Error {}
     var terminal = Terminal()
-    #expect(ArbCLI.report(Unexpected(), terminal: &terminal) == .failure)
+    #expect(ArbCLI.report(Unexpected(), sortSwitch: nil, terminal: &terminal) == .failure)
     #expect(terminal.errors.hasPrefix("arbkit: error: "))
   }
 

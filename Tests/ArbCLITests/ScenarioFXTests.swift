@@ -91,6 +91,9 @@ struct ScenarioFXTests {
     // Independently: on every 5-minute point from Upbit's first candle to 5 minutes
     // after its last (max_stale 5m), Binance over Upbit / USDKRW in force (Friday's
     // rate on Saturday), opened at ≥ 1.5 and closed at ≤ 1.25 (the premium never turns).
+    // The scenario stamps each close at its candle's end (spec_set time.shift=5m) and
+    // each day's rate at the end of its day (time.shift=1d): a point at t (a candle
+    // open in the file) is traded at t + 5m, with the rate of a day before t + 5m's.
     let upbit = try Self.closes("upbit_BTC_KRW_5m_2025-07-26.csv"), binance = try Self.closes("binance_BTC_USDT_5m_2025-07-26.csv")
     let fx = try KimchiCommandTests.closes("USD_KRW_daily.csv")
     let step = Int64(300_000_000)
@@ -98,9 +101,9 @@ struct ScenarioFXTests {
     var premium: [(time: Int64, value: Double)] = []
     for t in stride(from: first, through: last, by: Int(step)) {
       let u = upbit[min(t, last - step)]!, b = binance[t]!
-      let day = Int(t / 86_400_000_000)
-      let rate = fx[(day - 4...day).reversed().first { fx[$0] != nil }!]!
-      premium.append((t, (b / (u / rate) - 1) * 100))
+      let day = Int((t + step) / 86_400_000_000)
+      let rate = fx[(day - 5...day - 1).reversed().first { fx[$0] != nil }!]!
+      premium.append((t + step, (b / (u / rate) - 1) * 100))
     }
     #expect(run.object["valid_points"] as? Int == premium.count)
     var expected: [(entry: Int64, exit: Int64, premium: Double)] = []
@@ -134,7 +137,8 @@ struct ScenarioFXTests {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
     let out = folder.path + "/sweep.csv"
-    // 1d: Friday's rate is too old from Saturday 00:00 on, so Saturday's points are invalid.
+    // 1d: Friday's rate, stamped at the end of its day (Saturday 00:00), is too old after
+    // Sunday 00:00, so only Saturday's points keep a rate.
     let run = arbkit("sweep", Self.kimchi, "--grid", "fx.max_stale=1d,4d", "--grid", "strategy.entry=1.45,1.5", "--quiet", "--out", out)
     #expect(run.code == .success, "\(run.errors)")
     let lines = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
@@ -146,8 +150,8 @@ struct ScenarioFXTests {
       #expect(isClose(plain.object["pnl"] as? Double, Double(row[pnl]), rel: 1e-14), "\(row[0...1])")
       counts[row[0]] = plain.object["valid_points"] as? Int
     }
-    // 1d: the 62 Saturday candles (18:50 to 23:55) lose their rate.
-    #expect(counts["4d"] == 201 && counts["1d"] == 201 - 62)
+    // 1d: the 62 Saturday candles (opened 18:50 to 23:55, closed 18:55 to 00:00) keep it.
+    #expect(counts["4d"] == 201 && counts["1d"] == 62)
   }
 
   static let mistakes: [(fx: String?, sets: [String], message: String)] = [

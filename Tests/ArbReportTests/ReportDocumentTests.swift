@@ -66,6 +66,8 @@ struct ReportDocumentTests {
     #expect(ReportNumber.fixed(nil, 2) == "–")
     #expect(ReportNumber.count(30240) == "30,240" && ReportNumber.count(-1234567) == "-1,234,567" && ReportNumber.count(7) == "7")
     #expect(ReportNumber.percent(0.2594) == "25.94 %")
-    #expect(ReportNumber.duration(60) == "60 s" && ReportNumber.duration(2040) == "34.0 min" && ReportNumber.duration(881_280) == "10.2 d")
+    // One formatter for every duration (TimeText.readableDuration): a minute is 1.0 min.
+    #expect(ReportNumber.duration(60) == "1.0 min" && ReportNumber.duration(2040) == "34.0 min" && ReportNumber.duration(881_280) == "10.2 d")
+    #expect(ReportNumber.duration(45) == "45.0 s" && ReportNumber.duration(nil) == "–")
   }
 }
