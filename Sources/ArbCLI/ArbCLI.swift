@@ -98,6 +98,9 @@ public enum ArbCLI {
     case let error as SweepResultsError:
       terminal.printError("\(error)")
       return .dataError
+    case let error as NonFiniteResult:
+      terminal.printError("arbkit: error: \(error)")
+      return .dataError
     default:
       terminal.printError("arbkit: error: \(error)")
       return .failure

@@ -2,6 +2,7 @@ import ArbAnalytics
 import ArbBacktest
 import ArbCore
 import ArbIngest
+import ArbReport
 import Dispatch
 import Foundation
 import Synchronization
@@ -137,18 +138,22 @@ struct SweepCommand: Command {
     var rows: [String] = []
     var values: [Double?] = []
     var cellObjects: [JSONValue] = []
+    var overflowed: [String: Int] = [:]
     try plan.run(jobs: jobs) { batch throws in
       // Rows arrive in cell order, a contiguous batch at a time.
-      let text = batch.map { row in
-        zip(grid.axes, grid.coordinates(row.cell)).map { CSV.field($0.values[$1]) }.joined(separator: ",") + "," + row.row + "\n"
-      }.joined()
+      let text = batch.map { row in gridFields(row.cell) + "," + row.row + "\n" }.joined()
       if output != nil { try output!.append(text) } else if !json { terminal.print(text, terminator: "") }
       if json { cellObjects += batch.map(jsonCell) }
       rows += batch.map(\.row)
       values += batch.map { $0.metrics[rank] ?? nil }
+      for row in batch { for metric in row.overflowed { overflowed[metric, default: 0] += 1 } }
       progress.advance(batch.count)
     }
     progress.finish()
+    if !overflowed.isEmpty {
+      let counts = Self.metrics.compactMap { metric in overflowed[metric].map { "\(metric) (\($0) cells)" } }.joined(separator: ", ")
+      terminal.printError("arbkit: warning: figures that are not finite numbers (an overflow on extreme prices or amounts) are left empty: \(counts)")
+    }
     if json {
       let keys = grid.axes.map(\.key)
       terminal.print(JSONValue.object([
@@ -159,6 +164,11 @@ struct SweepCommand: Command {
       terminal.print(SweepRanking(grid: grid, metric: rank, values: values, top: top).table)
     }
     return .success
+  }
+
+  /// The grid values of `cell` as CSV fields, joined.
+  private func gridFields(_ cell: Int) -> String {
+    zip(grid.axes, grid.coordinates(cell)).map { CSV.field($0.values[$1]) }.joined(separator: ",")
   }
 
   /// One cell of `--format json`: its grid values as given, then every metric.
@@ -172,7 +182,9 @@ struct SweepCommand: Command {
 struct SweepRow {
   var cell: Int
   var row: String
+  /// A figure that is not a finite number is `nil` (empty in `row`) and named in `overflowed`.
   var metrics: [String: Double?]
+  var overflowed: [String]
 }
 
 /// The work of a sweep: legs loaded once per distinct set of files, alignment (and
@@ -377,7 +389,9 @@ struct SweepPlan {
       }
       let report = BacktestReport(
         scenario: scenario, legs: legs, fees: fees, points: points.count, validPoints: points.valid, outcome: outcome)
-      let metrics = Dictionary(uniqueKeysWithValues: report.metrics.map { ($0.0, $0.1) })
+      var metrics = Dictionary(uniqueKeysWithValues: report.metrics.map { ($0.0, $0.1) })
+      let overflowed = SweepCommand.metrics.filter { metrics[$0]?.firstNonFinite() != nil }
+      for key in overflowed { metrics[key] = .null }
       let row = SweepCommand.metrics.map { key -> String in
         switch metrics[key] {
         case .int(let value): String(value)
@@ -392,7 +406,7 @@ struct SweepPlan {
         default: nil
         }
       }
-      return SweepRow(cell: cell, row: row, metrics: values)
+      return SweepRow(cell: cell, row: row, metrics: values, overflowed: overflowed)
     }
   }
 }
@@ -460,8 +474,7 @@ struct SweepRanking {
   let top: Int
 
   func robustness(_ cell: Int) -> Double? {
-    let around = ([cell] + grid.neighbours(cell)).compactMap { values[$0] }
-    return around.isEmpty ? nil : around.reduce(0, +) / Double(around.count)
+    SweepResults.mean(([cell] + grid.neighbours(cell)).compactMap { values[$0] })
   }
 
   var table: String {
