@@ -71,12 +71,15 @@ struct SweepCommand: Command {
     self.path = path
     do { grid = try SweepGrid(parsing: cursor.values("--grid")) } catch { throw UsageError(error.message) }
     overrides = cursor.values("--set")
-    jobs = try cursor.value("--jobs", "a positive number of threads", { Int($0).flatMap { $0 > 0 ? $0 : nil } })
+    let requestedJobs = try cursor.value("--jobs", "a positive number of threads", { Int($0).flatMap { $0 > 0 ? $0 : nil } })
       ?? ProcessInfo.processInfo.activeProcessorCount
     shard = try cursor.value("--shard", "I/N with 1 ≤ I ≤ N") { text -> (Int, Int)? in
       let parts = text.split(separator: "/").compactMap { Int($0) }
       return parts.count == 2 && parts[1] >= 1 && (1...parts[1]).contains(parts[0]) ? (parts[0], parts[1]) : nil
     } ?? (1, 1)
+    guard shard.count <= grid.cellCount else {
+      throw UsageError("--shard \(shard.index)/\(shard.count): N must be at most the grid's \(grid.cellCount) cells")
+    }
     out = cursor.value("--out")
     resume = cursor.flag("--resume")
     if resume && out == nil { throw UsageError("--resume needs --out") }
@@ -93,7 +96,9 @@ struct SweepCommand: Command {
     // Every cell's scenario is checked before any data is read.
     let document: [String: Any]
     do { document = try Scenario.document(path: path) } catch { throw UsageError(BacktestCommand.explain(error, path: path)) }
-    cells = try Self.scenarios(path: path, document: document, overrides: overrides, grid: grid, shard: shard, jobs: jobs)
+    cells = try Self.scenarios(path: path, document: document, overrides: overrides, grid: grid, shard: shard, jobs: requestedJobs)
+    // More threads than cells would have nothing to do.
+    jobs = min(requestedJobs, max(cells.count, 1))
   }
 
   /// The scenario of every cell of `shard`, in order, checked in contiguous chunks on
@@ -129,7 +134,9 @@ struct SweepCommand: Command {
   var header: String { (grid.axes.map(\.key) + Self.metrics).map(CSV.field).joined(separator: ",") }
 
   func run(_ terminal: inout Terminal) throws -> ExitCode {
-    var output = try out.map { try SweepOutput(path: $0, header: header, meta: try meta(), resume: resume) }
+    var output = try out.map {
+      try SweepOutput(path: $0, header: header, meta: try meta(), resume: resume, metrics: Self.metrics.count) { row in gridFields(cells[row].cell) }
+    }
     defer { output?.close() }
     let skip = output?.rowsDone ?? 0
     if out == nil && !json { terminal.print(header) }
