@@ -108,7 +108,7 @@ struct FiniteOutputTests {
     }
   }
 
-  @Test("backtest: the table, the JSON and every CSV of extreme prices are finite or refused", arguments: extremes)
+  @Test("backtest and report: the table, the JSON, every CSV and the report of extreme prices are finite or refused", arguments: extremes)
   func backtest(c: (high: Double, low: Double)) {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
@@ -118,6 +118,8 @@ struct FiniteOutputTests {
       let run = arbkit("backtest", path, "--format", format, "--trades", files[0], "--equity", files[1])
       Self.expectFinite(run, files: files, "backtest \(c) \(format)")
     }
+    let report = arbkit("report", path, "--out", folder.path + "/report")
+    Self.expectFinite(report, files: ["report.md", "report.html"].map { folder.path + "/report/" + $0 }, "report \(c)")
   }
 
   @Test("backtest: prices of 5e-324 give quantities that overflow: exit 65, nothing written")
