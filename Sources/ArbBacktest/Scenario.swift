@@ -370,9 +370,10 @@ public struct Scenario: Sendable, Equatable {
     let ok: Bool
     switch type {
     case .number:
-      ok = !isJSONBoolean(value) && (value as? NSNumber)?.doubleValue.isFinite == true
+      let number = isJSONBoolean(value) ? nil : (value as? NSNumber)?.doubleValue
+      ok = number?.isFinite == true
       // A subnormal number (below 2.2e-308) loses precision and overflows when divided by.
-      if ok, let number = (value as? NSNumber)?.doubleValue, number != 0 && !number.isNormal {
+      if ok, let number, number != 0 && !number.isNormal {
         throw ScenarioError(path: path, message: "\(key) is too close to 0 (a subnormal number), was \(number)")
       }
     case .string: ok = value is String

@@ -97,7 +97,8 @@ struct ReportCommand: Command {
     let backtest = BacktestReport(scenario: scenario, legs: series, fees: fees, aligned: aligned, outcome: outcome, fx: fx)
     // The report prints the figures of these JSON forms: checked once, before anything is written.
     _ = try JSONValue.object([
-      ("mid", PremiumResult.json(analysis.mid, oneSided: false)), ("exec", PremiumResult.json(analysis.exec, oneSided: true)), ("backtest", try backtest.checkedFinite()),
+      ("mid", PremiumResult.json(analysis.mid, oneSided: false)), ("exec", PremiumResult.json(analysis.exec, oneSided: true)),
+      ("backtest", try backtest.checkedFinite()),
     ]).checkedFinite()
     var trades: [Trade] = []
     switch outcome {

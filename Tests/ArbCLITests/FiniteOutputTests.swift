@@ -54,7 +54,9 @@ struct FiniteOutputTests {
       """)
   }
 
-  static let extremes: [(high: Double, low: Double)] = [(1e170, 1), (1, .leastNonzeroMagnitude), (1e300, 1e-300), (1.7e308, 1), (1e-300, .leastNonzeroMagnitude)]
+  static let extremes: [(high: Double, low: Double)] = [
+    (1e170, 1), (1, .leastNonzeroMagnitude), (1e300, 1e-300), (1.7e308, 1), (1e-300, .leastNonzeroMagnitude),
+  ]
 
   @Test("premium: every format of extreme prices is finite or refused", arguments: extremes)
   func premium(c: (high: Double, low: Double)) {
