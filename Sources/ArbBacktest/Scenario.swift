@@ -103,6 +103,11 @@ public struct Scenario: Sendable, Equatable {
     ("journal.tz", .timeZone),
   ]
 
+  /// The largest amount (`notional`, balances, sizes, costs) a scenario may hold: far
+  /// above any real one, and far enough below `Double.greatestFiniteMagnitude` that
+  /// quantities, prices and sums of such amounts stay finite.
+  public static let maximumAmount = 1e15
+
   /// The modes this version runs.
   public static let modes = ["convergence", "inventory", "carry"]
   public static let timeZones = ["UTC": Int64(0), "Asia/Seoul": Int64(9 * 3600) * 1_000_000]
@@ -273,15 +278,22 @@ public struct Scenario: Sendable, Equatable {
       for (k, leg) in legs.enumerated() {
         guard let base = leg.base, let quote = leg.quote else { throw fail("mode inventory needs legs.\(k).base and legs.\(k).quote") }
         if base < 0 || quote < 0 { throw fail("legs.\(k): starting balances must be ≥ 0, were base \(base), quote \(quote)") }
+        try checkAmount("legs.\(k).base", base, fail)
+        try checkAmount("legs.\(k).quote", quote, fail)
       }
       if minSize < 0 { throw fail("strategy.min_size must be ≥ 0, was \(minSize)") }
+      try checkAmount("strategy.min_size", minSize, fail)
       if let cost = rebalanceCost, cost < 0 { throw fail("rebalance.cost must be ≥ 0, was \(cost)") }
+      if let cost = rebalanceCost { try checkAmount("rebalance.cost", cost, fail) }
     }
     if mode == "carry" { try validateCarry(fail) }
     if mode != "carry" && !fundingFiles.isEmpty { throw fail("funding.files is read by mode carry only (mode is \(mode))") }
     if exit > entry { throw fail("strategy.exit (\(exit)) is above strategy.entry (\(entry)): a position would close before it opens") }
     if notional <= 0 { throw fail("strategy.notional must be positive, was \(notional)") }
+    try checkAmount("strategy.notional", notional, fail)
+    // A slippage of 100 % or more would sell at a price ≤ 0.
     if slippageBps < 0 { throw fail("costs.slippage_bps must be ≥ 0, was \(slippageBps)") }
+    if slippageBps >= 10_000 { throw fail("costs.slippage_bps must be below 10000 (100 % of the price), was \(slippageBps)") }
     if latency < 0 { throw fail("costs.latency must be ≥ 0") }
     if let grid, grid <= 0 { throw fail("alignment.grid must be positive") }
     if let fx { try validateFX(fx, fail) }
@@ -328,6 +340,7 @@ public struct Scenario: Sendable, Equatable {
       guard let size = leg.contractSize else { continue }
       if leg.market != .inverse { throw fail("legs.\(k).contract_size is for an inverse perp, the leg is \(leg.market.rawValue)") }
       if !(size > 0) { throw fail("legs.\(k).contract_size must be positive, was \(size)") }
+      try checkAmount("legs.\(k).contract_size", size, fail)
     }
     if funding && fundingFiles.isEmpty {
       throw fail("mode carry needs funding.files (the perp's funding-rate settlements), or strategy.funding false to run without funding")
@@ -337,6 +350,11 @@ public struct Scenario: Sendable, Equatable {
       throw fail("funding: no such file \(file)")
     }
     if capAtBook { throw fail("costs.cap_at_book is not defined for mode carry") }
+  }
+
+  /// An amount at most `maximumAmount`.
+  private func checkAmount(_ key: String, _ value: Double, _ fail: (String) -> ScenarioError) throws(ScenarioError) {
+    if value > Self.maximumAmount { throw fail("\(key) must be at most 1e15, was \(value)") }
   }
 
   private static func flatten(_ object: [String: Any], prefix: String, into flat: inout [(String, Any)]) {
@@ -361,11 +379,17 @@ public struct Scenario: Sendable, Equatable {
   private static func check(_ value: Any, _ type: ValueType, key: String, path: String) throws(ScenarioError) {
     let ok: Bool
     switch type {
-    case .number: ok = !isJSONBoolean(value) && (value as? NSNumber)?.doubleValue.isFinite == true
+    case .number:
+      let number = isJSONBoolean(value) ? nil : (value as? NSNumber)?.doubleValue
+      ok = number?.isFinite == true
+      // A subnormal number (below 2.2e-308) loses precision and overflows when divided by.
+      if ok, let number, number != 0 && !number.isNormal {
+        throw ScenarioError(path: path, message: "\(key) is too close to 0 (a subnormal number), was \(number)")
+      }
     case .string: ok = value is String
     case .bool: ok = isJSONBoolean(value)
     case .list: ok = (value as? [Any])?.allSatisfy { $0 is String } ?? false
-    case .duration: ok = value is NSNull || (value as? String).flatMap(TimeText.parseDuration).map { $0 >= 0 } ?? false
+    case .duration: ok = value is NSNull || value as? String == "none" || (value as? String).flatMap(TimeText.parseDuration).map { $0 >= 0 } ?? false
     case .offset: ok = (value as? String).flatMap(ClockOffset.parse) != nil
     case .market: ok = (value as? String).flatMap(MarketKind.init(rawValue:)) != nil
     case .clock: ok = (value as? String).flatMap(Clock.init(rawValue:)) != nil

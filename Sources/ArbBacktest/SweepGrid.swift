@@ -20,21 +20,33 @@ public struct SweepGrid: Sendable, Equatable {
   /// The `KEY=SPEC` texts, as given (for the sidecar that shards are checked with).
   public var specs: [String]
 
-  /// Parses `KEY=SPEC` axes; the error is a usage message.
+  /// Parses `KEY=SPEC` axes; the error is a usage message. Every axis's size is
+  /// known from its `SPEC` before any value is built, and the grid is refused when
+  /// it has more than `maximumCells` cells.
   public init(parsing texts: [String]) throws(SweepError) {
-    var axes: [Axis] = []
+    var specs: [(key: String, values: Values)] = []
     for text in texts {
       guard let eq = text.firstIndex(of: "="), eq != text.startIndex else { throw SweepError("--grid '\(text)' is not KEY=SPEC") }
       let key = String(text[..<eq])
-      if axes.contains(where: { $0.key == key }) { throw SweepError("--grid names \(key) twice") }
-      let values = try Self.values(String(text[text.index(after: eq)...]), key: key)
-      axes.append(Axis(key: key, values: values))
+      if specs.contains(where: { $0.key == key }) { throw SweepError("--grid names \(key) twice") }
+      specs.append((key, try Self.values(String(text[text.index(after: eq)...]), key: key)))
     }
-    guard !axes.isEmpty else { throw SweepError("no --grid axis") }
-    self.axes = axes
-    specs = texts
-    guard cellCount <= 10_000_000 else { throw SweepError("the grid has \(cellCount) cells, more than 10,000,000") }
+    guard !specs.isEmpty else { throw SweepError("no --grid axis") }
+    var cells = 1
+    for spec in specs {
+      let (product, overflow) = cells.multipliedReportingOverflow(by: spec.values.count)
+      guard !overflow, product <= Self.maximumCells else {
+        let sizes = specs.map { String($0.values.count) }.joined(separator: " × ")
+        throw SweepError("the grid has more than 10,000,000 cells (\(sizes))")
+      }
+      cells = product
+    }
+    axes = specs.map { Axis(key: $0.key, values: (0..<$0.values.count).map($0.values.value)) }
+    self.specs = texts
   }
+
+  /// The most cells a grid may have.
+  public static let maximumCells = 10_000_000
 
   /// Number of cells: the product of the axes' sizes.
   public var cellCount: Int { axes.reduce(1) { $0 * $1.values.count } }
@@ -74,44 +86,60 @@ public struct SweepGrid: Sendable, Equatable {
     return result
   }
 
-  private static func values(_ spec: String, key: String) throws(SweepError) -> [String] {
+  /// An axis's values before they are built: how many, and the text of the k-th.
+  private struct Values {
+    var count: Int
+    var value: (Int) -> String
+  }
+
+  private static func values(_ spec: String, key: String) throws(SweepError) -> Values {
     let parts = spec.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
     if parts.count == 1 {
       let list = spec.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
       guard !list.contains(where: \.isEmpty) else { throw SweepError("--grid \(key): empty value in '\(spec)'") }
-      return list
+      // A value is one CSV field of the sweep's output, which is read back line by line.
+      guard !list.contains(where: { $0.contains(where: \.isNewline) }) else { throw SweepError("--grid \(key): a value holds a line break") }
+      return Values(count: list.count) { list[$0] }
     }
     guard parts.count == 3 else { throw SweepError("--grid \(key): '\(spec)' is neither a list nor START:STOP:STEP") }
     if let numbers = try decimalRange(parts, key: key) { return numbers }
+    if Scenario.type(of: key) == .number {
+      throw SweepError("--grid \(key): '\(spec)' needs three plain decimals such as 0.05:0.30:0.01 (no exponent)")
+    }
     guard let start = TimeText.parseDuration(parts[0]), let stop = TimeText.parseDuration(parts[1]), let step = TimeText.parseDuration(parts[2])
     else { throw SweepError("--grid \(key): '\(spec)' needs three numbers or three durations") }
     guard step > 0, start <= stop else { throw SweepError("--grid \(key): '\(spec)' needs STEP > 0 and START ≤ STOP") }
-    return stride(from: start, through: stop, by: Int64.Stride(step)).map { TimeText.durationText($0) }
+    // Durations are ≥ 0, so stop − start cannot overflow.
+    return Values(count: Int((stop - start) / step) + 1) { TimeText.durationText(start + Int64($0) * step) }
   }
 
   /// `START:STOP:STEP` of plain decimals on integers scaled by the most decimals any
   /// of the three has; `nil` when they are not plain decimals.
-  private static func decimalRange(_ parts: [String], key: String) throws(SweepError) -> [String]? {
+  private static func decimalRange(_ parts: [String], key: String) throws(SweepError) -> Values? {
     func decimals(_ text: String) -> Int? {
-      guard Double(text) != nil, text.allSatisfy({ $0.isNumber || $0 == "." || $0 == "-" }) else { return nil }
+      guard Double(text) != nil, text.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "." || $0 == "-") }) else { return nil }
       return text.firstIndex(of: ".").map { text.distance(from: $0, to: text.endIndex) - 1 } ?? 0
     }
     let places = parts.map(decimals)
     guard places.allSatisfy({ $0 != nil }) else { return nil }
     let scale = places.map { $0! }.max()!
+    let spec = parts.joined(separator: ":")
     guard scale <= 12 else { throw SweepError("--grid \(key): more than 12 decimals") }
-    func scaled(_ text: String) -> Int64 {
+    func scaled(_ text: String) throws(SweepError) -> Int64 {
       let negative = text.hasPrefix("-")
       let body = negative ? String(text.dropFirst()) : text
       let pieces = body.split(separator: ".", omittingEmptySubsequences: false)
       let fraction = pieces.count > 1 ? String(pieces[1]) : ""
-      let digits = String(pieces[0]) + fraction + String(repeating: "0", count: scale - fraction.count)
-      return (negative ? -1 : 1) * (Int64(digits) ?? 0)
+      guard let digits = Int64(String(pieces[0]) + fraction + String(repeating: "0", count: scale - fraction.count)) else {
+        throw SweepError("--grid \(key): '\(spec)' is out of range (at most 18 digits)")
+      }
+      return negative ? -digits : digits
     }
-    let start = scaled(parts[0]), stop = scaled(parts[1]), step = scaled(parts[2])
-    guard step > 0, start <= stop else { throw SweepError("--grid \(key): '\(parts.joined(separator: ":"))' needs STEP > 0 and START ≤ STOP") }
-    guard (stop - start) / step < 10_000_000 else { throw SweepError("--grid \(key): too many values") }
-    return stride(from: start, through: stop, by: Int64.Stride(step)).map { format($0, scale: scale) }
+    let start = try scaled(parts[0]), stop = try scaled(parts[1]), step = try scaled(parts[2])
+    guard step > 0, start <= stop else { throw SweepError("--grid \(key): '\(spec)' needs STEP > 0 and START ≤ STOP") }
+    let (span, overflow) = stop.subtractingReportingOverflow(start)
+    guard !overflow else { throw SweepError("--grid \(key): '\(spec)' is out of range (at most 18 digits)") }
+    return Values(count: Int(span / step) + 1) { format(start + Int64($0) * step, scale: scale) }
   }
 
   /// A scaled integer as the shortest decimal text (`5` at scale 2 is `0.05`).
@@ -119,8 +147,8 @@ public struct SweepGrid: Sendable, Equatable {
     var divisor: Int64 = 1
     for _ in 0..<scale { divisor *= 10 }
     let magnitude = value.magnitude
-    var fraction = String(magnitude % UInt64(divisor))
-    fraction = String(repeating: "0", count: scale - fraction.count) + fraction
+    let remainder = String(magnitude % UInt64(divisor))
+    var fraction = scale > 0 ? String(repeating: "0", count: scale - remainder.count) + remainder : ""
     while fraction.last == "0" { fraction.removeLast() }
     return (value < 0 ? "-" : "") + String(magnitude / UInt64(divisor)) + (fraction.isEmpty ? "" : "." + fraction)
   }

@@ -97,11 +97,12 @@ struct BacktestCommand: Command {
     let aligned = try AlignedLegs(legs: series, options: AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid))
     let outcome = try Self.outcome(scenario, fees: fees, legs: series, aligned: aligned, options: options)
     let report = BacktestReport(scenario: scenario, legs: series, fees: fees, aligned: aligned, outcome: outcome, fx: fx)
-    if let tradesPath { try Self.write(report.ledgerCSV, to: tradesPath) }
-    if let equityPath { try Self.write(report.equityCSV, to: equityPath) }
-    if let inventoryPath { try Self.write(report.inventoryCSV, to: inventoryPath) }
-    if let fundingPath { try Self.write(report.fundingCSV, to: fundingPath) }
-    terminal.print(format == .json ? report.json.rendered() : report.table)
+    let json = try report.checkedFinite()
+    if let tradesPath { try Self.write(report.ledger.text, to: tradesPath) }
+    if let equityPath { try Self.write(report.equity.text, to: equityPath) }
+    if let inventoryPath { try Self.write(report.inventory.text, to: inventoryPath) }
+    if let fundingPath { try Self.write(report.funding.text, to: fundingPath) }
+    terminal.print(format == .json ? json.rendered() : report.table)
     return .success
   }
 

@@ -169,67 +169,110 @@ struct BacktestReport {
     return text
   }
 
-  var ledgerCSV: String {
+  /// The trades, one row each (by mode).
+  var ledger: CSVTable {
     switch outcome {
     case .convergence(let run):
-      var text = "entry_ts_us,exit_ts_us,direction,rich,cheap,entry_premium,exit_premium,pnl,pnl_bps,fees\n"
+      var table = CSVTable("entry_ts_us,exit_ts_us,direction,rich,cheap,entry_premium,exit_premium,pnl,pnl_bps,fees")
       for trade in run.trades {
-        text += "\(trade.entryTime),\(trade.exitTime),\(trade.rich + 1)>\(trade.cheap + 1),\(name(trade.rich)),\(name(trade.cheap)),"
-        text += csv([trade.entryPremium, trade.exitPremium, trade.pnl, trade.pnl / scenario.notional * 10_000, trade.fees])
+        table.add(
+          ["\(trade.entryTime)", "\(trade.exitTime)", "\(trade.rich + 1)>\(trade.cheap + 1)", name(trade.rich), name(trade.cheap)],
+          [trade.entryPremium, trade.exitPremium, trade.pnl, trade.pnl / scenario.notional * 10_000, trade.fees])
       }
-      return text
+      return table
     case .carry(let run, _):
-      var text = "entry_ts_us,exit_ts_us,spot,perp,entry_basis,exit_basis,spot_buy,spot_sell,perp_sell,perp_buy,spot_quantity,perp_quantity,funding,fees,pnl,pnl_bps\n"
+      var table = CSVTable(
+        "entry_ts_us,exit_ts_us,spot,perp,entry_basis,exit_basis,spot_buy,spot_sell,perp_sell,perp_buy,spot_quantity,perp_quantity,funding,fees,pnl,pnl_bps")
       for trade in run.trades {
-        text += "\(trade.entryTime),\(trade.exitTime),\(name(trade.cheap)),\(name(trade.rich)),"
-        text += csv([
-          trade.entryPremium, trade.exitPremium, trade.cheapBuy, trade.cheapSell, trade.richSell, trade.richBuy, trade.cheapQuantity,
-          trade.richQuantity, trade.funding, trade.fees, trade.pnl, trade.pnl / scenario.notional * 10_000,
-        ])
+        table.add(
+          ["\(trade.entryTime)", "\(trade.exitTime)", name(trade.cheap), name(trade.rich)],
+          [
+            trade.entryPremium, trade.exitPremium, trade.cheapBuy, trade.cheapSell, trade.richSell, trade.richBuy, trade.cheapQuantity,
+            trade.richQuantity, trade.funding, trade.fees, trade.pnl, trade.pnl / scenario.notional * 10_000,
+          ])
       }
-      return text
+      return table
     case .inventory(let run):
-      var text = "ts_us,direction,rich,cheap,premium,sell_price,buy_price,quantity,pnl,pnl_bps,fees\n"
+      var table = CSVTable("ts_us,direction,rich,cheap,premium,sell_price,buy_price,quantity,pnl,pnl_bps,fees")
       for trade in run.trades {
-        text += "\(trade.time),\(trade.rich + 1)>\(trade.cheap + 1),\(name(trade.rich)),\(name(trade.cheap)),"
-        text += csv([trade.premium, trade.sellPrice, trade.buyPrice, trade.quantity, trade.pnl, trade.pnl / scenario.notional * 10_000, trade.fees])
+        table.add(
+          ["\(trade.time)", "\(trade.rich + 1)>\(trade.cheap + 1)", name(trade.rich), name(trade.cheap)],
+          [trade.premium, trade.sellPrice, trade.buyPrice, trade.quantity, trade.pnl, trade.pnl / scenario.notional * 10_000, trade.fees])
       }
-      return text
+      return table
     }
   }
 
-  var equityCSV: String {
-    var text = "ts_us,equity\n"
+  /// The running sum of the journal's bookings.
+  var equity: CSVTable {
+    var table = CSVTable("ts_us,equity")
     var equity = 0.0
     for booking in journal.bookings {
       equity += booking.pnl
-      text += "\(booking.time),\(NumberText.csv(equity))\n"
+      table.add(["\(booking.time)"], [equity])
     }
-    return text
+    return table
   }
 
   /// Balances after each trade and rebalance (mode inventory; header only otherwise).
-  var inventoryCSV: String {
-    var text = "ts_us" + legs.indices.map { ",base_\($0 + 1),quote_\($0 + 1)" }.joined() + "\n"
-    guard case .inventory(let run) = outcome else { return text }
-    for state in run.path {
-      text += "\(state.time)" + state.base.indices.map { ",\(NumberText.csv(state.base[$0])),\(NumberText.csv(state.quote[$0]))" }.joined() + "\n"
-    }
-    return text
+  var inventory: CSVTable {
+    var table = CSVTable("ts_us" + legs.indices.map { ",base_\($0 + 1),quote_\($0 + 1)" }.joined())
+    guard case .inventory(let run) = outcome else { return table }
+    for state in run.path { table.add(["\(state.time)"], state.base.indices.flatMap { [state.base[$0], state.quote[$0]] }) }
+    return table
   }
 
   /// Funding settlements paid or received (mode carry; header only otherwise).
-  var fundingCSV: String {
-    var text = "ts_us,trade,rate,price,amount\n"
-    guard case .carry(let run, _) = outcome else { return text }
-    for payment in run.payments {
-      text += "\(payment.time),\(payment.trade + 1)," + csv([payment.rate, payment.price, payment.amount])
+  var funding: CSVTable {
+    var table = CSVTable("ts_us,trade,rate,price,amount")
+    guard case .carry(let run, _) = outcome else { return table }
+    for payment in run.payments { table.add(["\(payment.time)", "\(payment.trade + 1)"], [payment.rate, payment.price, payment.amount]) }
+    return table
+  }
+
+  /// The JSON, after checking that it and every CSV table hold only finite numbers: the
+  /// one check before any output of the backtest is written.
+  ///
+  /// - Throws: `NonFiniteResult` naming the first figure that is not finite
+  ///   (`pnl`, `trades.2.entry_premium`).
+  func checkedFinite() throws(NonFiniteResult) -> JSONValue {
+    let json = try json.checkedFinite()
+    for (name, table) in [("trades", ledger), ("equity", equity), ("inventory", inventory), ("funding", funding)] {
+      if let found = table.firstNonFinite() { throw found.inside(name) }
     }
-    return text
+    return json
   }
 
   private func name(_ k: Int) -> String { CSV.field(legs[k].instrument.description) }
-  private func csv(_ values: [Double]) -> String { values.map { NumberText.csv($0) }.joined(separator: ",") + "\n" }
+}
+
+/// A CSV file of rows that start with text fields and end with numbers, whose numbers are
+/// checked before it is written.
+struct CSVTable {
+  let header: String
+  private(set) var rows: [(fields: [String], numbers: [Double])] = []
+
+  init(_ header: String) { self.header = header }
+
+  mutating func add(_ fields: [String], _ numbers: [Double]) { rows.append((fields, numbers)) }
+
+  /// Header and rows, each line ended by a newline.
+  var text: String {
+    var text = header + "\n"
+    for row in rows { text += (row.fields + row.numbers.map { NumberText.csv($0) }).joined(separator: ",") + "\n" }
+    return text
+  }
+
+  /// The first number that is not finite, as `ROW.COLUMN` (rows from 1, after the header).
+  func firstNonFinite() -> NonFiniteResult? {
+    let columns = header.split(separator: ",").map(String.init)
+    for (k, row) in rows.enumerated() {
+      if let j = row.numbers.firstIndex(where: { !$0.isFinite }) {
+        return NonFiniteResult(key: columns[row.fields.count + j], value: row.numbers[j]).inside(String(k + 1))
+      }
+    }
+    return nil
+  }
 }
 
 extension BacktestReport {

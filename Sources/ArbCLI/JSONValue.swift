@@ -1,3 +1,5 @@
+import ArbCore
+
 /// A JSON value with object keys kept in the order written, so output is stable and
 /// reads in the order `docs/cli.md` lists.
 public indirect enum JSONValue: Sendable, Equatable {
@@ -11,16 +13,34 @@ public indirect enum JSONValue: Sendable, Equatable {
 
   public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool { lhs.rendered() == rhs.rendered() }
 
-  /// A number, or `null` when absent. Non-finite values never reach the output: they
-  /// are a bug upstream and trap here.
-  static func number(_ value: Double?) -> JSONValue {
-    guard let value else { return .null }
-    precondition(value.isFinite, "non-finite number reached the JSON output")
-    return .number(value)
-  }
+  /// A number, or `null` when absent.
+  static func number(_ value: Double?) -> JSONValue { value.map { .number($0) } ?? .null }
 
   static func int(_ value: Int?) -> JSONValue { value.map { .int(Int64($0)) } ?? .null }
   static func int(_ value: Int64?) -> JSONValue { value.map { .int($0) } ?? .null }
+
+  /// The first number that is not finite (depth first) and where it is (`mid.std`,
+  /// `daily.3.pnl`); `nil` when every number is finite.
+  func firstNonFinite() -> NonFiniteResult? {
+    switch self {
+    case .number(let value) where !value.isFinite: return NonFiniteResult(key: "", value: value)
+    case .array(let items):
+      for (k, item) in items.enumerated() { if let found = item.firstNonFinite() { return found.inside(String(k)) } }
+    case .object(let members):
+      for (key, value) in members { if let found = value.firstNonFinite() { return found.inside(key) } }
+    default: break
+    }
+    return nil
+  }
+
+  /// This value, after checking that every number in it is finite: the one check a
+  /// command's result passes before any of its formats (table, CSV, JSON) is written.
+  ///
+  /// - Throws: `NonFiniteResult` naming the first number that is not.
+  func checkedFinite() throws(NonFiniteResult) -> JSONValue {
+    if let found = firstNonFinite() { throw found }
+    return self
+  }
 
   /// Compact JSON text; `indent` > 0 pretty-prints.
   public func rendered(indent: Int = 2) -> String {
@@ -62,6 +82,7 @@ public indirect enum JSONValue: Sendable, Equatable {
   /// Shortest text that reads back to the same double; integral values print without
   /// a fraction (`3`, not `3.0`).
   static func format(_ value: Double) -> String {
+    precondition(value.isFinite, "non-finite number reached the output: check results with checkedFinite() first")
     if value == value.rounded() && abs(value) < 1e15 { return String(Int64(value)) }
     return "\(value)"
   }
@@ -82,5 +103,24 @@ public indirect enum JSONValue: Sendable, Equatable {
       }
     }
     out += "\""
+  }
+}
+
+/// A computed figure that is not a finite number (an overflow, or 0/0, on extreme
+/// data): refused before any output is written (exit 65), never printed as `inf` or `nan`.
+struct NonFiniteResult: Diagnostic {
+  /// Where the figure is in the command's JSON output (`mid.std`, `daily.3.pnl`).
+  var key: String
+  var value: Double
+
+  /// The same figure one level down, under `parent`.
+  func inside(_ parent: String) -> NonFiniteResult { NonFiniteResult(key: key.isEmpty ? parent : parent + "." + key, value: value) }
+
+  var kind: DiagnosticKind { .data }
+  var isFramed: Bool { false }
+
+  var description: String {
+    let what = value.isNaN ? "undefined (0/0 or ∞ − ∞)" : "an overflow"
+    return "\(key) is not a finite number but \(what): the input's prices or amounts are too extreme for double arithmetic"
   }
 }

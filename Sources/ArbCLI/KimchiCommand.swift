@@ -151,8 +151,10 @@ struct KimchiCommand: Command {
       legs: zip(roles, zip(loaded, canonical)).map { ($0, $1.0, $1.1) }, venues: venues, board: board,
       usdtNote: Self.usdtNote(usdQuote: usdQuote, fxIsMarket: fxIsMarket, usdtUSD: usdtUSD != nil),
       fxMaxStale: fxMaxStale, alignment: options, bands: analysis.bands, offsets: execution.offsets)
+    // Both formats print the figures of the JSON: checked once, before anything is written.
+    let json = try result.json.checkedFinite()
     switch format {
-    case .json: terminal.print(result.json.rendered())
+    case .json: terminal.print(json.rendered())
     case .table, .csv: terminal.print(result.table)
     }
     for leg in loaded { for report in leg.reports { IngestSummary.warn(report, terminal: &terminal) } }

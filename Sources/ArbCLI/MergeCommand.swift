@@ -46,19 +46,22 @@ struct MergeCommand: Command {
     let first = shards[0].meta
     for (path, shard) in zip(inputs, shards) {
       guard shard.meta.scenarioChecksum == first.scenarioChecksum, shard.meta.grid == first.grid, shard.meta.overrides == first.overrides,
-        shard.header == shards[0].header
+        shard.meta.totalCells == first.totalCells, shard.header == shards[0].header
       else { throw UsageError("\(path) is a shard of another sweep than \(inputs[0]) (scenario, grid or overrides differ)") }
     }
-    let count = Int(first.shard.split(separator: "/").last!)!
+    let count = try Self.shard(first, path: inputs[0]).count
     var byIndex = [Int: Int]()
     for (k, shard) in shards.enumerated() {
-      let parts = shard.meta.shard.split(separator: "/").map { Int($0)! }
-      guard parts[1] == count else { throw UsageError("\(inputs[k]) is shard \(shard.meta.shard), others are of \(count)") }
-      guard byIndex[parts[0]] == nil else { throw UsageError("shard \(shard.meta.shard) is given twice") }
-      byIndex[parts[0]] = k
+      let (index, of) = try Self.shard(shard.meta, path: inputs[k])
+      guard of == count else { throw UsageError("\(inputs[k]) is shard \(shard.meta.shard), others are of \(count)") }
+      guard byIndex[index] == nil else { throw UsageError("shard \(shard.meta.shard) is given twice") }
+      byIndex[index] = k
     }
-    let missing = (1...count).filter { byIndex[$0] == nil }
-    guard missing.isEmpty else { throw UsageError("missing shard(s) " + missing.map { "\($0)/\(count)" }.joined(separator: ", ")) }
+    // Each shard is given once, so fewer than `count` means some are missing; only those up to the first ten are named.
+    guard byIndex.count == count else {
+      let missing = (1...count).lazy.filter { byIndex[$0] == nil }.prefix(10).map { "\($0)/\(count)" }
+      throw UsageError("missing shard(s) " + missing.joined(separator: ", ") + (count - byIndex.count > 10 ? ", …" : ""))
+    }
     // Cell c is row c / N of shard c mod N + 1.
     var text = shards[0].header + "\n"
     for cell in 0..<first.totalCells {
@@ -71,5 +74,16 @@ struct MergeCommand: Command {
     try BacktestCommand.write(text, to: out)
     terminal.printError("merged \(count) shards, \(first.totalCells) cells into \(out)")
     return .success
+  }
+
+  /// Shard `I/N` of a sidecar, checked against its cells: 1 ≤ I ≤ N ≤ total cells, and
+  /// the shard holds every N-th cell from cell I, so that the merge's work is bounded
+  /// by the rows it was given.
+  private static func shard(_ meta: SweepOutput.Meta, path: String) throws(UsageError) -> (index: Int, count: Int) {
+    let parts = meta.shard.split(separator: "/", omittingEmptySubsequences: false).compactMap { Int($0) }
+    guard parts.count == 2, parts[0] >= 1, parts[0] <= parts[1], parts[1] <= meta.totalCells,
+      meta.cells == (meta.totalCells - parts[0]) / parts[1] + 1
+    else { throw UsageError("\(path).meta.json: not a sweep sidecar (shard \(meta.shard) of \(meta.cells) of \(meta.totalCells) cells)") }
+    return (parts[0], parts[1])
   }
 }

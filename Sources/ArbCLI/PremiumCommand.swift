@@ -91,12 +91,14 @@ struct PremiumCommand: Command {
     let result = PremiumResult(
       legs: loaded, canonical: canonical, premium: premium, analysis: analysis, alignment: alignment, bands: bands,
       clock: ingest.options.clock, sized: sized, offsets: execution.offsets)
+    // Every format prints the figures of the JSON: checked once, before anything is written.
+    let json = try result.json.checkedFinite()
     if let seriesPath {
       // The per-point leg quotes are kept only when they are written.
       try SeriesCSV.write(premium: premium, aligned: try AlignedLegs(legs: series, options: alignment), legs: series, to: seriesPath)
     }
     switch format {
-    case .json: terminal.print(result.json.rendered())
+    case .json: terminal.print(json.rendered())
     case .csv: terminal.print(result.csv, terminator: "")
     case .table: terminal.print(result.table)
     }

@@ -95,6 +95,11 @@ struct ReportCommand: Command {
     let aligned = try AlignedLegs(legs: series, options: alignment)
     let outcome = try BacktestCommand.outcome(scenario, fees: fees, legs: series, aligned: aligned, options: options)
     let backtest = BacktestReport(scenario: scenario, legs: series, fees: fees, aligned: aligned, outcome: outcome, fx: fx)
+    // The report prints the figures of these JSON forms: checked once, before anything is written.
+    _ = try JSONValue.object([
+      ("mid", PremiumResult.json(analysis.mid, oneSided: false)), ("exec", PremiumResult.json(analysis.exec, oneSided: true)),
+      ("backtest", try backtest.checkedFinite()),
+    ]).checkedFinite()
     var trades: [Trade] = []
     switch outcome {
     case .convergence(let run), .carry(let run, _): trades = run.trades

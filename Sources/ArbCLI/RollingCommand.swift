@@ -70,11 +70,15 @@ struct RollingCommand: Command {
     var time: [Int64] = []
     time.reserveCapacity(premium.validPoints)
     for i in 0..<premium.count where premium.valid[i] { time.append(premium.time[i]) }
+    // A premium of extreme prices (1e300 against 1e-300) overflows.
+    if let k = values.firstIndex(where: { !$0.isFinite }) { throw NonFiniteResult(key: "the premium at ts_us \(time[k])", value: values[k]) }
     let result = RollingResult(
       points: premium.count, values: values, time: time, window: window, ewma: ewma, exec: exec)
+    // Every format prints the figures of the JSON: checked once, before anything is written.
+    let json = try result.json.checkedFinite()
     if let outPath { try result.writeSeries(to: outPath) }
     switch format {
-    case .json: terminal.print(result.json.rendered())
+    case .json: terminal.print(json.rendered())
     case .csv: terminal.print(result.csv, terminator: "")
     case .table: terminal.print(result.table)
     }

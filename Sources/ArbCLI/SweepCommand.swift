@@ -2,6 +2,7 @@ import ArbAnalytics
 import ArbBacktest
 import ArbCore
 import ArbIngest
+import ArbReport
 import Dispatch
 import Foundation
 import Synchronization
@@ -72,12 +73,15 @@ struct SweepCommand: Command {
     self.path = path
     do { grid = try SweepGrid(parsing: cursor.values("--grid")) } catch { throw UsageError(error.message) }
     overrides = cursor.values("--set")
-    jobs = try cursor.value("--jobs", "a positive number of threads", { Int($0).flatMap { $0 > 0 ? $0 : nil } })
+    let requestedJobs = try cursor.value("--jobs", "a positive number of threads", { Int($0).flatMap { $0 > 0 ? $0 : nil } })
       ?? ProcessInfo.processInfo.activeProcessorCount
     shard = try cursor.value("--shard", "I/N with 1 ≤ I ≤ N") { text -> (Int, Int)? in
       let parts = text.split(separator: "/").compactMap { Int($0) }
       return parts.count == 2 && parts[1] >= 1 && (1...parts[1]).contains(parts[0]) ? (parts[0], parts[1]) : nil
     } ?? (1, 1)
+    guard shard.count <= grid.cellCount else {
+      throw UsageError("--shard \(shard.index)/\(shard.count): N must be at most the grid's \(grid.cellCount) cells")
+    }
     out = cursor.value("--out")
     resume = cursor.flag("--resume")
     if resume && out == nil { throw UsageError("--resume needs --out") }
@@ -94,7 +98,9 @@ struct SweepCommand: Command {
     // Every cell's scenario is checked before any data is read.
     let document: [String: Any]
     do { document = try Scenario.document(path: path) } catch { throw UsageError(BacktestCommand.explain(error, path: path)) }
-    cells = try Self.scenarios(path: path, document: document, overrides: overrides, grid: grid, shard: shard, jobs: jobs)
+    cells = try Self.scenarios(path: path, document: document, overrides: overrides, grid: grid, shard: shard, jobs: requestedJobs)
+    // More threads than cells would have nothing to do.
+    jobs = min(requestedJobs, max(cells.count, 1))
   }
 
   /// The scenario of every cell of `shard`, in order, checked in contiguous chunks on
@@ -130,7 +136,9 @@ struct SweepCommand: Command {
   var header: String { (grid.axes.map(\.key) + Self.metrics).map(CSV.field).joined(separator: ",") }
 
   func run(_ terminal: inout Terminal) throws -> ExitCode {
-    var output = try out.map { try SweepOutput(path: $0, header: header, meta: try meta(), resume: resume) }
+    var output = try out.map {
+      try SweepOutput(path: $0, header: header, meta: try meta(), resume: resume, metrics: Self.metrics.count) { row in gridFields(cells[row].cell) }
+    }
     defer { output?.close() }
     let skip = output?.rowsDone ?? 0
     if out == nil && !json { terminal.print(header) }
@@ -139,18 +147,22 @@ struct SweepCommand: Command {
     var rows: [String] = []
     var values: [Double?] = []
     var cellObjects: [JSONValue] = []
+    var overflowed: [String: Int] = [:]
     try plan.run(jobs: jobs) { batch throws in
       // Rows arrive in cell order, a contiguous batch at a time.
-      let text = batch.map { row in
-        zip(grid.axes, grid.coordinates(row.cell)).map { CSV.field($0.values[$1]) }.joined(separator: ",") + "," + row.row + "\n"
-      }.joined()
+      let text = batch.map { row in gridFields(row.cell) + "," + row.row + "\n" }.joined()
       if output != nil { try output!.append(text) } else if !json { terminal.print(text, terminator: "") }
       if json { cellObjects += batch.map(jsonCell) }
       rows += batch.map(\.row)
       values += batch.map { $0.metrics[rank] ?? nil }
+      for row in batch { for metric in row.overflowed { overflowed[metric, default: 0] += 1 } }
       progress.advance(batch.count)
     }
     progress.finish()
+    if !overflowed.isEmpty {
+      let counts = Self.metrics.compactMap { metric in overflowed[metric].map { "\(metric) (\($0) cells)" } }.joined(separator: ", ")
+      terminal.printError("arbkit: warning: figures that are not finite numbers (an overflow on extreme prices or amounts) are left empty: \(counts)")
+    }
     if json {
       let keys = grid.axes.map(\.key)
       terminal.print(JSONValue.object([
@@ -161,6 +173,11 @@ struct SweepCommand: Command {
       terminal.print(SweepRanking(grid: grid, metric: rank, values: values, top: top).table)
     }
     return .success
+  }
+
+  /// The grid values of `cell` as CSV fields, joined.
+  private func gridFields(_ cell: Int) -> String {
+    zip(grid.axes, grid.coordinates(cell)).map { CSV.field($0.values[$1]) }.joined(separator: ",")
   }
 
   /// One cell of `--format json`: its grid values as given, then every metric.
@@ -174,7 +191,9 @@ struct SweepCommand: Command {
 struct SweepRow {
   var cell: Int
   var row: String
+  /// A figure that is not a finite number is `nil` (empty in `row`) and named in `overflowed`.
   var metrics: [String: Double?]
+  var overflowed: [String]
 }
 
 /// The work of a sweep: legs loaded once per distinct set of files, alignment (and
@@ -380,7 +399,9 @@ struct SweepPlan {
       }
       let report = BacktestReport(
         scenario: scenario, legs: legs, fees: fees, points: points.count, validPoints: points.valid, outcome: outcome)
-      let metrics = Dictionary(uniqueKeysWithValues: report.metrics.map { ($0.0, $0.1) })
+      var metrics = Dictionary(uniqueKeysWithValues: report.metrics.map { ($0.0, $0.1) })
+      let overflowed = SweepCommand.metrics.filter { metrics[$0]?.firstNonFinite() != nil }
+      for key in overflowed { metrics[key] = .null }
       let row = SweepCommand.metrics.map { key -> String in
         switch metrics[key] {
         case .int(let value): String(value)
@@ -395,7 +416,7 @@ struct SweepPlan {
         default: nil
         }
       }
-      return SweepRow(cell: cell, row: row, metrics: values)
+      return SweepRow(cell: cell, row: row, metrics: values, overflowed: overflowed)
     }
   }
 }
@@ -463,8 +484,7 @@ struct SweepRanking {
   let top: Int
 
   func robustness(_ cell: Int) -> Double? {
-    let around = ([cell] + grid.neighbours(cell)).compactMap { values[$0] }
-    return around.isEmpty ? nil : around.reduce(0, +) / Double(around.count)
+    SweepResults.mean(([cell] + grid.neighbours(cell)).compactMap { values[$0] })
   }
 
   var table: String {

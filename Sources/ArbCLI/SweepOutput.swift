@@ -46,8 +46,10 @@ struct SweepOutput {
 
   /// Opens `path` for a sweep: fresh (header written), or with `resume` continuing
   /// an earlier run of the same sweep after its last complete row; a torn last line
-  /// is cut off and its cell run again.
-  init(path: String, header: String, meta: Meta, resume: Bool) throws {
+  /// is cut off and its cell run again. A row is complete when it starts with the grid
+  /// fields of its cell (`gridFields(row)`) and has `metrics` numbers or empty fields
+  /// after them; a last row that is not is torn, an earlier one refuses the file.
+  init(path: String, header: String, meta: Meta, resume: Bool, metrics: Int, gridFields: (Int) -> String) throws {
     self.path = path
     var done = 0
     if resume, let existing = FileManager.default.contents(atPath: path) {
@@ -55,13 +57,20 @@ struct SweepOutput {
         throw UsageError("--resume: \(path) was written by another sweep (scenario, grid or shard differ); remove it or drop --resume")
       }
       let bytes = [UInt8](existing)
-      let complete = (bytes.lastIndex(of: 10).map { $0 + 1 }) ?? 0
-      let lines = bytes[..<complete].split(separator: 10, omittingEmptySubsequences: false).dropLast()
+      var complete = (bytes.lastIndex(of: 10).map { $0 + 1 }) ?? 0
+      var lines = bytes[..<complete].split(separator: 10, omittingEmptySubsequences: false).dropLast()
       guard let first = lines.first, String(decoding: first, as: UTF8.self) == header else {
         throw UsageError("--resume: \(path) does not start with this sweep's header")
       }
+      guard lines.count - 1 <= meta.cells else { throw UsageError("--resume: \(path) has more rows than the sweep has cells") }
+      for (row, line) in lines.dropFirst().enumerated() where !Self.isRow(line, gridFields: gridFields(row), metrics: metrics) {
+        guard row == lines.count - 2 else {
+          throw UsageError("--resume: line \(row + 2) of \(path) is not row \(row + 1) of this sweep; remove the file or drop --resume")
+        }
+        complete = line.startIndex
+        lines.removeLast()
+      }
       done = lines.count - 1
-      guard done <= meta.cells else { throw UsageError("--resume: \(path) has more rows than the sweep has cells") }
       fd = open(path, O_WRONLY)
       guard fd >= 0, ftruncate(fd, off_t(complete)) == 0, lseek(fd, 0, SEEK_END) >= 0 else {
         throw FileError.unreadable(path: path, reason: "cannot reopen for --resume")
@@ -73,6 +82,14 @@ struct SweepOutput {
       try Self.append(fd, header + "\n", path: path)
     }
     rowsDone = done
+  }
+
+  /// `line` is a row: `gridFields`, then `metrics` fields that are empty or finite numbers.
+  private static func isRow(_ line: ArraySlice<UInt8>, gridFields: String, metrics: Int) -> Bool {
+    let text = String(decoding: line, as: UTF8.self)
+    guard text.hasPrefix(gridFields + ",") else { return false }
+    let fields = text.dropFirst(gridFields.count + 1).split(separator: ",", omittingEmptySubsequences: false)
+    return fields.count == metrics && fields.allSatisfy { $0.isEmpty || Double($0)?.isFinite == true }
   }
 
   /// Appends rows (each with its newline) and syncs them to disk.

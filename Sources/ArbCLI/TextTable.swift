@@ -69,7 +69,7 @@ enum NumberText {
   /// `value` with `digits` decimals, or `-` when absent (the board's missing value).
   static func fixed(_ value: Double?, _ digits: Int) -> String {
     guard let value else { return "-" }
-    precondition(value.isFinite, "non-finite number reached the output")
+    precondition(value.isFinite, "non-finite number reached the output: check results with checkedFinite() first")
     var text = String(format: digits, value)
     if text == "-" + String(format: digits, 0) { text.removeFirst() }
     return text

@@ -112,8 +112,15 @@ public struct SweepResults: Sendable {
   /// axis), as `arbkit sweep` ranks: a lone spike scores low, a plateau high.
   public func robustness(_ cell: Int, _ metric: String) -> Double? {
     guard let column = values[metric] else { return nil }
-    let around = ([cell] + grid.neighbours(cell)).compactMap { column[$0] }
-    return around.isEmpty ? nil : around.reduce(0, +) / Double(around.count)
+    return Self.mean(([cell] + grid.neighbours(cell)).compactMap { column[$0] })
+  }
+
+  /// The mean of finite `values`, finite itself (`nil` when empty): where their sum
+  /// overflows, the sum of their shares does not.
+  public static func mean(_ values: [Double]) -> Double? {
+    guard !values.isEmpty else { return nil }
+    let mean = values.reduce(0, +) / Double(values.count)
+    return mean.isFinite ? mean : values.reduce(0) { $0 + $1 / Double(values.count) }
   }
 
   /// CSV fields of one line (double quotes as `arbkit sweep` writes them).
