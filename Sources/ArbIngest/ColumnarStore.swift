@@ -204,14 +204,16 @@ struct StoredColumn {
     return true
   }
 
-  /// Maps the column file at `path`, checks that it holds `rows` values and copies them
-  /// into `series`.
+  /// Checks that the column file at `path` holds `rows` values (at most
+  /// `ColumnarManifest.maxRows`), then maps it and copies them into `series`.
   func read(into series: inout QuoteSeries, from path: String, rows: Int) throws {
-    let file = try MappedFile(path: path)
-    guard file.count == rows * 8 else {
-      let kind = file.count < rows * 8 ? "truncated" : "too long"
-      throw CacheError.corrupt(file: path, reason: "\(kind): \(file.count) bytes, expected \(rows) rows × 8 = \(rows * 8)")
+    let size = try FileSource(path: path).size
+    guard size == rows * 8 else {
+      let kind = size < rows * 8 ? "truncated" : "too long"
+      throw CacheError.corrupt(file: path, reason: "\(kind): \(size) bytes, expected \(rows) rows × 8 = \(rows * 8)")
     }
+    let file = try MappedFile(path: path)
+    guard file.count == size else { throw CacheError.corrupt(file: path, reason: "changed while it was read") }
     switch values {
     case .int64(let key): series[keyPath: key] = file.withBytes { Self.copy($0, rows: rows) }
     case .float64(let key): series[keyPath: key] = file.withBytes { Self.copy($0, rows: rows) }
