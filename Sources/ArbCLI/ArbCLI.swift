@@ -72,6 +72,8 @@ public enum ArbCLI {
     switch error {
     case let error as IngestError:
       terminal.printError("\(error)")
+      // A read that fails (an I/O error of the device) is not the data's fault.
+      if case .readFailed = error.reason { return .ioError }
       return .dataError
     case let error as FileError:
       terminal.printError("\(error)")

@@ -1,7 +1,9 @@
-import ArbCLI
+import ArbCore
 import Foundation
 import TestSupport
 import Testing
+
+@testable import ArbCLI
 
 #if canImport(Glibc)
 import Glibc
@@ -29,6 +31,13 @@ struct InputKindTests {
     let run = arbkit("inspect", "/dev/zero")
     #expect(run.code == .ioError)
     #expect(run.errors.contains("/dev/zero: error: cannot read, not a regular file or a stream, was a character device"), "\(run.errors)")
+  }
+
+  @Test func `a read that fails midway is an I/O error (74), not bad data`() {
+    var terminal = Terminal()
+    let failure = IngestError(.readFailed(detail: "read failed: Input/output error"), at: SourcePosition(path: "a.csv", line: 7, column: 1))
+    #expect(ArbCLI.report(failure, terminal: &terminal) == .ioError)
+    #expect(terminal.errors.contains("a.csv:7:1: error: read failed: Input/output error"))
   }
 
   @Test func `the board keeps the new assets of real recordings (CON_KRW, GOM2_KRW, KRW-LAMB, KRW-WAVES)`() {
