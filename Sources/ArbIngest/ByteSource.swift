@@ -47,7 +47,8 @@ final class FileSource: ByteSource {
   /// A pipe, FIFO or socket (`<(…)`, `/dev/stdin` of a pipe): read once, size unknown.
   let isStream: Bool
 
-  /// What a file that is neither regular nor a stream is (a device ends never or holds no data file).
+  /// The kind of a file that is neither regular nor a stream, for the message: a device
+  /// never ends (`/dev/zero`) or holds no data file.
   private static func kindName(_ kind: mode_t) -> String {
     switch kind {
     case S_IFCHR: "character device"
