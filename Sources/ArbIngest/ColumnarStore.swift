@@ -114,9 +114,9 @@ public enum ColumnarStore {
   private static func load(_ entry: ColumnarManifest.Series, folder: String, columns: CacheColumns) throws -> QuoteSeries {
     let manifestPath = folder + "/manifest.json"
     guard let market = MarketKind(rawValue: entry.market), let priceSource = PriceSource(rawValue: entry.priceSource),
-      let field = SeriesField(rawValue: entry.field), let clock = Clock(rawValue: entry.clock), entry.rows >= 0
+      let field = SeriesField(rawValue: entry.field), let clock = Clock(rawValue: entry.clock)
     else {
-      throw CacheError.corrupt(file: manifestPath, reason: "series of \(entry.venue):\(entry.market):\(entry.symbol) has an unknown market, price source, field or clock")
+      preconditionFailure("series of \(entry.venue):\(entry.market):\(entry.symbol) passed ColumnarManifest.problem() with an unknown word")
     }
     var series = QuoteSeries(
       instrument: Instrument(venue: entry.venue, market: market, symbol: entry.symbol), priceSource: priceSource,
