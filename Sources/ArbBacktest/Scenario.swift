@@ -304,8 +304,8 @@ public struct Scenario: Sendable, Equatable {
         throw ScenarioError(path: path, message: "unknown key '\(group).\(venue)' (no leg trades on \(venue))", unknownKey: "\(group).\(venue)")
       }
     }
-    for (venue, fee) in fees.sorted(by: { $0.key < $1.key }) where fee < 0 || fee >= 1 {
-      throw fail("costs.fees.\(venue) must be a fraction in [0, 1), was \(fee)")
+    for (venue, fee) in fees.sorted(by: { $0.key < $1.key }) {
+      if let problem = FeeRule.problem(fee) { throw fail("costs.fees.\(venue) \(problem)") }
     }
     for (k, leg) in legs.enumerated() {
       for file in leg.files + [leg.format].compactMap({ $0?.hasSuffix(".json") == true ? $0 : nil })

@@ -63,7 +63,7 @@ struct BoardCommand: Command {
     for text in cursor.arguments {
       do { inputs.append(ingest.leg(try LegSpec(parsing: text))) } catch { throw UsageError(error.message) }
     }
-    if let rate = inputs.first(where: { $0.field?.isRate == true }) { throw PremiumCommand.rateLeg(rate.field!, rate.paths[0]) }
+    if let rate = inputs.first(where: { $0.field?.isRate == true }) { throw PremiumCommand.rateLeg(named: rate) }
     for case let instrument? in inputs.map(\.instrument) {
       do { _ = try PremiumCommand.canonical(instrument, registry: ingest.options.registry) } catch { throw UsageError(error.description) }
     }
@@ -123,6 +123,7 @@ struct BoardCommand: Command {
     case .csv: terminal.print(result.csv, terminator: "")
     case .table: terminal.print(result.table(colour: terminal.colour))
     }
+    for note in loaded.skipped { terminal.printError("arbkit: warning: \(note)") }
     for report in loaded.reports { IngestSummary.warn(report, terminal: &terminal) }
     for instrument in loaded.duplicates { terminal.printError("arbkit: warning: \(instrument) is given more than once; the first is used") }
     if rows.isEmpty { terminal.printError("arbkit: warning: no instrument is quoted on two or more venues") }

@@ -14,6 +14,8 @@ struct BoardInputs {
   var reports: [IngestReport]
   /// Instruments given more than once, of which the first was kept.
   var duplicates: [Instrument]
+  /// Entries of a folder that were not read (a FIFO, a device), with why.
+  var skipped: [String] = []
 
   /// Names that are not data files when a folder is expanded.
   static func isDataFile(_ name: String) -> Bool {
@@ -22,8 +24,10 @@ struct BoardInputs {
   }
 
   /// The files of `path`: itself, or a folder's data files in name order (a columnar
-  /// cache is one input; subfolders that are not caches are not entered).
-  static func expand(_ path: String) throws -> [String] {
+  /// cache is one input; subfolders that are not caches are not entered). Entries that
+  /// are neither regular files nor caches (a FIFO would block the read until a writer
+  /// comes) are not read: each is a note in `skipped`.
+  static func expand(_ path: String, skipped: inout [String]) throws -> [String] {
     var isFolder: ObjCBool = false
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue,
       !ColumnarStore.isStore(path: path)
@@ -33,10 +37,18 @@ struct BoardInputs {
       throw FileError.unreadable(path: path, reason: "cannot list the folder")
     }
     let folder = path.hasSuffix("/") ? path : path + "/"
-    return names.sorted().filter(isDataFile).map { folder + $0 }.filter { file in
-      var sub: ObjCBool = false
-      return FileManager.default.fileExists(atPath: file, isDirectory: &sub) && (!sub.boolValue || ColumnarStore.isStore(path: file))
+    var files: [String] = []
+    for file in names.sorted().filter(isDataFile).map({ folder + $0 }) {
+      var info = stat()
+      guard stat(file, &info) == 0 else { continue }
+      switch info.st_mode & S_IFMT {
+      case S_IFREG: files.append(file)
+      case S_IFDIR: if ColumnarStore.isStore(path: file) { files.append(file) }
+      case S_IFIFO: skipped.append("\(file) is a FIFO, not a data file; skipped")
+      default: skipped.append("\(file) is not a regular file; skipped")
+      }
     }
+    return files
   }
 
   /// Reads every input. Named specs load as `premium --leg` does; the other inputs'
@@ -48,8 +60,9 @@ struct BoardInputs {
   static func load(_ specs: [LegSpec], ingest: IngestFlags) throws -> BoardInputs {
     let named = specs.filter { $0.instrument != nil }
     var listed: [(path: String, spec: LegSpec)] = []
+    var skipped: [String] = []
     for spec in specs where spec.instrument == nil {
-      for path in spec.paths { listed += try expand(path).map { ($0, spec) } }
+      for path in spec.paths { listed += try expand(path, skipped: &skipped).map { ($0, spec) } }
     }
     let files = listed
     let options = LoadedLegs.concurrentOptions(ingest.options, inputs: named.count + files.count)
@@ -58,7 +71,7 @@ struct BoardInputs {
     let read = try concurrently(files.count) { k in
       try Ingest.read(path: files[k].path, options: files[k].spec.ingestOptions(options, specOverrides: overrides))
     }
-    var inputs = BoardInputs(legs: namedLegs.map(\.series), reports: namedLegs.flatMap(\.reports), duplicates: [])
+    var inputs = BoardInputs(legs: namedLegs.map(\.series), reports: namedLegs.flatMap(\.reports), duplicates: [], skipped: skipped)
     // Each file's series of the wanted field, one per instrument, grouped by instrument.
     var parts: [Instrument: [(series: QuoteSeries, path: String)]] = [:]
     var order: [Instrument] = []

@@ -69,7 +69,7 @@ struct KimchiCommand: Command {
       for text in cursor.values(flag) {
         let spec: LegSpec
         do { spec = ingest.leg(try LegSpec(parsing: text)) } catch { throw UsageError(error.message) }
-        if let field = spec.field, field.isRate { throw PremiumCommand.rateLeg(field, spec.paths[0]) }
+        if spec.field?.isRate == true { throw PremiumCommand.rateLeg(named: spec) }
         if let instrument = spec.instrument {
           do { _ = try PremiumCommand.canonical(instrument, registry: ingest.options.registry) } catch { throw UsageError(error.description) }
         }

@@ -61,7 +61,7 @@ struct PremiumCommand: Command {
       do { legs.append(ingest.leg(try LegSpec(parsing: text))) } catch { throw UsageError(error.message) }
     }
     guard legs.count >= minimum else { throw UsageError("need at least \(minimum) --leg, was \(legs.count)") }
-    if let rate = legs.first(where: { $0.field?.isRate == true }) { throw Self.rateLeg(rate.field!, rate.paths[0]) }
+    if let rate = legs.first(where: { $0.field?.isRate == true }) { throw Self.rateLeg(named: rate) }
     for case let instrument? in legs.map(\.instrument) {
       do { _ = try Self.canonical(instrument, registry: ingest.options.registry) } catch { throw UsageError(error.description) }
     }
@@ -71,6 +71,12 @@ struct PremiumCommand: Command {
   /// A premium compares prices; between rates (funding, premium index) it means nothing.
   static func rateLeg(_ field: SeriesField, _ path: String) -> UsageError {
     UsageError("leg \(path) is a \(field.rawValue) series, a rate: a premium needs price, mark or index legs")
+  }
+
+  /// A leg whose `#FIELD` names a rate: what the file holds is not known yet, only what was asked for.
+  static func rateLeg(named spec: LegSpec) -> UsageError {
+    let field = spec.field?.rawValue ?? "price"
+    return UsageError("the series leg \(spec.paths[0]) asks for with #\(field) is a \(field) series, a rate: a premium needs price, mark or index legs")
   }
 
   func run(_ terminal: inout Terminal) throws -> ExitCode {

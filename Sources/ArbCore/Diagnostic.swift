@@ -37,7 +37,11 @@ extension Diagnostic {
 }
 
 extension IngestError: Diagnostic {
-  public var kind: DiagnosticKind { .data }
+  /// Bad data, except a read that fails: an I/O error of the device, not the data's fault.
+  public var kind: DiagnosticKind {
+    if case .readFailed = reason { return .io }
+    return .data
+  }
   public var isFramed: Bool { true }
 }
 

@@ -30,16 +30,27 @@ extension ExchangeRegistry {
     }
     guard instrument.market != .fx else { throw ResolveError(instrument: instrument, reason: .notTradable) }
     let markets = candidateMarkets(venue, instrument.market)
+    guard markets.contains(where: { !($0.symbols ?? []).isEmpty }) else {
+      throw ResolveError(instrument: instrument, reason: .noGrammar(markets.map(\.venueName)))
+    }
     for market in markets {
       let known = Set(bases(of: venue, market))
       if let found = read(instrument.symbol, venue, market, acceptsBase: { known.contains(venue.canonical($0)) }) {
         return found
       }
     }
-    let closest = Self.closest(instrument.symbol.uppercased(), among: knownSymbols(venue, markets), count: 3)
+    // A base that is one of the market's quotes is a misordered symbol, not a new asset.
+    func newBase(_ market: Market) -> (String) -> Bool { { !market.quoteList.contains($0) } }
+    // The grammar alone reads a symbol of a new asset when it splits it one way only,
+    // unless the market lists its bases (BitMEX's other perpetuals are quanto).
+    for market in markets where market.bases == nil {
+      if let found = read(instrument.symbol, venue, market, acceptsBase: newBase(market), unambiguous: true) { return found }
+    }
+    // The rejected symbol itself is never a suggestion (a market's example may be it).
+    let candidates = knownSymbols(venue, markets).filter { $0.uppercased() != instrument.symbol.uppercased() }
+    let closest = Self.closest(instrument.symbol.uppercased(), among: candidates, count: 3)
     for market in markets {
-      // A base that is one of the market's quotes is a misordered symbol, not a new asset.
-      if let found = read(instrument.symbol, venue, market, acceptsBase: { !market.quoteList.contains($0) }) {
+      if let found = read(instrument.symbol, venue, market, acceptsBase: newBase(market)) {
         throw ResolveError(instrument: instrument, reason: .unknownBase(found.canonical.base, closest: closest))
       }
     }
@@ -58,10 +69,15 @@ extension ExchangeRegistry {
     return named + venue.markets.filter { $0.kind != kind && $0.contractMargin != nil }
   }
 
-  private func read(_ symbol: String, _ venue: Venue, _ market: Market, acceptsBase: (String) -> Bool) -> Resolution? {
+  /// The first grammar of `market` that reads `symbol`; with `unambiguous`, only one
+  /// that reads it one way alone.
+  private func read(
+    _ symbol: String, _ venue: Venue, _ market: Market, acceptsBase: (String) -> Bool, unambiguous: Bool = false
+  ) -> Resolution? {
     let quotes = market.quoteList + market.quoteList.map(venue.venueCode).filter { !market.quoteList.contains($0) }
     for grammar in market.symbols ?? [] {
-      guard let match = grammar.match(symbol, quotes: quotes, acceptsBase: acceptsBase) else { continue }
+      let readings = grammar.matches(symbol, quotes: quotes, acceptsBase: acceptsBase, limit: unambiguous ? 2 : 1)
+      guard let match = readings.first, readings.count == 1 else { continue }
       let base = venue.canonical(match.base)
       let quote = venue.canonical(match.quote ?? market.quote)
       let kind: CanonicalInstrument.Kind =
@@ -123,8 +139,11 @@ public struct ResolveError: Error, Sendable, CustomStringConvertible {
   public enum Reason: Sendable, Equatable {
     case unknownVenue(closest: [String])
     case unknownSymbol(closest: [String])
-    /// The symbol follows a grammar, but its base asset is not in the registry.
+    /// The symbol follows a grammar, but its base asset is not in the registry and the
+    /// grammar cannot tell it (the market lists its bases, or the symbol splits two ways).
     case unknownBase(String, closest: [String])
+    /// No market of the kind has a symbol grammar in the registry (their venue names).
+    case noGrammar([String])
     /// An FX series is no venue's instrument.
     case notTradable
   }
@@ -143,6 +162,9 @@ public struct ResolveError: Error, Sendable, CustomStringConvertible {
       return "unknown base asset '\(base)' in symbol '\(instrument.symbol)' on \(where_) (add it to the venue's \"bases\" with --registry); closest known symbols: \(closest.joined(separator: ", "))"
     case .notTradable:
       return "'\(instrument)' is an FX series, not an instrument of a venue"
+    case .noGrammar(let markets):
+      let names = markets.isEmpty ? "no \(instrument.market.rawValue) market" : "no \"symbols\" grammar for market '\(markets.joined(separator: "', '"))'"
+      return "cannot read symbol '\(instrument.symbol)' on \(where_): the registry has \(names) (add it with --registry)"
     }
   }
 }

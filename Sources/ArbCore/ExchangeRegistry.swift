@@ -130,8 +130,13 @@ public struct ExchangeRegistry: Sendable, Codable {
       throw RegistryError(message: "\(name): error: not a valid exchange registry: \(error)")
     }
     for venue in registry.venues {
-      for market in venue.markets where market.kind == .future && market.margin == nil {
-        throw RegistryError(message: "\(name): error: not a valid exchange registry: \(venue.id) market '\(market.venueName)' is a future and needs \"margin\": \"linear\" or \"inverse\"")
+      for market in venue.markets {
+        let at = "\(name): error: not a valid exchange registry: \(venue.id) market '\(market.venueName)'"
+        if market.kind == .future && market.margin == nil {
+          throw RegistryError(message: "\(at) is a future and needs \"margin\": \"linear\" or \"inverse\"")
+        }
+        if let problem = FeeRule.problem(market.maker, in: FeeRule.maker) { throw RegistryError(message: "\(at): maker \(problem)") }
+        if let problem = FeeRule.problem(market.taker, in: FeeRule.taker) { throw RegistryError(message: "\(at): taker \(problem)") }
       }
     }
     return registry

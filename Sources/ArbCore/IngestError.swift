@@ -38,6 +38,9 @@ public struct IngestError: Error, Sendable, Equatable, CustomStringConvertible {
     case lineTooLong(limit: Int)
     /// A compressed file that inflates past its limit (a decompression bomb).
     case decompressionLimit(limit: Int, compressed: Int)
+    /// A zip archive of several files (their names, in order; `…` when more follow
+    /// that could not be listed): one file per archive is read.
+    case severalZipEntries(names: [String])
 
     /// A short stable name for the reason, used to count rejections by kind.
     public var kind: String {
@@ -68,6 +71,7 @@ public struct IngestError: Error, Sendable, Equatable, CustomStringConvertible {
       case .invalidValue: "invalid_value"
       case .lineTooLong: "line_too_long"
       case .decompressionLimit: "decompression_limit"
+      case .severalZipEntries: "several_zip_entries"
       }
     }
 
@@ -118,6 +122,8 @@ public struct IngestError: Error, Sendable, Equatable, CustomStringConvertible {
       case .lineTooLong(let limit): "line longer than \(limit) bytes"
       case .decompressionLimit(let limit, let compressed):
         "decompressed data exceeds the limit of \(limit) bytes for \(compressed) compressed bytes (a decompression bomb?)"
+      case .severalZipEntries(let names):
+        "zip archive holds several files (\(names.joined(separator: ", "))), one file per archive is read; unzip it and give the files as one leg, PATH,PATH"
       }
     }
   }

@@ -95,11 +95,23 @@ public struct SymbolGrammar: Sendable, Hashable, CustomStringConvertible {
   ///   - acceptsBase: whether an upper-case venue code may be the base; the shortest
   ///     accepted base is tried first.
   public func match(_ symbol: String, quotes: [String], acceptsBase: (String) -> Bool) -> Match? {
+    matches(symbol, quotes: quotes, acceptsBase: acceptsBase, limit: 1).first
+  }
+
+  /// The readings of `symbol`, in the order `match` tries them, at most `limit`: more
+  /// than one means the grammar alone cannot tell the base from the quote (`BTCTUSD` in
+  /// `{BASE}{QUOTE}` with quotes `USD` and `TUSD`).
+  public func matches(_ symbol: String, quotes: [String], acceptsBase: (String) -> Bool, limit: Int) -> [Match] {
     let bytes = Array(symbol.uppercased().utf8)
     let quoteBytes = quotes.map { Array($0.uppercased().utf8) }.sorted { $0.count > $1.count }
-    var found = Match(base: "", quote: nil, expiry: nil)
+    var found: [Match] = []
+    var current = Match(base: "", quote: nil, expiry: nil)
+    // Walks the tokens from byte `p`; true once `limit` readings are found.
     func step(_ t: Int, _ p: Int) -> Bool {
-      guard t < tokens.count else { return p == bytes.count }
+      guard t < tokens.count else {
+        if p == bytes.count && !found.contains(current) { found.append(current) }
+        return found.count >= limit
+      }
       switch tokens[t] {
       case .literal(_, let upper):
         return bytes[p...].starts(with: upper) && step(t + 1, p + upper.count)
@@ -108,29 +120,27 @@ public struct SymbolGrammar: Sendable, Hashable, CustomStringConvertible {
         while end < bytes.count && Self.isAlphanumeric(bytes[end]) {
           end += 1
           let code = String(decoding: bytes[p..<end], as: UTF8.self)
-          if acceptsBase(code) && step(t + 1, end) {
-            found.base = code
-            return true
-          }
+          guard acceptsBase(code) else { continue }
+          current.base = code
+          if step(t + 1, end) { return true }
         }
         return false
       case .quote:
         for quote in quoteBytes where bytes[p...].starts(with: quote) {
-          if step(t + 1, p + quote.count) {
-            found.quote = String(decoding: quote, as: UTF8.self)
-            return true
-          }
+          current.quote = String(decoding: quote, as: UTF8.self)
+          if step(t + 1, p + quote.count) { return true }
         }
         return false
       case .date(let form):
-        for (day, width) in Self.dates(form, in: bytes[p...]) where step(t + 1, p + width) {
-          found.expiry = day
-          return true
+        for (day, width) in Self.dates(form, in: bytes[p...]) {
+          current.expiry = day
+          if step(t + 1, p + width) { return true }
         }
         return false
       }
     }
-    return step(0, 0) ? found : nil
+    _ = step(0, 0)
+    return found
   }
 
   /// The symbol of these pieces in this grammar. `base` and `quote` are venue codes.

@@ -15,10 +15,11 @@ protocol ByteSource: AnyObject {
 final class FileSource: ByteSource {
   let path: String
   private let descriptor: Int32
-  /// Size of the file in bytes, from `fstat`.
+  /// Size of the file in bytes, from `fstat`; 0 for a stream.
   let size: Int
 
-  /// Opens `path` for reading. Throws `FileError.missing` when it does not exist.
+  /// Opens `path` for reading: a regular file or a stream. Throws `FileError.missing`
+  /// when it does not exist, `FileError.unreadable` for a folder or a device.
   init(path: String) throws(FileError) {
     self.path = path
     let fd = open(path, O_RDONLY)
@@ -27,12 +28,33 @@ final class FileSource: ByteSource {
       throw code == ENOENT || code == ENOTDIR ? .missing(path: path) : .unreadable(path: path, reason: String(cString: strerror(code)))
     }
     var info = stat()
-    guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) != S_IFDIR else {
+    guard fstat(fd, &info) == 0 else {
+      let code = errno
       close(fd)
-      throw .unreadable(path: path, reason: "is a directory")
+      throw .unreadable(path: path, reason: String(cString: strerror(code)))
+    }
+    switch info.st_mode & S_IFMT {
+    case S_IFREG: isStream = false
+    case S_IFIFO, S_IFSOCK: isStream = true
+    case let kind:
+      close(fd)
+      throw .unreadable(path: path, reason: kind == S_IFDIR ? "is a directory" : "not a regular file or a stream, was a \(Self.kindName(kind))")
     }
     descriptor = fd
-    size = Int(info.st_size)
+    size = isStream ? 0 : Int(info.st_size)
+  }
+
+  /// A pipe, FIFO or socket (`<(…)`, `/dev/stdin` of a pipe): read once, size unknown.
+  let isStream: Bool
+
+  /// The kind of a file that is neither regular nor a stream, for the message: a device
+  /// never ends (`/dev/zero`) or holds no data file.
+  private static func kindName(_ kind: mode_t) -> String {
+    switch kind {
+    case S_IFCHR: "character device"
+    case S_IFBLK: "block device"
+    default: "special file"
+    }
   }
 
   deinit { close(descriptor) }
@@ -81,6 +103,64 @@ final class MemorySource: ByteSource {
   }
 }
 
+/// A stream whose first bytes were already read (to detect what it holds): hands them
+/// out again, then reads on. Counts every byte it hands out.
+final class ReplaySource: ByteSource {
+  private let source: ByteSource
+  private let head: [UInt8]
+  private var offset = 0
+  /// The error that ended the first read, thrown once the head is handed out: the
+  /// reader then places it at the line it breaks in.
+  private var pending: IngestError?
+  /// Bytes handed out so far.
+  private(set) var delivered = 0
+  var path: String { source.path }
+
+  init(_ source: ByteSource, head: [UInt8]) {
+    self.source = source
+    self.head = head
+  }
+
+  /// The first `count` bytes of `source` (fewer when it ends or fails first), and
+  /// `source` replayed from its start (a failure comes after the bytes before it).
+  static func peek(_ source: ByteSource, count: Int) -> (head: [UInt8], replay: ReplaySource) {
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 16)
+    defer { buffer.deallocate() }
+    var filled = 0
+    var failure: IngestError? = nil
+    while filled < count {
+      let n: Int
+      do { n = try source.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...])) } catch {
+        failure = error
+        break
+      }
+      if n == 0 { break }
+      filled += n
+    }
+    let head = Array(buffer[0..<filled])
+    let replay = ReplaySource(source, head: head)
+    replay.pending = failure
+    return (head, replay)
+  }
+
+  func read(into buffer: UnsafeMutableRawBufferPointer) throws(IngestError) -> Int {
+    let n: Int
+    if offset == head.count, let pending {
+      self.pending = nil
+      throw pending
+    }
+    if offset < head.count {
+      n = min(buffer.count, head.count - offset)
+      head.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + offset, byteCount: n) }
+      offset += n
+    } else {
+      n = try source.read(into: buffer)
+    }
+    delivered += n
+    return n
+  }
+}
+
 /// How many bytes a compressed file may inflate to: `ratio` times its compressed size,
 /// and never less than `floor`. Real market data compresses 3–75× (zstd on repetitive
 /// JSON lines is the top); a zip, gzip or zstd bomb (1 GiB of zeros is ~1 MiB of gzip)
@@ -105,21 +185,25 @@ public struct DecompressionLimit: Sendable, Equatable {
 
 /// A decompressing source that throws `decompressionLimit` once it has produced more
 /// than `limit` bytes.
+///
+/// The compressed size is asked for at each read: a stream's grows as it is read.
 final class BoundedSource: ByteSource {
   private let source: ByteSource
   let path: String
-  private let limit: Int
-  private let compressed: Int
+  private let limits: DecompressionLimit
+  private let compressedSize: () -> Int
   private var produced = 0
 
-  init(_ source: ByteSource, path: String, limit: DecompressionLimit, compressed: Int) {
+  init(_ source: ByteSource, path: String, limit: DecompressionLimit, compressed: @escaping () -> Int) {
     self.source = source
     self.path = path
-    self.limit = limit.bytes(compressed: compressed)
-    self.compressed = compressed
+    limits = limit
+    compressedSize = compressed
   }
 
   func read(into buffer: UnsafeMutableRawBufferPointer) throws(IngestError) -> Int {
+    let compressed = compressedSize()
+    let limit = limits.bytes(compressed: compressed)
     // Ask for at most one byte past the limit: enough to know it is exceeded.
     let room = limit - produced
     let wanted = room >= buffer.count ? buffer.count : room + 1
@@ -174,8 +258,27 @@ enum Compression: String, Sendable {
     return wrap(MemorySource(bytes, path: path), path: path, size: bytes.count, compression: compression, limit: limit)
   }
 
+  /// A stream (pipe, FIFO) decompressed on the fly, as `open(path:)` opens a file: its
+  /// first bytes are read once to detect the compression, then handed out again. The
+  /// limit grows with the compressed bytes read so far.
+  static func open(stream: ByteSource, limit: DecompressionLimit = DecompressionLimit()) -> ByteSource {
+    let (magic, replay) = ReplaySource.peek(stream, count: 4)
+    let compression = magic.withUnsafeBytes { detect(magic: $0) }
+    guard compression != .none else { return replay }
+    return bounded(compression, replay, path: stream.path, limit: limit) { [replay] in replay.delivered }
+  }
+
   /// `source` (of `size` compressed bytes) decompressed by `compression`, bounded.
   private static func wrap(_ source: ByteSource, path: String, size: Int, compression: Compression, limit: DecompressionLimit) -> ByteSource {
+    guard compression != .none else { return source }
+    let inflating = bounded(compression, source, path: path, limit: limit) { size }
+    return size >= prefetchThreshold ? PrefetchSource(inflating, path: path) : inflating
+  }
+
+  /// `source` decompressed by `compression` within `limit` of its `compressed` size.
+  private static func bounded(
+    _ compression: Compression, _ source: ByteSource, path: String, limit: DecompressionLimit, compressed: @escaping () -> Int
+  ) -> ByteSource {
     let inflating: ByteSource
     switch compression {
     case .none: return source
@@ -183,8 +286,7 @@ enum Compression: String, Sendable {
     case .gzip: inflating = GzipSource(source: source, path: path)
     case .zstd: inflating = ZstdSource(source: source, path: path)
     }
-    let bounded = BoundedSource(inflating, path: path, limit: limit, compressed: size)
-    return size >= prefetchThreshold ? PrefetchSource(bounded, path: path) : bounded
+    return BoundedSource(inflating, path: path, limit: limit, compressed: compressed)
   }
 
   /// Compressed inputs of at least this size are decompressed on a second thread

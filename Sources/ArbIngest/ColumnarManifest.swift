@@ -91,9 +91,65 @@ struct ColumnarManifest: Codable, Equatable {
     guard header.version == currentVersion else {
       throw CacheError.unsupportedVersion(file: path, found: header.version ?? 0, supported: currentVersion)
     }
-    do { return try decoder.decode(ColumnarManifest.self, from: data) } catch {
+    let manifest: ColumnarManifest
+    do { manifest = try decoder.decode(ColumnarManifest.self, from: data) } catch {
       throw CacheError.corrupt(file: path, reason: "manifest does not match version \(currentVersion): \(describe(error))")
     }
+    if let problem = manifest.problem() { throw CacheError.corrupt(file: path, reason: problem) }
+    return manifest
+  }
+
+  /// The most rows a column file can hold: `rows × 8` bytes must be an `Int`.
+  static let maxRows = Int.max / 8
+
+  /// The first field of the manifest that no cache written by `arbkit convert` has,
+  /// named by its key path (`series.0.rows`), or `nil`: counts that are negative or
+  /// whose sums overflow, a series' unknown market, price source, field or clock, a
+  /// source index out of range, a column file outside the cache. Checked before any
+  /// column file is opened; each file's size is checked against `rows` before it is
+  /// mapped (`StoredColumn.read`).
+  func problem() -> String? {
+    func count(_ key: String, _ value: Int, max: Int = ColumnarManifest.maxRows) -> String? {
+      (0...max).contains(value) ? nil : "'\(key)' is \(value), expected 0 to \(max)"
+    }
+    // Counts are summed into the report: each is at most its source's rows read, and
+    // the rows read of all sources add up without overflow.
+    var total = 0
+    for (k, source) in sources.enumerated() {
+      let key = "sources.\(k)"
+      if let problem = count("\(key).size", source.size, max: .max) ?? count("\(key).rows_read", source.rowsRead, max: .max - total)
+        ?? count("\(key).rows_accepted", source.rowsAccepted, max: source.rowsRead)
+        ?? count("\(key).rows_rejected", source.rowsRejected, max: source.rowsRead - source.rowsAccepted)
+        ?? count("\(key).rows_collapsed", source.rowsCollapsed, max: source.rowsAccepted)
+      {
+        return problem
+      }
+      total += source.rowsRead
+      var rejected = 0
+      for (r, rejection) in source.rejected.enumerated() {
+        if let problem = count("\(key).rejected.\(r).count", rejection.count, max: source.rowsRejected - rejected) { return problem }
+        rejected += rejection.count
+      }
+    }
+    var seriesRows = 0
+    for (k, entry) in series.enumerated() {
+      let key = "series.\(k)"
+      if let problem = count("\(key).rows", entry.rows) { return problem }
+      seriesRows = min(seriesRows + entry.rows, Self.maxRows + 1)
+      if !sources.indices.contains(entry.source) { return "'\(key).source' is \(entry.source), expected an index into the \(sources.count) sources" }
+      let words: [(String, String, [String])] = [
+        ("market", entry.market, MarketKind.allCases.map(\.rawValue)), ("price_source", entry.priceSource, PriceSource.allCases.map(\.rawValue)),
+        ("field", entry.field, SeriesField.allCases.map(\.rawValue)), ("clock", entry.clock, Clock.allCases.map(\.rawValue)),
+      ]
+      for (name, value, known) in words where !known.contains(value) {
+        return "'\(key).\(name)' is '\(value)', expected one of \(known.joined(separator: ", "))"
+      }
+      for (c, column) in entry.columns.enumerated() where column.file.hasPrefix("/") || column.file.split(separator: "/").contains("..") {
+        return "'\(key).columns.\(c).file' is '\(column.file)', outside the cache folder"
+      }
+    }
+    if seriesRows != rows { return "'rows' is \(rows), the series hold \(seriesRows > Self.maxRows ? "more" : "\(seriesRows)")" }
+    return nil
   }
 
   private static func describe(_ error: any Error) -> String {

@@ -114,9 +114,9 @@ public enum ColumnarStore {
   private static func load(_ entry: ColumnarManifest.Series, folder: String, columns: CacheColumns) throws -> QuoteSeries {
     let manifestPath = folder + "/manifest.json"
     guard let market = MarketKind(rawValue: entry.market), let priceSource = PriceSource(rawValue: entry.priceSource),
-      let field = SeriesField(rawValue: entry.field), let clock = Clock(rawValue: entry.clock), entry.rows >= 0
+      let field = SeriesField(rawValue: entry.field), let clock = Clock(rawValue: entry.clock)
     else {
-      throw CacheError.corrupt(file: manifestPath, reason: "series of \(entry.venue):\(entry.market):\(entry.symbol) has an unknown market, price source, field or clock")
+      preconditionFailure("series of \(entry.venue):\(entry.market):\(entry.symbol) passed ColumnarManifest.problem() with an unknown word")
     }
     var series = QuoteSeries(
       instrument: Instrument(venue: entry.venue, market: market, symbol: entry.symbol), priceSource: priceSource,
@@ -204,14 +204,16 @@ struct StoredColumn {
     return true
   }
 
-  /// Maps the column file at `path`, checks that it holds `rows` values and copies them
-  /// into `series`.
+  /// Checks that the column file at `path` holds `rows` values (at most
+  /// `ColumnarManifest.maxRows`), then maps it and copies them into `series`.
   func read(into series: inout QuoteSeries, from path: String, rows: Int) throws {
-    let file = try MappedFile(path: path)
-    guard file.count == rows * 8 else {
-      let kind = file.count < rows * 8 ? "truncated" : "too long"
-      throw CacheError.corrupt(file: path, reason: "\(kind): \(file.count) bytes, expected \(rows) rows × 8 = \(rows * 8)")
+    let size = try FileSource(path: path).size
+    guard size == rows * 8 else {
+      let kind = size < rows * 8 ? "truncated" : "too long"
+      throw CacheError.corrupt(file: path, reason: "\(kind): \(size) bytes, expected \(rows) rows × 8 = \(rows * 8)")
     }
+    let file = try MappedFile(path: path)
+    guard file.count == size else { throw CacheError.corrupt(file: path, reason: "changed while it was read") }
     switch values {
     case .int64(let key): series[keyPath: key] = file.withBytes { Self.copy($0, rows: rows) }
     case .float64(let key): series[keyPath: key] = file.withBytes { Self.copy($0, rows: rows) }

@@ -15,8 +15,8 @@ enum DailyHistoryJSON {
   /// The largest file read (decompressed); a history of daily rows is far smaller.
   static let maxBytes = 256 << 20
 
-  static func read(path: String, options: IngestOptions) throws -> IngestedFile {
-    let bytes = try readAll(path: path)
+  static func read(source: ByteSource, path: String, options: IngestOptions) throws -> IngestedFile {
+    let bytes = try readAll(source, path: path)
     var report = IngestReport(path: path, format: RecordFormat.kimchiHistory.id)
     var sink = JSONSeriesSink(clock: options.clock, sort: options.sort, keepsOtherTime: false)
     var quarantine: [UInt8] = []
@@ -100,8 +100,7 @@ enum DailyHistoryJSON {
   }
 
   /// The decompressed bytes of the file, up to `maxBytes`.
-  private static func readAll(path: String) throws -> [UInt8] {
-    let source = try Compression.open(path: path)
+  private static func readAll(_ source: ByteSource, path: String) throws -> [UInt8] {
     var bytes = [UInt8](repeating: 0, count: 1 << 20)
     var filled = 0
     while true {

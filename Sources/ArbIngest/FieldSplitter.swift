@@ -73,6 +73,24 @@ package struct FieldSplitter {
     }
   }
 
+  /// The text of field `k` of `line` (split last): a quoted field with each doubled
+  /// quote read as one quote (`"q""uote"` is `q"uote`), any other as it is.
+  package func text(_ line: UnsafeBufferPointer<UInt8>, _ k: Int) -> String {
+    let field = UnsafeBufferPointer(rebasing: line[starts[k]..<ends[k]])
+    // Only a quoted field starts right after a quote: any other starts the line or follows a delimiter.
+    guard let quote, starts[k] > 0, line[starts[k] - 1] == quote, field.contains(quote) else {
+      return String(decoding: field, as: UTF8.self)
+    }
+    var bytes: [UInt8] = []
+    var previousWasQuote = false
+    for byte in field {
+      let skip = byte == quote && !previousWasQuote
+      previousWasQuote = skip
+      if !skip { bytes.append(byte) }
+    }
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
   @inline(__always)
   private func set(_ offsets: UnsafeMutablePointer<Int>, _ index: Int, _ value: Int) {
     offsets[min(index, FieldOffsets.capacity)] = value

@@ -259,7 +259,5 @@ extension FileReader {
     }
   }
 
-  func text(_ line: UnsafeBufferPointer<UInt8>, _ k: Int) -> String {
-    String(decoding: UnsafeBufferPointer(rebasing: line[splitter.starts[k]..<splitter.ends[k]]), as: UTF8.self)
-  }
+  func text(_ line: UnsafeBufferPointer<UInt8>, _ k: Int) -> String { splitter.text(line, k) }
 }

@@ -18,15 +18,11 @@ enum FreqtradeJSON {
   /// Names of the six elements of a row, for messages.
   static let names = ["open_time", "open", "high", "low", "close", "volume"]
 
-  /// Whether the file starts like an array of arrays: `[`, optional whitespace, `[`
-  /// (after optional leading whitespace), read from the decompressed stream.
-  static func looksLikeOHLCV(path: String) throws(FileError) -> Bool {
-    let source = try Compression.open(path: path)
-    var buffer = [UInt8](repeating: 0, count: 4096)
+  /// Whether `head`, the start of the decompressed stream, is the start of an array of
+  /// arrays: `[`, optional whitespace, `[` (after optional leading whitespace).
+  static func looksLikeOHLCV(head: ArraySlice<UInt8>) -> Bool {
     var seen = 0
-    let n = buffer.withUnsafeMutableBytes { (try? source.read(into: $0)) ?? 0 }
-    for k in 0..<n {
-      let byte = buffer[k]
+    for byte in head {
       if byte == 32 || byte == 9 || byte == 10 || byte == 13 { continue }
       if byte != UInt8(ascii: "[") { return false }
       seen += 1
@@ -74,8 +70,8 @@ enum FreqtradeJSON {
   ///   file, malformed JSON (`malformedJSON`), a bad row under `BadRowPolicy.fail`, or
   ///   a broken compressed stream.
   /// - Complexity: O(bytes); memory is the kept columns plus a 1 MiB buffer.
-  static func read(path: String, options: IngestOptions) throws -> IngestedFile {
-    var reader = FreqtradeReader(path: path, options: options, source: try Compression.open(path: path, limit: options.decompression))
+  static func read(source: ByteSource, path: String, options: IngestOptions) throws -> IngestedFile {
+    var reader = FreqtradeReader(path: path, options: options, source: source)
     defer { reader.close() }
     try reader.readAll()
     return try reader.finish()

@@ -126,10 +126,14 @@ final class GzipSource: ByteSource {
 /// CSV) without extracting it: the local file header is read and skipped, then the
 /// entry's raw deflate data is inflated a chunk at a time (a stored entry is copied
 /// through). The deflate stream's own end marks the end of the entry, so entries with
-/// a data descriptor (sizes 0 in the header) work; what follows (central directory) is
-/// never read. The header's CRC-32 is checked when it has one, and so is its
-/// uncompressed size: an entry inflating past it stops there (a zip bomb's header
-/// understates it, or the data is corrupt).
+/// a data descriptor (sizes 0 in the header) work. The header's CRC-32 is checked when
+/// it has one, and so is its uncompressed size: an entry inflating past it stops there
+/// (a zip bomb's header understates it, or the data is corrupt).
+///
+/// An archive of several files is refused (`severalZipEntries`, listing them) once the
+/// first is read, rather than read as one: each file may have its own header line, and
+/// which of them form one leg is for the user to say. What follows the last entry (the
+/// central directory) is not read.
 final class ZipSource: ByteSource {
   private let inflater: Inflater
   var path: String { inflater.path }
@@ -143,6 +147,9 @@ final class ZipSource: ByteSource {
   private var declaredSize: Int? = nil
   private var written = 0
   private var crc: uLong = 0
+  /// The first entry's name and general purpose flags.
+  private var entryName = ""
+  private var entryFlags = 0
 
   init(source: ByteSource, path: String) {
     inflater = Inflater(file: source, path: path)
@@ -175,6 +182,7 @@ final class ZipSource: ByteSource {
     guard u32(0) == 0x0403_4b50 else { throw error(.corruptCompressedStream(detail: "zip local file header signature not found")) }
     let flags = u16(6), method = u16(8)
     let dataStart = 30 + u16(26) + u16(28)
+    entryFlags = flags
     guard flags & 1 == 0 else { throw error(.corruptCompressedStream(detail: "encrypted zip entries are not supported")) }
     guard dataStart <= inflater.input.count else { throw error(.corruptCompressedStream(detail: "zip local file header too long")) }
     if flags & 8 == 0 {
@@ -186,6 +194,7 @@ final class ZipSource: ByteSource {
     guard try fill(&have, to: dataStart) else {
       throw error(.truncatedCompressedStream(detail: "zip data ends after \(have) bytes inside the local file header"))
     }
+    entryName = String(decoding: bytes[30..<30 + u16(26)], as: UTF8.self)
     inflater.stream.next_in = (inflater.input.baseAddress! + dataStart).assumingMemoryBound(to: Bytef.self)
     inflater.stream.avail_in = UInt32(have - dataStart)
     switch method {
@@ -227,7 +236,50 @@ final class ZipSource: ByteSource {
     if entryEnded, let expectedCRC, UInt32(truncatingIfNeeded: crc) != expectedCRC {
       throw error(.corruptCompressedStream(detail: "zip entry CRC-32 does not match its header"))
     }
+    if entryEnded {
+      let others = try followingEntries()
+      if !others.isEmpty { throw error(.severalZipEntries(names: [entryName] + others)) }
+    }
     return produced
+  }
+
+  /// The names of the entries after the first, read from their local file headers;
+  /// `…` ends the list where an entry's size is not in its header (it cannot be skipped
+  /// without inflating it). Empty when the central directory (or the file's end) follows.
+  private func followingEntries() throws(IngestError) -> [String] {
+    // A data descriptor follows an entry without sizes in its header: CRC and sizes,
+    // after an optional signature `PK\7\8`.
+    if entryFlags & 8 != 0, let first = try take(4) {
+      _ = try take(first == [0x50, 0x4b, 0x07, 0x08] ? 12 : 8)
+    }
+    var names: [String] = []
+    while let header = try take(30), header.starts(with: [0x50, 0x4b, 0x03, 0x04]) {
+      func u16(_ at: Int) -> Int { Int(header[at]) | Int(header[at + 1]) << 8 }
+      guard let name = try take(u16(26)) else { break }
+      names.append(String(decoding: name, as: UTF8.self))
+      let compressedSize = u16(18) | u16(20) << 16
+      guard u16(6) & 8 == 0, compressedSize != 0xFFFF_FFFF, try take(u16(28) + compressedSize, keeping: false) != nil else {
+        names.append("…")
+        break
+      }
+    }
+    return names
+  }
+
+  /// The next `count` bytes of the file after the entry (empty when not `keeping`), or
+  /// `nil` when it ends first.
+  private func take(_ count: Int, keeping: Bool = true) throws(IngestError) -> [UInt8]? {
+    var bytes: [UInt8] = []
+    var left = count
+    while left > 0 {
+      guard try inflater.hasInput() else { return nil }
+      let n = min(left, Int(inflater.stream.avail_in))
+      if keeping { bytes.append(contentsOf: UnsafeBufferPointer(start: inflater.stream.next_in, count: n)) }
+      inflater.stream.next_in += n
+      inflater.stream.avail_in -= UInt32(n)
+      left -= n
+    }
+    return bytes
   }
 
   private func copyStored(into buffer: UnsafeMutableRawBufferPointer) throws(IngestError) -> Int {

@@ -142,30 +142,87 @@ public enum Ingest {
   /// large plain or inflated file is read as two parts on two threads (same result,
   /// same row accounting). A JSON source (named, or detected by `JSONSources`) goes
   /// to its JSON reader; a columnar cache folder (`arbkit convert`) is opened by
-  /// `ColumnarStore`.
+  /// `ColumnarStore`. A pipe or FIFO (`<(…)`, `/dev/stdin`) is read once, as a stream
+  /// (`readStream`); a device is refused.
   ///
-  /// - Throws: `FileError` when the file cannot be opened; `IngestError` for a bad
-  ///   header, a bad row under `BadRowPolicy.fail`, or a broken compressed stream.
+  /// - Throws: `FileError` when the file cannot be opened or is neither a regular file
+  ///   nor a stream; `IngestError` for a bad header, a bad row under
+  ///   `BadRowPolicy.fail`, or a broken compressed stream.
   /// - Complexity: O(bytes); memory is the kept columns plus a 1 MiB buffer, and the
   ///   inflated file for a gzip file inflated in memory.
   public static func read(path: String, options: IngestOptions = IngestOptions()) throws -> IngestedFile {
     if ColumnarStore.isStore(path: path) { return try ColumnarStore.read(folder: path, clock: options.clock, columns: options.cacheColumns) }
-    let size = try FileSource(path: path).size
-    // JSON sources are not CSV lines: named, or detected from their first bytes.
-    if let json = try JSONSources.format(path: path, size: size, named: options.format) {
-      return try JSONSources.read(json, path: path, options: options)
-    }
-    switch try Compression.detect(path: path) {
-    case .none: return try read(PlainFile(path: path, count: size), options: options)
-    case .gzip:
-      if let inflated = InflatedGzip(path: path, limit: options.gzipInMemoryBytes(compressed: size)),
-        let file = try read(inflated, options: options)
-      {
-        return file
+    let file = try FileSource(path: path)
+    if file.isStream { return try readStream(file, options: options) }
+    let size = file.size
+    let compression = try Compression.detect(path: path)
+    return try checkingStream(path: path, compression: compression, options: options) { () throws -> IngestedFile in
+      // JSON sources are not CSV lines: named, or detected from their first bytes.
+      if let json = try JSONSources.format(path: path, size: size, named: options.format) {
+        return try JSONSources.read(json, path: path, options: options)
       }
-    case .zip, .zstd: break
+      switch compression {
+      case .none: return try read(PlainFile(path: path, count: size), options: options)
+      case .gzip:
+        if let inflated = InflatedGzip(path: path, limit: options.gzipInMemoryBytes(compressed: size)),
+          let file = try read(inflated, options: options)
+        {
+          return file
+        }
+      case .zip, .zstd: break
+      }
+      return try readSequentially(path: path, options: options, size: size)
     }
-    return try readSequentially(path: path, options: options, size: size)
+  }
+
+  /// Runs `read` on a file of `compression`; when the file is compressed and `read`
+  /// rejects a row (thrown, or counted under `BadRowPolicy.skip`), the stream is
+  /// decompressed again to its end first: a damaged stream (a flipped byte inflates to
+  /// garbage until the CRC at the member's end) is reported as such, at the line it
+  /// breaks in, rather than as the bad rows it made.
+  static func checkingStream(
+    path: String, compression: Compression, options: IngestOptions, _ read: () throws -> IngestedFile
+  ) throws -> IngestedFile {
+    guard compression != .none else { return try read() }
+    let file: IngestedFile
+    do { file = try read() } catch let error as IngestError where !error.reason.isStreamFault {
+      try verifyStream(path: path, options: options)
+      throw error
+    }
+    if file.report.rowsRejected > 0 { try verifyStream(path: path, options: options) }
+    return file
+  }
+
+  /// Decompresses the file at `path` to its end, counting lines; throws the stream's
+  /// error, placed at the line it breaks in, if it has one.
+  static func verifyStream(path: String, options: IngestOptions) throws {
+    let source = try Compression.open(path: path, limit: options.decompression)
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+    defer { buffer.deallocate() }
+    var lines = 0
+    while true {
+      let n: Int
+      do { n = try source.read(into: buffer) } catch {
+        var located = error
+        located.position = SourcePosition(path: path, line: lines + 1, column: 1)
+        throw located
+      }
+      if n == 0 { return }
+      lines += buffer[0..<n].reduce(0) { $0 + ($1 == 10 ? 1 : 0) }
+    }
+  }
+
+  /// Reads a stream, which can be read only once: its first bytes are read to detect
+  /// the compression, then its first `JSONSources.detectionBytes` decompressed bytes
+  /// to detect the format, and both are handed out again to the reader, which goes on
+  /// reading the same stream in one pass.
+  static func readStream(_ stream: ByteSource, options: IngestOptions) throws -> IngestedFile {
+    let path = stream.path
+    let (head, source) = ReplaySource.peek(Compression.open(stream: stream, limit: options.decompression), count: JSONSources.detectionBytes)
+    if let json = JSONSources.format(head: head, named: options.format) {
+      return try JSONSources.read(json, source: source, path: path, options: options)
+    }
+    return try readLines(source, options: options, expectedRows: 1024)
   }
 
   /// Reads a plain file: in two halves on two threads when large (and they can be
@@ -282,10 +339,7 @@ struct FileReader {
     if case .columns(let spec) = chosen {
       var headerSplitter = FieldSplitter(delimiter: spec.delimiter?.utf8.first ?? UInt8(ascii: ","), quote: spec.quote?.utf8.first ?? UInt8(ascii: "\""))
       guard let count = headerSplitter.split(line) else { throw IngestError(.unterminatedQuote, at: start) }
-      let names = (0..<count).map { k in
-        String(decoding: UnsafeBufferPointer(rebasing: line[headerSplitter.starts[k]..<headerSplitter.ends[k]]), as: UTF8.self)
-          .trimmingSpaces()
-      }
+      let names = (0..<count).map { headerSplitter.text(line, $0).trimmingSpaces() }
       try prepare(format: chosen, headerNames: names)
     } else {
       guard RecordFormat.accepts(chosen, headerLine: line) else {
@@ -428,6 +482,16 @@ struct FileReader {
   /// Writes `bytes` to `target` (a quarantine file), replacing it.
   static func writeFile(_ target: String, _ bytes: [UInt8]) throws {
     try bytes.withUnsafeBytes { try FileOutput.write(target, bytes: $0) }
+  }
+}
+
+extension IngestError.Reason {
+  /// The compressed stream itself is broken, or cannot be read: no row is to blame.
+  var isStreamFault: Bool {
+    switch self {
+    case .truncatedCompressedStream, .corruptCompressedStream, .decompressionLimit, .readFailed, .severalZipEntries: true
+    default: false
+    }
   }
 }
 

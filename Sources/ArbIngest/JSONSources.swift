@@ -14,10 +14,15 @@ enum JSONSources {
   /// The JSON format to read `path` with: `named` when it is one, else the detected one;
   /// `nil` for a file the CSV reader takes.
   static func format(path: String, size: Int, named: RecordFormat?) throws(FileError) -> RecordFormat? {
+    if named == nil && size == 0 { return nil }
+    return format(head: named == nil ? try prefix(path: path) : [], named: named)
+  }
+
+  /// The JSON format of a stream whose first `detectionBytes` (decompressed) are
+  /// `head`: `named` when it is one, else the detected one; `nil` for the CSV reader.
+  static func format(head: [UInt8], named: RecordFormat?) -> RecordFormat? {
     if let named { return RecordFormat.jsonFormats.contains(named) ? named : nil }
-    guard size > 0 else { return nil }
-    if try FreqtradeJSON.looksLikeOHLCV(path: path) { return .freqtradeOHLCV }
-    let head = try prefix(path: path)
+    if FreqtradeJSON.looksLikeOHLCV(head: head.prefix(4096)) { return .freqtradeOHLCV }
     var i = 0
     func skipWhitespace() { while i < head.count, head[i] == 32 || head[i] == 9 || head[i] == 10 || head[i] == 13 { i += 1 } }
     skipWhitespace()
@@ -37,12 +42,19 @@ enum JSONSources {
 
   /// Reads `path` in the JSON `format`.
   static func read(_ format: RecordFormat, path: String, options: IngestOptions) throws -> IngestedFile {
+    try read(format, source: try Compression.open(path: path, limit: options.decompression), path: path, options: options)
+  }
+
+  /// Reads the decompressed `source` (of the file `path`) in the JSON `format`.
+  static func read(_ format: RecordFormat, source: ByteSource, path: String, options: IngestOptions) throws -> IngestedFile {
     switch format {
-    case .restSnapshots: return try JSONLinesReader.read(path: path, options: options, format: format, handler: RESTSnapshotHandler())
-    case .cryptofeed: return try JSONLinesReader.read(path: path, options: options, format: format, handler: CryptofeedHandler())
-    case .orderBookLines: return try JSONLinesReader.read(path: path, options: options, format: format, handler: OrderBookLineHandler(keepsDepth: options.keepDepth))
-    case .kimchiHistory: return try DailyHistoryJSON.read(path: path, options: options)
-    default: return try FreqtradeJSON.read(path: path, options: options)
+    case .restSnapshots: return try JSONLinesReader.read(source: source, path: path, options: options, format: format, handler: RESTSnapshotHandler())
+    case .cryptofeed: return try JSONLinesReader.read(source: source, path: path, options: options, format: format, handler: CryptofeedHandler())
+    case .orderBookLines:
+      return try JSONLinesReader.read(
+        source: source, path: path, options: options, format: format, handler: OrderBookLineHandler(keepsDepth: options.keepDepth))
+    case .kimchiHistory: return try DailyHistoryJSON.read(source: source, path: path, options: options)
+    default: return try FreqtradeJSON.read(source: source, path: path, options: options)
     }
   }
 

@@ -14,6 +14,7 @@ import Testing
 
   static let cases: [(error: any Error, code: ExitCode, line: String)] = [
     (IngestError(.emptyFile, at: here), .dataError, "a.csv:3:7: error: "),
+    (IngestError(.readFailed(detail: "Input/output error"), at: here), .ioError, "a.csv:3:7: error: "),
     (FileError.missing(path: "nope.csv"), .noInput, "nope.csv: error: no such file"),
     (FileError.unreadable(path: "a.csv", reason: "permission denied"), .ioError, "a.csv: error: cannot read, permission denied"),
     (CacheError.corrupt(file: "c/manifest.json", reason: "rows"), .dataError, "c/manifest.json: error: corrupt cache, rows"),

@@ -36,7 +36,7 @@ struct HelpAndUsageTests {
     (["primium"], "unknown command 'primium', did you mean 'premium'?"),
     (["premium", "--leg", "a.csv"], "need at least 2 --leg, was 1"),
     (["premium", "--leg", "d.csv#funding_rate", "--leg", "b.csv"],
-     "leg d.csv is a funding_rate series, a rate: a premium needs price, mark or index legs"),
+     "the series leg d.csv asks for with #funding_rate is a funding_rate series, a rate: a premium needs price, mark or index legs"),
     (["premium", "--leg", "a.csv#last", "--leg", "b.csv"],
      "unknown field 'last' in leg 'a.csv#last', expected one of price, mark, index, funding_rate, premium_index"),
     (["premium", "--leg", "a", "--leg", "b", "--max-stal", "5s"], "unknown option '--max-stal', did you mean '--max-stale'?"),
