@@ -36,7 +36,7 @@ struct InputKindTests {
   @Test func `a read that fails midway is an I/O error (74), not bad data`() {
     var terminal = Terminal()
     let failure = IngestError(.readFailed(detail: "read failed: Input/output error"), at: SourcePosition(path: "a.csv", line: 7, column: 1))
-    #expect(ArbCLI.report(failure, terminal: &terminal) == .ioError)
+    #expect(ArbCLI.report(failure, sortSwitch: nil, terminal: &terminal) == .ioError)
     #expect(terminal.errors.contains("a.csv:7:1: error: read failed: Input/output error"))
   }
 
