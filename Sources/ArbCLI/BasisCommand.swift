@@ -184,6 +184,13 @@ struct BasisCommand: Command {
         events: FundingEvents(funding.series, tickerInterval: fundingInterval), basis: series.basis, perp: derivative.series,
         settlement: inverse ? .inverse(contractSize: canonical?.contractSize) : .linear, window: window)
     }
+    let result = BasisResult(
+      legs: roles.compactMap { role, _ in legs[role].map { (role, $0.leg, $0.canonical) } },
+      kind: future == nil ? "spot-perp" : spot == nil ? "perp-future" : "spot-future",
+      series: series, summaries: summaries, references: references, carry: carry, carryUnit: Self.carryUnit(derivative.canonical, derivative.leg.series),
+      alignment: options, bands: bands, sized: sized, offsets: execution.offsets)
+    // Every format prints the figures of the JSON: checked once, before anything is written.
+    let json = try result.json.checkedFinite()
     if let seriesPath {
       let pairs = references.map { SeriesCSV.Column($0.name.split(separator: " ").joined(separator: "_") + "_pct", $0.premium) }
       try SeriesCSV.write(
@@ -193,13 +200,8 @@ struct BasisCommand: Command {
         ] + (series.annualised.map { [SeriesCSV.Column("annualised_pct", $0)] } ?? []) + pairs,
         to: seriesPath)
     }
-    let result = BasisResult(
-      legs: roles.compactMap { role, _ in legs[role].map { (role, $0.leg, $0.canonical) } },
-      kind: future == nil ? "spot-perp" : spot == nil ? "perp-future" : "spot-future",
-      series: series, summaries: summaries, references: references, carry: carry, carryUnit: Self.carryUnit(derivative.canonical, derivative.leg.series),
-      alignment: options, bands: bands, sized: sized, offsets: execution.offsets)
     switch format {
-    case .json: terminal.print(result.json.rendered())
+    case .json: terminal.print(json.rendered())
     case .table, .csv: terminal.print(result.table)
     }
     for leg in loaded { for report in leg.reports { IngestSummary.warn(report, terminal: &terminal) } }

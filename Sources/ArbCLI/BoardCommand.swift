@@ -118,8 +118,10 @@ struct BoardCommand: Command {
       rows: rows, singleVenue: order.filter { groups[$0]!.count == 1 }.map { ($0, groups[$0]![0]) },
       unplaced: unplaced, sameVenue: sameVenue, alignment: alignment, bands: bands, clock: ingest.options.clock, sort: sort, size: size)
     result.offsets = execution.offsets
+    // Every format prints the figures of the JSON: checked once, before anything is written.
+    let json = try result.json.checkedFinite()
     switch format {
-    case .json: terminal.print(result.json.rendered())
+    case .json: terminal.print(json.rendered())
     case .csv: terminal.print(result.csv, terminator: "")
     case .table: terminal.print(result.table(colour: terminal.colour))
     }

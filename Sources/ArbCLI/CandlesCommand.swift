@@ -75,9 +75,11 @@ struct CandlesCommand: Command {
       values = source == .exec ? premium.exec : premium.mid  // nan at invalid points
     }
     let candles = Candles.make(time: time, values: values, every: every, offset: Self.zones[zone]!)
+    // Both formats print the figures of the JSON: checked once, before anything is written.
+    let checked = try JSONValue.array(candles.map(Self.json)).checkedFinite()
     var out = try RowWriter(path: outPath)
     if json {
-      try out.append(JSONValue.array(candles.map(Self.json)).rendered() + "\n")
+      try out.append(checked.rendered() + "\n")
     } else {
       try out.append("start_us,start,open,high,low,close,mean,mean_tw,count\n")
       for c in candles {

@@ -48,8 +48,10 @@ struct CorrelateCommand: Command {
     let matrix = CovarianceMatrix(series: panel.premiums, missing: missing)
     let names = panel.legs.map { legs[$0].instrument.description }
     let baseName = legs[base].instrument.description
+    // Every format prints the figures of the JSON: checked once, before anything is written.
+    let checked = try json(matrix, names: names, base: baseName, points: panel.time.count).checkedFinite()
     switch format {
-    case .json: terminal.print(json(matrix, names: names, base: baseName, points: panel.time.count).rendered())
+    case .json: terminal.print(checked.rendered())
     case .csv: terminal.print(csv(matrix, names: names), terminator: "")
     case .table: terminal.print(table(matrix, names: names, base: baseName, points: panel.time.count))
     }

@@ -140,6 +140,12 @@ struct KimchiCommand: Command {
       let premium = try PremiumSeries(legs: Array(quotes[..<krw.count]), options: options)
       board = KimchiResult.Board(premium: premium, analysis: PremiumAnalysis(premium: premium, options: analysis.bands))
     }
+    let result = KimchiResult(
+      legs: zip(roles, zip(loaded, canonical)).map { ($0, $1.0, $1.1) }, venues: venues, board: board,
+      usdtNote: Self.usdtNote(usdQuote: usdQuote, fxIsMarket: fxIsMarket, usdtUSD: usdtUSD != nil),
+      fxMaxStale: fxMaxStale, alignment: options, bands: analysis.bands, offsets: execution.offsets)
+    // Both formats print the figures of the JSON: checked once, before anything is written.
+    let json = try result.json.checkedFinite()
     if let seriesPath {
       let columns = venues.indices.map { k in SeriesCSV.Column("kimchi_pct_\(k + 1)", venues[k].series.premium) }
         + venues.indices.compactMap { k in
@@ -147,12 +153,6 @@ struct KimchiCommand: Command {
         }
       try SeriesCSV.write(columns: columns, to: seriesPath)
     }
-    let result = KimchiResult(
-      legs: zip(roles, zip(loaded, canonical)).map { ($0, $1.0, $1.1) }, venues: venues, board: board,
-      usdtNote: Self.usdtNote(usdQuote: usdQuote, fxIsMarket: fxIsMarket, usdtUSD: usdtUSD != nil),
-      fxMaxStale: fxMaxStale, alignment: options, bands: analysis.bands, offsets: execution.offsets)
-    // Both formats print the figures of the JSON: checked once, before anything is written.
-    let json = try result.json.checkedFinite()
     switch format {
     case .json: terminal.print(json.rendered())
     case .table, .csv: terminal.print(result.table)

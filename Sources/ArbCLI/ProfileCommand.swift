@@ -59,8 +59,10 @@ struct ProfileCommand: Command {
     let profile = TimeOfDayProfile(
       values: exec ? premium.exec : premium.mid, valid: premium.valid, time: premium.time, duration: premium.duration, bands: bands,
       oneSided: exec || legs.count > 2, zone: zone.name, offset: zone.offset)
+    // Every format prints the figures of the JSON: checked once, before anything is written.
+    let checked = try json(profile).checkedFinite()
     switch format {
-    case .json: terminal.print(json(profile).rendered())
+    case .json: terminal.print(checked.rendered())
     case .csv: terminal.print(csv(profile), terminator: "")
     case .table: terminal.print(table(profile, validPoints: premium.validPoints))
     }

@@ -104,8 +104,9 @@ struct FiniteOutputTests {
     let usd = Self.leg(folder, "bitstamp", symbol: "btcusd", Array(repeating: 1e5, count: 6))
     let fx = Self.leg(folder, "fx", market: "fx", symbol: "USDKRW", Array(repeating: rate, count: 6))
     for format in ["table", "json"] {
-      let run = arbkit("kimchi", "--krw", krw, "--usd", usd, "--fx", fx, "--format", format)
-      Self.expectFinite(run, "kimchi \(rate) \(format)")
+      let series = folder.path + "/kimchi-\(format).csv"
+      let run = arbkit("kimchi", "--krw", krw, "--usd", usd, "--fx", fx, "--format", format, "--series", series)
+      Self.expectFinite(run, files: [series], "kimchi \(rate) \(format)")
       if rate == .leastNonzeroMagnitude { #expect(run.code == .dataError, "\(run.errors)") }
     }
   }
@@ -160,5 +161,39 @@ struct FiniteOutputTests {
     #expect(run.errors.contains("pnl (2 cells)"), "\(run.errors)")
     let cells = try #require(run.object["cells"] as? [[String: Any]])
     #expect(cells.count == 2 && cells.allSatisfy { $0["pnl"] is NSNull })
+  }
+
+  @Test("board, correlate, profile and candles: every format of extreme prices is finite or refused", arguments: extremes)
+  func analysisCommands(c: (high: Double, low: Double)) {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let (a, b) = Self.legs(folder, high: c.high, low: c.low)
+    let third = Self.leg(folder, "cc", (0..<6).map { $0 % 3 == 0 ? c.high : c.low })
+    for format in ["table", "csv", "json"] {
+      Self.expectFinite(arbkit("board", a, b, "--format", format), "board \(c) \(format)")
+      Self.expectFinite(arbkit("correlate", "--leg", a, "--leg", b, "--leg", third, "--format", format), "correlate \(c) \(format)")
+      Self.expectFinite(arbkit("profile", "--leg", a, "--leg", b, "--format", format), "profile \(c) \(format)")
+    }
+    for source in ["mid", "premium"] {
+      for format in ["csv", "json"] {
+        let out = folder.path + "/candles-\(source)-\(format)"
+        let legs = source == "mid" ? ["--leg", a] : ["--leg", a, "--leg", b]
+        let run = arbkit(["candles"] + legs + ["--every", "2s", "--format", format, "--out", out])
+        Self.expectFinite(run, files: [out], "candles \(c) \(source) \(format)")
+      }
+    }
+  }
+
+  @Test("basis: every format of extreme prices is finite or refused", arguments: extremes)
+  func basis(c: (high: Double, low: Double)) {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let spot = Self.leg(folder, "binance", symbol: "BTCUSDT", Array(repeating: c.low, count: 6))
+    let perp = Self.leg(folder, "bybit", market: "linear", symbol: "BTCUSDT", (0..<6).map { $0 % 2 == 0 ? c.high : c.low })
+    for format in ["table", "json"] {
+      let series = folder.path + "/basis-\(format).csv"
+      let run = arbkit("basis", "--spot", spot, "--perp", perp, "--format", format, "--series", series)
+      Self.expectFinite(run, files: [series], "basis \(c) \(format)")
+    }
   }
 }
