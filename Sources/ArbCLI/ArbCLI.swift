@@ -56,6 +56,8 @@ public enum ArbCLI {
     }
     do {
       let command = try type.init(arguments: rest)
+      let files = command.files
+      try FileOutput.check(named: files.named, derived: files.derived, inputs: files.inputs)
       return try command.run(&terminal)
     } catch let error as UsageError {
       terminal.printError("arbkit: error: \(error.message)")
@@ -75,8 +77,7 @@ public enum ArbCLI {
       return .dataError
     case let error as FileError:
       terminal.printError("\(error)")
-      if case .missing = error { return .noInput }
-      return .ioError
+      return exitCode(error)
     case let error as CacheError:
       terminal.printError("\(error)")
       return .dataError
@@ -101,6 +102,15 @@ public enum ArbCLI {
     default:
       terminal.printError("arbkit: error: \(error)")
       return .failure
+    }
+  }
+
+  /// The exit code of a file that cannot be read or written.
+  static func exitCode(_ error: FileError) -> ExitCode {
+    switch error {
+    case .missing: .noInput
+    case .overwritesInput: .usage
+    case .unreadable, .unwritable: .ioError
     }
   }
 

@@ -39,6 +39,7 @@ struct BacktestCommand: Command {
     ]))
     """
 
+  let path: String
   let scenario: Scenario
   let tradesPath: String?
   let equityPath: String?
@@ -54,6 +55,7 @@ struct BacktestCommand: Command {
     guard cursor.arguments.count == 1, let path = cursor.arguments.first else {
       throw UsageError("expected one scenario file, was \(cursor.arguments.count) arguments")
     }
+    self.path = path
     do {
       let zone = cursor.value("--tz").map { ["journal.tz=" + $0] } ?? []
       scenario = try Scenario.load(path: path, overrides: cursor.values("--set") + zone)
@@ -68,6 +70,10 @@ struct BacktestCommand: Command {
     guard format != .csv else { throw UsageError("--format csv is not a backtest output; use --trades PATH for the ledger") }
     ingest = try IngestFlags(cursor)
   }
+
+  var outputs: [String?] { [tradesPath, equityPath, inventoryPath, fundingPath] }
+
+  var files: RunFiles { ingest.files(inputs: ScenarioLegs.files(scenario, path: path), outputs: outputs) }
 
   /// The scenario error, with the closest known key for an unknown one.
   static func explain(_ error: ScenarioError, path: String) -> String {
@@ -97,10 +103,16 @@ struct BacktestCommand: Command {
     let aligned = try AlignedLegs(legs: series, options: AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid))
     let outcome = try Self.outcome(scenario, fees: fees, legs: series, aligned: aligned, options: options)
     let report = BacktestReport(scenario: scenario, legs: series, fees: fees, aligned: aligned, outcome: outcome, fx: fx)
-    if let tradesPath { try Self.write(report.ledgerCSV, to: tradesPath) }
-    if let equityPath { try Self.write(report.equityCSV, to: equityPath) }
-    if let inventoryPath { try Self.write(report.inventoryCSV, to: inventoryPath) }
-    if let fundingPath { try Self.write(report.fundingCSV, to: fundingPath) }
+    // The ledgers belong together: all are written, or none.
+    var written: [AtomicFile] = []
+    let ledgers: [KeyPath<BacktestReport, String>] = [\.ledgerCSV, \.equityCSV, \.inventoryCSV, \.fundingCSV]
+    for (path, ledger) in zip(outputs, ledgers) {
+      guard let path else { continue }
+      let file = try AtomicFile(path: path)
+      try file.write(report[keyPath: ledger])
+      written.append(file)
+    }
+    try FileOutput.commit(written)
     terminal.print(format == .json ? report.json.rendered() : report.table)
     return .success
   }
@@ -183,7 +195,5 @@ struct BacktestCommand: Command {
     parameters.rebalance = scenario.rebalanceCost.map { .init(cost: $0, delay: scenario.rebalanceDelay) }
     return parameters
   }
-
-  static func write(_ text: String, to path: String) throws { try FileOutput.write(path, text: text) }
 
 }

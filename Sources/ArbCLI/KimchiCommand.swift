@@ -96,6 +96,8 @@ struct KimchiCommand: Command {
     if format == .csv { throw UsageError("invalid value for '--format', expected table or json, was 'csv'") }
   }
 
+  var files: RunFiles { ingest.files(inputs: (krw + [usd, fx] + [usdtUSD].compactMap { $0 }).flatMap(\.paths)) }
+
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     let specs = krw + [usd, fx] + (usdtUSD.map { [$0] } ?? [])
     let roles = krw.map { _ in "krw" } + ["usd", fxIsMarket ? "fx-market" : "fx"] + (usdtUSD == nil ? [] : ["usdt-usd"])

@@ -73,6 +73,8 @@ struct PremiumCommand: Command {
     UsageError("leg \(path) is a \(field.rawValue) series, a rate: a premium needs price, mark or index legs")
   }
 
+  var files: RunFiles { ingest.files(inputs: legs.flatMap(\.paths), outputs: [seriesPath]) }
+
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     let loaded = try LoadedLegs.load(legs, options: ingest.options, specOverrides: ingest.specOverrides)
     let series = try execution.shifted(loaded.map(\.series))

@@ -27,6 +27,11 @@ enum ScenarioLegs {
     }
   }
 
+  /// Every file the scenario at `path` reads: itself, its legs', funding and FX files.
+  static func files(_ scenario: Scenario, path: String) -> [String] {
+    [path] + scenario.legs.flatMap(\.files) + scenario.fundingFiles + (scenario.fx?.files ?? [])
+  }
+
   /// The scenario's clock offsets, by venue id.
   static func offsets(_ scenario: Scenario) -> [(venue: String, micros: Int64)] {
     scenario.offsets.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#endif
 import ArbAnalytics
 import ArbCore
 import ArbIngest
@@ -14,18 +11,9 @@ enum SeriesCSV {
     var text = "ts_us,valid,mid_pct,exec_pct,direction"
     for k in legs.indices { text += ",bid_\(k + 1),ask_\(k + 1)" }
     text += "\n"
-    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    guard fd >= 0 else { throw FileError.unreadable(path: path, reason: "cannot write: \(String(cString: strerror(errno)))") }
-    defer { close(fd) }
+    let file = try AtomicFile(path: path)
     func flush() throws {
-      try text.withUTF8 { bytes in
-        var offset = 0
-        while offset < bytes.count {
-          let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-          guard n > 0 else { throw FileError.unreadable(path: path, reason: "write failed") }
-          offset += n
-        }
-      }
+      try file.write(text)
       text.removeAll(keepingCapacity: true)
     }
     for i in 0..<premium.count {
@@ -49,5 +37,6 @@ enum SeriesCSV {
       if text.utf8.count > 1 << 20 { try flush() }
     }
     try flush()
+    try file.commit()
   }
 }

@@ -116,6 +116,15 @@ struct SweepCommand: Command {
     }.flatMap { $0 }
   }
 
+  var files: RunFiles {
+    var inputs: [String] = []
+    var seen: Set<String> = []
+    for (_, scenario) in cells {
+      for file in ScenarioLegs.files(scenario, path: path) where seen.insert(file).inserted { inputs.append(file) }
+    }
+    return ingest.files(inputs: inputs, outputs: [out]).adding(derived: out.map { [$0 + ".meta.json", $0 + ".lock"] } ?? [])
+  }
+
   /// The sidecar of this run.
   func meta() throws -> SweepOutput.Meta {
     guard let bytes = FileManager.default.contents(atPath: path) else { throw FileError.missing(path: path) }
