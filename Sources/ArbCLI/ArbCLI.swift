@@ -59,6 +59,9 @@ public enum ArbCLI {
       let files = command.files
       try FileOutput.check(named: files.named, derived: files.derived, inputs: files.inputs)
       return try command.run(&terminal)
+    } catch let error as UsageError where error.code != .usage {
+      terminal.printError(error.message)
+      return error.code
     } catch let error as UsageError {
       terminal.printError("arbkit: error: \(error.message)")
       terminal.printError(type.usage.split(separator: "\n").first.map(String.init) ?? "")
@@ -108,7 +111,7 @@ public enum ArbCLI {
   /// The exit code of a file that cannot be read or written.
   static func exitCode(_ error: FileError) -> ExitCode {
     switch error {
-    case .missing: .noInput
+    case .missing, .notAFile: .noInput
     case .overwritesInput: .usage
     case .unreadable, .unwritable: .ioError
     }

@@ -56,6 +56,7 @@ struct BacktestCommand: Command {
       throw UsageError("expected one scenario file, was \(cursor.arguments.count) arguments")
     }
     self.path = path
+    try ScenarioLegs.checkFile(path)
     do {
       let zone = cursor.value("--tz").map { ["journal.tz=" + $0] } ?? []
       scenario = try Scenario.load(path: path, overrides: cursor.values("--set") + zone)

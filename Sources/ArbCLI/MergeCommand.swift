@@ -35,6 +35,7 @@ struct MergeCommand: Command {
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     var shards: [(meta: SweepOutput.Meta, header: String, rows: [String])] = []
     for path in inputs {
+      try InputFile.check(path)
       let meta = try SweepOutput.Meta.read(path)
       guard let data = FileManager.default.contents(atPath: path) else { throw FileError.missing(path: path) }
       let text = String(decoding: data, as: UTF8.self)

@@ -62,6 +62,7 @@ struct ReportCommand: Command {
     zone = try cursor.value("--tz", "UTC or Asia/Seoul") { $0 == "UTC" ? ReportZone.utc : $0 == "Asia/Seoul" ? ReportZone.seoul : nil } ?? .utc
     ingest = try IngestFlags(cursor)
     // The scenario is checked before any data is read.
+    try ScenarioLegs.checkFile(path)
     do { _ = try Scenario.load(path: path, overrides: overrides) } catch { throw UsageError(BacktestCommand.explain(error, path: path)) }
   }
 
@@ -79,6 +80,7 @@ struct ReportCommand: Command {
     var sweep: SweepResults? = nil
     var cellOverrides: [String] = []
     if let sweepPath {
+      try InputFile.check(sweepPath)
       guard let bytes = FileManager.default.contents(atPath: sweepPath) else { throw FileError.missing(path: sweepPath) }
       // `arbkit sweep --format json` output starts with `{`; anything else is the CSV.
       if bytes.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "{") {

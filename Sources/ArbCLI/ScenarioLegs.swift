@@ -32,6 +32,12 @@ enum ScenarioLegs {
     [path] + scenario.legs.flatMap(\.files) + scenario.fundingFiles + (scenario.fx?.files ?? [])
   }
 
+  /// Refuses a scenario file that cannot be read with its own exit code (66: missing or
+  /// not a file; 74: unreadable) before it is parsed.
+  static func checkFile(_ path: String) throws(UsageError) {
+    do throws(FileError) { try InputFile.check(path) } catch { throw UsageError(file: error) }
+  }
+
   /// The scenario's clock offsets, by venue id.
   static func offsets(_ scenario: Scenario) -> [(venue: String, micros: Int64)] {
     scenario.offsets.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
