@@ -114,7 +114,7 @@ struct SweepLock {
   init(output: String) throws(FileError) {
     path = output + ".lock"
     while true {
-      let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+      let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
       guard fd >= 0 else { throw .unwritable(path: path, reason: String(cString: strerror(errno))) }
       guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
         Glibc.close(fd)

@@ -144,16 +144,19 @@ public final class AtomicFile {
   /// - Throws: `FileError.unwritable`.
   public init(path: String, named: Bool = true) throws(FileError) {
     self.path = path
-    target = try FileOutput.target(of: path, named: named)
-    try FileOutput.checkWritable(target, shown: path)
+    if !named { _ = try FileOutput.target(of: path, named: false) }
     var info = stat()
-    let exists = stat(target, &info) == 0
-    if exists && info.st_mode & S_IFMT != S_IFREG {
+    // A device or pipe, also behind a link such as /dev/stdout, is opened as named.
+    if stat(path, &info) == 0 && info.st_mode & S_IFMT != S_IFREG && info.st_mode & S_IFMT != S_IFDIR {
+      target = path
       temporary = nil
-      fd = open(target, O_WRONLY | O_CLOEXEC)
+      fd = open(path, O_WRONLY | O_CLOEXEC)
       guard fd >= 0 else { throw .unwritable(path: path, reason: String(cString: strerror(errno))) }
       return
     }
+    target = try FileOutput.target(of: path, named: named)
+    try FileOutput.checkWritable(target, shown: path)
+    let exists = stat(target, &info) == 0
     var attempt: (fd: Int32, name: String) = (-1, "")
     for _ in 0..<16 where attempt.fd < 0 {
       let base = target.split(separator: "/").last.map(String.init) ?? "output"

@@ -56,6 +56,18 @@ struct FileOutputTests {
     #expect(stat("/dev/null", &info) == 0 && info.st_mode & S_IFMT == S_IFCHR)
   }
 
+  @Test("a pipe behind a link (/dev/fd/N, like /dev/stdout) is written in place")
+  func pipeBehindLink() throws {
+    var ends: [Int32] = [0, 0]
+    #expect(pipe(&ends) == 0)
+    defer { close(ends[0]) }
+    try FileOutput.write("/dev/fd/\(ends[1])", text: "piped\n")
+    close(ends[1])
+    var buffer = [UInt8](repeating: 0, count: 16)
+    let count = read(ends[0], &buffer, buffer.count)
+    #expect(String(decoding: buffer[..<max(count, 0)], as: UTF8.self) == "piped\n")
+  }
+
   @Test("a link the user named is written through, its target replaced; a link in a name the command made is refused")
   func symbolicLinks() throws {
     let folder = TemporaryFolder()
