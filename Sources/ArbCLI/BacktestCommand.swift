@@ -72,6 +72,7 @@ struct BacktestCommand: Command {
     ingest = try IngestFlags(cursor)
   }
 
+  /// The ledger paths, in the order of `BacktestReport`'s ledgers written in `run`.
   var outputs: [String?] { [tradesPath, equityPath, inventoryPath, fundingPath] }
 
   var files: RunFiles { ingest.files(inputs: ScenarioLegs.files(scenario, path: path), outputs: outputs) }
