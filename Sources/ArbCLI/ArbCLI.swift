@@ -56,7 +56,12 @@ public enum ArbCLI {
     }
     do {
       let command = try type.init(arguments: rest)
+      let files = command.files
+      try FileOutput.check(named: files.named, derived: files.derived, inputs: files.inputs)
       return try command.run(&terminal)
+    } catch let error as UsageError where error.code != .usage {
+      terminal.printError(error.message)
+      return error.code
     } catch let error as UsageError {
       terminal.printError("arbkit: error: \(error.message)")
       terminal.printError(type.usage.split(separator: "\n").first.map(String.init) ?? "")

@@ -1,10 +1,19 @@
 import ArbCore
+import ArbIngest
 
 /// A command line misused: printed as `arbkit: error: …`, the usage line and a pointer
 /// to `--help`, exit 64.
 public struct UsageError: Error, Sendable, Equatable {
   public var message: String
+  /// `.usage`, or the exit code of a file the command line names (`init(file:)`).
+  public var code: ExitCode = .usage
   public init(_ message: String) { self.message = message }
+
+  /// A file named on the command line that cannot be read: its message and exit code.
+  init(file error: FileError) {
+    message = "\(error)"
+    code = ExitCode(error.kind)
+  }
 }
 
 /// Walks the arguments of one command: `--flag value`, `--flag=value`, switches,

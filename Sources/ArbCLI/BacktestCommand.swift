@@ -39,6 +39,7 @@ struct BacktestCommand: Command {
     ]))
     """
 
+  let path: String
   let scenario: Scenario
   let tradesPath: String?
   let equityPath: String?
@@ -54,6 +55,8 @@ struct BacktestCommand: Command {
     guard cursor.arguments.count == 1, let path = cursor.arguments.first else {
       throw UsageError("expected one scenario file, was \(cursor.arguments.count) arguments")
     }
+    self.path = path
+    try ScenarioLegs.checkFile(path)
     do {
       let zone = cursor.value("--tz").map { ["journal.tz=" + $0] } ?? []
       scenario = try Scenario.load(path: path, overrides: cursor.values("--set") + zone)
@@ -68,6 +71,11 @@ struct BacktestCommand: Command {
     guard format != .csv else { throw UsageError("--format csv is not a backtest output; use --trades PATH for the ledger") }
     ingest = try IngestFlags(cursor)
   }
+
+  /// The ledger paths, in the order of `BacktestReport`'s ledgers written in `run`.
+  var outputs: [String?] { [tradesPath, equityPath, inventoryPath, fundingPath] }
+
+  var files: RunFiles { ingest.files(inputs: ScenarioLegs.files(scenario, path: path), outputs: outputs) }
 
   /// The scenario error, with the closest known key for an unknown one.
   static func explain(_ error: ScenarioError, path: String) -> String {
@@ -98,10 +106,16 @@ struct BacktestCommand: Command {
     let outcome = try Self.outcome(scenario, fees: fees, legs: series, aligned: aligned, options: options)
     let report = BacktestReport(scenario: scenario, legs: series, fees: fees, aligned: aligned, outcome: outcome, fx: fx)
     let json = try report.checkedFinite()
-    if let tradesPath { try Self.write(report.ledger.text, to: tradesPath) }
-    if let equityPath { try Self.write(report.equity.text, to: equityPath) }
-    if let inventoryPath { try Self.write(report.inventory.text, to: inventoryPath) }
-    if let fundingPath { try Self.write(report.funding.text, to: fundingPath) }
+    // The ledgers belong together: all are written, or none.
+    var written: [AtomicFile] = []
+    let ledgers: [KeyPath<BacktestReport, CSVTable>] = [\.ledger, \.equity, \.inventory, \.funding]
+    for (path, ledger) in zip(outputs, ledgers) {
+      guard let path else { continue }
+      let file = try AtomicFile(path: path)
+      try file.write(report[keyPath: ledger].text)
+      written.append(file)
+    }
+    try FileOutput.commit(written)
     terminal.print(format == .json ? json.rendered() : report.table)
     return .success
   }
@@ -187,7 +201,5 @@ struct BacktestCommand: Command {
     parameters.rebalance = scenario.rebalanceCost.map { .init(cost: $0, delay: scenario.rebalanceDelay) }
     return parameters
   }
-
-  static func write(_ text: String, to path: String) throws { try FileOutput.write(path, text: text) }
 
 }

@@ -126,6 +126,8 @@ struct BasisCommand: Command {
     }
   }
 
+  var files: RunFiles { ingest.files(inputs: [spot, perp, future, funding, mark, index].compactMap { $0 }.flatMap(\.paths)) }
+
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     let roles: [(String, LegSpec?)] = [
       ("derivative", future ?? perp), ("reference", future == nil || spot != nil ? spot : perp),

@@ -83,6 +83,8 @@ struct BoardCommand: Command {
     format = try OutputFormat.parse(cursor)
   }
 
+  var files: RunFiles { ingest.files(inputs: inputs.flatMap(\.paths)) }
+
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     let loaded = try BoardInputs.load(inputs, ingest: ingest)
     var groups: [CanonicalInstrument: [QuoteSeries]] = [:]

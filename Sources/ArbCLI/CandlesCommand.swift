@@ -59,6 +59,8 @@ struct CandlesCommand: Command {
     json = try cursor.value("--format", "csv or json", { ["csv": false, "json": true][$0] }) ?? false
   }
 
+  var files: RunFiles { inputs.files(outputs: [outPath]) }
+
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     let legs = try inputs.load(&terminal)
     let (time, values): ([Int64], [Double])

@@ -22,11 +22,27 @@ protocol Command {
   /// order; `nil` for a command without one.
   static var sortSwitch: String? { get }
   init(arguments: [String]) throws(UsageError)
+  /// The files the run reads and writes, checked before it starts (`FileOutput.check`).
+  var files: RunFiles { get }
   func run(_ terminal: inout Terminal) throws -> ExitCode
 }
 
 extension Command {
   static var sortSwitch: String? { "--sort" }
+  var files: RunFiles { RunFiles() }
+}
+
+/// The files of one run: its inputs, the outputs the user named and the outputs
+/// whose names the command makes (a sidecar, the files in a report folder).
+struct RunFiles {
+  var inputs: [String] = []
+  var named: [String] = []
+  var derived: [String] = []
+
+  /// These files with `derived` outputs added.
+  func adding(derived more: [String]) -> RunFiles {
+    RunFiles(inputs: inputs, named: named, derived: derived + more)
+  }
 }
 
 /// How a result is printed.
@@ -57,6 +73,7 @@ struct IngestFlags {
   var options = IngestOptions()
   var specOverrides: [String]
   var inputFormat: String?
+  var registryPath: String?
 
   /// - Parameter sortSwitch: the name of the row-sorting switch.
   init(_ cursor: ArgumentCursor, sortSwitch: String = "--sort") throws(UsageError) {
@@ -67,6 +84,12 @@ struct IngestFlags {
     specOverrides = cursor.values("--spec-set")
     inputFormat = cursor.value("--input-format")
     options.registry = try VenuesCommand.registry(cursor)
+    registryPath = cursor.value("--registry")
+  }
+
+  /// The files of a run reading `inputs` with these flags (the registry file, `--quarantine`), and `outputs`.
+  func files(inputs: [String], outputs: [String?] = []) -> RunFiles {
+    RunFiles(inputs: inputs + [registryPath].compactMap { $0 }, named: ([options.quarantinePath] + outputs).compactMap { $0 })
   }
 
   /// Applies the global `--input-format` to a leg that names no format of its own.

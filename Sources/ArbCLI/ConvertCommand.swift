@@ -41,7 +41,10 @@ struct ConvertCommand: Command {
     inputs = specs
   }
 
+  var files: RunFiles { ingest.files(inputs: inputs.flatMap(\.paths)) }
+
   func run(_ terminal: inout Terminal) throws -> ExitCode {
+    try ColumnarStore.checkTarget(folder)
     var files: [IngestedFile] = []
     for spec in inputs {
       let options = try spec.ingestOptions(ingest.options, specOverrides: ingest.specOverrides)

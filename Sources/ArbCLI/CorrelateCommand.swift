@@ -42,6 +42,8 @@ struct CorrelateCommand: Command {
     format = try OutputFormat.parse(cursor)
   }
 
+  var files: RunFiles { inputs.files(outputs: []) }
+
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     let legs = try inputs.load(&terminal)
     let panel = try PremiumPanel(legs: legs, base: base, options: inputs.alignment)

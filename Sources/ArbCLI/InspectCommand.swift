@@ -37,6 +37,8 @@ struct InspectCommand: Command {
     paths = legs
   }
 
+  var files: RunFiles { ingest.files(inputs: paths.flatMap(\.paths)) }
+
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     var reports: [(IngestReport, [QuoteSeries])] = []
     for spec in paths {

@@ -102,6 +102,8 @@ struct KimchiCommand: Command {
     seriesPath = cursor.value("--series")
   }
 
+  var files: RunFiles { ingest.files(inputs: (krw + [usd, fx] + [usdtUSD].compactMap { $0 }).flatMap(\.paths)) }
+
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     let specs = krw + [usd, fx] + (usdtUSD.map { [$0] } ?? [])
     let roles = krw.map { _ in "krw" } + ["usd", fxIsMarket ? "fx-market" : "fx"] + (usdtUSD == nil ? [] : ["usdt-usd"])

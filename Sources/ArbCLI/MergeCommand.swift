@@ -30,9 +30,12 @@ struct MergeCommand: Command {
     self.out = out
   }
 
+  var files: RunFiles { RunFiles(inputs: inputs + inputs.map { $0 + ".meta.json" }, named: [out], derived: [out + ".meta.json"]) }
+
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     var shards: [(meta: SweepOutput.Meta, header: String, rows: [String])] = []
     for path in inputs {
+      try InputFile.check(path)
       let meta = try SweepOutput.Meta.read(path)
       guard let data = FileManager.default.contents(atPath: path) else { throw FileError.missing(path: path) }
       let text = String(decoding: data, as: UTF8.self)
@@ -70,8 +73,9 @@ struct MergeCommand: Command {
     var merged = first
     merged.shard = "1/1"
     merged.cells = first.totalCells
-    try merged.write(out)
-    try BacktestCommand.write(text, to: out)
+    let csv = try AtomicFile(path: out)
+    try csv.write(text)
+    try FileOutput.commit([csv, try merged.sidecar(out)])
     terminal.printError("merged \(count) shards, \(first.totalCells) cells into \(out)")
     return .success
   }

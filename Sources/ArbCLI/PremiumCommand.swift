@@ -79,6 +79,8 @@ struct PremiumCommand: Command {
     return UsageError("the series leg \(spec.paths[0]) asks for with #\(field) is a \(field) series, a rate: a premium needs price, mark or index legs")
   }
 
+  var files: RunFiles { ingest.files(inputs: legs.flatMap(\.paths), outputs: [seriesPath]) }
+
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     let loaded = try LoadedLegs.load(legs, options: ingest.options, specOverrides: ingest.specOverrides)
     let series = try execution.shifted(loaded.map(\.series))

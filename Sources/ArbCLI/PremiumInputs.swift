@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#endif
 import ArbAnalytics
 import ArbCore
 import ArbIngest
@@ -27,6 +24,9 @@ struct PremiumInputs {
     alignment = try AnalysisFlags.alignment(cursor)
   }
 
+  /// The files of a run reading these legs and writing `outputs`.
+  func files(outputs: [String?]) -> RunFiles { ingest.files(inputs: legs.flatMap(\.paths), outputs: outputs) }
+
   /// Reads every leg (warnings about rejected rows go to `terminal`).
   func load(_ terminal: inout Terminal) throws -> [QuoteSeries] {
     let loaded = try LoadedLegs.load(legs, options: ingest.options, specOverrides: ingest.specOverrides)
@@ -37,41 +37,32 @@ struct PremiumInputs {
   }
 }
 
-/// Per-row text output of the series commands: CSV rows written to a file in chunks,
-/// or collected for stdout.
+/// Per-row text output of the series commands: CSV rows written to a file in chunks
+/// (an `AtomicFile`, in place at `finish`), or collected for stdout.
 struct RowWriter {
-  private let fd: Int32?
-  private let path: String
+  private let file: AtomicFile?
   private(set) var text = ""
 
   /// Writes to `path`, or collects the text when `path` is nil.
   init(path: String?) throws {
-    self.path = path ?? "-"
-    guard let path else {
-      fd = nil
-      return
-    }
-    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    guard fd >= 0 else { throw FileError.unreadable(path: path, reason: "cannot write: \(String(cString: strerror(errno)))") }
-    self.fd = fd
+    file = try path.map { try AtomicFile(path: $0) }
   }
 
   mutating func append(_ line: String) throws {
     text += line
-    if fd != nil && text.utf8.count > 1 << 20 { try flush() }
+    if file != nil && text.utf8.count > 1 << 20 { try flush() }
   }
 
-  /// Writes what is left and closes the file; returns the collected text for stdout.
+  /// Writes what is left and puts the file in place; returns the collected text for stdout.
   mutating func finish() throws -> String? {
-    guard let fd else { return text }
+    guard let file else { return text }
     try flush()
-    close(fd)
+    try file.commit()
     return nil
   }
 
   private mutating func flush() throws {
-    guard let fd else { return }
-    try text.withUTF8 { try FileOutput.writeAll(fd, UnsafeRawBufferPointer($0), path: path) }
+    try file?.write(text)
     text.removeAll(keepingCapacity: true)
   }
 }

@@ -51,6 +51,8 @@ struct ProfileCommand: Command {
     format = try OutputFormat.parse(cursor)
   }
 
+  var files: RunFiles { ingest.files(inputs: legs.flatMap(\.paths)) }
+
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     let loaded = try LoadedLegs.load(legs, options: ingest.options, specOverrides: ingest.specOverrides)
     let series = loaded.map(\.series)

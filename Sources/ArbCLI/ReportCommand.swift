@@ -62,13 +62,25 @@ struct ReportCommand: Command {
     zone = try cursor.value("--tz", "UTC or Asia/Seoul") { $0 == "UTC" ? ReportZone.utc : $0 == "Asia/Seoul" ? ReportZone.seoul : nil } ?? .utc
     ingest = try IngestFlags(cursor)
     // The scenario is checked before any data is read.
+    try ScenarioLegs.checkFile(path)
     do { _ = try Scenario.load(path: path, overrides: overrides) } catch { throw UsageError(BacktestCommand.explain(error, path: path)) }
+  }
+
+  /// The inputs: the scenario's files (before the sweep's best cell is applied) and
+  /// the sweep; the outputs: the page and the Markdown, when the folder exists.
+  var files: RunFiles {
+    let scenarioFiles = (try? Scenario.load(path: path, overrides: overrides)).map { ScenarioLegs.files($0, path: path) } ?? [path]
+    var isFolder: ObjCBool = false
+    let exists = FileManager.default.fileExists(atPath: out, isDirectory: &isFolder) && isFolder.boolValue
+    return ingest.files(inputs: scenarioFiles + [sweepPath].compactMap { $0 })
+      .adding(derived: exists ? [out + "/report.html", out + "/report.md"] : [])
   }
 
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     var sweep: SweepResults? = nil
     var cellOverrides: [String] = []
     if let sweepPath {
+      try InputFile.check(sweepPath)
       guard let bytes = FileManager.default.contents(atPath: sweepPath) else { throw FileError.missing(path: sweepPath) }
       // `arbkit sweep --format json` output starts with `{`; anything else is the CSV.
       if bytes.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "{") {
@@ -124,9 +136,14 @@ struct ReportCommand: Command {
     do { try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true) } catch {
       throw FileError.unreadable(path: out, reason: "cannot create the folder: \(error.localizedDescription)")
     }
-    try FileOutput.write(out + "/report.html", text: document.html)
-    try FileOutput.write(out + "/report.md", text: document.markdown)
-    for figure in document.figures { try FileOutput.write(out + "/" + figure.file, text: figure.svg.rendered) }
+    // The page, the Markdown and its figures belong together: all are written, or none.
+    var written: [AtomicFile] = []
+    for (name, text) in [("report.html", document.html), ("report.md", document.markdown)] + document.figures.map({ ($0.file, $0.svg.rendered) }) {
+      let file = try AtomicFile(path: out + "/" + name, named: false)
+      try file.write(text)
+      written.append(file)
+    }
+    try FileOutput.commit(written)
     for leg in loaded { for report in leg.reports { IngestSummary.warn(report, terminal: &terminal) } }
     terminal.print("wrote \(out)/report.html and \(out)/report.md with \(document.figures.count) SVG figures")
     return .success

@@ -63,6 +63,8 @@ struct RollingCommand: Command {
     return TimeText.parseDuration(text).flatMap { $0 > 0 ? .time($0) : nil }
   }
 
+  var files: RunFiles { inputs.files(outputs: [outPath]) }
+
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     let legs = try inputs.load(&terminal)
     let premium = try PremiumSeries(legs: legs, options: inputs.alignment)

@@ -49,6 +49,17 @@ enum ScenarioLegs {
     }
   }
 
+  /// Every file the scenario at `path` reads: itself, its legs', funding and FX files.
+  static func files(_ scenario: Scenario, path: String) -> [String] {
+    [path] + scenario.legs.flatMap(\.files) + scenario.fundingFiles + (scenario.fx?.files ?? [])
+  }
+
+  /// Refuses a scenario file that cannot be read with its own exit code (66: missing or
+  /// not a file; 74: unreadable) before it is parsed.
+  static func checkFile(_ path: String) throws(UsageError) {
+    do throws(FileError) { try InputFile.check(path) } catch { throw UsageError(file: error) }
+  }
+
   /// The scenario's clock offsets, by venue id.
   static func offsets(_ scenario: Scenario) -> [(venue: String, micros: Int64)] {
     scenario.offsets.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#endif
 import ArbAnalytics
 import ArbCore
 import ArbIngest
@@ -70,21 +67,13 @@ enum SeriesCSV {
     }
   }
 
-  /// Writes `header`, then `rows` lines each appended by `row(i, &text)`, to `path`.
+  /// Writes `header`, then `rows` lines each appended by `row(i, &text)`, to `path`,
+  /// all or nothing (`AtomicFile`).
   private static func write(to path: String, header: String, rows: Int, row: (Int, inout String) -> Void) throws {
     var text = header + "\n"
-    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    guard fd >= 0 else { throw FileError.unreadable(path: path, reason: "cannot write: \(String(cString: strerror(errno)))") }
-    defer { close(fd) }
+    let file = try AtomicFile(path: path)
     func flush() throws {
-      try text.withUTF8 { bytes in
-        var offset = 0
-        while offset < bytes.count {
-          let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-          guard n > 0 else { throw FileError.unreadable(path: path, reason: "write failed") }
-          offset += n
-        }
-      }
+      try file.write(text)
       text.removeAll(keepingCapacity: true)
     }
     for i in 0..<rows {
@@ -93,5 +82,6 @@ enum SeriesCSV {
       if text.utf8.count > 1 << 20 { try flush() }
     }
     try flush()
+    try file.commit()
   }
 }

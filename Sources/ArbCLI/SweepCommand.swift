@@ -97,6 +97,7 @@ struct SweepCommand: Command {
     ingest = try IngestFlags(cursor)
     // Every cell's scenario is checked before any data is read.
     let document: [String: Any]
+    try ScenarioLegs.checkFile(path)
     do { document = try Scenario.document(path: path) } catch { throw UsageError(BacktestCommand.explain(error, path: path)) }
     cells = try Self.scenarios(path: path, document: document, overrides: overrides, grid: grid, shard: shard, jobs: requestedJobs)
     // More threads than cells would have nothing to do.
@@ -122,6 +123,15 @@ struct SweepCommand: Command {
       }
       return cells
     }.flatMap { $0 }
+  }
+
+  var files: RunFiles {
+    var inputs: [String] = []
+    var seen: Set<String> = []
+    for (_, scenario) in cells {
+      for file in ScenarioLegs.files(scenario, path: path) where seen.insert(file).inserted { inputs.append(file) }
+    }
+    return ingest.files(inputs: inputs, outputs: [out]).adding(derived: out.map { [$0 + ".meta.json", $0 + ".lock"] } ?? [])
   }
 
   /// The sidecar of this run.

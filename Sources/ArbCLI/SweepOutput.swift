@@ -32,15 +32,19 @@ struct SweepOutput {
       }
     }
 
-    func write(_ path: String) throws {
+    /// The sidecar of the sweep file `path`, written but not yet committed.
+    func sidecar(_ path: String) throws -> AtomicFile {
       let encoder = JSONEncoder()
       encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-      try BacktestCommand.write(String(decoding: try encoder.encode(self), as: UTF8.self) + "\n", to: path + ".meta.json")
+      let file = try AtomicFile(path: path + ".meta.json", named: false)
+      try file.write(String(decoding: try encoder.encode(self), as: UTF8.self) + "\n")
+      return file
     }
   }
 
   let path: String
   private let fd: Int32
+  private let lock: SweepLock
   /// Rows already in the file (complete lines after the header).
   private(set) var rowsDone: Int
 
@@ -49,8 +53,11 @@ struct SweepOutput {
   /// is cut off and its cell run again. A row is complete when it starts with the grid
   /// fields of its cell (`gridFields(row)`) and has `metrics` numbers or empty fields
   /// after them; a last row that is not is torn, an earlier one refuses the file.
+  /// Unlike other outputs the file is written in place, row by row, so that `--resume`
+  /// can continue it; `SweepLock` keeps a second sweep out of it meanwhile.
   init(path: String, header: String, meta: Meta, resume: Bool, metrics: Int, gridFields: (Int) -> String) throws {
     self.path = path
+    lock = try SweepLock(output: path)
     var done = 0
     if resume, let existing = FileManager.default.contents(atPath: path) {
       guard (try? Meta.read(path)) == meta else {
@@ -76,7 +83,7 @@ struct SweepOutput {
         throw FileError.unreadable(path: path, reason: "cannot reopen for --resume")
       }
     } else {
-      try meta.write(path)
+      try meta.sidecar(path).commit()
       fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
       guard fd >= 0 else { throw FileError.unreadable(path: path, reason: "cannot write: \(String(cString: strerror(errno)))") }
       try Self.append(fd, header + "\n", path: path)
@@ -98,7 +105,10 @@ struct SweepOutput {
     rowsDone += rows.utf8.reduce(0) { $0 + ($1 == 10 ? 1 : 0) }
   }
 
-  func close() { _ = Glibc.close(fd) }
+  func close() {
+    _ = Glibc.close(fd)
+    lock.release()
+  }
 
   private static func append(_ fd: Int32, _ text: String, path: String) throws {
     var text = text
@@ -106,4 +116,41 @@ struct SweepOutput {
     guard fsync(fd) == 0 else { throw FileError.unreadable(path: path, reason: "fsync failed") }
   }
 
+}
+
+/// The lock file `PATH.lock` held while a sweep writes `PATH`, so that a second sweep
+/// into the same file is refused instead of interleaving its rows. It is a `flock`: the
+/// kernel releases it when the process ends, however it ends, so a killed sweep leaves
+/// no lock that blocks the next one.
+struct SweepLock {
+  let path: String
+  private let fd: Int32
+
+  /// Takes the lock of `output`.
+  /// - Throws: `FileError.unwritable` when another process holds it.
+  init(output: String) throws(FileError) {
+    path = output + ".lock"
+    while true {
+      let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
+      guard fd >= 0 else { throw .unwritable(path: path, reason: String(cString: strerror(errno))) }
+      guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+        Glibc.close(fd)
+        throw .unwritable(path: output, reason: "another arbkit sweep is writing it (\(path) is locked)")
+      }
+      // A lock file its holder removed on release is no lock any more: take a fresh one.
+      var held = stat()
+      var named = stat()
+      if fstat(fd, &held) == 0, stat(path, &named) == 0, held.st_dev == named.st_dev, held.st_ino == named.st_ino {
+        self.fd = fd
+        return
+      }
+      Glibc.close(fd)
+    }
+  }
+
+  /// Removes the lock file and releases the lock.
+  func release() {
+    unlink(path)
+    Glibc.close(fd)
+  }
 }

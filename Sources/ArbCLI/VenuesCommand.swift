@@ -1,4 +1,5 @@
 import ArbCore
+import ArbIngest
 
 /// `arbkit venues`: prints the exchange registry, or resolves symbols with it.
 struct VenuesCommand: Command {
@@ -48,6 +49,7 @@ struct VenuesCommand: Command {
   /// The registry of a command line: the built-in one, extended by `--registry PATH`.
   static func registry(_ cursor: ArgumentCursor) throws(UsageError) -> ExchangeRegistry {
     guard let path = cursor.value("--registry") else { return .builtin }
+    do throws(FileError) { try InputFile.check(path) } catch { throw UsageError(file: error) }
     do { return try .builtin(extendedWith: path) } catch { throw UsageError(error.message) }
   }
 

@@ -69,15 +69,24 @@ final class FileSource: ByteSource {
   }
 }
 
-/// A file that cannot be opened. Distinct from `IngestError`: the CLI maps it to exit 66 / 74.
+/// A file that cannot be opened, read or written. Distinct from `IngestError`: the CLI
+/// maps it to exit 66 (missing, not a file), 64 (an output that is an input) or 74.
 public enum FileError: Error, Sendable, Equatable, CustomStringConvertible {
   case missing(path: String)
   case unreadable(path: String, reason: String)
+  /// An input that exists but is no file to read, e.g. a folder or a device; `kind` says what it is.
+  case notAFile(path: String, kind: String)
+  case unwritable(path: String, reason: String)
+  /// An output of a run that is also one of its inputs.
+  case overwritesInput(output: String, input: String)
 
   public var description: String {
     switch self {
     case .missing(let path): "\(path): error: no such file"
     case .unreadable(let path, let reason): "\(path): error: cannot read, \(reason)"
+    case .notAFile(let path, let kind): "\(path): error: is a \(kind), not a file"
+    case .unwritable(let path, let reason): "\(path): error: cannot write, \(reason)"
+    case .overwritesInput(let output, let input): "\(output): error: would overwrite \(input), an input of this run; name another output"
     }
   }
 }

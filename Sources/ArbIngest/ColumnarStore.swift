@@ -22,21 +22,16 @@ public enum ColumnarStore {
 
   /// Writes `files` (each read from its `report.path`) as a cache in `folder`.
   ///
-  /// The cache is built in `folder.partial` and renamed into place, replacing an
-  /// earlier cache in `folder`; a folder that exists and is not a cache is left alone.
+  /// The cache is built in a new hidden folder beside `folder` and renamed into place,
+  /// replacing an earlier cache in `folder` (see `checkTarget`); nothing that this
+  /// call did not create, or that is not part of the cache it replaces, is removed.
   /// - Throws: `FileError` when a source cannot be stamped or a file cannot be written.
   public static func write(_ files: [IngestedFile], to folder: String) throws {
+    try checkTarget(folder)
     let fileManager = FileManager.default
-    var isFolder: ObjCBool = false
-    if fileManager.fileExists(atPath: folder, isDirectory: &isFolder) {
-      let empty = isFolder.boolValue && ((try? fileManager.contentsOfDirectory(atPath: folder))?.isEmpty ?? false)
-      guard empty || isStore(path: folder) else {
-        throw FileError.unreadable(path: folder, reason: "exists and is not a columnar cache, not replacing it")
-      }
-    }
-    let partial = folder + ".partial"
-    try? fileManager.removeItem(atPath: partial)
-    try makeFolder(partial)
+    let partial = try makeTemporaryFolder(beside: folder)
+    var placed = false
+    defer { if !placed { try? fileManager.removeItem(atPath: partial) } }
     var sources: [ColumnarManifest.Source] = []
     var entries: [ColumnarManifest.Series] = []
     for (k, file) in files.enumerated() {
@@ -61,10 +56,51 @@ public enum ColumnarStore {
       rows: entries.reduce(0) { $0 + $1.rows }, firstTsUs: entries.compactMap(\.firstTsUs).min(),
       lastTsUs: entries.compactMap(\.lastTsUs).max(), sources: sources, series: entries)
     let manifestBytes = try manifest.encoded()
-    try manifestBytes.withUnsafeBytes { raw in try FileOutput.write(partial + "/manifest.json", bytes: raw) }
-    if fileManager.fileExists(atPath: folder) { try fileManager.removeItem(atPath: folder) }
+    try manifestBytes.withUnsafeBytes { raw in try FileOutput.write(partial + "/manifest.json", bytes: raw, named: false) }
+    // An earlier cache is moved aside first, and removed once the new one is in place.
+    let earlier = fileManager.fileExists(atPath: folder) ? partial + ".replaced" : nil
+    if let earlier, rename(folder, earlier) != 0 {
+      throw FileError.unwritable(path: folder, reason: "cannot move the earlier cache aside: \(String(cString: strerror(errno)))")
+    }
     guard rename(partial, folder) == 0 else {
-      throw FileError.unreadable(path: folder, reason: "cannot move the cache into place: \(String(cString: strerror(errno)))")
+      let reason = String(cString: strerror(errno))
+      if let earlier { rename(earlier, folder) }
+      throw FileError.unwritable(path: folder, reason: "cannot move the cache into place: \(reason)")
+    }
+    placed = true
+    if let earlier { try? fileManager.removeItem(atPath: earlier) }
+    let parent = open(FileOutput.folder(of: folder), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    if parent >= 0 {
+      fsync(parent)
+      close(parent)
+    }
+  }
+
+  /// Checks that a cache can be written in `folder`: its parent folder exists, and
+  /// `folder` is missing, an empty folder, or a cache whose every file its manifest
+  /// lists (so that replacing it removes nothing else).
+  /// - Throws: `FileError.unwritable`.
+  public static func checkTarget(_ folder: String) throws(FileError) {
+    let target = try FileOutput.target(of: folder, named: true)
+    var info = stat()
+    guard stat(target, &info) == 0 else {
+      try FileOutput.checkWritable(target, shown: folder)
+      return
+    }
+    let fileManager = FileManager.default
+    guard info.st_mode & S_IFMT == S_IFDIR, let names = try? fileManager.contentsOfDirectory(atPath: target) else {
+      throw .unwritable(path: folder, reason: "exists and is not a columnar cache, not replacing it")
+    }
+    guard !names.isEmpty else { return }
+    guard let manifest = try? ColumnarManifest.load(path: target + "/manifest.json") else {
+      throw .unwritable(path: folder, reason: "exists and is not a columnar cache, not replacing it")
+    }
+    // Every file and folder of the cache, relative to it: what its manifest lists.
+    let listed = manifest.series.flatMap(\.columns).map(\.file)
+    let expected = Set(["manifest.json"] + listed + listed.compactMap { $0.split(separator: "/").first.map(String.init) })
+    let found = (fileManager.enumerator(atPath: target)?.allObjects as? [String]) ?? []
+    if let stray = found.sorted().first(where: { !expected.contains($0) }) {
+      throw .unwritable(path: folder, reason: "holds '\(stray)', which is no part of the columnar cache there; not replacing it")
     }
   }
 
@@ -140,6 +176,16 @@ public enum ColumnarStore {
     return series
   }
 
+  /// A new, empty hidden folder beside `folder`, for building a cache in.
+  private static func makeTemporaryFolder(beside folder: String) throws(FileError) -> String {
+    let base = folder.split(separator: "/").last.map(String.init) ?? "cache"
+    var template = Array((FileOutput.folder(of: folder) + "/." + base + ".partial-XXXXXX").utf8CString)
+    guard mkdtemp(&template) != nil else {
+      throw .unwritable(path: folder, reason: "cannot create a folder beside it: \(String(cString: strerror(errno)))")
+    }
+    return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+
   private static func makeFolder(_ path: String) throws {
     guard mkdir(path, 0o755) == 0 else {
       throw FileError.unreadable(path: path, reason: "cannot create folder: \(String(cString: strerror(errno)))")
@@ -196,10 +242,10 @@ struct StoredColumn {
     switch values {
     case .int64(let key):
       guard !series[keyPath: key].isEmpty else { return false }
-      try series[keyPath: key].withUnsafeBytes { try FileOutput.write(path, bytes: $0) }
+      try series[keyPath: key].withUnsafeBytes { try FileOutput.write(path, bytes: $0, named: false) }
     case .float64(let key):
       guard !series[keyPath: key].isEmpty else { return false }
-      try series[keyPath: key].withUnsafeBytes { try FileOutput.write(path, bytes: $0) }
+      try series[keyPath: key].withUnsafeBytes { try FileOutput.write(path, bytes: $0, named: false) }
     }
     return true
   }

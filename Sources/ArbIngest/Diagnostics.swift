@@ -1,9 +1,14 @@
 import ArbCore
 
 extension FileError: Diagnostic {
+  /// A missing input or one that is not a file (66); an output onto an input of the
+  /// same run (64); a file that cannot be read or written (74).
   public var kind: DiagnosticKind {
-    if case .missing = self { return .missingInput }
-    return .io
+    switch self {
+    case .missing, .notAFile: .missingInput
+    case .overwritesInput: .usage
+    case .unreadable, .unwritable: .io
+    }
   }
   public var isFramed: Bool { true }
 }

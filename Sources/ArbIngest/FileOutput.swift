@@ -1,30 +1,218 @@
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif
+import Synchronization
 
-/// Writing whole files and appending to open ones, with `FileError`s that name the path.
+/// Every output file of a command goes through here (docs/cli.md, "Output files"):
+///
+/// - written all or nothing (`AtomicFile`): to a temporary file in the target's folder,
+///   synced, renamed over the target, and the folder synced; a failed or interrupted
+///   write leaves the old file as it was and no temporary file;
+/// - checked before a run starts (`check(named:derived:inputs:)`): never an input of
+///   the run (same device and inode), never a file in a missing folder;
+/// - never written through a symbolic link, unless the user named the link itself: a
+///   name the command makes (a report's `report.html`, a sidecar) that is a link is
+///   refused.
 public enum FileOutput {
-  /// Writes `bytes` to `path`, replacing it.
-  public static func write(_ path: String, bytes: UnsafeRawBufferPointer) throws {
-    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    guard fd >= 0 else { throw FileError.unreadable(path: path, reason: "cannot write: \(String(cString: strerror(errno)))") }
-    defer { close(fd) }
-    try writeAll(fd, bytes, path: path)
+  /// Writes `bytes` to `path` all or nothing (`named`: the user gave `path`, see `AtomicFile`).
+  public static func write(_ path: String, bytes: UnsafeRawBufferPointer, named: Bool = true) throws(FileError) {
+    let file = try AtomicFile(path: path, named: named)
+    try file.write(bytes)
+    try file.commit()
   }
 
-  /// Writes `text` (UTF-8) to `path`, replacing it.
-  public static func write(_ path: String, text: String) throws {
-    var text = text
-    try text.withUTF8 { try write(path, bytes: UnsafeRawBufferPointer($0)) }
+  /// Writes `text` (UTF-8) to `path` all or nothing.
+  public static func write(_ path: String, text: String, named: Bool = true) throws(FileError) {
+    let file = try AtomicFile(path: path, named: named)
+    try file.write(text)
+    try file.commit()
+  }
+
+  /// Commits outputs that belong together (a report's files, a backtest's ledgers):
+  /// every file is synced before the first is renamed into place, so that a write that
+  /// fails leaves all the old files.
+  public static func commit(_ files: [AtomicFile]) throws(FileError) {
+    for file in files { try file.sync() }
+    for file in files { try file.publish() }
+  }
+
+  /// Checks the outputs of a run before it reads anything: each lands in an existing
+  /// folder, is not a folder, and is none of `inputs` (compared by device and inode,
+  /// after following a link the user named). `named` are paths the user gave; `derived`
+  /// are names the command makes, which must not be symbolic links.
+  /// - Throws: `FileError.unwritable`, `FileError.overwritesInput`.
+  public static func check(named: [String], derived: [String] = [], inputs: [String]) throws(FileError) {
+    let identities = inputs.compactMap { input in FileIdentity(path: input).map { (input, $0) } }
+    for (path, isNamed) in named.map({ ($0, true) }) + derived.map({ ($0, false) }) {
+      let target = try target(of: path, named: isNamed)
+      try checkWritable(target, shown: path)
+      if let identity = FileIdentity(path: target), let input = identities.first(where: { $0.1 == identity }) {
+        throw .overwritesInput(output: path, input: input.0)
+      }
+    }
+  }
+
+  /// Where writing `path` lands: `path` itself, or, when it is a symbolic link the
+  /// user named, the file at the end of its links.
+  /// - Throws: `FileError.unwritable` for a link the user did not name.
+  public static func target(of path: String, named: Bool) throws(FileError) -> String {
+    var current = path
+    for _ in 0..<32 {
+      var info = stat()
+      guard lstat(current, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { return current }
+      guard named else { throw .unwritable(path: path, reason: "is a symbolic link, not written through (name its target instead)") }
+      var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+      let count = readlink(current, &buffer, buffer.count - 1)
+      guard count >= 0 else { return current }
+      let link = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      current = link.hasPrefix("/") ? link : folder(of: current) + "/" + link
+    }
+    throw .unwritable(path: path, reason: "too many levels of symbolic links")
+  }
+
+  /// The folder part of `path` (`.` for a bare name).
+  static func folder(of path: String) -> String {
+    guard let slash = path.lastIndex(of: "/") else { return "." }
+    return slash == path.startIndex ? "/" : String(path[..<slash])
+  }
+
+  /// `target` (shown as `shown`) can be written: its folder exists, and it is no folder.
+  static func checkWritable(_ target: String, shown: String) throws(FileError) {
+    let parent = folder(of: target)
+    var info = stat()
+    guard stat(parent, &info) == 0 else { throw .unwritable(path: shown, reason: "no such folder '\(parent)'") }
+    guard info.st_mode & S_IFMT == S_IFDIR else { throw .unwritable(path: shown, reason: "'\(parent)' is not a folder") }
+    if stat(target, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR { throw .unwritable(path: shown, reason: "is a folder") }
   }
 
   /// Writes every byte of `bytes` to the open descriptor `fd` (of `path`, for errors).
-  public static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws {
+  public static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(FileError) {
     var written = 0
     while written < bytes.count {
       let n = Glibc.write(fd, bytes.baseAddress! + written, bytes.count - written)
-      guard n > 0 else { throw FileError.unreadable(path: path, reason: "write failed: \(String(cString: strerror(errno)))") }
+      if n < 0 && errno == EINTR { continue }
+      guard n > 0 else { throw .unwritable(path: path, reason: "write failed: \(String(cString: strerror(errno)))") }
       written += n
+    }
+  }
+
+  /// Test seam: writes to a target whose path starts with a key here fail with "no
+  /// space left on device" once the file would hold more than the key's number of
+  /// bytes, as on a full disk.
+  static let diskLimits = Mutex<[String: Int]>([:])
+
+  /// The byte limit of `diskLimits` that applies to `target`, if any.
+  static func diskLimit(_ target: String) -> Int? {
+    diskLimits.withLock { limits in limits.isEmpty ? nil : limits.first { target.hasPrefix($0.key) }?.value }
+  }
+}
+
+/// A file's device and inode: two paths name the same file when these agree.
+struct FileIdentity: Equatable {
+  var device: UInt64
+  var inode: UInt64
+
+  /// The identity of the file at `path` (links followed); nil when there is none.
+  init?(path: String) {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return nil }
+    device = UInt64(info.st_dev)
+    inode = UInt64(info.st_ino)
+  }
+}
+
+/// One output file written all or nothing: bytes go to a temporary file beside the
+/// target; `commit` syncs it, renames it over the target and syncs the folder. An
+/// `AtomicFile` released before its commit removes the temporary file, leaving the
+/// target as it was. Streaming writers write as they go and commit at the end.
+///
+/// A target that exists and is not a regular file (`/dev/null`, a FIFO) is written in
+/// place: there is nothing to replace.
+public final class AtomicFile {
+  /// The path as the user or command named it (for messages).
+  public let path: String
+  /// Where the file lands (`path`, or the file at the end of a named link).
+  let target: String
+  /// The temporary file renamed over `target`; nil when written in place.
+  private let temporary: String?
+  private var fd: Int32
+  private var size = 0
+  private var committed = false
+
+  /// Opens a temporary file for `path`; `named`: the user gave `path`, so a symbolic
+  /// link there is followed (a name the command made must not be a link).
+  /// - Throws: `FileError.unwritable`.
+  public init(path: String, named: Bool = true) throws(FileError) {
+    self.path = path
+    if !named { _ = try FileOutput.target(of: path, named: false) }
+    var info = stat()
+    // A device or pipe, also behind a link such as /dev/stdout, is opened as named.
+    if stat(path, &info) == 0 && info.st_mode & S_IFMT != S_IFREG && info.st_mode & S_IFMT != S_IFDIR {
+      target = path
+      temporary = nil
+      fd = open(path, O_WRONLY | O_CLOEXEC)
+      guard fd >= 0 else { throw .unwritable(path: path, reason: String(cString: strerror(errno))) }
+      return
+    }
+    target = try FileOutput.target(of: path, named: named)
+    try FileOutput.checkWritable(target, shown: path)
+    let exists = stat(target, &info) == 0
+    var attempt: (fd: Int32, name: String) = (-1, "")
+    for _ in 0..<16 where attempt.fd < 0 {
+      let base = target.split(separator: "/").last.map(String.init) ?? "output"
+      attempt.name = FileOutput.folder(of: target) + "/." + base + ".tmp-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+      attempt.fd = open(attempt.name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+      if attempt.fd < 0 && errno != EEXIST { break }
+    }
+    guard attempt.fd >= 0 else { throw .unwritable(path: path, reason: "cannot create a temporary file: \(String(cString: strerror(errno)))") }
+    (fd, temporary) = (attempt.fd, attempt.name)
+    if exists { fchmod(fd, info.st_mode & 0o7777) }
+  }
+
+  deinit {
+    if fd >= 0 { close(fd) }
+    if !committed, let temporary { unlink(temporary) }
+  }
+
+  /// Appends `bytes`.
+  public func write(_ bytes: UnsafeRawBufferPointer) throws(FileError) {
+    if let limit = FileOutput.diskLimit(target), size + bytes.count > limit {
+      throw .unwritable(path: path, reason: "write failed: \(String(cString: strerror(ENOSPC)))")
+    }
+    try FileOutput.writeAll(fd, bytes, path: path)
+    size += bytes.count
+  }
+
+  /// Appends `text` as UTF-8.
+  public func write(_ text: String) throws(FileError) {
+    var text = text
+    try text.withUTF8 { bytes in Result { () throws(FileError) in try write(UnsafeRawBufferPointer(bytes)) } }.get()
+  }
+
+  /// Puts the file in place (`FileOutput.commit` for several that belong together).
+  public func commit() throws(FileError) { try FileOutput.commit([self]) }
+
+  /// Syncs and closes the temporary file.
+  func sync() throws(FileError) {
+    if temporary != nil && fsync(fd) != 0 { throw .unwritable(path: path, reason: "fsync failed: \(String(cString: strerror(errno)))") }
+    close(fd)
+    fd = -1
+  }
+
+  /// Renames the synced temporary file over the target and syncs the folder.
+  func publish() throws(FileError) {
+    guard let temporary else {
+      committed = true
+      return
+    }
+    guard rename(temporary, target) == 0 else {
+      throw .unwritable(path: path, reason: "cannot move into place: \(String(cString: strerror(errno)))")
+    }
+    committed = true
+    let folder = open(FileOutput.folder(of: target), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    if folder >= 0 {
+      fsync(folder)
+      close(folder)
     }
   }
 }

@@ -328,7 +328,7 @@ struct FreqtradeReader {
     }
     if report.rowsRejected > 0 {
       let target = options.quarantinePath ?? (path.split(separator: "/").last.map(String.init) ?? "input") + ".rejected.json"
-      try FileReader.writeFile(target, quarantine)
+      try FileReader.writeFile(target, quarantine, named: options.quarantinePath != nil)
       report.quarantinePath = target
     }
     return IngestedFile(report: report, series: series)

@@ -473,15 +473,15 @@ struct FileReader {
     builders = []
     if report.rowsRejected > 0 {
       let target = options.quarantinePath ?? (path.split(separator: "/").last.map(String.init) ?? "input") + ".rejected.csv"
-      try Self.writeFile(target, headerLine + quarantine)
+      try Self.writeFile(target, headerLine + quarantine, named: options.quarantinePath != nil)
       report.quarantinePath = target
     }
     return IngestedFile(report: report, series: series)
   }
 
-  /// Writes `bytes` to `target` (a quarantine file), replacing it.
-  static func writeFile(_ target: String, _ bytes: [UInt8]) throws {
-    try bytes.withUnsafeBytes { try FileOutput.write(target, bytes: $0) }
+  /// Writes `bytes` to `target` (a quarantine file), replacing it; `named`: the user gave `target`.
+  static func writeFile(_ target: String, _ bytes: [UInt8], named: Bool) throws {
+    try bytes.withUnsafeBytes { try FileOutput.write(target, bytes: $0, named: named) }
   }
 }
 

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
 import ArbCore
 
 /// One leg named on the command line: `[VENUE:MARKET:SYMBOL=]PATH[,PATH…][#FIELD][@FORMAT]`.
@@ -28,6 +31,11 @@ public struct LegSpec: Sendable, Equatable {
 
   /// Parses the `--leg` text; the error is a usage message.
   public init(parsing text: String) throws(LegSpecError) {
+    // A path that exists is that file or folder, even if it holds `,`, `=`, `#` or `@`.
+    if access(text, F_OK) == 0 {
+      paths = [text]
+      return
+    }
     var rest = Substring(text)
     if let at = rest.lastIndex(of: "@") {
       let suffix = String(rest[rest.index(after: at)...])
