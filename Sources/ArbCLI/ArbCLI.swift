@@ -85,7 +85,11 @@ public enum ArbCLI {
       return .dataError
     case let error as AlignmentError:
       terminal.printError("arbkit: error: \(error)")
+      if case .time(let error) = error, error.isCausedBySetting { return .usage }
       return .dataError
+    case let error as TimeError:
+      terminal.printError("arbkit: error: \(error)")
+      return error.isCausedBySetting ? .usage : .dataError
     case let error as FundingError:
       terminal.printError("arbkit: error: \(error)")
       return .dataError

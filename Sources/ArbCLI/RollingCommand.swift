@@ -70,7 +70,7 @@ struct RollingCommand: Command {
     var time: [Int64] = []
     time.reserveCapacity(premium.validPoints)
     for i in 0..<premium.count where premium.valid[i] { time.append(premium.time[i]) }
-    let result = RollingResult(
+    let result = try RollingResult(
       points: premium.count, values: values, time: time, window: window, ewma: ewma, exec: exec)
     if let outPath { try result.writeSeries(to: outPath) }
     switch format {
