@@ -53,7 +53,7 @@ public struct TimeError: Error, Sendable, Equatable, CustomStringConvertible {
     case .spanOverflow(let first, let last):
       return "times span from \(first) µs to \(last) µs, longer than a duration can hold (Int64 µs, about 292 277 years)"
     case .lastInstant:
-      return "a quote at \(Int64.max) µs (Int64.max), the time the clock keeps for none; times must be before it"
+      return "a quote at \(Int64.max) µs (Int64.max), which the clock keeps for 'no next quote': times must be before it"
     case .tooManyPoints(let step, let first, let last, let count, let limit):
       let points = count.map { "\($0) points" } ?? "more points than an Int64 counts"
       return "a grid of \(TimeText.durationText(step)) from \(TimeText.iso8601(first)) to \(TimeText.iso8601(last)) has \(points), "
