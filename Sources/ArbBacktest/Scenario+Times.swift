@@ -4,7 +4,8 @@ extension Scenario {
   /// Checks once that every duration of the scenario added to any time of `legs` (as
   /// the engines add them per signal) is a time, and that a fill time minus any quote
   /// time is a duration, so that the engines' loops cannot overflow: fill latency,
-  /// max holding, cooldown, rebalance delay, and the days of the journal's zone.
+  /// max holding, cooldown, rebalance delay, and the days of the journal's zone (at
+  /// most `TimeArithmetic.journalDayLimit` of them).
   ///
   /// - Throws: `TimeError` naming the duration whose sum leaves the range.
   public func checkTimes(of legs: [QuoteSeries]) throws(TimeError) {
@@ -16,5 +17,10 @@ extension Scenario {
     }
     // A journal day starts at most a day before a time moved into the zone.
     try TimeArithmetic.check(times, plus: (timeZoneOffset - TimeText.microsPerDay)...timeZoneOffset, .journalDay)
+    // The journal holds every day between (each is allocated).
+    let days = (last + timeZoneOffset).floorDiv(TimeText.microsPerDay) - (first + timeZoneOffset).floorDiv(TimeText.microsPerDay) + 1
+    if days > Int64(TimeArithmetic.journalDayLimit) {
+      throw TimeError(.tooManyDays(first: first, last: last, count: days, limit: TimeArithmetic.journalDayLimit))
+    }
   }
 }

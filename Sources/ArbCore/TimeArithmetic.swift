@@ -38,6 +38,8 @@ public struct TimeError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A grid of `step` µs from `first` through `last` has more than `limit` points
     /// (`count`, `nil` when even the count is no `Int64`).
     case tooManyPoints(step: Int64, first: Int64, last: Int64, count: Int64?, limit: Int)
+    /// The calendar days from `first` through `last` (µs) are `count`, more than `limit`.
+    case tooManyDays(first: Int64, last: Int64, count: Int64, limit: Int)
   }
 
   public var reason: Reason
@@ -58,6 +60,9 @@ public struct TimeError: Error, Sendable, Equatable, CustomStringConvertible {
       let points = count.map { "\($0) points" } ?? "more points than an Int64 counts"
       return "a grid of \(TimeText.durationText(step)) from \(TimeText.iso8601(first)) to \(TimeText.iso8601(last)) has \(points), "
         + "more than the limit of \(limit): use a coarser grid or a shorter range of data"
+    case .tooManyDays(let first, let last, let count, let limit):
+      return "the times from \(TimeText.iso8601(first)) to \(TimeText.iso8601(last)) cover \(count) days, "
+        + "more than the limit of \(limit) days of a daily journal"
     }
   }
 
@@ -67,7 +72,7 @@ public struct TimeError: Error, Sendable, Equatable, CustomStringConvertible {
   public var isCausedBySetting: Bool {
     switch reason {
     case .overflow(_, let time, _): TimeArithmetic.calendarYears.contains(time)
-    case .spanOverflow, .lastInstant: false
+    case .spanOverflow, .lastInstant, .tooManyDays: false
     case .tooManyPoints: true
     }
   }
@@ -81,6 +86,9 @@ public enum TimeArithmetic {
   /// Most points a fixed grid may have (`--grid`, `alignment.grid`): 20 million, a 1 s
   /// grid over about 230 days (each point costs some 40 bytes of memory).
   public static let gridPointLimit = 20_000_000
+
+  /// Most days a daily PnL journal may cover: 1 million, about 2 738 years.
+  public static let journalDayLimit = 1_000_000
 
   /// Times of the years 1 to 9999 (what four-digit ISO-8601 dates show).
   public static let calendarYears: ClosedRange<Int64> =

@@ -32,6 +32,9 @@ struct ScenarioTimesTests {
     ([], [bottom, bottom + hour], .overflow(operation: .journalDay, time: bottom, amount: -day)),
     // The legs' own span fits; a fill time 1 s after the last quote is too far from the first.
     (["costs.latency=1s"], [Int64.min + 10, 0], .spanOverflow(first: .min + 10, last: 1_000_000)),
+    // A daily journal of a million days is the limit; one more is refused.
+    ([], [0, 999_999 * day], nil),
+    ([], [0, 1_000_000 * day], .tooManyDays(first: 0, last: 1_000_000 * day, count: 1_000_001, limit: 1_000_000)),
   ]
 
   @Test("each duration is checked against the legs", arguments: cases)

@@ -199,4 +199,14 @@ struct TimeRangeCommandTests {
   func `an expiry with a zone offset no zone has is a usage error`(expiry: String) {
     expectUsageError(["basis", "--spot", DemoPair.binance, "--future", DemoPair.kraken, "--expiry", expiry], "invalid value for '--expiry'")
   }
+
+  @Test func `a backtest whose journal would cover more than a million days exits 65`() {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let day: Int64 = 86_400_000_000
+    let path = Self.scenario(folder, Self.legs(folder, [0, 1_000_000 * day]))
+    let run = arbkit("backtest", path)
+    #expect(run.code == .dataError, "\(run.errors)")
+    #expect(run.errors.contains("cover 1000001 days, more than the limit of 1000000 days of a daily journal"), "\(run.errors)")
+  }
 }
