@@ -63,6 +63,8 @@ public enum AlignmentError: Error, Sendable, Equatable, CustomStringConvertible 
   case tooFewLegs(count: Int)
   case emptyLeg(instrument: String)
   case noOverlap(lastEnd: Int64, firstStart: Int64)
+  /// The legs' times span more than a duration holds, or a grid over them is too large.
+  case time(TimeError)
 
   public var description: String {
     switch self {
@@ -70,6 +72,7 @@ public enum AlignmentError: Error, Sendable, Equatable, CustomStringConvertible 
     case .emptyLeg(let instrument): "leg '\(instrument)' has no quotes"
     case .noOverlap(let lastEnd, let firstStart):
       "legs do not overlap in time: one ends at \(TimeText.iso8601(lastEnd)) before another starts at \(TimeText.iso8601(firstStart))"
+    case .time(let error): error.description
     }
   }
 }
@@ -82,8 +85,9 @@ extension AlignedLegs {
   /// at which every leg has quoted. On a grid, points run from that time floored to
   /// the step up to the last quote time of any leg.
   ///
-  /// - Throws: `AlignmentError` for fewer than two legs, an empty leg, or legs that
-  ///   never overlap.
+  /// - Throws: `AlignmentError` for fewer than two legs, an empty leg, legs that
+  ///   never overlap, or `.time` for times spanning more than an `Int64` or a grid of
+  ///   more than `TimeArithmetic.gridPointLimit` points.
   /// - Complexity: O(points × legs).
   public init(legs: [QuoteSeries], options: AlignmentOptions = AlignmentOptions()) throws(AlignmentError) {
     try self.init(legs: legs, options: options, splitAbove: 1 << 20)

@@ -10,8 +10,10 @@ struct AsOfMerge {
   let start: Int64
   /// Last quote time of any leg.
   let end: Int64
-  /// Upper bound of the number of clock points.
+  /// Upper bound of the number of clock points (on a grid: their number).
   let capacity: Int
+  /// The first grid point (`start` floored to the step); `nil` without a grid.
+  let gridStart: Int64?
 
   /// Legs whose quotes a valid point needs (all, or `options.minimumLegs`).
   let required: Int
@@ -25,10 +27,15 @@ struct AsOfMerge {
     let earliestEnd = legs.map { $0.time[$0.count - 1] }.min()!
     if !Self.overlap(legs, required) { throw .noOverlap(lastEnd: earliestEnd, firstStart: start) }
     end = legs.map { $0.time[$0.count - 1] }.max()!
+    // Every age and step of the walk is a difference of two times in this span.
+    do { _ = try TimeArithmetic.bounds(of: legs.map(\.time)) } catch { throw .time(error) }
+    // The walk takes `Int64.max` for a leg past its last quote.
+    if end == .max { throw .time(TimeError(.lastInstant)) }
     if let step = options.grid {
       precondition(step > 0, "grid step must be positive")
-      capacity = Int((end - start.floorDiv(step) * step) / step) + 1
+      do { (gridStart, capacity) = try TimeArithmetic.grid(from: start, through: end, step: step) } catch { throw .time(error) }
     } else {
+      gridStart = nil
       capacity = legs.reduce(0) { $0 + $1.count }
     }
     self.legs = legs
@@ -53,7 +60,6 @@ struct AsOfMerge {
     if legs.count == 2 && required == 2 && options.grid == nil { return forEachPointOfTwo(&visitor, span: span) }
     let legCount = legs.count
     let limits = (0..<legCount).map(options.maxStale(leg:))
-    let gridStart = options.grid.map { start.floorDiv($0) * $0 }
     let from = span?.from ?? gridStart ?? start
     let until = span?.until ?? .max
     return limits.withUnsafeBufferPointer { limit in withUnsafeBuffers(legs.map(\.time)) { times in
@@ -69,13 +75,12 @@ struct AsOfMerge {
               quotes[legCount + k] = c >= 0 ? asks[k][c] : .nan
             }
             var produced = span?.firstIndex ?? 0
-            var next: Int64 = gridStart ?? start
             while true {
               let t: Int64
-              if let step = options.grid {
-                guard next <= end else { break }
-                t = next
-                next += step
+              if let step = options.grid, let gridStart {
+                // Point `produced` of `capacity`: at most `end`, so the product and sum fit.
+                guard produced < capacity else { break }
+                t = gridStart + Int64(produced) * step
               } else {
                 // The smallest next quote time among the legs: the next union point.
                 var smallest = Int64.max

@@ -62,11 +62,26 @@ public struct FundingCarry: Sendable {
     case inverse(contractSize: Double?)
   }
 
+  /// Checks once that the times `FundingEvents` and `init` compute are times: the
+  /// funding times `funding` up to an `interval` either side (its events' interval, or
+  /// the ticker interval they are sampled on), and windows of `window` µs from any of
+  /// them or of the basis times `basis` (a window starts up to one window late).
+  ///
+  /// - Throws: `TimeError.Reason.overflow` (`.carryWindow`), `.spanOverflow`.
+  public static func checkRange(funding: ClosedRange<Int64>, basis: ClosedRange<Int64>, interval: Int64, window: Int64) throws(TimeError) {
+    _ = try TimeArithmetic.span(from: funding.lowerBound, to: funding.upperBound)
+    try TimeArithmetic.check(funding, plus: -interval...interval, .carryWindow)
+    let lowest = min(funding.lowerBound, basis.lowerBound), highest = max(funding.upperBound, basis.upperBound)
+    let oneWindow = try TimeArithmetic.add(window, to: highest, .carryWindow)
+    try TimeArithmetic.check(lowest...oneWindow, plus: 0...window, .carryWindow)
+  }
+
   /// Carry of the funding `events` over windows of `window` µs.
   ///
   /// - Parameters:
   ///   - basis: the basis of `perp` over spot; gives the span and the edges' basis.
   ///   - settlement: linear, or inverse with the contract's face value.
+  /// - Precondition: `checkRange` passes for the times (user data: call it first).
   /// - Complexity: O(windows + events + basis points).
   public init(events funding: FundingEvents, basis: PremiumSeries, perp: QuoteSeries, settlement: Settlement, window: Int64) {
     precondition(window > 0, "FundingCarry: a positive window")
@@ -154,6 +169,8 @@ public struct FundingEvents: Sendable {
   public static let defaultInterval: Int64 = 8 * 3_600_000_000
 
   /// - Parameter tickerInterval: the funding interval of a record of the rate in force.
+  /// - Precondition: `FundingCarry.checkRange` passes for the funding times and this
+  ///   interval (user data: call it first).
   public init(_ funding: QuoteSeries, tickerInterval: Int64 = Self.defaultInterval) {
     precondition(funding.field == .fundingRate && tickerInterval > 0, "FundingEvents: a funding_rate series")
     let hour: Int64 = 3_600_000_000

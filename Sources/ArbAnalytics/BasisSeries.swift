@@ -26,12 +26,16 @@ public struct BasisSeries: Sendable {
 
   /// Aligns `derivative` and `reference` as-of and computes every column.
   ///
-  /// - Throws: `AlignmentError` when the legs are empty or never overlap.
+  /// - Throws: `AlignmentError` when the legs are empty or never overlap, `.time` when
+  ///   the expiry is further from the first time than a duration holds.
   /// - Complexity: O(points).
   public init(derivative: QuoteSeries, reference: QuoteSeries, expiry: Int64? = nil, options: AlignmentOptions = AlignmentOptions())
     throws(AlignmentError)
   {
     let aligned = try AlignedLegs(legs: [derivative, reference], options: options)
+    if let expiry, let first = aligned.time.first, first < expiry {
+      do { _ = try TimeArithmetic.span(from: first, to: expiry) } catch { throw .time(error) }
+    }
     let n = aligned.count
     var basis = [Double](repeating: .nan, count: n)
     var open = basis, close = basis

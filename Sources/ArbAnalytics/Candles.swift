@@ -1,3 +1,5 @@
+import ArbCore
+
 /// One bucket of a resampled series (`docs/definitions.md`, "Candles").
 public struct Candle: Sendable, Equatable {
   /// Bucket start, µs UTC.
@@ -20,10 +22,21 @@ public struct Candle: Sendable, Equatable {
 /// `[k·every − offset, (k+1)·every − offset)`). Buckets without a valid point are
 /// omitted; nothing is filled in.
 public enum Candles {
+  /// Checks once that the buckets of `make` around `times` are times: each time moved
+  /// into the zone, and a bucket's start and end up to `every` from it.
+  ///
+  /// - Throws: `TimeError.Reason.overflow` (`.candle`).
+  public static func checkRange(_ times: ClosedRange<Int64>, every: Int64, offset: Int64) throws(TimeError) {
+    try TimeArithmetic.check(times, plus: offset...offset, .candle)
+    try TimeArithmetic.check(times, plus: -every...every, .candle)
+  }
+
+
   /// Candles of the valid values of `values` (non-finite = invalid point) at `time`.
   ///
   /// An invalid point is not a value of any bucket, but it ends the time during which
   /// the value before it holds (as every next point does).
+  /// - Precondition: `checkRange` passes for the times (user data: call it first).
   /// - Complexity: O(n), one pass.
   public static func make(time: [Int64], values: [Double], every: Int64, offset: Int64 = 0) -> [Candle] {
     precondition(time.count == values.count && every > 0, "Candles: \(time.count) times vs \(values.count) values")
@@ -38,7 +51,8 @@ public enum Candles {
     }
     for i in time.indices where values[i].isFinite {
       let v = values[i], t = time[i]
-      let start = (t + offset).floorDiv(every) * every - offset
+      // (t + offset) floored to `every`, less `offset`, without leaving `t − every…t`.
+      let start = t - (t + offset).floorMod(every)
       if current?.start != start {
         close()
         current = Candle(start: start, open: v, high: v, low: v, close: v, mean: v, meanTW: nil, count: 0)

@@ -1,6 +1,10 @@
 import ArbCore
 
 extension AlignmentError: Diagnostic {
-  public var kind: DiagnosticKind { .data }
+  /// Bad data, except a time problem that a setting causes (a grid too fine).
+  public var kind: DiagnosticKind {
+    if case .time(let error) = self { return error.kind }
+    return .data
+  }
   public var isFramed: Bool { false }
 }

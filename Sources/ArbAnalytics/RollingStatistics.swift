@@ -1,3 +1,5 @@
+import ArbCore
+
 /// A rolling window over the valid points of a series (`docs/definitions.md`,
 /// "Rolling and mean reversion").
 public enum RollingWindow: Sendable, Equatable {
@@ -5,6 +7,13 @@ public enum RollingWindow: Sendable, Equatable {
   case points(Int)
   /// The valid points with `t − T < t_i ≤ t`, T in µs (> 0).
   case time(Int64)
+
+  /// Checks once that every window over `times` starts at a time (`t − T`).
+  ///
+  /// - Throws: `TimeError.Reason.overflow` (`.rollingWindow`).
+  public func checkRange(_ times: ClosedRange<Int64>) throws(TimeError) {
+    if case .time(let span) = self { try TimeArithmetic.check(times, plus: -span...0, .rollingWindow) }
+  }
 
   /// The first index of the window ending at point `i`, given the one of point `i − 1`
   /// (windows only move forward).
@@ -34,6 +43,7 @@ public struct RollingStatistics: Sendable {
 
   /// Rolling statistics of `values` (valid points only, in time order) at times `time`.
   ///
+  /// - Precondition: `window.checkRange` passes for the times (user data: call it first).
   /// - Complexity: O(n) amortised.
   public init(values: [Double], time: [Int64], window: RollingWindow) {
     precondition(values.count == time.count, "RollingStatistics: \(values.count) values vs \(time.count) times")

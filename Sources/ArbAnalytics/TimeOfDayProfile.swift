@@ -36,12 +36,26 @@ public struct TimeOfDayProfile: Sendable, Equatable {
   /// The cell of a weekday (0 = Monday) and hour.
   public func cell(day: Int, hour: Int) -> Cell { cells[day * 24 + hour] }
 
+  /// Length of an hour, µs.
+  static let hourLength: Int64 = 3_600_000_000
+
+  /// Checks once that `times` moved into the zone `offset`, and the end of the hour of
+  /// each, are times (the profile splits durations at those ends).
+  ///
+  /// - Throws: `TimeError.Reason.overflow` (`.zoneHour`).
+  public static func checkRange(_ times: ClosedRange<Int64>, offset: Int64) throws(TimeError) {
+    try TimeArithmetic.check(times, plus: offset...offset, .zoneHour)
+    try TimeArithmetic.check((times.lowerBound + offset)...(times.upperBound + offset), plus: 0...hourLength, .zoneHour)
+  }
+
   /// Profiles `values` (one per point of `time`, used where `valid`).
   ///
   /// - Parameters:
   ///   - duration: each point's weight in µs (the time to the next point).
   ///   - offset: the zone's offset from UTC in µs (`zones`).
   ///   - oneSided: bands test `x ≥ b` only (executable premium).
+  /// - Precondition: `checkRange` passes for the times (user data: call it first), and
+  ///   no point's duration passes the last time.
   /// - Complexity: O(points + hours covered).
   public init(
     values: [Double], valid: [Bool], time: [Int64], duration: [Int64], bands: [Double], oneSided: Bool,
@@ -50,7 +64,7 @@ public struct TimeOfDayProfile: Sendable, Equatable {
     precondition(values.count == valid.count && values.count == time.count && values.count == duration.count, "TimeOfDayProfile: column lengths differ")
     self.zone = zone
     self.bands = bands
-    let hourLength: Int64 = 3_600_000_000
+    let hourLength = Self.hourLength
     var weight = [Double](repeating: 0, count: 168)
     var weighted = [Double](repeating: 0, count: 168)
     var inside = [Double](repeating: 0, count: 168 * bands.count)

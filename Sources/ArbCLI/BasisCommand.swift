@@ -179,11 +179,16 @@ struct BasisCommand: Command {
       let premium = try PremiumSeries(legs: [a, b], options: options)
       references.append(BasisResult.Reference(name: name, premium: premium, summary: SeriesSummary(signed: premium, column: premium.mid, options: bands)))
     }
-    let carry = legs["funding"].map { funding in
+    let carry = try legs["funding"].map { funding throws(TimeError) in
       let canonical = derivative.canonical
       let inverse = canonical?.kind.isInverse ?? (derivative.leg.series.instrument.market == .inverse)
+      let times = funding.series.time, basis = series.basis.time
+      let ranges = times.isEmpty || basis.isEmpty ? nil : (times[0]...times[times.count - 1], basis[0]...basis[basis.count - 1])
+      if let ranges { try FundingCarry.checkRange(funding: ranges.0, basis: ranges.1, interval: fundingInterval, window: window) }
+      let events = FundingEvents(funding.series, tickerInterval: fundingInterval)
+      if let ranges { try FundingCarry.checkRange(funding: ranges.0, basis: ranges.1, interval: events.interval, window: window) }
       return FundingCarry(
-        events: FundingEvents(funding.series, tickerInterval: fundingInterval), basis: series.basis, perp: derivative.series,
+        events: events, basis: series.basis, perp: derivative.series,
         settlement: inverse ? .inverse(contractSize: canonical?.contractSize) : .linear, window: window)
     }
     let result = BasisResult(

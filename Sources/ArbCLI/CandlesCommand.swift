@@ -76,6 +76,7 @@ struct CandlesCommand: Command {
       time = premium.time
       values = source == .exec ? premium.exec : premium.mid  // nan at invalid points
     }
+    if let first = time.first, let last = time.last { try Candles.checkRange(first...last, every: every, offset: Self.zones[zone]!) }
     let candles = Candles.make(time: time, values: values, every: every, offset: Self.zones[zone]!)
     // Both formats print the figures of the JSON: checked once, before anything is written.
     let checked = try JSONValue.array(candles.map(Self.json)).checkedFinite()

@@ -65,13 +65,14 @@ struct ExecutionFlags {
   /// `legs` with each `--offset` added to the times of the legs on its venue (the clock
   /// they are aligned on).
   ///
-  /// - Throws: `UsageError` for an offset whose venue has no leg.
-  func shifted(_ legs: [QuoteSeries]) throws(UsageError) -> [QuoteSeries] {
+  /// - Throws: `UsageError` for an offset whose venue has no leg, `TimeError` for one
+  ///   that moves a time out of range.
+  func shifted(_ legs: [QuoteSeries]) throws -> [QuoteSeries] {
     for (venue, _) in offsets where !legs.contains(where: { $0.instrument.venue == venue }) {
       let venues = Set(legs.map(\.instrument.venue)).sorted().joined(separator: ", ")
       throw UsageError("--offset names venue '\(venue)', which has no leg (legs are on \(venues))")
     }
-    return ClockOffset.shifted(legs, by: offsets)
+    return try ClockOffset.shifted(legs, by: offsets)
   }
 
   /// How deep the books of `leg` are, for the output of `--size`.

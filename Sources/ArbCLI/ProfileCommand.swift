@@ -58,6 +58,7 @@ struct ProfileCommand: Command {
     let series = loaded.map(\.series)
     if let rate = zip(legs, series).first(where: { $1.field.isRate }) { throw PremiumCommand.rateLeg(rate.1.field, rate.0.paths[0]) }
     let premium = try PremiumSeries(legs: series, options: alignment)
+    if let first = premium.time.first, let last = premium.time.last { try TimeOfDayProfile.checkRange(first...last, offset: zone.offset) }
     let profile = TimeOfDayProfile(
       values: exec ? premium.exec : premium.mid, valid: premium.valid, time: premium.time, duration: premium.duration, bands: bands,
       oneSided: exec || legs.count > 2, zone: zone.name, offset: zone.offset)

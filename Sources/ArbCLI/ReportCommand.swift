@@ -102,6 +102,10 @@ struct ReportCommand: Command {
     let (series, fx) = try ScenarioLegs.prepared(scenario, loaded: loaded.map(\.series), options: options)
     let alignment = AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid)
     let premium = try PremiumSeries(legs: series, options: alignment)
+    // The time-of-day section profiles the premium in both zones.
+    if let first = premium.time.first, let last = premium.time.last {
+      for zone in TimeOfDayProfile.zones { try TimeOfDayProfile.checkRange(first...last, offset: zone.offset) }
+    }
     let bands = BandOptions()
     let analysis = PremiumAnalysis(premium: premium, options: bands)
     let aligned = try AlignedLegs(legs: series, options: alignment)

@@ -74,7 +74,7 @@ struct RollingCommand: Command {
     for i in 0..<premium.count where premium.valid[i] { time.append(premium.time[i]) }
     // A premium of extreme prices (1e300 against 1e-300) overflows.
     if let k = values.firstIndex(where: { !$0.isFinite }) { throw NonFiniteResult(key: "the premium at ts_us \(time[k])", value: values[k]) }
-    let result = RollingResult(
+    let result = try RollingResult(
       points: premium.count, values: values, time: time, window: window, ewma: ewma, exec: exec)
     // Every format prints the figures of the JSON: checked once, before anything is written.
     let json = try result.json.checkedFinite()

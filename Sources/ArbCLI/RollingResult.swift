@@ -16,7 +16,9 @@ struct RollingResult {
   let wholeHalfLife: HalfLife?
   let ratios: [(q: Int, ratio: VarianceRatio?)]
 
-  init(points: Int, values: [Double], time: [Int64], window: RollingWindow, ewma: EWMAHalfLife?, exec: Bool) {
+  /// - Throws: `TimeError` when a window would start before the first time there is.
+  init(points: Int, values: [Double], time: [Int64], window: RollingWindow, ewma: EWMAHalfLife?, exec: Bool) throws(TimeError) {
+    if let first = time.first, let last = time.last { try window.checkRange(first...last) }
     self.points = points
     self.values = values
     self.time = time

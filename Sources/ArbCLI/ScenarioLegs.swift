@@ -67,12 +67,18 @@ enum ScenarioLegs {
 
   /// `loaded` (the legs as read, in scenario order) with each venue's clock offset added,
   /// then converted by the scenario's FX series (read with `options`).
+  ///
+  /// - Throws: `TimeError` when an offset or a duration of the scenario moves a time
+  ///   out of range (`Scenario.checkTimes`), besides the errors of reading the FX series.
   static func prepared(_ scenario: Scenario, loaded: [QuoteSeries], options: IngestOptions) throws -> (legs: [QuoteSeries], fx: FXSummary?) {
-    var legs = ClockOffset.shifted(loaded, by: offsets(scenario))
+    var legs = try ClockOffset.shifted(loaded, by: offsets(scenario))
+    try scenario.checkTimes(of: legs)
     guard let fx = scenario.fx else { return (legs, nil) }
     try checkSpecSet(fx.specSet, format: fx.format, key: "fx")
     let rate = try LegSpec(instrument: nil, paths: fx.files, format: fx.format, specSet: fx.specSet).load(options: options).series
     if rate.field.isRate { throw PremiumCommand.rateLeg(rate.field, fx.files[0]) }
+    // A quote's rate is as old as its time minus the rate's.
+    _ = try TimeArithmetic.bounds(of: legs.map(\.time) + [rate.time])
     var summary = FXSummary(series: rate.instrument, converts: fx.converts, maxStale: fx.maxStale, quotes: 0, unusable: 0, usdtAsUSD: false)
     for k in legs.indices where legs[k].instrument.venue == fx.converts {
       let conversion = FXConversion(legs[k], by: rate, maxStale: fx.maxStale)

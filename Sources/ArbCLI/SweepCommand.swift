@@ -274,6 +274,8 @@ struct SweepPlan {
         ? "\(dataIndex!)|\(scenario.mode)|\(scenario.entry)|\(scenario.exit)|\(scenario.legLatency)|\(scenario.maxHolding ?? -1)|\(scenario.cooldown ?? -1)|\(scenario.capAtBook)"
         : "cell \(cell)"
       let prepared = data[dataIndex!]
+      // Cells sharing the legs may differ in latency, cooldown, holding or zone.
+      try scenario.checkTimes(of: prepared.legs)
       switch scenario.mode {
       case "inventory" where prepared.aligned == nil:
         data[dataIndex!].aligned = try AlignedLegs(legs: prepared.legs, options: prepared.alignment)

@@ -13,10 +13,14 @@ public enum ClockOffset {
 
   /// `legs` with each offset added to the times of the legs on its venue (the clock they
   /// are aligned on). An offset whose venue has no leg changes nothing: callers check.
-  public static func shifted(_ legs: [QuoteSeries], by offsets: [(venue: String, micros: Int64)]) -> [QuoteSeries] {
+  ///
+  /// - Throws: `TimeError.Reason.overflow` when an offset moves a leg's first or last
+  ///   time (and so any of its times: they ascend) out of range.
+  public static func shifted(_ legs: [QuoteSeries], by offsets: [(venue: String, micros: Int64)]) throws(TimeError) -> [QuoteSeries] {
     var legs = legs
     for (venue, micros) in offsets where micros != 0 {
-      for k in legs.indices where legs[k].instrument.venue == venue {
+      for k in legs.indices where legs[k].instrument.venue == venue && legs[k].count > 0 {
+        try TimeArithmetic.check(legs[k].time[0]...legs[k].time[legs[k].count - 1], plus: micros...micros, .clockOffset)
         legs[k].time = legs[k].time.map { $0 + micros }
       }
     }

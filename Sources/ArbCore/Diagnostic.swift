@@ -59,3 +59,10 @@ extension ResolveError: Diagnostic {
   public var kind: DiagnosticKind { .usage }
   public var isFramed: Bool { false }
 }
+
+extension TimeError: Diagnostic {
+  /// A setting at fault (a grid too fine, a duration that moves a calendar time out of
+  /// range) is a usage error; the data's own times, span or day count are bad data.
+  public var kind: DiagnosticKind { isCausedBySetting ? .usage : .data }
+  public var isFramed: Bool { false }
+}

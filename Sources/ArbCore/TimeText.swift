@@ -31,13 +31,15 @@ public enum TimeText {
 
   /// `2023-03-01T00:00:00.000000Z`-style UTC text of a timestamp (microseconds shown
   /// only when not zero).
+  ///
+  /// Total over `Int64`: a year before 1 shows its sign (`-0001`), one past 9999 its
+  /// five or six digits.
   public static func iso8601(_ micros: Int64) -> String {
-    let days = Int(micros.floorDiv(microsPerDay))
-    let inDay = micros - Int64(days) * microsPerDay
-    let (y, m, d) = civilFromDays(days)
+    let inDay = micros.floorMod(microsPerDay)
+    let (y, m, d) = civilFromDays(Int(micros.floorDiv(microsPerDay)))
     let seconds = Int(inDay / microsPerSecond)
     let fraction = Int(inDay % microsPerSecond)
-    var text = "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(seconds / 3600, 2)):"
+    var text = "\(year(y))-\(pad(m, 2))-\(pad(d, 2))T\(pad(seconds / 3600, 2)):"
     text += "\(pad(seconds / 60 % 60, 2)):\(pad(seconds % 60, 2))"
     if fraction != 0 { text += "." + pad(fraction, 6) }
     return text + "Z"
@@ -46,7 +48,7 @@ public enum TimeText {
   /// `2023-03-01` of a timestamp (UTC day).
   public static func isoDate(_ micros: Int64) -> String {
     let (y, m, d) = civilFromDays(Int(micros.floorDiv(microsPerDay)))
-    return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))"
+    return "\(year(y))-\(pad(m, 2))-\(pad(d, 2))"
   }
 
   /// Parses a duration such as `5s`, `100ms`, `250us`, `1m`, `2h`, `1d` or a bare
@@ -101,6 +103,9 @@ public enum TimeText {
     if micros >= 1_000_000 { return "\(Double(micros) / 1e6)s" }
     return "\(micros)us"
   }
+
+  /// A year in four digits at least, with its sign before year 0.
+  private static func year(_ value: Int) -> String { value < 0 ? "-" + pad(-value, 4) : pad(value, 4) }
 
   private static func pad(_ value: Int, _ width: Int) -> String {
     let text = String(value)

@@ -1,3 +1,4 @@
+import ArbCore
 import ArbIngest
 #if canImport(Glibc)
 @preconcurrency import Glibc
@@ -27,6 +28,8 @@ enum ParserFamilies {
       _ = DecimalParser.parseScaled(p, n, scale: 6)
       for form in TimeForm.allCases {
         let time = TimeParser.parse(p, n, form: form, defaultOffset: 9 * 3_600_000_000)
+        // Every time has a text (inspect prints it), down to Int64.min.
+        if let time, TimeText.iso8601(time).isEmpty { problems.append("no ISO-8601 text for \(time)") }
         if form == .epochMicros && time != integer { problems.append("epoch µs \(String(describing: time)) != integer") }
       }
     }

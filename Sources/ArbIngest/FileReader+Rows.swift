@@ -37,7 +37,8 @@ extension FileReader {
       guard let snapped = FundingGrid.snap(parsed) else { return .offFundingGrid }
       parsed = snapped
     }
-    let time = parsed &+ layout.timeShift
+    let (time, shiftOverflows) = parsed.addingReportingOverflow(layout.timeShift)
+    if shiftOverflows { return .timestamp }
     var other: Int64? = nil
     if let o = layout.otherTime {
       field = o

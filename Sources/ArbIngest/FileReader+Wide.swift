@@ -23,9 +23,9 @@ extension FileReader {
     let base = line.baseAddress!
     let starts = splitter.starts, ends = splitter.ends
     let t = layout.time
-    guard let parsed = TimeParser.parse(base + starts[t], ends[t] - starts[t], form: layout.timeForm, defaultOffset: layout.timeOffset)
+    guard let parsed = TimeParser.parse(base + starts[t], ends[t] - starts[t], form: layout.timeForm, defaultOffset: layout.timeOffset),
+      case let (time, shiftOverflows) = parsed.addingReportingOverflow(layout.timeShift), !shiftOverflows
     else { return (.invalidTimestamp(column: layout.name(t), text: text(line, t)), t) }
-    let time = parsed &+ layout.timeShift
     let columns = layout.venueColumns!
     var prices = [Double](repeating: .nan, count: columns.count)
     for (k, column) in columns.enumerated() {

@@ -16,7 +16,7 @@ public enum TimeForm: String, Sendable, Codable, CaseIterable {
   /// Decimal seconds such as `1735689600.0974` (Bybit trade files), exact to 1 µs.
   case fractionalSeconds = "fractional_s"
   /// ISO-8601 date and time, `T` or space between, optional fraction, optional zone
-  /// (`Z`, `+09:00`, `+0900`, ` UTC`); without a zone the spec's `zone` applies.
+  /// (`Z`, `+09:00`, `+0900`, ` UTC`; hours at most 14); without a zone the spec's `zone` applies.
   case iso8601
   /// A calendar date (`2025-08-01`, also `2025- 08- 01` as Investing.com writes it),
   /// taken as midnight in the spec's `zone`.
@@ -115,6 +115,8 @@ package enum TimeParser {
         guard let hours = number(maxDigits: 2, minDigits: 2) else { return nil }
         _ = expect(UInt8(ascii: ":"))
         let minutes = number(maxDigits: 2, minDigits: 2) ?? 0
+        // The bounds of a spec's `time.zone` (`RecordLayout.zoneOffset`).
+        guard hours <= 14, minutes < 60 else { return nil }
         offset = sign * Int64(hours * 3600 + minutes * 60) * 1_000_000
       } else if i + 4 == n && p[i] == 32 && p[i + 1] == UInt8(ascii: "U") && p[i + 2] == UInt8(ascii: "T") && p[i + 3] == UInt8(ascii: "C") {
         i += 4

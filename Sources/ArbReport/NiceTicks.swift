@@ -38,21 +38,29 @@ public enum NiceTicks {
 
   /// Ticks on a time axis from `start` to `end` (µs UTC) at a whole number of minutes,
   /// hours or days of the zone `offset` from UTC, at most `count` + 1 of them inside
-  /// the range; labels `MM-DD` for day steps, `MM-DD HH:mm` otherwise.
+  /// the range; labels `MM-DD` for day steps, `MM-DD HH:mm` otherwise. Ticks that
+  /// would be no `Int64` (a range at the ends of the times) are left out.
   public static func times(_ start: Int64, _ end: Int64, offset: Int64, count: Int = 6) -> [(time: Int64, label: String)] {
-    let span = max(end - start, 1)
+    let span = start < end ? (try? TimeArithmetic.span(from: start, to: end)) ?? .max : 1
     let step = timeSteps.first { span / $0 <= Int64(count) } ?? timeSteps.last!
     let day = TimeText.microsPerDay
     // Weeks start on Monday (1970-01-05); other steps count from 1970-01-01.
     let origin: Int64 = step % (7 * day) == 0 ? 4 * day : 0
-    var local = ((start + offset - origin) + step - 1).floorDiv(step) * step + origin
+    // The zone's range, and its first tick: the first multiple of `step` after `origin`
+    // at or after its start.
+    guard let localStart = try? TimeArithmetic.add(offset, to: start, .zoneHour),
+      let localEnd = try? TimeArithmetic.add(offset, to: end, .zoneHour),
+      let afterOrigin = try? TimeArithmetic.add(-origin, to: localStart, .zoneHour),
+      var local = try? TimeArithmetic.add((step - afterOrigin.floorMod(step)) % step, to: localStart, .zoneHour)
+    else { return [] }
     var ticks: [(Int64, String)] = []
-    while local <= end + offset {
+    while local <= localEnd {
       let text = TimeText.iso8601(local)
       let date = String(text.dropFirst(5).prefix(5))
       let clock = String(text.dropFirst(11).prefix(5))
       ticks.append((local - offset, step % day == 0 ? date : date + " " + clock))
-      local += step
+      guard let next = try? TimeArithmetic.add(step, to: local, .zoneHour) else { break }
+      local = next
     }
     return ticks
   }

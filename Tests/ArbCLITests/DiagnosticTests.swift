@@ -28,6 +28,11 @@ import Testing
     (SweepError("too many cells"), .usage, "arbkit: error: too many cells"),
     (GrammarError(grammar: "{X}", detail: "names no base"), .dataError, "arbkit: error: symbol grammar '{X}' names no base"),
     (ResolveError(instrument: instrument, reason: .notTradable), .usage, "arbkit: error: 'upbit:spot:KRW-XYZ' is an FX series"),
+    (TimeError(.overflow(operation: .latency, time: 1_700_000_000_000_000, amount: .max)), .usage, "arbkit: error: fill latency +"),
+    (TimeError(.spanOverflow(first: .min, last: .max)), .dataError, "arbkit: error: times span from"),
+    (AlignmentError.time(TimeError(.tooManyPoints(step: 1, first: 0, last: 1 << 40, count: 1 << 40, limit: 20_000_000))), .usage,
+     "arbkit: error: a grid of 1us"),
+    (TimeError(.lastInstant), .dataError, "arbkit: error: a quote at 9223372036854775807"),
   ]
 
   @Test(arguments: cases.indices)

@@ -1,0 +1,26 @@
+import ArbCore
+
+extension Scenario {
+  /// Checks once that every duration of the scenario added to any time of `legs` (as
+  /// the engines add them per signal) is a time, and that a fill time minus any quote
+  /// time is a duration, so that the engines' loops cannot overflow: fill latency,
+  /// max holding, cooldown, rebalance delay, and the days of the journal's zone (at
+  /// most `TimeArithmetic.journalDayLimit` of them).
+  ///
+  /// - Throws: `TimeError` naming the duration whose sum leaves the range.
+  public func checkTimes(of legs: [QuoteSeries]) throws(TimeError) {
+    guard let times = try TimeArithmetic.bounds(of: legs.map(\.time)) else { return }
+    let (first, last) = (times.lowerBound, times.upperBound)
+    _ = try TimeArithmetic.span(from: first, to: TimeArithmetic.add(legLatency.max() ?? 0, to: last, .latency))
+    for (amount, operation) in [(maxHolding, TimeOperation.maxHolding), (cooldown, .cooldown), (rebalanceDelay, .rebalanceDelay)] {
+      if let amount { _ = try TimeArithmetic.add(amount, to: last, operation) }
+    }
+    // A journal day starts at most a day before a time moved into the zone.
+    try TimeArithmetic.check(times, plus: (timeZoneOffset - TimeText.microsPerDay)...timeZoneOffset, .journalDay)
+    // The journal holds every day between (each is allocated).
+    let days = (last + timeZoneOffset).floorDiv(TimeText.microsPerDay) - (first + timeZoneOffset).floorDiv(TimeText.microsPerDay) + 1
+    if days > Int64(TimeArithmetic.journalDayLimit) {
+      throw TimeError(.tooManyDays(first: first, last: last, count: days, limit: TimeArithmetic.journalDayLimit))
+    }
+  }
+}
