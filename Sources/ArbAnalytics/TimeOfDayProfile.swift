@@ -38,6 +38,8 @@ public struct TimeOfDayProfile: Sendable, Equatable {
 
   /// Length of an hour, µs.
   static let hourLength: Int64 = 3_600_000_000
+  /// Length of a week, µs.
+  static let weekLength: Int64 = 168 * hourLength
 
   /// Checks once that `times` moved into the zone `offset`, and the end of the hour of
   /// each, are times (the profile splits durations at those ends).
@@ -56,7 +58,7 @@ public struct TimeOfDayProfile: Sendable, Equatable {
   ///   - oneSided: bands test `x ≥ b` only (executable premium).
   /// - Precondition: `checkRange` passes for the times (user data: call it first), and
   ///   no point's duration passes the last time.
-  /// - Complexity: O(points + hours covered).
+  /// - Complexity: O(points × 2 weeks of hours) at most, whatever the durations.
   public init(
     values: [Double], valid: [Bool], time: [Int64], duration: [Int64], bands: [Double], oneSided: Bool,
     zone: String, offset: Int64
@@ -64,7 +66,7 @@ public struct TimeOfDayProfile: Sendable, Equatable {
     precondition(values.count == valid.count && values.count == time.count && values.count == duration.count, "TimeOfDayProfile: column lengths differ")
     self.zone = zone
     self.bands = bands
-    let hourLength = Self.hourLength
+    let hourLength = Self.hourLength, weekLength = Self.weekLength
     var weight = [Double](repeating: 0, count: 168)
     var weighted = [Double](repeating: 0, count: 168)
     var inside = [Double](repeating: 0, count: 168 * bands.count)
@@ -75,9 +77,21 @@ public struct TimeOfDayProfile: Sendable, Equatable {
       var start = time[i] + offset
       let end = start + duration[i]
       points[Self.cellIndex(hour: start.floorDiv(hourLength))] += 1
-      while start < end {
+      // Whole weeks beyond the first add one hour to every cell each: added at once,
+      // so that a point lasting years costs no more than one lasting two weeks.
+      let weeks = (end - start) / weekLength - 1
+      if weeks > 0 {
+        let piece = Double(weeks) * Double(hourLength)
+        for c in 0..<168 {
+          weight[c] += piece
+          weighted[c] += piece * x
+          for (b, band) in bands.enumerated() where magnitude >= band { inside[c * bands.count + b] += piece }
+        }
+      }
+      let hoursEnd = end - max(weeks, 0) * weekLength
+      while start < hoursEnd {
         let hour = start.floorDiv(hourLength)
-        let piece = Double(min(end, (hour + 1) * hourLength) - start)
+        let piece = Double(min(hoursEnd, (hour + 1) * hourLength) - start)
         let c = Self.cellIndex(hour: hour)
         weight[c] += piece
         weighted[c] += piece * x

@@ -132,4 +132,43 @@ struct TimeOfDayProfileTests {
     }
     #expect(p.cells.reduce(0) { $0 + $1.points } == valid.filter { $0 }.count)
   }
+
+  @Test("points lasting weeks and years against the slow hour-by-hour overlap", arguments: [0, 1])
+  func longPoints(zone: Int) {
+    // Gaps of 9 days 5.5 h, 3 weeks exactly, 20 weeks and a few minutes, and 2 h.
+    let day: Int64 = 86_400_000_000
+    var times = [Self.monday + 1_234_567]
+    times.append(times.last! + 9 * day + 19_800_000_000)
+    times.append(times.last! + 21 * day)
+    times.append(times.last! + 140 * day + 300_000_000)
+    times.append(times.last! + 7_200_000_000)
+    let values = [0.3, -0.05, 0.2, 0.01, 0.4]
+    let valid = [true, true, true, false, true]
+    let duration = times.indices.map { $0 + 1 < times.count ? times[$0 + 1] - times[$0] : 0 }
+    let (name, offset) = TimeOfDayProfile.zones[zone]
+    let p = TimeOfDayProfile(values: values, valid: valid, time: times, duration: duration, bands: [0.1], oneSided: false, zone: name, offset: offset)
+    let slow = Self.slowProfile(values: values, valid: valid, time: times, duration: duration, band: 0.1, offset: offset)
+    for c in 0..<168 {
+      let cell = p.cells[c]
+      #expect(isClose(cell.seconds, slow.seconds[c], rel: 1e-12))
+      #expect(isClose(cell.mean, slow.seconds[c] > 0 ? slow.weighted[c] / slow.seconds[c] : nil, rel: 1e-9, abs: 1e-12))
+      #expect(isClose(cell.shares[0], slow.seconds[c] > 0 ? slow.inside[c] / slow.seconds[c] : nil, rel: 1e-12))
+    }
+  }
+
+  /// A point lasting 100,000 years is added in whole weeks, not hour by hour (which
+  /// would be 876 million steps): every cell gets its share of the weeks.
+  @Test("a point lasting 100,000 years takes whole weeks at once")
+  func centuries() {
+    let weeks: Int64 = 5_217_857  // about 100,000 years
+    let week = TimeOfDayProfile.weekLength
+    let time = [Self.monday, Self.monday + weeks * week]
+    let p = TimeOfDayProfile(
+      values: [0.5, 0.5], valid: [true, true], time: time, duration: [weeks * week, 0], bands: [0.1], oneSided: false, zone: "UTC", offset: 0)
+    for cell in p.cells {
+      #expect(cell.seconds == Double(weeks) * 3600)
+      #expect(cell.mean == 0.5)
+      #expect(cell.shares[0] == 1)
+    }
+  }
 }
