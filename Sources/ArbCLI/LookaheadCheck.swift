@@ -101,8 +101,10 @@ struct LookaheadCheck {
     _ scenario: Scenario, full: BacktestReport, cuts count: Int, recording: ScenarioRecording,
     backtest: @Sendable (ScenarioRecording) throws -> BacktestReport
   ) throws -> LookaheadCheck {
-    let starts = full.legs.compactMap(\.time.first), ends = full.legs.compactMap(\.time.last)
-    guard starts.count == full.legs.count, let start = starts.max(), let end = ends.max(), start <= end else {
+    // The full backtest has moved every time by its offset without overflow.
+    let moved = recording.legs.map { leg in (scenario.offsets[leg.instrument.venue] ?? 0, leg.time) }
+    let starts = moved.compactMap { offset, time in time.first.map { $0 + offset } }, ends = moved.compactMap { offset, time in time.last.map { $0 + offset } }
+    guard starts.count == moved.count, let start = starts.max(), let end = ends.max(), start <= end else {
       throw UsageError("--lookahead-check needs quotes on every leg")
     }
     let times = try cutTimes(count, span: start...end)
