@@ -54,7 +54,8 @@ struct BacktestCommand: Command {
 
   init(arguments: [String]) throws(UsageError) {
     let cursor = ArgumentCursor(
-      arguments, flags: ["--set", "--tz", "--trades", "--equity", "--inventory", "--funding", "--format", "--bad-rows", "--quarantine", "--registry", "--cuts"],
+      arguments,
+      flags: ["--set", "--tz", "--trades", "--equity", "--inventory", "--funding", "--format", "--bad-rows", "--quarantine", "--registry", "--cuts"],
       switches: ["--sort", "--lookahead-check"])
     try cursor.validate()
     guard cursor.arguments.count == 1, let path = cursor.arguments.first else {
@@ -110,12 +111,13 @@ struct BacktestCommand: Command {
     options.clock = scenario.clock
     let fees = try Self.fees(scenario, registry: options.registry)
     let recording = try ScenarioRecording.load(scenario, options: options)
+    // The reruns of the check run concurrently: they capture these, not the command.
     let (scenario, registry) = (scenario, options.registry)
     let report = try Self.report(scenario, fees: fees, recording: recording, registry: registry)
     let json = try report.checkedFinite()
     if let cuts {
-      let check = try LookaheadCheck.run(scenario, full: report, cuts: cuts, recording: recording) { truncated in
-        try Self.report(scenario, fees: fees, recording: truncated, registry: registry)
+      let check = try LookaheadCheck.run(scenario, cuts: cuts, recording: recording) { data, engine in
+        try Self.report(scenario, fees: fees, recording: data, registry: registry, engine: engine)
       }
       terminal.print(format == .json ? check.json.rendered() : check.table)
       return check.differences.isEmpty ? .success : .failure
@@ -134,13 +136,41 @@ struct BacktestCommand: Command {
     return .success
   }
 
-  /// The backtest of `recording`: its legs moved by the clock offsets and converted by
-  /// the FX series, aligned, and the scenario's mode run on them.
-  static func report(_ scenario: Scenario, fees: [Double], recording: ScenarioRecording, registry: ExchangeRegistry) throws -> BacktestReport {
+  /// How the round trips of modes convergence and carry are found.
+  enum Engine: String, Sendable, CaseIterable {
+    /// A pass over every aligned point (what `backtest` runs).
+    case pass
+    /// First-passage queries on a `ConvergenceIndex` (what `sweep` runs); mode
+    /// inventory has no other engine than the pass.
+    case firstPassage = "first_passage"
+  }
+
+  /// The backtest of `recording` by `engine`: its legs moved by the clock offsets and
+  /// converted by the FX series, aligned, and the scenario's mode run on them.
+  static func report(
+    _ scenario: Scenario, fees: [Double], recording: ScenarioRecording, registry: ExchangeRegistry, engine: Engine = .pass
+  ) throws -> BacktestReport {
     let (series, fx) = try ScenarioLegs.prepared(scenario, loaded: recording.legs, rate: recording.rate, registry: registry)
-    let aligned = try AlignedLegs(legs: series, options: AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid))
-    let outcome = try Self.outcome(scenario, fees: fees, legs: series, aligned: aligned, funding: recording.funding, registry: registry)
-    return BacktestReport(scenario: scenario, legs: series, fees: fees, aligned: aligned, outcome: outcome, fx: fx)
+    let alignment = AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid)
+    guard engine == .firstPassage && scenario.mode != "inventory" else {
+      let aligned = try AlignedLegs(legs: series, options: alignment)
+      let outcome = try Self.outcome(scenario, fees: fees, legs: series, aligned: aligned, funding: recording.funding, registry: registry)
+      return BacktestReport(scenario: scenario, legs: series, fees: fees, aligned: aligned, outcome: outcome, fx: fx)
+    }
+    let outcome: BacktestReport.Outcome
+    let index: ConvergenceIndex
+    if scenario.mode == "carry" {
+      let carry = try carry(scenario, fees: fees, registry: registry)
+      index = try ConvergenceIndex(legs: series, options: alignment, sellLeg: 1)
+      let settlements = try settlements(scenario, funding: recording.funding, perp: series[1])
+      outcome = .carry(carry.price(carry.rules.decide(legs: series, index: index), funding: settlements), settlements)
+    } else {
+      let convergence = ConvergenceBacktest(parameters: convergenceParameters(scenario, fees: fees))
+      index = try ConvergenceIndex(legs: series, options: alignment)
+      outcome = .convergence(convergence.price(convergence.decide(legs: series, index: index)))
+    }
+    return BacktestReport(
+      scenario: scenario, legs: series, fees: fees, points: index.clockPoints, validPoints: index.validPoints, outcome: outcome, fx: fx)
   }
 
   /// The run of the scenario's mode on aligned legs (mode carry reads its funding

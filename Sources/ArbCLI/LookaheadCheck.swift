@@ -37,6 +37,8 @@ struct LookaheadCheck {
       case closedEarly = "closed_early"
     }
     var cut: Int64
+    /// The engine of both runs.
+    var engine: BacktestCommand.Engine = .pass
     /// The trade's number (from 1) in both runs.
     var trade: Int
     var kind: Kind
@@ -46,7 +48,7 @@ struct LookaheadCheck {
     var truncated: Record?
   }
 
-  /// What one cut compared.
+  /// What one cut compared (with every engine).
   struct Cut: Sendable {
     var time: Int64
     /// Trades decided before the cut in either run, and those of them open at the cut (entry side compared).
@@ -56,6 +58,8 @@ struct LookaheadCheck {
   }
 
   let mode: String
+  /// The engines checked: the pass, and for modes convergence and carry the first-passage search too.
+  let engines: [BacktestCommand.Engine]
   /// The largest fill latency of the legs: a signal at `t` is decided at `t + latency`.
   let latency: Int64
   /// Trades of the run on the whole recording.
@@ -91,15 +95,15 @@ struct LookaheadCheck {
     return (1...Int64(count)).map { k in span.lowerBound + parts.dividingFullWidth(width.multipliedFullWidth(by: k)).quotient }
   }
 
-  /// The check of `full` (the backtest of the whole `recording`) at `count` cuts.
+  /// The check of the backtest of `recording` at `count` cuts, with each engine.
   ///
   /// The cuts lie inside the span where every leg quotes (from the latest first quote of
   /// a leg to the last quote of any, on the corrected clock), so that every cut
-  /// recording still has quotes on every leg. `backtest` runs the scenario on a cut
-  /// recording, as it ran on the whole one; the cuts run concurrently.
+  /// recording still has quotes on every leg. `backtest` runs the scenario with an
+  /// engine on the whole recording or a cut one; the cuts run concurrently.
   static func run(
-    _ scenario: Scenario, full: BacktestReport, cuts count: Int, recording: ScenarioRecording,
-    backtest: @Sendable (ScenarioRecording) throws -> BacktestReport
+    _ scenario: Scenario, cuts count: Int, recording: ScenarioRecording,
+    backtest: @Sendable (ScenarioRecording, BacktestCommand.Engine) throws -> BacktestReport
   ) throws -> LookaheadCheck {
     // The full backtest has moved every time by its offset without overflow.
     let moved = recording.legs.map { leg in (scenario.offsets[leg.instrument.venue] ?? 0, leg.time) }
@@ -109,13 +113,27 @@ struct LookaheadCheck {
     }
     let times = try cutTimes(count, span: start...end)
     let latency = scenario.legLatency.max() ?? 0
-    let records = records(full)
+    let engines: [BacktestCommand.Engine] = scenario.mode == "inventory" ? [.pass] : BacktestCommand.Engine.allCases
+    let full = try engines.map { engine in records(try checked(backtest(recording, engine))) }
     let cuts = try concurrently(times.count) { k in
-      let truncated = try backtest(recording.truncated(before: times[k], scenario: scenario))
-      _ = try truncated.checkedFinite()
-      return compare(full: records, truncated: Self.records(truncated), cut: times[k], latency: latency)
+      let data = recording.truncated(before: times[k], scenario: scenario)
+      var cut = Cut(time: times[k], compared: 0, open: 0, differences: [])
+      for (engine, records) in zip(engines, full) {
+        var compared = compare(full: records, truncated: Self.records(try checked(backtest(data, engine))), cut: times[k], latency: latency)
+        for j in compared.differences.indices { compared.differences[j].engine = engine }
+        cut.compared += compared.compared
+        cut.open += compared.open
+        cut.differences += compared.differences
+      }
+      return cut
     }
-    return LookaheadCheck(mode: scenario.mode, latency: latency, trades: records.count, cuts: cuts)
+    return LookaheadCheck(mode: scenario.mode, engines: engines, latency: latency, trades: full[0].count, cuts: cuts)
+  }
+
+  /// `report` after checking that it holds only finite numbers (the check prints its trades).
+  private static func checked(_ report: BacktestReport) throws -> BacktestReport {
+    _ = try report.checkedFinite()
+    return report
   }
 
   /// The trades decided before `cut` (entry signal + `latency` < cut) in either run,
@@ -198,7 +216,8 @@ struct LookaheadCheck {
   /// The summary, the counts of each cut and every difference with the trade in both runs.
   var table: String {
     let compared = cuts.reduce(0) { $0 + $1.compared }, open = cuts.reduce(0) { $0 + $1.open }
-    var text = "Lookahead check, mode \(mode): \(cuts.count) cuts, fills \(TimeText.durationText(latency)) after the signal; "
+    var text = "Lookahead check, mode \(mode), engines \(engines.map(\.rawValue).joined(separator: " and ")): \(cuts.count) cuts, "
+    text += "fills \(TimeText.durationText(latency)) after the signal; "
     text += "\(compared) trades compared (\(open) open at a cut: entry side), \(differences.count) differences\n\n"
     var table = TextTable(["#", "cut", "compared", "open", "differences"], rightAligned: [0, 2, 3, 4])
     for (k, cut) in cuts.enumerated() {
@@ -206,7 +225,8 @@ struct LookaheadCheck {
     }
     text += table.rendered(indent: "  ") + "\n"
     for difference in differences {
-      text += "\nAt the cut \(TimeText.iso8601(difference.cut)), trade \(difference.trade) " + Self.explain(difference) + "\n"
+      text += "\nAt the cut \(TimeText.iso8601(difference.cut)), engine \(difference.engine.rawValue), trade \(difference.trade) "
+      text += Self.explain(difference) + "\n"
       text += "  full run:      " + Self.line(difference.full) + "\n"
       text += "  truncated run: " + Self.line(difference.truncated) + "\n"
     }
@@ -230,7 +250,7 @@ struct LookaheadCheck {
   var json: JSONValue {
     func object(_ record: Record?) -> JSONValue { record.map { .object($0.fields.map { ($0.name, $0.value) }) } ?? .null }
     return .object([
-      ("mode", .string(mode)), ("cuts", .int(cuts.count)), ("latency_us", .int(latency)), ("trades", .int(trades)),
+      ("mode", .string(mode)), ("engines", .array(engines.map { .string($0.rawValue) })), ("cuts", .int(cuts.count)), ("latency_us", .int(latency)), ("trades", .int(trades)),
       ("trades_compared", .int(cuts.reduce(0) { $0 + $1.compared })), ("open_at_cut", .int(cuts.reduce(0) { $0 + $1.open })),
       ("differences", .int(differences.count)),
       ("by_cut", .array(cuts.map { cut in
@@ -241,7 +261,8 @@ struct LookaheadCheck {
       })),
       ("mismatches", .array(differences.map { d in
         .object([
-          ("cut", .string(TimeText.iso8601(d.cut))), ("cut_us", .int(d.cut)), ("trade", .int(d.trade)), ("kind", .string(d.kind.rawValue)),
+          ("cut", .string(TimeText.iso8601(d.cut))), ("cut_us", .int(d.cut)), ("engine", .string(d.engine.rawValue)), ("trade", .int(d.trade)),
+          ("kind", .string(d.kind.rawValue)),
           ("fields", .array(d.fields.map { .string($0) })), ("full", object(d.full)), ("truncated", object(d.truncated)),
         ])
       })),

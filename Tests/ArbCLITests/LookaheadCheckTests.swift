@@ -33,6 +33,8 @@ struct LookaheadCheckTests {
     let times = cuts.compactMap { $0["cut_us"] as? Int }
     #expect(times.count == 20 && zip(times, times.dropFirst()).allSatisfy { $0 < $1 })
     #expect(cuts.reduce(0) { $0 + ($1["trades_compared"] as! Int) } == object["trades_compared"] as? Int)
+    let engines = object["mode"] as? String == "inventory" ? ["pass"] : ["pass", "first_passage"]
+    #expect(object["engines"] as? [String] == engines)
     let table = arbkit("backtest", path, "--lookahead-check", "--cuts", "3")
     #expect(table.code == .success && table.output.contains(": 3 cuts, ") && table.output.contains(", 0 differences\n"), "\(table.output)")
   }
@@ -58,12 +60,14 @@ struct LookaheadCheckTests {
   func wholeSampleStatisticIsCaught() throws {
     let (scenario, fees, recording) = try Self.setUp(Self.convergence)
     // Lookahead: the notional is one coin at the mean price of the data given, future included.
-    let leaking: @Sendable (ScenarioRecording) throws -> BacktestReport = { data in
+    // Only the first-passage engine (sweep's) leaks: the pass stays honest.
+    let leaking: @Sendable (ScenarioRecording, BacktestCommand.Engine) throws -> BacktestReport = { data, engine in
       var sized = scenario
-      sized.notional = data.legs[0].bid.reduce(0, +) / Double(data.legs[0].count)
-      return try BacktestCommand.report(sized, fees: fees, recording: data, registry: ExchangeRegistry.builtin)
+      if engine == .firstPassage { sized.notional = data.legs[0].bid.reduce(0, +) / Double(data.legs[0].count) }
+      return try BacktestCommand.report(sized, fees: fees, recording: data, registry: ExchangeRegistry.builtin, engine: engine)
     }
-    let check = try LookaheadCheck.run(scenario, full: try leaking(recording), cuts: 20, recording: recording, backtest: leaking)
+    let check = try LookaheadCheck.run(scenario, cuts: 20, recording: recording, backtest: leaking)
+    #expect(check.engines == [.pass, .firstPassage] && check.differences.allSatisfy { $0.engine == .firstPassage })
     let cutsWithTrades = check.cuts.filter { $0.compared > 0 }
     #expect(!cutsWithTrades.isEmpty && cutsWithTrades.allSatisfy { !$0.differences.isEmpty })
     let first = try #require(check.differences.first)
@@ -71,10 +75,10 @@ struct LookaheadCheckTests {
     #expect(!first.fields.contains("entry_ts_us") && !first.fields.contains("entry_premium"))
     #expect(check.table.contains("differs in ") && check.table.contains("  full run:      entry_ts_us="))
     // The honest backtest of the same scenario passes.
-    let honest: @Sendable (ScenarioRecording) throws -> BacktestReport = { data in
-      try BacktestCommand.report(scenario, fees: fees, recording: data, registry: ExchangeRegistry.builtin)
+    let honest: @Sendable (ScenarioRecording, BacktestCommand.Engine) throws -> BacktestReport = { data, engine in
+      try BacktestCommand.report(scenario, fees: fees, recording: data, registry: ExchangeRegistry.builtin, engine: engine)
     }
-    #expect(try LookaheadCheck.run(scenario, full: honest(recording), cuts: 20, recording: recording, backtest: honest).differences.isEmpty)
+    #expect(try LookaheadCheck.run(scenario, cuts: 20, recording: recording, backtest: honest).differences.isEmpty)
   }
 
   /// Two spot legs quoting every minute for 100 minutes at 100, the first leg at
@@ -100,7 +104,7 @@ struct LookaheadCheckTests {
     // One cut, at 49.5 min; the premium spikes from row 50 (minute 50), after the cut.
     let recording = Self.synthetic(spike: 50..<60)
     // Lookahead: each quote replaced by the next one (the last, which has none, dropped).
-    let peeking: @Sendable (ScenarioRecording) throws -> BacktestReport = { data in
+    let peeking: @Sendable (ScenarioRecording, BacktestCommand.Engine) throws -> BacktestReport = { data, engine in
       var ahead = data
       ahead.legs = data.legs.map { leg in
         var next = leg
@@ -109,18 +113,19 @@ struct LookaheadCheckTests {
         next.ask = Array(leg.ask.dropFirst())
         return next
       }
-      return try BacktestCommand.report(scenario, fees: fees, recording: ahead, registry: ExchangeRegistry.builtin)
+      return try BacktestCommand.report(scenario, fees: fees, recording: ahead, registry: ExchangeRegistry.builtin, engine: engine)
     }
-    let full = try peeking(recording)
-    let check = try LookaheadCheck.run(scenario, full: full, cuts: 1, recording: recording, backtest: peeking)
+    let check = try LookaheadCheck.run(scenario, cuts: 1, recording: recording, backtest: peeking)
+    // Caught with both engines.
+    #expect(check.differences.map(\.engine) == [.pass, .firstPassage])
     let difference = try #require(check.differences.first)
-    #expect(check.differences.count == 1 && difference.kind == .missing && difference.trade == 1)
+    #expect(difference.kind == .missing && difference.trade == 1)
     #expect(difference.cut == recording.legs[0].time[0] + 99 * 60_000_000 / 2)
     // The full run entered at minute 49 on minute 50's spike.
     #expect(difference.full?.entryTime == recording.legs[0].time[49] && difference.truncated == nil)
     #expect(check.table.contains("trade 1 is missing from the run on the cut data") && check.table.contains("  truncated run: -"))
     let json = check.json.rendered()
-    #expect(json.contains("\"kind\": \"missing\"") && json.contains("\"differences\": 1"), "\(json)")
+    #expect(json.contains("\"kind\": \"missing\"") && json.contains("\"differences\": 2"), "\(json)")
   }
 
   @Test("a trade open at the cut and forced out at the end of the cut data is no difference; closed before a later cut, all fields agree")
@@ -128,18 +133,20 @@ struct LookaheadCheckTests {
     let (scenario, fees, _) = try Self.setUp(Self.convergence, Self.immediate)
     // Cuts at 24.75, 49.5 and 74.25 min; the trade opens at minute 45 and closes at 60.
     let recording = Self.synthetic(spike: 45..<60)
-    let honest: @Sendable (ScenarioRecording) throws -> BacktestReport = { data in
-      try BacktestCommand.report(scenario, fees: fees, recording: data, registry: ExchangeRegistry.builtin)
+    let honest: @Sendable (ScenarioRecording, BacktestCommand.Engine) throws -> BacktestReport = { data, engine in
+      try BacktestCommand.report(scenario, fees: fees, recording: data, registry: ExchangeRegistry.builtin, engine: engine)
     }
-    let full = try honest(recording)
-    #expect(LookaheadCheck.records(full).count == 1)
-    let check = try LookaheadCheck.run(scenario, full: full, cuts: 3, recording: recording, backtest: honest)
+    #expect(LookaheadCheck.records(try honest(recording, .pass)).count == 1)
+    let check = try LookaheadCheck.run(scenario, cuts: 3, recording: recording, backtest: honest)
     #expect(check.differences.isEmpty)
-    #expect(check.cuts.map(\.compared) == [0, 1, 1] && check.cuts.map(\.open) == [0, 1, 0])
-    // At the middle cut the cut run forced the trade out at its last valid point.
-    let cut = check.cuts[1].time
-    let truncated = LookaheadCheck.records(try honest(recording.truncated(before: cut, scenario: scenario)))
-    #expect(truncated.count == 1 && truncated[0].forced && truncated[0].exitTime == recording.legs[0].time[49])
+    // Counted once per engine.
+    #expect(check.cuts.map(\.compared) == [0, 2, 2] && check.cuts.map(\.open) == [0, 2, 0])
+    // At the middle cut both engines' cut runs forced the trade out at its last valid point.
+    let cut = recording.truncated(before: check.cuts[1].time, scenario: scenario)
+    for engine in BacktestCommand.Engine.allCases {
+      let truncated = LookaheadCheck.records(try honest(cut, engine))
+      #expect(truncated.count == 1 && truncated[0].forced && truncated[0].exitTime == recording.legs[0].time[49])
+    }
   }
 
   /// A record with entry fields `entry` and exit fields `exit` (numbers).
