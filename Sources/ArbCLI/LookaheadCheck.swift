@@ -105,16 +105,14 @@ struct LookaheadCheck {
     _ scenario: Scenario, cuts count: Int, recording: ScenarioRecording,
     backtest: @Sendable (ScenarioRecording, BacktestCommand.Engine) throws -> BacktestReport
   ) throws -> LookaheadCheck {
-    // The full backtest has moved every time by its offset without overflow.
-    let moved = recording.legs.map { leg in (scenario.offsets[leg.instrument.venue] ?? 0, leg.time) }
-    let starts = moved.compactMap { offset, time in time.first.map { $0 + offset } }, ends = moved.compactMap { offset, time in time.last.map { $0 + offset } }
-    guard starts.count == moved.count, let start = starts.max(), let end = ends.max(), start <= end else {
-      throw UsageError("--lookahead-check needs quotes on every leg")
-    }
-    let times = try cutTimes(count, span: start...end)
-    let latency = scenario.legLatency.max() ?? 0
     let engines: [BacktestCommand.Engine] = scenario.mode == "inventory" ? [.pass] : BacktestCommand.Engine.allCases
     let full = try engines.map { engine in records(try checked(backtest(recording, engine))) }
+    // The full backtest has aligned every leg (none is empty) and moved its times by the
+    // venue's offset without overflow.
+    let moved = recording.legs.map { leg in (first: leg.time.first!, last: leg.time.last!, offset: scenario.offsets[leg.instrument.venue] ?? 0) }
+    let start = moved.map { $0.first + $0.offset }.max()!, end = moved.map { $0.last + $0.offset }.max()!
+    let times = try cutTimes(count, span: start...end)
+    let latency = scenario.legLatency.max() ?? 0
     let cuts = try concurrently(times.count) { k in
       let data = recording.truncated(before: times[k], scenario: scenario)
       var cut = Cut(time: times[k], compared: 0, open: 0, differences: [])
@@ -250,7 +248,8 @@ struct LookaheadCheck {
   var json: JSONValue {
     func object(_ record: Record?) -> JSONValue { record.map { .object($0.fields.map { ($0.name, $0.value) }) } ?? .null }
     return .object([
-      ("mode", .string(mode)), ("engines", .array(engines.map { .string($0.rawValue) })), ("cuts", .int(cuts.count)), ("latency_us", .int(latency)), ("trades", .int(trades)),
+      ("mode", .string(mode)), ("engines", .array(engines.map { .string($0.rawValue) })), ("cuts", .int(cuts.count)),
+      ("latency_us", .int(latency)), ("trades", .int(trades)),
       ("trades_compared", .int(cuts.reduce(0) { $0 + $1.compared })), ("open_at_cut", .int(cuts.reduce(0) { $0 + $1.open })),
       ("differences", .int(differences.count)),
       ("by_cut", .array(cuts.map { cut in
