@@ -31,6 +31,8 @@ struct BacktestCommand: Command {
       ("--funding PATH", "mode carry: write the funding settlements paid or received as CSV: ts_us,trade,rate,price,amount"),
       ("--inventory PATH", "mode inventory: write the balances after each trade and rebalance as CSV: ts_us,base_1,quote_1,base_2,quote_2"),
       ("--tz UTC|Asia/Seoul", "the days of the PnL journal and the Sharpe ratio (same as --set journal.tz=…)"),
+      ("--lookahead-check", "rerun on the data cut at evenly spaced times; exit 1 when a trade decided before a cut differs (docs/cli.md)"),
+      ("--cuts N", "with --lookahead-check: the number of cuts (default 20)"),
       ("--format table|json", "output (default table)"),
       ("--bad-rows fail|skip", "as in inspect: stop at the first bad row (default) or skip and count"),
       ("--quarantine PATH", "where skipped raw lines go"),
@@ -47,10 +49,14 @@ struct BacktestCommand: Command {
   let fundingPath: String?
   let format: OutputFormat
   let ingest: IngestFlags
+  /// With `--lookahead-check`: the number of cuts (`--cuts`, default 20).
+  let cuts: Int?
 
   init(arguments: [String]) throws(UsageError) {
     let cursor = ArgumentCursor(
-      arguments, flags: ["--set", "--tz", "--trades", "--equity", "--inventory", "--funding", "--format", "--bad-rows", "--quarantine", "--registry"], switches: ["--sort"])
+      arguments,
+      flags: ["--set", "--tz", "--trades", "--equity", "--inventory", "--funding", "--format", "--bad-rows", "--quarantine", "--registry", "--cuts"],
+      switches: ["--sort", "--lookahead-check"])
     try cursor.validate()
     guard cursor.arguments.count == 1, let path = cursor.arguments.first else {
       throw UsageError("expected one scenario file, was \(cursor.arguments.count) arguments")
@@ -70,6 +76,10 @@ struct BacktestCommand: Command {
     format = try OutputFormat.parse(cursor)
     guard format != .csv else { throw UsageError("--format csv is not a backtest output; use --trades PATH for the ledger") }
     ingest = try IngestFlags(cursor)
+    cuts = try LookaheadCheck.cuts(cursor)
+    if cuts != nil, let ledger = zip(["--trades", "--equity", "--inventory", "--funding"], outputs).first(where: { $0.1 != nil }) {
+      throw UsageError("--lookahead-check writes no ledger, was \(ledger.0) \(ledger.1!)")
+    }
   }
 
   /// The ledger paths, in the order of `BacktestReport`'s ledgers written in `run`.
@@ -100,12 +110,18 @@ struct BacktestCommand: Command {
     var options = ingest.options
     options.clock = scenario.clock
     let fees = try Self.fees(scenario, registry: options.registry)
-    let loaded = try LoadedLegs.load(try ScenarioLegs.specs(scenario), options: options).map(\.series)
-    let (series, fx) = try ScenarioLegs.prepared(scenario, loaded: loaded, options: options)
-    let aligned = try AlignedLegs(legs: series, options: AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid))
-    let outcome = try Self.outcome(scenario, fees: fees, legs: series, aligned: aligned, options: options)
-    let report = BacktestReport(scenario: scenario, legs: series, fees: fees, aligned: aligned, outcome: outcome, fx: fx)
+    let recording = try ScenarioRecording.load(scenario, options: options)
+    // The reruns of the check run concurrently: they capture these, not the command.
+    let (scenario, registry) = (scenario, options.registry)
+    let report = try Self.report(scenario, fees: fees, recording: recording, registry: registry)
     let json = try report.checkedFinite()
+    if let cuts {
+      let check = try LookaheadCheck.run(scenario, cuts: cuts, recording: recording) { data, engine in
+        try Self.report(scenario, fees: fees, recording: data, registry: registry, engine: engine)
+      }
+      terminal.print(format == .json ? check.json.rendered() : check.table)
+      return check.differences.isEmpty ? .success : .failure
+    }
     // The ledgers belong together: all are written, or none.
     var written: [AtomicFile] = []
     let ledgers: [KeyPath<BacktestReport, CSVTable>] = [\.ledger, \.equity, \.inventory, \.funding]
@@ -120,17 +136,63 @@ struct BacktestCommand: Command {
     return .success
   }
 
+  /// How the round trips of modes convergence and carry are found.
+  enum Engine: String, Sendable, CaseIterable {
+    /// A pass over every aligned point (what `backtest` runs).
+    case pass
+    /// First-passage queries on a `ConvergenceIndex` (what `sweep` runs); mode
+    /// inventory has no other engine than the pass.
+    case firstPassage = "first_passage"
+  }
+
+  /// The backtest of `recording` by `engine`: its legs moved by the clock offsets and
+  /// converted by the FX series, aligned, and the scenario's mode run on them.
+  static func report(
+    _ scenario: Scenario, fees: [Double], recording: ScenarioRecording, registry: ExchangeRegistry, engine: Engine = .pass
+  ) throws -> BacktestReport {
+    let (series, fx) = try ScenarioLegs.prepared(scenario, loaded: recording.legs, rate: recording.rate, registry: registry)
+    let alignment = AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid)
+    guard engine == .firstPassage && scenario.mode != "inventory" else {
+      let aligned = try AlignedLegs(legs: series, options: alignment)
+      let outcome = try Self.outcome(scenario, fees: fees, legs: series, aligned: aligned, funding: recording.funding, registry: registry)
+      return BacktestReport(scenario: scenario, legs: series, fees: fees, aligned: aligned, outcome: outcome, fx: fx)
+    }
+    let outcome: BacktestReport.Outcome
+    let index: ConvergenceIndex
+    if scenario.mode == "carry" {
+      let carry = try carry(scenario, fees: fees, registry: registry)
+      index = try ConvergenceIndex(legs: series, options: alignment, sellLeg: 1)
+      let settlements = try settlements(scenario, funding: recording.funding, perp: series[1])
+      outcome = .carry(carry.price(carry.rules.decide(legs: series, index: index), funding: settlements), settlements)
+    } else {
+      let convergence = ConvergenceBacktest(parameters: convergenceParameters(scenario, fees: fees))
+      index = try ConvergenceIndex(legs: series, options: alignment)
+      outcome = .convergence(convergence.price(convergence.decide(legs: series, index: index)))
+    }
+    return BacktestReport(
+      scenario: scenario, legs: series, fees: fees, points: index.clockPoints, validPoints: index.validPoints, outcome: outcome, fx: fx)
+  }
+
   /// The run of the scenario's mode on aligned legs (mode carry reads its funding
   /// settlements with `options`).
   static func outcome(
     _ scenario: Scenario, fees: [Double], legs: [QuoteSeries], aligned: AlignedLegs, options: IngestOptions
   ) throws -> BacktestReport.Outcome {
+    let funding = scenario.mode == "carry" ? try fundingSeries(scenario, options: options) : nil
+    return try outcome(scenario, fees: fees, legs: legs, aligned: aligned, funding: funding, registry: options.registry)
+  }
+
+  /// The run of the scenario's mode on aligned legs (mode carry: with the settlements
+  /// of `funding`).
+  static func outcome(
+    _ scenario: Scenario, fees: [Double], legs: [QuoteSeries], aligned: AlignedLegs, funding: QuoteSeries?, registry: ExchangeRegistry
+  ) throws -> BacktestReport.Outcome {
     switch scenario.mode {
     case "inventory":
       return .inventory(InventoryArbitrage(parameters: inventoryParameters(scenario, fees: fees)).run(legs: legs, aligned: aligned))
     case "carry":
-      let engine = try carry(scenario, fees: fees, registry: options.registry)
-      let settlements = try settlements(scenario, perp: legs[1], options: options)
+      let engine = try carry(scenario, fees: fees, registry: registry)
+      let settlements = try settlements(scenario, funding: funding, perp: legs[1])
       return .carry(engine.run(legs: legs, aligned: aligned, funding: settlements), settlements)
     default:
       return .convergence(ConvergenceBacktest(parameters: convergenceParameters(scenario, fees: fees)).run(legs: legs, aligned: aligned))
@@ -178,15 +240,27 @@ struct BacktestCommand: Command {
   /// `strategy.funding` false), moved by the perp venue's clock offset and valued on the
   /// perp's quotes (already moved).
   static func settlements(_ scenario: Scenario, perp: QuoteSeries, options: IngestOptions) throws -> FundingSettlements {
-    guard scenario.funding else { return .none }
+    try settlements(scenario, funding: fundingSeries(scenario, options: options), perp: perp)
+  }
+
+  /// Mode carry: the funding records of `funding.files` as read with `options`; `nil`
+  /// with `strategy.funding` false.
+  static func fundingSeries(_ scenario: Scenario, options: IngestOptions) throws -> QuoteSeries? {
+    guard scenario.funding else { return nil }
     let leg = scenario.legs[1]
     let spec = LegSpec(
       instrument: Instrument(venue: leg.venue, market: leg.market, symbol: leg.symbol), paths: scenario.fundingFiles,
       format: scenario.fundingFormat, field: .fundingRate, specSet: scenario.fundingSpecSet)
     try ScenarioLegs.checkSpecSet(scenario.fundingSpecSet, format: scenario.fundingFormat, key: "funding")
-    let series = try spec.load(options: options).series
-    let offset = scenario.offsets[leg.venue] ?? 0
-    do { return try FundingSettlements(funding: series, perp: perp, clockOffset: offset) } catch { throw FundingError("funding.files: \(error.message)") }
+    return try spec.load(options: options).series
+  }
+
+  /// The settlements of `funding` (as `fundingSeries` reads it; `nil`: none), moved by
+  /// the perp venue's clock offset and valued on `perp`.
+  static func settlements(_ scenario: Scenario, funding: QuoteSeries?, perp: QuoteSeries) throws(FundingError) -> FundingSettlements {
+    guard let funding else { return .none }
+    let offset = scenario.offsets[scenario.legs[1].venue] ?? 0
+    do { return try FundingSettlements(funding: funding, perp: perp, clockOffset: offset) } catch { throw FundingError("funding.files: \(error.message)") }
   }
 
   static func inventoryParameters(_ scenario: Scenario, fees: [Double]) -> InventoryParameters {

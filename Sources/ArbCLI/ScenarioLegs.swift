@@ -71,11 +71,24 @@ enum ScenarioLegs {
   /// - Throws: `TimeError` when an offset or a duration of the scenario moves a time
   ///   out of range (`Scenario.checkTimes`), besides the errors of reading the FX series.
   static func prepared(_ scenario: Scenario, loaded: [QuoteSeries], options: IngestOptions) throws -> (legs: [QuoteSeries], fx: FXSummary?) {
+    try prepared(scenario, loaded: loaded, rate: rate(scenario, options: options), registry: options.registry)
+  }
+
+  /// The scenario's FX series (`fx.files`) as read with `options`; `nil` without `fx`.
+  static func rate(_ scenario: Scenario, options: IngestOptions) throws -> QuoteSeries? {
+    guard let fx = scenario.fx else { return nil }
+    try checkSpecSet(fx.specSet, format: fx.format, key: "fx")
+    return try LegSpec(instrument: nil, paths: fx.files, format: fx.format, specSet: fx.specSet).load(options: options).series
+  }
+
+  /// As `prepared(_:loaded:options:)`, with the FX series already read (`rate`, as
+  /// `rate(_:options:)` gives it).
+  static func prepared(
+    _ scenario: Scenario, loaded: [QuoteSeries], rate: QuoteSeries?, registry: ExchangeRegistry
+  ) throws -> (legs: [QuoteSeries], fx: FXSummary?) {
     var legs = try ClockOffset.shifted(loaded, by: offsets(scenario))
     try scenario.checkTimes(of: legs)
-    guard let fx = scenario.fx else { return (legs, nil) }
-    try checkSpecSet(fx.specSet, format: fx.format, key: "fx")
-    let rate = try LegSpec(instrument: nil, paths: fx.files, format: fx.format, specSet: fx.specSet).load(options: options).series
+    guard let fx = scenario.fx, let rate else { return (legs, nil) }
     if rate.field.isRate { throw PremiumCommand.rateLeg(rate.field, fx.files[0]) }
     // A quote's rate is as old as its time minus the rate's.
     _ = try TimeArithmetic.bounds(of: legs.map(\.time) + [rate.time])
@@ -86,7 +99,7 @@ enum ScenarioLegs {
       summary.quotes += conversion.series.count
       summary.unusable += conversion.unusable
     }
-    let quotes = legs.filter { $0.instrument.venue != fx.converts }.map { (try? PremiumCommand.canonical($0.instrument, registry: options.registry))??.quote }
+    let quotes = legs.filter { $0.instrument.venue != fx.converts }.map { (try? PremiumCommand.canonical($0.instrument, registry: registry))??.quote }
     summary.usdtAsUSD = quotes.contains("USDT") && !rate.instrument.symbol.uppercased().contains("USDT")
     return (legs, summary)
   }

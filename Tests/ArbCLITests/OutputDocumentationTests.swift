@@ -51,6 +51,7 @@ struct OutputDocumentationTests {
     Case(command: "backtest", arguments: [Repository.data("scenarios/binanceus-kraken-inventory.json"), "--format", "json"]),
     Case(command: "backtest", arguments: [Repository.data("scenarios/bybit-btcusdt-carry.json"), "--format", "json"]),
     Case(command: "backtest", arguments: [Repository.data("scenarios/upbit-binance-kimchi.json"), "--set", "alignment.offsets.upbit=+1ms", "--format", "json"]),
+    Case(command: "backtest", arguments: [Repository.data("scenarios/upbit-binance-kimchi.json"), "--lookahead-check", "--format", "json"]),
     Case(command: "sweep", arguments: [scenario, "--grid", "strategy.entry=0.6,1", "--quiet", "--format", "json"]),
     Case(command: "profile", arguments: demo + ["--format", "json"]),
   ]

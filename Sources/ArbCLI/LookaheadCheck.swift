@@ -1,0 +1,279 @@
+import ArbBacktest
+import ArbCore
+
+/// `backtest --lookahead-check` (`docs/cli.md`, `docs/definitions.md`): the backtest rerun
+/// on its recording cut at evenly spaced times, each trade decided before a cut
+/// compared with the same trade of the run on the cut recording. A backtest that uses
+/// no data from its future reproduces every one of them.
+struct LookaheadCheck {
+  /// One field of a trade, valued as the ledger prints it.
+  struct Field: Sendable, Equatable {
+    var name: String
+    var value: JSONValue
+  }
+
+  /// A trade as the check compares it.
+  struct Record: Sendable, Equatable {
+    /// The entry and exit signal times (equal for an immediate trade of mode inventory).
+    var entryTime: Int64
+    var exitTime: Int64
+    /// Closed at the last valid point because the data ended (`end_of_data`).
+    var forced: Bool
+    /// Every field, those of the entry side first.
+    var fields: [Field]
+    var entryFields: Int
+  }
+
+  /// A trade decided before a cut that the run on the cut recording does not reproduce.
+  struct Difference: Sendable {
+    enum Kind: String, Sendable {
+      /// A field differs: any field of a trade closed before the cut, an entry field of one open at it.
+      case differs
+      /// The trade is not in the run on the cut recording.
+      case missing
+      /// The trade is only in the run on the cut recording.
+      case extra
+      /// Open at the cut in the full run, closed before it (not by the end of the data) in the other.
+      case closedEarly = "closed_early"
+    }
+    var cut: Int64
+    /// The engine of both runs.
+    var engine: BacktestCommand.Engine = .pass
+    /// The trade's number (from 1) in both runs.
+    var trade: Int
+    var kind: Kind
+    /// The fields that differ (`differs`).
+    var fields: [String]
+    var full: Record?
+    var truncated: Record?
+  }
+
+  /// What one cut compared (with every engine).
+  struct Cut: Sendable {
+    var time: Int64
+    /// Trades decided before the cut in either run, and those of them open at the cut (entry side compared).
+    var compared: Int
+    var open: Int
+    var differences: [Difference]
+  }
+
+  let mode: String
+  /// The engines checked: the pass, and for modes convergence and carry the first-passage search too.
+  let engines: [BacktestCommand.Engine]
+  /// The largest fill latency of the legs: a signal at `t` is decided at `t + latency`.
+  let latency: Int64
+  /// Trades of the run on the whole recording.
+  let trades: Int
+  let cuts: [Cut]
+
+  var differences: [Difference] { cuts.flatMap(\.differences) }
+
+  static let defaultCuts = 20
+
+  /// `--cuts N` with `--lookahead-check` (default 20); `nil` without the check.
+  ///
+  /// - Throws: `UsageError` for a count that is not a whole number of at least 1, or
+  ///   `--cuts` without `--lookahead-check`.
+  static func cuts(_ cursor: ArgumentCursor) throws(UsageError) -> Int? {
+    let count = try cursor.value("--cuts", "a whole number of cuts, at least 1") { Int($0).flatMap { $0 >= 1 ? $0 : nil } }
+    guard cursor.flag("--lookahead-check") else {
+      if let count { throw UsageError("--cuts is a setting of --lookahead-check, was --cuts \(count) without it") }
+      return nil
+    }
+    return count ?? defaultCuts
+  }
+
+  /// `count` cut times evenly spaced strictly inside `span`: `first + ⌊k · (last − first) / (count + 1)⌋`, k = 1 … count.
+  ///
+  /// - Throws: `UsageError` when the span holds fewer than `count + 1` µs (the cuts would not be distinct).
+  static func cutTimes(_ count: Int, span: ClosedRange<Int64>) throws(UsageError) -> [Int64] {
+    let width = span.upperBound - span.lowerBound
+    guard width > Int64(count) else {
+      throw UsageError("--cuts \(count) needs data spanning more than \(count) µs, the legs quote together for \(width) µs")
+    }
+    let parts = Int64(count) + 1
+    return (1...Int64(count)).map { k in span.lowerBound + parts.dividingFullWidth(width.multipliedFullWidth(by: k)).quotient }
+  }
+
+  /// The check of the backtest of `recording` at `count` cuts, with each engine.
+  ///
+  /// The cuts lie inside the span where every leg quotes (from the latest first quote of
+  /// a leg to the last quote of any, on the corrected clock), so that every cut
+  /// recording still has quotes on every leg. `backtest` runs the scenario with an
+  /// engine on the whole recording or a cut one; the cuts run concurrently.
+  static func run(
+    _ scenario: Scenario, cuts count: Int, recording: ScenarioRecording,
+    backtest: @Sendable (ScenarioRecording, BacktestCommand.Engine) throws -> BacktestReport
+  ) throws -> LookaheadCheck {
+    let engines: [BacktestCommand.Engine] = scenario.mode == "inventory" ? [.pass] : BacktestCommand.Engine.allCases
+    let full = try engines.map { engine in records(try checked(backtest(recording, engine))) }
+    // The full backtest has aligned every leg (none is empty) and moved its times by the
+    // venue's offset without overflow.
+    let moved = recording.legs.map { leg in (first: leg.time.first!, last: leg.time.last!, offset: scenario.offsets[leg.instrument.venue] ?? 0) }
+    let start = moved.map { $0.first + $0.offset }.max()!, end = moved.map { $0.last + $0.offset }.max()!
+    let times = try cutTimes(count, span: start...end)
+    let latency = scenario.legLatency.max() ?? 0
+    let cuts = try concurrently(times.count) { k in
+      let data = recording.truncated(before: times[k], scenario: scenario)
+      var cut = Cut(time: times[k], compared: 0, open: 0, differences: [])
+      for (engine, records) in zip(engines, full) {
+        var compared = compare(full: records, truncated: Self.records(try checked(backtest(data, engine))), cut: times[k], latency: latency)
+        for j in compared.differences.indices { compared.differences[j].engine = engine }
+        cut.compared += compared.compared
+        cut.open += compared.open
+        cut.differences += compared.differences
+      }
+      return cut
+    }
+    return LookaheadCheck(mode: scenario.mode, engines: engines, latency: latency, trades: full[0].count, cuts: cuts)
+  }
+
+  /// `report` after checking that it holds only finite numbers (the check prints its trades).
+  private static func checked(_ report: BacktestReport) throws -> BacktestReport {
+    _ = try report.checkedFinite()
+    return report
+  }
+
+  /// The trades decided before `cut` (entry signal + `latency` < cut) in either run,
+  /// compared in order: every field of a trade whose exit is also decided before the cut;
+  /// the entry side of one still open at the cut, which the other run must not have
+  /// closed before the cut either (a close at the end of its data is no difference).
+  static func compare(full: [Record], truncated: [Record], cut: Int64, latency: Int64) -> Cut {
+    let decided = { (record: Record) in record.entryTime + latency < cut }
+    let before = full.filter(decided), cutRun = truncated.filter(decided)
+    var result = Cut(time: cut, compared: max(before.count, cutRun.count), open: 0, differences: [])
+    func found(_ k: Int, _ kind: Difference.Kind, _ fields: [String] = []) {
+      result.differences.append(
+        Difference(
+          cut: cut, trade: k + 1, kind: kind, fields: fields, full: k < before.count ? before[k] : nil, truncated: k < cutRun.count ? cutRun[k] : nil))
+    }
+    for k in 0..<result.compared {
+      guard k < before.count else { found(k, .extra); continue }
+      guard k < cutRun.count else { found(k, .missing); continue }
+      let (a, b) = (before[k], cutRun[k])
+      let closed = a.exitTime + latency < cut
+      if !closed { result.open += 1 }
+      let compared = closed ? a.fields.count : a.entryFields
+      let differing = zip(a.fields, b.fields).prefix(compared).filter { $0.0 != $0.1 }.map(\.0.name)
+      if !differing.isEmpty {
+        found(k, .differs, differing)
+      } else if !closed && !b.forced && b.exitTime + latency < cut {
+        found(k, .closedEarly)
+      }
+    }
+    return result
+  }
+
+  /// The trades of a backtest as the check compares them, with the ledger's field names
+  /// and the fill prices, quantities and exit reason the convergence ledger leaves out.
+  static func records(_ report: BacktestReport) -> [Record] {
+    let name = { (k: Int) in JSONValue.string(report.legs[k].instrument.description) }
+    let bps = { (pnl: Double) in JSONValue.number(pnl / report.scenario.notional * 10_000) }
+    switch report.outcome {
+    case .convergence(let run):
+      return run.trades.map { t in
+        let entry: [(String, JSONValue)] = [
+          ("entry_ts_us", .int(t.entryTime)), ("direction", .string("\(t.rich + 1)>\(t.cheap + 1)")), ("rich", name(t.rich)), ("cheap", name(t.cheap)),
+          ("entry_premium", .number(t.entryPremium)), ("rich_sell", .number(t.richSell)), ("cheap_buy", .number(t.cheapBuy)),
+          ("rich_quantity", .number(t.richQuantity)), ("cheap_quantity", .number(t.cheapQuantity)),
+        ]
+        let exit: [(String, JSONValue)] = [
+          ("exit_ts_us", .int(t.exitTime)), ("exit_premium", .number(t.exitPremium)), ("rich_buy", .number(t.richBuy)),
+          ("cheap_sell", .number(t.cheapSell)), ("exit_reason", .string(t.exitReason.rawValue)), ("pnl", .number(t.pnl)), ("pnl_bps", bps(t.pnl)),
+          ("fees", .number(t.fees)),
+        ]
+        return Record(t, entry: entry, exit: exit)
+      }
+    case .carry(let run, _):
+      return run.trades.map { t in
+        let entry: [(String, JSONValue)] = [
+          ("entry_ts_us", .int(t.entryTime)), ("spot", name(t.cheap)), ("perp", name(t.rich)), ("entry_basis", .number(t.entryPremium)),
+          ("spot_buy", .number(t.cheapBuy)), ("perp_sell", .number(t.richSell)), ("spot_quantity", .number(t.cheapQuantity)),
+          ("perp_quantity", .number(t.richQuantity)),
+        ]
+        let exit: [(String, JSONValue)] = [
+          ("exit_ts_us", .int(t.exitTime)), ("exit_basis", .number(t.exitPremium)), ("spot_sell", .number(t.cheapSell)),
+          ("perp_buy", .number(t.richBuy)), ("exit_reason", .string(t.exitReason.rawValue)), ("funding", .number(t.funding)),
+          ("fees", .number(t.fees)), ("pnl", .number(t.pnl)), ("pnl_bps", bps(t.pnl)),
+        ]
+        return Record(t, entry: entry, exit: exit)
+      }
+    case .inventory(let run):
+      return run.trades.map { t in
+        let fields: [(String, JSONValue)] = [
+          ("ts_us", .int(t.time)), ("direction", .string("\(t.rich + 1)>\(t.cheap + 1)")), ("rich", name(t.rich)), ("cheap", name(t.cheap)),
+          ("premium", .number(t.premium)), ("sell_price", .number(t.sellPrice)), ("buy_price", .number(t.buyPrice)),
+          ("quantity", .number(t.quantity)), ("pnl", .number(t.pnl)), ("pnl_bps", bps(t.pnl)), ("fees", .number(t.fees)),
+        ]
+        // Immediate: decided, entered and closed at its signal.
+        return Record(entryTime: t.time, exitTime: t.time, forced: false, fields: fields.map { Field(name: $0.0, value: $0.1) }, entryFields: fields.count)
+      }
+    }
+  }
+
+  /// The summary, the counts of each cut and every difference with the trade in both runs.
+  var table: String {
+    let compared = cuts.reduce(0) { $0 + $1.compared }, open = cuts.reduce(0) { $0 + $1.open }
+    var text = "Lookahead check, mode \(mode), engines \(engines.map(\.rawValue).joined(separator: " and ")): \(cuts.count) cuts, "
+    text += "fills \(TimeText.durationText(latency)) after the signal; "
+    text += "\(compared) trades compared (\(open) open at a cut: entry side), \(differences.count) differences\n\n"
+    var table = TextTable(["#", "cut", "compared", "open", "differences"], rightAligned: [0, 2, 3, 4])
+    for (k, cut) in cuts.enumerated() {
+      table.add(["\(k + 1)", TimeText.iso8601(cut.time), "\(cut.compared)", "\(cut.open)", "\(cut.differences.count)"])
+    }
+    text += table.rendered(indent: "  ") + "\n"
+    for difference in differences {
+      text += "\nAt the cut \(TimeText.iso8601(difference.cut)), engine \(difference.engine.rawValue), trade \(difference.trade) "
+      text += Self.explain(difference) + "\n"
+      text += "  full run:      " + Self.line(difference.full) + "\n"
+      text += "  truncated run: " + Self.line(difference.truncated) + "\n"
+    }
+    return text
+  }
+
+  private static func explain(_ difference: Difference) -> String {
+    switch difference.kind {
+    case .differs: "differs in " + difference.fields.joined(separator: ", ")
+    case .missing: "is missing from the run on the cut data"
+    case .extra: "is only in the run on the cut data"
+    case .closedEarly: "is open at the cut in the full run but closed before it on the cut data"
+    }
+  }
+
+  private static func line(_ record: Record?) -> String {
+    record.map { $0.fields.map { "\($0.name)=\($0.value.rendered(indent: 0))" }.joined(separator: " ") } ?? "-"
+  }
+
+  /// The keys of `docs/cli.md`.
+  var json: JSONValue {
+    func object(_ record: Record?) -> JSONValue { record.map { .object($0.fields.map { ($0.name, $0.value) }) } ?? .null }
+    return .object([
+      ("mode", .string(mode)), ("engines", .array(engines.map { .string($0.rawValue) })), ("cuts", .int(cuts.count)),
+      ("latency_us", .int(latency)), ("trades", .int(trades)),
+      ("trades_compared", .int(cuts.reduce(0) { $0 + $1.compared })), ("open_at_cut", .int(cuts.reduce(0) { $0 + $1.open })),
+      ("differences", .int(differences.count)),
+      ("by_cut", .array(cuts.map { cut in
+        .object([
+          ("cut", .string(TimeText.iso8601(cut.time))), ("cut_us", .int(cut.time)), ("trades_compared", .int(cut.compared)),
+          ("open_at_cut", .int(cut.open)), ("differences", .int(cut.differences.count)),
+        ])
+      })),
+      ("mismatches", .array(differences.map { d in
+        .object([
+          ("cut", .string(TimeText.iso8601(d.cut))), ("cut_us", .int(d.cut)), ("engine", .string(d.engine.rawValue)), ("trade", .int(d.trade)),
+          ("kind", .string(d.kind.rawValue)),
+          ("fields", .array(d.fields.map { .string($0) })), ("full", object(d.full)), ("truncated", object(d.truncated)),
+        ])
+      })),
+    ])
+  }
+}
+
+extension LookaheadCheck.Record {
+  /// A round trip of mode convergence or carry with its entry-side and exit-side fields.
+  fileprivate init(_ trade: Trade, entry: [(String, JSONValue)], exit: [(String, JSONValue)]) {
+    self.init(
+      entryTime: trade.entryTime, exitTime: trade.exitTime, forced: trade.exitReason == .endOfData,
+      fields: (entry + exit).map { LookaheadCheck.Field(name: $0.0, value: $0.1) }, entryFields: entry.count)
+  }
+}

@@ -1,0 +1,53 @@
+import ArbBacktest
+import ArbCore
+import ArbIngest
+
+/// A scenario's inputs as read, before clock offsets, FX conversion and alignment: what
+/// one backtest runs on (`BacktestCommand.report`). The lookahead check reads them once
+/// and cuts them in memory.
+struct ScenarioRecording: Sendable {
+  /// The legs, in scenario order.
+  var legs: [QuoteSeries]
+  /// The FX series (`fx.files`); `nil` without `fx`.
+  var rate: QuoteSeries?
+  /// Mode carry: the funding records (`funding.files`); `nil` with `strategy.funding` false.
+  var funding: QuoteSeries?
+
+  /// Reads every input of `scenario` with `options`.
+  static func load(_ scenario: Scenario, options: IngestOptions) throws -> ScenarioRecording {
+    let legs = try LoadedLegs.load(try ScenarioLegs.specs(scenario), options: options).map(\.series)
+    let funding = scenario.mode == "carry" ? try BacktestCommand.fundingSeries(scenario, options: options) : nil
+    return ScenarioRecording(legs: legs, rate: try ScenarioLegs.rate(scenario, options: options), funding: funding)
+  }
+
+  /// The recording as if it had stopped at `cut` (µs, on the scenario's corrected clock):
+  /// every row of every leg, of the FX series and of the funding records at or after it
+  /// removed. A leg's rows are on its venue's own clock, so they are cut at `cut` minus
+  /// the venue's offset (`alignment.offsets`); the funding records at `cut` minus the
+  /// perp venue's; the FX series, which no offset moves, at `cut`. Rows are in time
+  /// order, as read.
+  func truncated(before cut: Int64, scenario: Scenario) -> ScenarioRecording {
+    let offset = { (venue: String) in scenario.offsets[venue] ?? 0 }
+    return ScenarioRecording(
+      legs: legs.map { $0.prefix(before: cut, offset: offset($0.instrument.venue)) },
+      rate: rate?.prefix(before: cut, offset: 0),
+      funding: funding?.prefix(before: cut, offset: offset(scenario.legs[1].venue)))
+  }
+}
+
+extension QuoteSeries {
+  /// The rows whose time plus `offset` is before `cut` (rows in time order).
+  fileprivate func prefix(before cut: Int64, offset: Int64) -> QuoteSeries {
+    let n = time.firstIndex { $0 + offset >= cut } ?? count
+    var kept = self
+    kept.time = Array(time.prefix(n))
+    kept.otherTime = Array(otherTime.prefix(n))
+    kept.bid = Array(bid.prefix(n))
+    kept.ask = Array(ask.prefix(n))
+    kept.bidSize = Array(bidSize.prefix(n))
+    kept.askSize = Array(askSize.prefix(n))
+    kept.fundingInterval = Array(fundingInterval.prefix(n))
+    kept.depth = depth?.selecting(Array(0..<n))
+    return kept
+  }
+}
