@@ -120,25 +120,28 @@ enum PnLMatrix {
     for (k, shard) in shards.enumerated() where shard.cells != Array(stride(from: k, to: totalCells, by: count)) {
       throw UsageError("\(paths[k]): its columns are not the cells of its shard \(k + 1)/\(count)")
     }
-    let starts = shards.compactMap { $0.rows.first?.start }
     var text = ([firstColumn] + (0..<totalCells).map(String.init)).joined(separator: ",") + "\n"
-    guard let first = starts.min(), let last = shards.compactMap({ $0.rows.last?.start }).max() else { return text }
+    guard let earliest = shards.indices.filter({ !shards[$0].rows.isEmpty }).min(by: { shards[$0].rows[0].start < shards[$1].rows[0].start }),
+      let last = shards.compactMap({ $0.rows.last?.start }).max()
+    else { return text }
+    let first = shards[earliest].rows[0].start
+    // The row of each shard at period `first` + k·length: its own first row is at `offsets[i]`.
+    var offsets: [Int] = []
     for (k, shard) in shards.enumerated() {
-      if let start = shard.rows.first?.start, (start - first).floorMod(length) != 0 {
-        throw UsageError("\(paths[k]): its periods start at other times than those of \(paths[starts.firstIndex(of: first)!]) (journal.tz differs)")
+      let start = shard.rows.first?.start ?? first
+      guard (start - first).floorMod(length) == 0 else {
+        throw UsageError("\(paths[k]): its periods start at other times than those of \(paths[earliest]) (journal.tz differs)")
       }
+      offsets.append(Int((start - first) / length))
     }
     let zero = NumberText.csv(0)
-    var start = first
-    while true {
-      text += String(start)
-      let rows = shards.map { shard in shard.rows.first.map { Int((start - $0.start) / length) }.flatMap { shard.rows.indices.contains($0) ? $0 : nil } }
+    for k in 0...Int((last - first) / length) {
+      text += String(first + Int64(k) * length)
       for cell in 0..<totalCells {
-        text += "," + (rows[cell % count].map { String(shards[cell % count].rows[$0].values[cell / count]) } ?? zero)
+        let shard = shards[cell % count], row = k - offsets[cell % count]
+        text += "," + (shard.rows.indices.contains(row) ? String(shard.rows[row].values[cell / count]) : zero)
       }
       text += "\n"
-      guard start < last else { break }
-      start += length
     }
     return text
   }

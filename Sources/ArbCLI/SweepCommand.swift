@@ -38,7 +38,7 @@ struct SweepCommand: Command {
       ("--out PATH", "write the CSV here (and PATH.meta.json); default stdout"),
       ("--resume", "continue an interrupted sweep in --out after its last complete row"),
       ("--pnl-matrix PATH", "write each cell's PnL per period as CSV: period_start_us, then one column per cell (its number)"),
-      ("--period Nh|Nd", "the periods of --pnl-matrix, whole hours or days counted from midnight in journal.tz (default 1d)"),
+      ("--period Nh|Nd", "the periods of --pnl-matrix: whole hours or days, counted from 1970-01-01 00:00 in journal.tz (default 1d)"),
       ("--rank METRIC", "rank cells by this metric (default pnl_bps); robustness = mean over the cell and its grid neighbours"),
       ("--top N", "ranked cells shown (default 10)"),
       ("--quiet", "no progress on stderr"),

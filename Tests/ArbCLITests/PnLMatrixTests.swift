@@ -177,3 +177,30 @@ struct PnLMatrixTests {
     #expect(!FileManager.default.fileExists(atPath: folder.path + "/all.csv"), "merge writes all or nothing")
   }
 }
+
+extension PnLMatrixTests {
+  @Test("merge: rows over the union of the shards' periods, 0 where a shard has none; a line that is no row exits 65")
+  func mergeUnion() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let path = { (name: String) in folder.path + "/" + name }
+    for i in 1...2 { _ = Self.sweep(["--shard", "\(i)/2"], out: path("s\(i).csv"), matrix: path("s\(i)-matrix.csv")) }
+    let first = try Self.csv(path("s1-matrix.csv")), second = try Self.csv(path("s2-matrix.csv"))
+    // Shard 2 without its first period, as if its cells' valid points began a period later.
+    let text = (second.prefix(1) + second.dropFirst(2)).map { $0.joined(separator: ",") + "\n" }.joined()
+    _ = folder.write("s2-matrix.csv", text)
+    let merge = ["merge", path("s1.csv"), path("s2.csv"), "--out", path("all.csv"), "--pnl-matrix", path("all-matrix.csv")]
+    #expect(arbkit(merge).code == .success)
+    let merged = try Self.csv(path("all-matrix.csv"))
+    #expect(merged.count == first.count && merged.map { $0[0] } == first.map { $0[0] })
+    for (k, row) in merged.enumerated().dropFirst() {
+      for cell in 0..<6 {
+        let expected = cell % 2 == 0 ? first[k][cell / 2 + 1] : (k == 1 ? "0" : second[k][cell / 2 + 1])
+        #expect(row[cell + 1] == expected, "row \(k) cell \(cell)")
+      }
+    }
+    _ = folder.write("s2-matrix.csv", text + "12,x,1,2\n")
+    let bad = arbkit(merge)
+    #expect(bad.code == .dataError && bad.errors.contains(path("s2-matrix.csv") + ":\(second.count):1: error: expected period_start_us and 3 finite numbers, was '12,x,1,2'"), "\(bad.errors)")
+  }
+}
