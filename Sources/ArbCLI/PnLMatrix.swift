@@ -21,7 +21,8 @@ enum PnLMatrix {
     /// `nil` unless `text` is digits and `h` or `d`, a positive duration.
     init?(_ text: String) {
       let units: [Character: Int64] = ["h": 3_600_000_000, "d": TimeText.microsPerDay]
-      guard let unit = text.last.flatMap({ units[$0] }), text.dropLast().allSatisfy({ ("0"..."9").contains($0) }), let count = Int64(text.dropLast()), count > 0
+      guard let unit = text.last.flatMap({ units[$0] }), text.dropLast().allSatisfy({ ("0"..."9").contains($0) }),
+        let count = Int64(text.dropLast()), count > 0
       else { return nil }
       let (length, overflow) = count.multipliedReportingOverflow(by: unit)
       guard !overflow else { return nil }
@@ -81,31 +82,26 @@ enum PnLMatrix {
     var rows: [(start: Int64, values: [Substring])]
 
     /// Reads the matrix at `path`, written with periods of `length` µs.
-    /// - Throws: `UsageError` (exit 65) naming the line that is not a row of a matrix.
+    /// - Throws: `PnLMatrixError` naming the line that is not one of a matrix.
     init(path: String, length: Int64) throws {
       try InputFile.check(path)
       guard let data = FileManager.default.contents(atPath: path) else { throw FileError.missing(path: path) }
       let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-      func bad(_ line: Int, _ reason: String) -> UsageError {
-        var error = UsageError("\(path):\(line):1: error: \(reason)")
-        error.code = .dataError
-        return error
-      }
       let header = lines[0].split(separator: ",", omittingEmptySubsequences: false)
       guard header.first == Substring(PnLMatrix.firstColumn), lines.last?.isEmpty == true else {
-        throw bad(1, "not a pnl matrix of arbkit sweep (header \(PnLMatrix.firstColumn),CELL,… and rows ending in a newline)")
+        throw PnLMatrixError(path: path, line: 1, reason: .header)
       }
       let cells = header.dropFirst().compactMap { Int($0) }
-      guard cells.count == header.count - 1 else { throw bad(1, "a column that is not a cell number, was '\(lines[0])'") }
+      guard cells.count == header.count - 1 else { throw PnLMatrixError(path: path, line: 1, reason: .column(String(lines[0]))) }
       self.cells = cells
       rows = []
       for (k, line) in lines.dropFirst().dropLast().enumerated() {
         let fields = line.split(separator: ",", omittingEmptySubsequences: false)
         guard fields.count == header.count, let start = Int64(fields[0]), fields.dropFirst().allSatisfy({ Double($0)?.isFinite == true }) else {
-          throw bad(k + 2, "expected \(PnLMatrix.firstColumn) and \(cells.count) finite numbers, was '\(line)'")
+          throw PnLMatrixError(path: path, line: k + 2, reason: .row(cells: cells.count, was: String(line)))
         }
         if let previous = rows.last?.start, start.subtractingReportingOverflow(previous) != (length, false) {
-          throw bad(k + 2, "period \(start) does not follow \(previous) by the sweep's period of \(TimeText.durationText(length))")
+          throw PnLMatrixError(path: path, line: k + 2, reason: .gap(start: start, previous: previous, length: length))
         }
         rows.append((start, Array(fields.dropFirst())))
       }
@@ -144,5 +140,38 @@ enum PnLMatrix {
       text += "\n"
     }
     return text
+  }
+}
+
+/// A line of a file given as a shard's PnL matrix that is not one `sweep --pnl-matrix` writes (exit 65).
+struct PnLMatrixError: Diagnostic {
+  enum Reason: Equatable {
+    /// The first line is not `period_start_us,CELL,…`, or the last line has no newline.
+    case header
+    /// A header column that is not a cell number (the header).
+    case column(String)
+    /// A row without its start and one finite number per cell.
+    case row(cells: Int, was: String)
+    /// A row whose period does not follow the one before.
+    case gap(start: Int64, previous: Int64, length: Int64)
+  }
+
+  var path: String
+  var line: Int
+  var reason: Reason
+
+  var kind: DiagnosticKind { .data }
+  var isFramed: Bool { true }
+
+  var description: String {
+    let text: String
+    switch reason {
+    case .header: text = "not a pnl matrix of arbkit sweep (header \(PnLMatrix.firstColumn),CELL,… and rows ending in a newline)"
+    case .column(let header): text = "a column that is not a cell number, was '\(header)'"
+    case .row(let cells, let line): text = "expected \(PnLMatrix.firstColumn) and \(cells) finite numbers, was '\(line)'"
+    case .gap(let start, let previous, let length):
+      text = "period \(start) does not follow \(previous) by the sweep's period of \(TimeText.durationText(length))"
+    }
+    return "\(path):\(line):1: error: \(text)"
   }
 }
