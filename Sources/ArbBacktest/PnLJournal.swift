@@ -60,7 +60,8 @@ public struct PnLJournal: Sendable {
   }
 
   /// The PnL of every period of `length` µs that has a booking, in time order, each the
-  /// sum of its bookings in booking order (so for days exactly `daily(offset:)`'s PnL).
+  /// sum of its bookings in booking order from 0 (so for days exactly `daily(offset:)`'s
+  /// PnL, −0 included).
   public func bookedPerPeriod(length: Int64, offset: Int64) -> [(period: Int64, pnl: Double)] {
     var booked: [(period: Int64, pnl: Double)] = []
     for booking in bookings {
