@@ -31,9 +31,11 @@ struct BacktestReport {
   }
 
   /// The figures every mode reports, in `docs/cli.md` order.
-  var metrics: [(String, JSONValue)] {
+  var metrics: [(String, JSONValue)] { metrics(journal: journal) }
+
+  /// `metrics` from the run's `journal`, built once by the caller.
+  func metrics(journal: PnLJournal) -> [(String, JSONValue)] {
     let offset = scenario.timeZoneOffset
-    let journal = journal  // built once for the drawdown and the Sharpe ratio
     let common: (trades: Int, wins: Int, pnl: Double, fees: Double, skipped: [(reason: SkipReason, count: Int)])
     let holding: [(String, JSONValue)]
     var funding: [(String, JSONValue)] = []

@@ -7,30 +7,41 @@ struct MergeCommand: Command {
   static let name = "merge"
   static let abstract = "Join the shard outputs of one sweep into the unsharded CSV"
   static let usage = """
-    Usage: arbkit merge SHARD.csv… --out PATH
+    Usage: arbkit merge SHARD.csv… --out PATH [--pnl-matrix PATH]
 
     Joins the outputs of `arbkit sweep --shard I/N` (each with its .meta.json
     sidecar) into PATH, byte for byte what the unsharded sweep writes. Refuses shards
     of different scenarios, grids or overrides, a missing or repeated shard, and an
-    incomplete shard.
+    incomplete shard. With --pnl-matrix, also joins the shards' PnL matrices, each read
+    from the path its sidecar records (as given to arbkit sweep --pnl-matrix), into the
+    matrix the unsharded sweep writes.
 
     Options:
-    \(HelpText.options([("--out PATH", "the merged CSV (and PATH.meta.json)")]))
+    \(HelpText.options([
+      ("--out PATH", "the merged CSV (and PATH.meta.json)"),
+      ("--pnl-matrix PATH", "the merged PnL matrix; every shard must have been swept with --pnl-matrix and one --period"),
+    ]))
     """
 
   let inputs: [String]
   let out: String
+  let pnlMatrix: String?
 
   init(arguments: [String]) throws(UsageError) {
-    let cursor = ArgumentCursor(arguments, flags: ["--out"], switches: [])
+    let cursor = ArgumentCursor(arguments, flags: ["--out", "--pnl-matrix"], switches: [])
     try cursor.validate()
     inputs = cursor.arguments
     guard !inputs.isEmpty else { throw UsageError("no shard files") }
     guard let out = cursor.value("--out") else { throw UsageError("--out PATH is required") }
     self.out = out
+    pnlMatrix = cursor.value("--pnl-matrix")
   }
 
-  var files: RunFiles { RunFiles(inputs: inputs + inputs.map { $0 + ".meta.json" }, named: [out], derived: [out + ".meta.json"]) }
+  var files: RunFiles {
+    // The shards' matrices as their sidecars name them; an unreadable sidecar is the run's error.
+    let matrices = pnlMatrix == nil ? [] : inputs.compactMap { try? SweepOutput.Meta.read($0).pnlMatrix }
+    return RunFiles(inputs: inputs + inputs.map { $0 + ".meta.json" } + matrices, named: [out] + [pnlMatrix].compactMap { $0 }, derived: [out + ".meta.json"])
+  }
 
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     var shards: [(meta: SweepOutput.Meta, header: String, rows: [String])] = []
@@ -73,11 +84,30 @@ struct MergeCommand: Command {
     var merged = first
     merged.shard = "1/1"
     merged.cells = first.totalCells
+    merged.pnlMatrix = pnlMatrix
+    merged.period = pnlMatrix == nil ? nil : first.period
     let csv = try AtomicFile(path: out)
     try csv.write(text)
-    try FileOutput.commit([csv, try merged.sidecar(out)])
+    var files = [csv]
+    if let pnlMatrix {
+      let matrices = try (1...count).map { index in try Self.matrix(shards[byIndex[index]!].meta, of: inputs[byIndex[index]!], period: first.period) }
+      let matrix = try AtomicFile(path: pnlMatrix)
+      let paths = (1...count).map { shards[byIndex[$0]!].meta.pnlMatrix! }
+      try matrix.write(try PnLMatrix.merged(matrices, paths: paths, totalCells: first.totalCells, length: PnLMatrix.Period(first.period!)!.length))
+      files.append(matrix)
+    }
+    try FileOutput.commit(files + [try merged.sidecar(out)])
     terminal.printError("merged \(count) shards, \(first.totalCells) cells into \(out)")
     return .success
+  }
+
+  /// The PnL matrix of the shard `path` as its sidecar records it, with the `period` of the first shard.
+  private static func matrix(_ meta: SweepOutput.Meta, of path: String, period: String?) throws -> PnLMatrix.File {
+    guard let matrix = meta.pnlMatrix, let text = meta.period, let length = PnLMatrix.Period(text)?.length else {
+      throw UsageError("--pnl-matrix: \(path) was swept without --pnl-matrix (its sidecar names no matrix)")
+    }
+    guard text == period else { throw UsageError("--pnl-matrix: \(path) has periods of \(text), others of \(period ?? "none")") }
+    return try PnLMatrix.File(path: matrix, length: length)
   }
 
   /// Shard `I/N` of a sidecar, checked against its cells: 1 ≤ I ≤ N ≤ total cells, and

@@ -37,6 +37,8 @@ struct SweepCommand: Command {
       ("--shard I/N", "run every N-th cell starting at cell I (1 ≤ I ≤ N); join shards with arbkit merge"),
       ("--out PATH", "write the CSV here (and PATH.meta.json); default stdout"),
       ("--resume", "continue an interrupted sweep in --out after its last complete row"),
+      ("--pnl-matrix PATH", "write each cell's PnL per period as CSV: period_start_us, then one column per cell (its number)"),
+      ("--period Nh|Nd", "the periods of --pnl-matrix: whole hours or days, counted from 1970-01-01 00:00 in journal.tz (default 1d)"),
       ("--rank METRIC", "rank cells by this metric (default pnl_bps); robustness = mean over the cell and its grid neighbours"),
       ("--top N", "ranked cells shown (default 10)"),
       ("--quiet", "no progress on stderr"),
@@ -54,6 +56,8 @@ struct SweepCommand: Command {
   let shard: (index: Int, count: Int)
   let out: String?
   let resume: Bool
+  /// `--pnl-matrix PATH` and its `--period`.
+  let matrix: (path: String, period: PnLMatrix.Period)?
   let rank: String
   let top: Int
   let quiet: Bool
@@ -64,7 +68,7 @@ struct SweepCommand: Command {
 
   init(arguments: [String]) throws(UsageError) {
     let cursor = ArgumentCursor(
-      arguments, flags: ["--grid", "--set", "--jobs", "--shard", "--out", "--rank", "--top", "--format", "--registry"],
+      arguments, flags: ["--grid", "--set", "--jobs", "--shard", "--out", "--pnl-matrix", "--period", "--rank", "--top", "--format", "--registry"],
       switches: ["--resume", "--quiet"])
     try cursor.validate()
     guard cursor.arguments.count == 1, let path = cursor.arguments.first else {
@@ -85,6 +89,12 @@ struct SweepCommand: Command {
     out = cursor.value("--out")
     resume = cursor.flag("--resume")
     if resume && out == nil { throw UsageError("--resume needs --out") }
+    let period = try cursor.value("--period", "a positive whole number of hours or days (6h, 1d, 2d)", PnLMatrix.Period.init)
+    matrix = cursor.value("--pnl-matrix").map { ($0, period ?? .day) }
+    if let matrix, matrix.path == out || matrix.path == out.map({ $0 + ".meta.json" }) {
+      throw UsageError("--pnl-matrix: \(matrix.path) is also the sweep's --out file or its sidecar")
+    }
+    if period != nil && matrix == nil { throw UsageError("--period needs --pnl-matrix") }
     rank = cursor.value("--rank") ?? "pnl_bps"
     guard Self.metrics.contains(rank) else {
       let suggestion = ArgumentCursor.closest(rank, among: Self.metrics)
@@ -100,6 +110,9 @@ struct SweepCommand: Command {
     try ScenarioLegs.checkFile(path)
     do { document = try Scenario.document(path: path) } catch { throw UsageError(BacktestCommand.explain(error, path: path)) }
     cells = try Self.scenarios(path: path, document: document, overrides: overrides, grid: grid, shard: shard, jobs: requestedJobs)
+    if matrix != nil, let zone = cells.first?.scenario.timeZone, let other = cells.first(where: { $0.scenario.timeZone != zone }) {
+      throw UsageError("--pnl-matrix: the cells' periods need one journal.tz, was \(zone) and \(other.scenario.timeZone) (cell \(other.cell))")
+    }
     // More threads than cells would have nothing to do.
     jobs = min(requestedJobs, max(cells.count, 1))
   }
@@ -131,7 +144,7 @@ struct SweepCommand: Command {
     for (_, scenario) in cells {
       for file in ScenarioLegs.files(scenario, path: path) where seen.insert(file).inserted { inputs.append(file) }
     }
-    return ingest.files(inputs: inputs, outputs: [out]).adding(derived: out.map { [$0 + ".meta.json", $0 + ".lock"] } ?? [])
+    return ingest.files(inputs: inputs, outputs: [out, matrix?.path]).adding(derived: out.map { [$0 + ".meta.json", $0 + ".lock"] } ?? [])
   }
 
   /// The sidecar of this run.
@@ -140,7 +153,7 @@ struct SweepCommand: Command {
     let checksum = String(bytes.withUnsafeBytes { XXHash64.hash($0) }, radix: 16)
     return SweepOutput.Meta(
       scenarioChecksum: String(repeating: "0", count: 16 - checksum.count) + checksum, grid: grid.specs, overrides: overrides, shard: "\(shard.index)/\(shard.count)",
-      cells: cells.count, totalCells: grid.cellCount)
+      cells: cells.count, totalCells: grid.cellCount, pnlMatrix: matrix?.path, period: matrix?.period.text)
   }
 
   var header: String { (grid.axes.map(\.key) + Self.metrics).map(CSV.field).joined(separator: ",") }
@@ -152,14 +165,22 @@ struct SweepCommand: Command {
     defer { output?.close() }
     let skip = output?.rowsDone ?? 0
     if out == nil && !json { terminal.print(header) }
-    let plan = try SweepPlan(cells: Array(cells.dropFirst(skip)), options: ingest.options)
+    // The matrix needs every cell's periods: a resumed sweep runs its rows on disk again for them.
+    let rerun = matrix == nil ? 0 : skip
+    let plan = try SweepPlan(cells: Array(cells.dropFirst(skip - rerun)), options: ingest.options, period: matrix?.period.length)
     let progress = Progress(total: cells.count, done: skip, show: !quiet && terminal.passthrough && isatty(STDERR_FILENO) == 1)
     var rows: [String] = []
     var values: [Double?] = []
     var cellObjects: [JSONValue] = []
     var overflowed: [String: Int] = [:]
-    try plan.run(jobs: jobs) { batch throws in
+    var columns: [PnLMatrix.Column] = []
+    var rerunLeft = rerun
+    try plan.run(jobs: jobs) { all throws in
       // Rows arrive in cell order, a contiguous batch at a time.
+      columns += all.compactMap(\.column)
+      let batch = all.dropFirst(rerunLeft)
+      rerunLeft -= all.count - batch.count
+      guard !batch.isEmpty else { return }
       let text = batch.map { row in gridFields(row.cell) + "," + row.row + "\n" }.joined()
       if output != nil { try output!.append(text) } else if !json { terminal.print(text, terminator: "") }
       if json { cellObjects += batch.map(jsonCell) }
@@ -169,6 +190,11 @@ struct SweepCommand: Command {
       progress.advance(batch.count)
     }
     progress.finish()
+    if let matrix {
+      let file = try AtomicFile(path: matrix.path)
+      try file.write(try PnLMatrix.text(columns, length: matrix.period.length, offset: cells.first?.scenario.timeZoneOffset ?? 0))
+      try file.commit()
+    }
     if !overflowed.isEmpty {
       let counts = Self.metrics.compactMap { metric in overflowed[metric].map { "\(metric) (\($0) cells)" } }.joined(separator: ", ")
       terminal.printError("arbkit: warning: figures that are not finite numbers (an overflow on extreme prices or amounts) are left empty: \(counts)")
@@ -204,6 +230,8 @@ struct SweepRow {
   /// A figure that is not a finite number is `nil` (empty in `row`) and named in `overflowed`.
   var metrics: [String: Double?]
   var overflowed: [String]
+  /// The cell's column of the PnL matrix, when the sweep writes one.
+  var column: PnLMatrix.Column?
 }
 
 /// The work of a sweep: legs loaded once per distinct set of files, alignment (and
@@ -237,9 +265,12 @@ struct SweepPlan {
   let data: [Prepared]
   let cellOrder: [Int]
   let registry: ExchangeRegistry
+  /// The period of the PnL matrix (µs), when the sweep writes one.
+  let period: Int64?
 
-  init(cells: [(cell: Int, scenario: Scenario)], options: IngestOptions) throws {
+  init(cells: [(cell: Int, scenario: Scenario)], options: IngestOptions, period: Int64? = nil) throws {
     registry = options.registry
+    self.period = period
     var dataKeys: [String] = []
     var data: [Prepared] = []
     var loaded: [String: QuoteSeries] = [:]
@@ -411,7 +442,8 @@ struct SweepPlan {
       }
       let report = BacktestReport(
         scenario: scenario, legs: legs, fees: fees, points: points.count, validPoints: points.valid, outcome: outcome)
-      var metrics = Dictionary(uniqueKeysWithValues: report.metrics.map { ($0.0, $0.1) })
+      let journal = report.journal
+      var metrics = Dictionary(uniqueKeysWithValues: report.metrics(journal: journal).map { ($0.0, $0.1) })
       let overflowed = SweepCommand.metrics.filter { metrics[$0]?.firstNonFinite() != nil }
       for key in overflowed { metrics[key] = .null }
       let row = SweepCommand.metrics.map { key -> String in
@@ -428,7 +460,8 @@ struct SweepPlan {
         default: nil
         }
       }
-      return SweepRow(cell: cell, row: row, metrics: values, overflowed: overflowed)
+      let column = period.map { PnLMatrix.Column(cell: cell, journal: journal, length: $0, offset: scenario.timeZoneOffset) }
+      return SweepRow(cell: cell, row: row, metrics: values, overflowed: overflowed, column: column)
     }
   }
 }

@@ -18,9 +18,12 @@ struct SweepOutput {
     var shard: String
     var cells: Int
     var totalCells: Int
+    /// `--pnl-matrix` (as given) and `--period`, when the sweep writes a PnL matrix.
+    var pnlMatrix: String? = nil
+    var period: String? = nil
 
     enum CodingKeys: String, CodingKey {
-      case scenarioChecksum = "scenario_checksum", grid, overrides, shard, cells, totalCells = "total_cells"
+      case scenarioChecksum = "scenario_checksum", grid, overrides, shard, cells, totalCells = "total_cells", pnlMatrix = "pnl_matrix", period
     }
 
     static func read(_ path: String) throws -> Meta {
@@ -61,7 +64,7 @@ struct SweepOutput {
     var done = 0
     if resume, let existing = FileManager.default.contents(atPath: path) {
       guard (try? Meta.read(path)) == meta else {
-        throw UsageError("--resume: \(path) was written by another sweep (scenario, grid or shard differ); remove it or drop --resume")
+        throw UsageError("--resume: \(path) was written by another sweep (scenario, grid, shard, --pnl-matrix or --period differ); remove it or drop --resume")
       }
       let bytes = [UInt8](existing)
       var complete = (bytes.lastIndex(of: 10).map { $0 + 1 }) ?? 0

@@ -13,6 +13,8 @@ public enum TimeOperation: String, Sendable, Equatable {
   case zoneHour = "hour in the time zone"
   /// `journal.tz`: the days of the PnL journal.
   case journalDay = "journal day"
+  /// `sweep --period`: the periods of the PnL matrix.
+  case pnlPeriod = "pnl matrix period"
   /// `costs.latency`, `costs.venue_latency`: the fill time after a signal.
   case latency = "fill latency"
   /// `strategy.cooldown`.
