@@ -75,8 +75,8 @@ enum ReportFixture {
     }
   }
 
-  /// The scenario, with its leg files written to `folder`.
-  static func scenario(_ folder: TemporaryFolder) throws -> Scenario {
+  /// The scenario with `overrides`, its leg files written to `folder`.
+  static func scenario(_ folder: TemporaryFolder, overrides: [String] = []) throws -> Scenario {
     folder.write("a.csv", "")
     folder.write("b.csv", "")
     let document: [String: Any] = [
@@ -89,11 +89,11 @@ enum ReportFixture {
       "strategy": ["entry": 0.1, "exit": 0.02, "notional": 1000.0, "max_holding": "2h", "cooldown": "5m"],
       "costs": ["fees": ["alpha": 0.001], "slippage_bps": 1.5, "latency": "250ms", "venue_latency": [hostileVenue: "40ms"]],
     ]
-    return try Scenario.load(path: folder.path + "/scenario.json", document: document, overrides: [])
+    return try Scenario.load(path: folder.path + "/scenario.json", document: document, overrides: overrides)
   }
 
-  static func report(_ folder: TemporaryFolder, sweep: Bool = true) throws -> ResearchReport {
-    let scenario = try scenario(folder)
+  static func report(_ folder: TemporaryFolder, sweep: Bool = true, overrides: [String] = []) throws -> ResearchReport {
+    let scenario = try scenario(folder, overrides: overrides)
     let legs = legs
     let premium = try PremiumSeries(legs: legs, options: AlignmentOptions(maxStale: scenario.maxStale))
     let coverage = [

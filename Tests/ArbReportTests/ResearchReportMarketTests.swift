@@ -53,6 +53,28 @@ struct ResearchReportMarketTests {
     #expect(ReportFixture.svgCount(section) == 0)
   }
 
+  @Test("data coverage without a staleness limit or rejected rows says so instead of printing empty tables")
+  func coverageWithoutLimit() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    var report = try ReportFixture.report(folder, overrides: ["alignment.max_stale=none"])
+    report.coverage[0].rowsRejected = 0
+    report.coverage[0].rejected = []
+    let section = ReportFixture.section(report.document, "Data coverage")
+    #expect(ReportFixture.tables(section).count == 1)
+    #expect(ReportFixture.tables(section)[0].rows[0][4...6] == ["31", "0", "28"])
+    // Without a limit the point at 02:45 holds leg 1's 02:25 quote: every point is valid.
+    #expect(
+      ReportFixture.paragraphs(section) == [
+        "Files: leg 1: a.csv; leg 2: b.csv.",
+        "The scenario sets no staleness limit (alignment.max_stale): gaps are not counted and no point is stale.",
+        "No row was rejected: rows read = rows accepted on every leg.",
+        "Aligned on the union clock of both legs' quotes: 30 points, 30 valid, 0 stale or one-sided (never filled with an old price, 0 or NaN).",
+      ])
+    let assumptions = ReportFixture.tables(ReportFixture.section(report.document, "Assumptions"))[0]
+    #expect(ReportFixture.row(assumptions, "staleness limit") == ["staleness limit", "none"])
+  }
+
   /// Type-7 quantile of ascending `sorted`.
   static func quantile(_ sorted: [Double], _ p: Double) -> Double {
     let h = Double(sorted.count - 1) * p
