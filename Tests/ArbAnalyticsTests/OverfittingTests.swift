@@ -130,6 +130,19 @@ struct OverfittingTests {
     #expect(deflated.sharpe == .infinity && deflated.trials == 3 && deflated.deflated == nil && deflated.skewness == nil)
   }
 
+  /// Cells 1 and 2 share their first four rows (values no binary fraction holds
+  /// exactly): on those rows their Sharpe ratios are equal to the bit, and the combination
+  /// {0,1,2,3} picks cell 1, as the oracle over rows does.
+  @Test func `equal rows tie exactly`() {
+    var g = SplitMix64(seed: 21)
+    var rows = (0..<8).map { _ in [g.normal(), 1 + g.normal() / 3, 1 + g.normal() / 3] }
+    for t in 0..<4 { rows[t][2] = rows[t][1] }
+    let cscv = CSCV(matrix: Self.matrix(rows), blocks: 8)
+    #expect(cscv.logits == OverfittingOracle.logits(rows, blocks: 8))
+    let moments = BlockMoments(matrix: Self.matrix(rows), blocks: 8)
+    #expect(moments.sharpe(cell: 1, of: [0, 1, 2, 3], count: 4) == moments.sharpe(cell: 2, of: [0, 1, 2, 3], count: 4))
+  }
+
   /// With one cell every rank is 1 of 1: ω = 1/2, λ = 0 and PBO = 1; N' = 1 leaves
   /// SR0 and the DSR undefined.
   @Test func `one cell`() {
