@@ -28,16 +28,17 @@ public struct WalkForward: Sendable, Equatable {
   public init(matrix: PnLMatrix, train: Int, test: Int, anchored: Bool) {
     precondition(train >= 1 && test >= 1, "WalkForward: train \(train), test \(test)")
     var windows: [Window] = []
-    var k = 0
-    while k * test + train + test <= matrix.periods {
-      let start = k * test + train
-      let trainRows = (anchored ? 0 : k * test)..<start
+    // `start`, the first test row, advances by TEST; the bounds are checked before any
+    // sum that could overflow.
+    var start = train
+    while train <= matrix.periods && test <= matrix.periods && start <= matrix.periods - test {
+      let trainRows = (anchored ? 0 : start - train)..<start
       let ratios = (0..<matrix.cells).map { PeriodSharpe.of(matrix.column($0, rows: trainRows)) }
       let best = PeriodSharpe.best(ratios)
       let testRows = start..<start + test
       let testPnL = matrix.column(best, rows: testRows).reduce(0, +)
       windows.append(Window(train: trainRows, test: testRows, bestCell: best, trainSharpe: ratios[best], testPnL: testPnL))
-      k += 1
+      start += test
     }
     self.windows = windows
     guard let first = windows.first, let last = windows.last else {

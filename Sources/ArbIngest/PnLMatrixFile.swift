@@ -49,7 +49,9 @@ public struct PnLMatrixFile: Sendable {
     }
     let periods = lines.count - 1
     var starts: [Int64] = []
-    var values = [Double](repeating: 0, count: periods * cells)
+    // Row by row as the rows check out, so that memory follows the file's bytes, never
+    // a header's claim; turned column-major at the end.
+    var rowMajor: [Double] = []
     for (t, line) in lines.dropFirst().enumerated() {
       let number = t + 2
       let fields = Self.fields(line)
@@ -71,12 +73,12 @@ public struct PnLMatrixFile: Sendable {
         else {
           throw PnLMatrixError(.invalidNumber(cell: n, text: String(decoding: field.bytes, as: UTF8.self)), at: at(number, field.column))
         }
-        values[n * periods + t] = value
+        rowMajor.append(value)
       }
     }
     periodStarts = starts
     self.cells = cells
-    self.values = values
+    values = (0..<cells * periods).map { rowMajor[($0 % periods) * cells + $0 / periods] }
   }
 
   /// The comma-separated fields of `line` with their 1-based columns.

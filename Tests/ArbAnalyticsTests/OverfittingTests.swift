@@ -162,6 +162,10 @@ struct OverfittingTests {
   @Test func `walk-forward without a whole window`() {
     let walk = WalkForward(matrix: Self.matrix(Self.paper), train: 3, test: 2, anchored: false)
     #expect(walk.windows.isEmpty && walk.outOfSamplePnL == nil && walk.outOfSampleSharpe == nil && walk.inSamplePnL == nil)
+    // Windows far longer than the matrix: none, and no arithmetic overflow on the way.
+    for (train, test) in [(Int.max, Int.max), (1, Int.max), (Int.max, 1)] {
+      #expect(WalkForward(matrix: Self.matrix(Self.paper), train: train, test: test, anchored: false).windows.isEmpty)
+    }
   }
 
   /// Φ⁻¹ against Wichura's AS 241 (Python's statistics.NormalDist().inv_cdf).

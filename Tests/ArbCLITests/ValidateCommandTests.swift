@@ -111,6 +111,11 @@ struct ValidateCommandTests {
     let bootstrap = try #require(json["bootstrap"] as? [String: Any])
     #expect(bootstrap["sharpe_q50"] is NSNull && Self.double(bootstrap["pnl_q50"]) == 8 && Self.double(bootstrap["share_pnl_le_0"]) == 0)
     #expect(!run.output.contains("inf") && !run.output.contains("nan"))
+    let huge = arbkit([
+      "validate", folder.path + "/sweep.csv", "--pnl-matrix", folder.path + "/matrix.csv", "--walk-forward", "\(Int.max)/\(Int.max)", "--format", "json",
+    ])
+    let walk = huge.object["walk_forward"] as? [String: Any]
+    #expect(huge.code == .success && (walk?["windows"] as? [Any])?.isEmpty == true && walk?["oos_pnl"] is NSNull)
     let table = arbkit(["validate", folder.path + "/sweep.csv", "--pnl-matrix", folder.path + "/matrix.csv"])
     #expect(table.code == .success && table.output.contains("Sharpe -"))
   }
