@@ -170,13 +170,12 @@ struct Validation {
   private static func sharpe(_ value: Double?) -> String { NumberText.fixed(value.flatMap { $0.isFinite ? $0 : nil }, 4) }
 
   func table(walkForward flags: (train: Int, test: Int)?, anchored: Bool, seed: UInt64) -> String {
-    let sortedLogits = cscv.logits.sorted()
+    let spread = Quantiles.compute(cscv.logits, probabilities: [0, 0.5, 1])!
     var text = """
       \(matrix.cells) cells over \(matrix.periods) periods, ranked by the Sharpe ratio of period PnL (per period)
       Best cell: \(deflated.bestCell) (\(grid.map { $0.key + "=" + $0.value }.joined(separator: " "))), Sharpe \(Self.sharpe(deflated.sharpe))
       CSCV: PBO \(NumberText.fixed(cscv.pbo, 4)) over \(cscv.combinations) combinations of \(cscv.blocks / 2) of \(cscv.blocks) blocks \
-      (logits: min \(NumberText.fixed(sortedLogits.first, 4)), median \(NumberText.fixed(sortedLogits[sortedLogits.count / 2], 4)), \
-      max \(NumberText.fixed(sortedLogits.last, 4)))
+      (logits: min \(NumberText.fixed(spread[0], 4)), median \(NumberText.fixed(spread[1], 4)), max \(NumberText.fixed(spread[2], 4)))
       Deflated Sharpe: \(NumberText.fixed(deflated.deflated, 4)) (SR0 \(NumberText.fixed(deflated.expectedMaximum, 4)) from \(deflated.trials) cells \
       with a finite Sharpe ratio, skewness \(NumberText.fixed(deflated.skewness, 4)), kurtosis \(NumberText.fixed(deflated.kurtosis, 4)))
       """
@@ -184,6 +183,7 @@ struct Validation {
       text += "\n\nWalk-forward \(flags.train)/\(flags.test)\(anchored ? " anchored" : ""): \(walk.windows.count) windows, "
       text += "out-of-sample PnL \(NumberText.fixed(walk.outOfSamplePnL, 4)) (Sharpe \(Self.sharpe(walk.outOfSampleSharpe))), "
       text += "the all-periods best cell \(NumberText.fixed(walk.inSamplePnL, 4)) over the same periods\n"
+      if walk.windows.isEmpty { text += "  no window fits: TRAIN + TEST is more than the \(matrix.periods) periods" }
       var windows = TextTable(["train", "test", "best cell", "train Sharpe", "test PnL"])
       for window in walk.windows {
         windows.add([
@@ -191,7 +191,7 @@ struct Validation {
           Self.sharpe(window.trainSharpe), NumberText.fixed(window.testPnL, 4),
         ])
       }
-      text += windows.rendered(indent: "  ")
+      if !walk.windows.isEmpty { text += windows.rendered(indent: "  ") }
     }
     if let bootstrap {
       let pnl = bootstrap.pnlQuantiles.map { NumberText.fixed($0, 4) }, sharpe = bootstrap.sharpeQuantiles.map { NumberText.fixed($0, 4) }
