@@ -82,6 +82,12 @@ struct ValidateCommandTests {
     #expect(zip(["pnl_q2_5", "pnl_q50", "pnl_q97_5"].map { Self.double(bootstrap[$0]) }, resampled.pnl).allSatisfy { isClose($0, $1) })
     #expect(zip(["sharpe_q2_5", "sharpe_q50", "sharpe_q97_5"].map { Self.double(bootstrap[$0]) }, resampled.sharpe).allSatisfy { isClose($0, $1) })
     #expect(Self.double(bootstrap["share_pnl_le_0"]) == resampled.shareAtMostZero)
+
+    // Every key is named in the command's section of docs/cli.md (as OutputDocumentationTests checks the others).
+    var keys = Set<String>()
+    OutputDocumentationTests.collectKeys(json, into: &keys)
+    let missing = keys.filter(OutputDocumentationTests.isName).subtracting(try OutputDocumentationTests.documentedNames(["validate"]))
+    #expect(missing.isEmpty, "keys docs/cli.md does not name: \(missing.sorted())")
   }
 
   @Test func `table names the best cell and every section`() throws {
