@@ -19,6 +19,7 @@ public struct BlockBootstrap: Sendable, Equatable {
 
   public let resamples: Int
   public let blockLength: Int
+  public let seed: UInt64
   /// The 2.5 %, 50 % and 97.5 % quantiles of the resamples' total PnL.
   public let pnlQuantiles: [Double]
   /// The same quantiles of the resamples' Sharpe ratios (`nil` where not finite: a
@@ -54,6 +55,7 @@ public struct BlockBootstrap: Sendable, Equatable {
     }
     self.resamples = resamples
     self.blockLength = blockLength
+    self.seed = seed
     sharePnLAtMostZero = Double(totals.count(where: { $0 <= 0 })) / Double(resamples)
     pnlQuantiles = Quantiles.compute(totals, probabilities: Self.probabilities)!
     sharpeQuantiles = Quantiles.compute(ratios, probabilities: Self.probabilities)!.map { $0.isFinite ? $0 : nil }

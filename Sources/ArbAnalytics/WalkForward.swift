@@ -15,6 +15,8 @@ public struct WalkForward: Sendable, Equatable {
     public let testPnL: Double
   }
 
+  /// TRAIN and TEST, in periods, and whether train windows start at row 0.
+  public let train: Int, test: Int, anchored: Bool
   public let windows: [Window]
   /// The sum of the windows' test PnL; `nil` without a window.
   public let outOfSamplePnL: Double?
@@ -27,6 +29,7 @@ public struct WalkForward: Sendable, Equatable {
   /// - Complexity: O(windows · TRAIN · N).
   public init(matrix: PnLMatrix, train: Int, test: Int, anchored: Bool) {
     precondition(train >= 1 && test >= 1, "WalkForward: train \(train), test \(test)")
+    (self.train, self.test, self.anchored) = (train, test, anchored)
     var windows: [Window] = []
     // `start`, the first test row, advances by TEST; the bounds are checked before any
     // sum that could overflow.

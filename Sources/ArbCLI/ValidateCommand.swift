@@ -97,10 +97,11 @@ struct ValidateCommand: Command {
       },
       grid: zip(sweep.grid.axes, sweep.grid.coordinates(matrix.bestCell)).map { ($0.key, $0.values[$1]) })
     // Every format prints the figures of the JSON: checked once, before anything is written.
-    let json = try result.json(walkForward: walkForward, anchored: anchored, seed: seed).checkedFinite()
+    let json = try result.json.checkedFinite()
     switch format {
     case .json: terminal.print(json.rendered())
-    case .table, .csv: terminal.print(result.table(walkForward: walkForward, anchored: anchored, seed: seed))
+    // `--format csv` is refused when parsing.
+    case .table, .csv: terminal.print(result.table)
     }
     return .success
   }
@@ -128,7 +129,7 @@ struct Validation {
   /// A Sharpe ratio, `null` when unbounded (rows all one value).
   private static func bounded(_ value: Double?) -> JSONValue { .number(value.flatMap { $0.isFinite ? $0 : nil }) }
 
-  func json(walkForward flags: (train: Int, test: Int)?, anchored: Bool, seed: UInt64) -> JSONValue {
+  var json: JSONValue {
     var members: [(String, JSONValue)] = [
       ("cells", .int(matrix.cells)), ("periods", .int(matrix.periods)), ("metric", .string("sharpe")),
       ("best_cell", .int(deflated.bestCell)), ("best_cell_values", .object(grid.map { ($0.key, .string($0.value)) })),
@@ -138,9 +139,9 @@ struct Validation {
       ("sr0", .number(deflated.expectedMaximum)), ("deflated_sharpe", .number(deflated.deflated)), ("trials", .int(deflated.trials)),
       ("sharpe_variance", .number(deflated.variance)), ("skewness", .number(deflated.skewness)), ("kurtosis", .number(deflated.kurtosis)),
     ]
-    if let walk = walkForward, let flags {
+    if let walk = walkForward {
       members.append(("walk_forward", .object([
-        ("train", .int(flags.train)), ("test", .int(flags.test)), ("anchored", .bool(anchored)),
+        ("train", .int(walk.train)), ("test", .int(walk.test)), ("anchored", .bool(walk.anchored)),
         ("windows", .array(walk.windows.map { window in
           .object([
             ("train_from", .int(window.train.lowerBound)), ("train_to", .int(window.train.upperBound)),
@@ -156,7 +157,7 @@ struct Validation {
     if let bootstrap {
       let pnl = bootstrap.pnlQuantiles, sharpe = bootstrap.sharpeQuantiles
       members.append(("bootstrap", .object([
-        ("resamples", .int(bootstrap.resamples)), ("block_length", .int(bootstrap.blockLength)), ("seed", .int(Int64(seed))),
+        ("resamples", .int(bootstrap.resamples)), ("block_length", .int(bootstrap.blockLength)), ("seed", .int(Int64(bootstrap.seed))),
         ("pnl_q2_5", .number(pnl[0])), ("pnl_q50", .number(pnl[1])), ("pnl_q97_5", .number(pnl[2])),
         ("sharpe_q2_5", .number(sharpe[0])), ("sharpe_q50", .number(sharpe[1])), ("sharpe_q97_5", .number(sharpe[2])),
         ("share_pnl_le_0", .number(bootstrap.sharePnLAtMostZero)),
@@ -169,7 +170,7 @@ struct Validation {
 
   private static func sharpe(_ value: Double?) -> String { NumberText.fixed(value.flatMap { $0.isFinite ? $0 : nil }, 4) }
 
-  func table(walkForward flags: (train: Int, test: Int)?, anchored: Bool, seed: UInt64) -> String {
+  var table: String {
     let spread = Quantiles.compute(cscv.logits, probabilities: [0, 0.5, 1])!
     var text = """
       \(matrix.cells) cells over \(matrix.periods) periods, ranked by the Sharpe ratio of period PnL (per period)
@@ -179,8 +180,8 @@ struct Validation {
       Deflated Sharpe: \(NumberText.fixed(deflated.deflated, 4)) (SR0 \(NumberText.fixed(deflated.expectedMaximum, 4)) from \(deflated.trials) cells \
       with a finite Sharpe ratio, skewness \(NumberText.fixed(deflated.skewness, 4)), kurtosis \(NumberText.fixed(deflated.kurtosis, 4)))
       """
-    if let walk = walkForward, let flags {
-      text += "\n\nWalk-forward \(flags.train)/\(flags.test)\(anchored ? " anchored" : ""): \(walk.windows.count) windows, "
+    if let walk = walkForward {
+      text += "\n\nWalk-forward \(walk.train)/\(walk.test)\(walk.anchored ? " anchored" : ""): \(walk.windows.count) windows, "
       text += "out-of-sample PnL \(NumberText.fixed(walk.outOfSamplePnL, 4)) (Sharpe \(Self.sharpe(walk.outOfSampleSharpe))), "
       text += "the all-periods best cell \(NumberText.fixed(walk.inSamplePnL, 4)) over the same periods\n"
       if walk.windows.isEmpty { text += "  no window fits: TRAIN + TEST is more than the \(matrix.periods) periods" }
@@ -195,7 +196,7 @@ struct Validation {
     }
     if let bootstrap {
       let pnl = bootstrap.pnlQuantiles.map { NumberText.fixed($0, 4) }, sharpe = bootstrap.sharpeQuantiles.map { NumberText.fixed($0, 4) }
-      text += "\n\nBootstrap: \(bootstrap.resamples) resamples, mean block \(bootstrap.blockLength) periods, seed \(seed)\n"
+      text += "\n\nBootstrap: \(bootstrap.resamples) resamples, mean block \(bootstrap.blockLength) periods, seed \(bootstrap.seed)\n"
       text += "  total PnL 2.5/50/97.5 %: \(pnl.joined(separator: " / "))\n"
       text += "  Sharpe 2.5/50/97.5 %:    \(sharpe.joined(separator: " / "))\n"
       text += "  resamples with total PnL ≤ 0: \(NumberText.percent(bootstrap.sharePnLAtMostZero))"
