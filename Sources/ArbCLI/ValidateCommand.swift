@@ -81,7 +81,7 @@ struct ValidateCommand: Command {
   }
 
   func run(_ terminal: inout Terminal) throws -> ExitCode {
-    let sweep = try Self.sweep(sweepPath)
+    let sweep = try SweepResults.read(sweepPath)
     let file = try PnLMatrixFile.read(path: matrixPath, cells: sweep.grid.cellCount)
     let periods = file.periodStarts.count
     guard periods >= blocks else {
@@ -104,15 +104,6 @@ struct ValidateCommand: Command {
     case .table, .csv: terminal.print(result.table)
     }
     return .success
-  }
-
-  /// The sweep's results: its CSV, or the output of `arbkit sweep --format json`.
-  static func sweep(_ path: String) throws -> SweepResults {
-    guard let bytes = FileManager.default.contents(atPath: path) else { throw FileError.missing(path: path) }
-    if bytes.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "{") {
-      return try SweepResults(json: [UInt8](bytes), path: path)
-    }
-    return try SweepResults(csv: String(decoding: bytes, as: UTF8.self), path: path)
   }
 }
 
