@@ -17,12 +17,20 @@ public struct PnLMatrixFile: Sendable {
   ///
   /// - Throws: `FileError.missing` or `.unreadable`; `PnLMatrixError` for bad content.
   public static func read(path: String, cells: Int) throws -> PnLMatrixFile {
+    try PnLMatrixFile(bytes: contents(of: path), path: path, cells: cells)
+  }
+
+  /// The bytes of the file at `path`, a small input named on the command line.
+  ///
+  /// - Throws: `FileError.missing`, or `.unreadable` for a folder or a file that
+  ///   cannot be opened.
+  public static func contents(of path: String) throws(FileError) -> [UInt8] {
     var isFolder: ObjCBool = false
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { throw FileError.missing(path: path) }
     guard !isFolder.boolValue, let data = FileManager.default.contents(atPath: path) else {
       throw FileError.unreadable(path: path, reason: isFolder.boolValue ? "a folder, not a file" : "cannot open")
     }
-    return try PnLMatrixFile(bytes: [UInt8](data), path: path, cells: cells)
+    return [UInt8](data)
   }
 
   /// Parses the bytes of a matrix file named `path` (for messages).

@@ -158,6 +158,10 @@ struct ValidateCommandTests {
     #expect(missing.code == .noInput && missing.errors.contains("none.csv: error: no such file"))
     let noSweep = arbkit(["validate", folder.path + "/none.csv", "--pnl-matrix", folder.path + "/matrix.csv"])
     #expect(noSweep.code == .noInput)
+    for arguments in [[folder.path, "--pnl-matrix", folder.path + "/matrix.csv"], [folder.path + "/sweep.csv", "--pnl-matrix", folder.path]] {
+      let run = arbkit(["validate"] + arguments)
+      #expect(run.code == .ioError && run.errors.contains("\(folder.path): error: cannot read, a folder, not a file"), "\(run.errors)")
+    }
   }
 
   static let usageErrors: [(arguments: [String], message: String)] = [
