@@ -207,6 +207,16 @@ struct BenchReport {
     }
   }
 
+  mutating func addOverfitting(_ m: OverfittingMeasurement) {
+    text += "\nout-of-sample statistics (arbkit validate) on \(m.periods) periods × \(m.cells) cells (medians)\n\n"
+    text += table(["stage", "arbkit s"], [
+      ["CSCV, \(m.combinations) combinations of 8 of 16 blocks", format(median(m.cscv), 3)],
+      ["deflated Sharpe", format(median(m.deflated), 3)],
+      ["bootstrap, 1000 resamples of the best cell", format(median(m.bootstrap), 3)],
+    ])
+    text += "arbkit runs (s): CSCV \(list(m.cscv)), deflated Sharpe \(list(m.deflated)), bootstrap \(list(m.bootstrap))\n"
+  }
+
   private func table(_ headers: [String], _ rows: [[String]]) -> String {
     var widths = headers.map(\.count)
     for row in rows { for (k, cell) in row.enumerated() { widths[k] = max(widths[k], cell.count) } }

@@ -4,11 +4,12 @@
 // --rows: premium pipeline sizes (rows per venue), `none` to skip; --format-rows: rows of
 // each generated venue file (Binance bookTicker/aggTrades, Bybit trading), 0 to skip;
 // --formats: which of them (binance-bookTicker,binance-aggTrades,bybit-trading).
-// --only: which parts run (premium,formats,backtest,sweep,timeseries; default all); backtest and
+// --only: which parts run (premium,formats,backtest,sweep,timeseries,overfitting; default all); backtest and
 // sweep use two venues of --convergence-rows rows each (default 5000000, about 10 M
 // clock points) against numba, and vectorbt on --vectorbt-cells cells (default 3).
 // --only timeseries: --rolling-points: rolling z-score series length (0 to skip), --window its window in
 // points; --matrix SERIESxPOINTS: the correlation matrix size (`none` to skip).
+// --only overfitting: CSCV, deflated Sharpe and bootstrap of a 365 × 1000 period PnL matrix (no peers).
 import ArbAnalytics
 import ArbBacktest
 import ArbCore
@@ -30,7 +31,7 @@ let repeats = Int(option("--repeat") ?? "5") ?? 5
 let folder = option("--dir") ?? "bench/data"
 let python = option("--python") ?? "bench/.venv/bin/python"
 let runPeers = !arguments.contains("--no-peers")
-let allParts: Set = ["premium", "formats", "backtest", "sweep", "timeseries"]
+let allParts: Set = ["premium", "formats", "backtest", "sweep", "timeseries", "overfitting"]
 let parts = option("--only").map { Set($0.split(separator: ",").map(String.init)) } ?? allParts
 if let unknown = parts.subtracting(allParts).first { throw BenchError("unknown --only part '\(unknown)'") }
 let convergenceRows = Int(option("--convergence-rows") ?? "5000000") ?? 5_000_000
@@ -110,5 +111,9 @@ if parts.contains("timeseries") && rollingPoints > 0 && matrixShape.count == 2 {
     peers = try PeerMeasurement.runTimeSeries(python: python, measurement, repeats: repeats)
   }
   report.addTimeSeries(measurement, peers: peers)
+}
+if parts.contains("overfitting") {
+  FileHandle.standardError.write(Data("measuring CSCV, deflated Sharpe and bootstrap on 365 periods × 1000 cells\n".utf8))
+  report.addOverfitting(OverfittingMeasurement.run(repeats: repeats))
 }
 print(report.rendered)

@@ -11,8 +11,8 @@ public enum ArbCLI {
 
   static var commands: [any Command.Type] {
     [InspectCommand.self, PremiumCommand.self, BoardCommand.self, BasisCommand.self, KimchiCommand.self, ConvertCommand.self, BacktestCommand.self,
-     SweepCommand.self, MergeCommand.self, ReportCommand.self, ProfileCommand.self, RollingCommand.self, CandlesCommand.self, CorrelateCommand.self,
-     VenuesCommand.self]
+     SweepCommand.self, MergeCommand.self, ValidateCommand.self, ReportCommand.self, ProfileCommand.self, RollingCommand.self, CandlesCommand.self,
+     CorrelateCommand.self, VenuesCommand.self]
   }
 
   /// Runs `arguments` (program name first) against the real stdout/stderr.

@@ -20,7 +20,7 @@ enum CommandFamilies {
     "inspect", "premium", "board", "basis", "kimchi", "candles", "rolling", "profile", "correlate", "venues", "convert",
   ]
   /// The commands that read a scenario or a sweep's results.
-  static let scenarioCommands: Set<String> = ["backtest", "sweep", "merge", "report"]
+  static let scenarioCommands: Set<String> = ["backtest", "sweep", "merge", "report", "validate"]
 
   static func data(_ bytes: [UInt8]) -> [String] { run(bytes, allowed: dataCommands) }
   static func scenario(_ bytes: [UInt8]) -> [String] { run(bytes, allowed: scenarioCommands) }

@@ -24,7 +24,7 @@ struct HelpAndUsageTests {
   /// The help texts are part of the contract users read: a change must be deliberate.
   @Test("help text matches its snapshot", arguments: [
     "inspect", "premium", "board", "basis", "kimchi", "convert", "backtest", "sweep", "merge", "report", "profile", "rolling", "candles", "correlate",
-    "venues",
+    "venues", "validate",
   ])
   func helpSnapshot(command: String) throws {
     let snapshot = Repository.root.appendingPathComponent("Tests/ArbCLITests/Snapshots/\(command)-help.txt")
