@@ -93,7 +93,7 @@ struct MergeCommand: Command {
       let matrices = try (1...count).map { index in try Self.matrix(shards[byIndex[index]!].meta, of: inputs[byIndex[index]!], period: first.period) }
       let matrix = try AtomicFile(path: pnlMatrix)
       let paths = (1...count).map { shards[byIndex[$0]!].meta.pnlMatrix! }
-      try matrix.write(try PnLMatrix.merged(matrices, paths: paths, totalCells: first.totalCells, length: PnLMatrix.Period(first.period!)!.length))
+      try matrix.write(try SweepPnLMatrix.merged(matrices, paths: paths, totalCells: first.totalCells, length: SweepPnLMatrix.Period(first.period!)!.length))
       files.append(matrix)
     }
     try FileOutput.commit(files + [try merged.sidecar(out)])
@@ -102,12 +102,12 @@ struct MergeCommand: Command {
   }
 
   /// The PnL matrix of the shard `path` as its sidecar records it, with the `period` of the first shard.
-  private static func matrix(_ meta: SweepOutput.Meta, of path: String, period: String?) throws -> PnLMatrix.File {
-    guard let matrix = meta.pnlMatrix, let text = meta.period, let length = PnLMatrix.Period(text)?.length else {
+  private static func matrix(_ meta: SweepOutput.Meta, of path: String, period: String?) throws -> SweepPnLMatrix.File {
+    guard let matrix = meta.pnlMatrix, let text = meta.period, let length = SweepPnLMatrix.Period(text)?.length else {
       throw UsageError("--pnl-matrix: \(path) was swept without --pnl-matrix (its sidecar names no matrix)")
     }
     guard text == period else { throw UsageError("--pnl-matrix: \(path) has periods of \(text), others of \(period ?? "none")") }
-    return try PnLMatrix.File(path: matrix, length: length)
+    return try SweepPnLMatrix.File(path: matrix, length: length)
   }
 
   /// Shard `I/N` of a sidecar, checked against its cells: 1 ≤ I ≤ N ≤ total cells, and

@@ -57,7 +57,7 @@ struct SweepCommand: Command {
   let out: String?
   let resume: Bool
   /// `--pnl-matrix PATH` and its `--period`.
-  let matrix: (path: String, period: PnLMatrix.Period)?
+  let matrix: (path: String, period: SweepPnLMatrix.Period)?
   let rank: String
   let top: Int
   let quiet: Bool
@@ -89,7 +89,7 @@ struct SweepCommand: Command {
     out = cursor.value("--out")
     resume = cursor.flag("--resume")
     if resume && out == nil { throw UsageError("--resume needs --out") }
-    let period = try cursor.value("--period", "a positive whole number of hours or days (6h, 1d, 2d)", PnLMatrix.Period.init)
+    let period = try cursor.value("--period", "a positive whole number of hours or days (6h, 1d, 2d)", SweepPnLMatrix.Period.init)
     matrix = cursor.value("--pnl-matrix").map { ($0, period ?? .day) }
     if let matrix, matrix.path == out || matrix.path == out.map({ $0 + ".meta.json" }) {
       throw UsageError("--pnl-matrix: \(matrix.path) is also the sweep's --out file or its sidecar")
@@ -173,7 +173,7 @@ struct SweepCommand: Command {
     var values: [Double?] = []
     var cellObjects: [JSONValue] = []
     var overflowed: [String: Int] = [:]
-    var columns: [PnLMatrix.Column] = []
+    var columns: [SweepPnLMatrix.Column] = []
     var rerunLeft = rerun
     try plan.run(jobs: jobs) { all throws in
       // Rows arrive in cell order, a contiguous batch at a time.
@@ -192,7 +192,7 @@ struct SweepCommand: Command {
     progress.finish()
     if let matrix {
       let file = try AtomicFile(path: matrix.path)
-      try file.write(try PnLMatrix.text(columns, length: matrix.period.length, offset: cells.first?.scenario.timeZoneOffset ?? 0))
+      try file.write(try SweepPnLMatrix.text(columns, length: matrix.period.length, offset: cells.first?.scenario.timeZoneOffset ?? 0))
       try file.commit()
     }
     if !overflowed.isEmpty {
@@ -231,7 +231,7 @@ struct SweepRow {
   var metrics: [String: Double?]
   var overflowed: [String]
   /// The cell's column of the PnL matrix, when the sweep writes one.
-  var column: PnLMatrix.Column?
+  var column: SweepPnLMatrix.Column?
 }
 
 /// The work of a sweep: legs loaded once per distinct set of files, alignment (and
@@ -460,7 +460,7 @@ struct SweepPlan {
         default: nil
         }
       }
-      let column = period.map { PnLMatrix.Column(cell: cell, journal: journal, length: $0, offset: scenario.timeZoneOffset) }
+      let column = period.map { SweepPnLMatrix.Column(cell: cell, journal: journal, length: $0, offset: scenario.timeZoneOffset) }
       return SweepRow(cell: cell, row: row, metrics: values, overflowed: overflowed, column: column)
     }
   }

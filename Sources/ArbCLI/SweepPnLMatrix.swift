@@ -7,7 +7,7 @@ import Foundation
 /// daily journal books it (a trade on the period of its exit, funding on the period it
 /// is paid), one row per period from that of the first valid point to that of the last
 /// and one column per cell: `period_start_us,CELL,…` (docs/cli.md, sweep).
-enum PnLMatrix {
+enum SweepPnLMatrix {
   static let firstColumn = "period_start_us"
 
   /// `--period`: a whole number of hours or days, `6h`, `1d`, `2d`.
@@ -82,26 +82,26 @@ enum PnLMatrix {
     var rows: [(start: Int64, values: [Substring])]
 
     /// Reads the matrix at `path`, written with periods of `length` µs.
-    /// - Throws: `PnLMatrixError` naming the line that is not one of a matrix.
+    /// - Throws: `ShardMatrixError` naming the line that is not one of a matrix.
     init(path: String, length: Int64) throws {
       try InputFile.check(path)
       guard let data = FileManager.default.contents(atPath: path) else { throw FileError.missing(path: path) }
       let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
       let header = lines[0].split(separator: ",", omittingEmptySubsequences: false)
-      guard header.first == Substring(PnLMatrix.firstColumn), lines.last?.isEmpty == true else {
-        throw PnLMatrixError(path: path, line: 1, reason: .header)
+      guard header.first == Substring(SweepPnLMatrix.firstColumn), lines.last?.isEmpty == true else {
+        throw ShardMatrixError(path: path, line: 1, reason: .header)
       }
       let cells = header.dropFirst().compactMap { Int($0) }
-      guard cells.count == header.count - 1 else { throw PnLMatrixError(path: path, line: 1, reason: .column(String(lines[0]))) }
+      guard cells.count == header.count - 1 else { throw ShardMatrixError(path: path, line: 1, reason: .column(String(lines[0]))) }
       self.cells = cells
       rows = []
       for (k, line) in lines.dropFirst().dropLast().enumerated() {
         let fields = line.split(separator: ",", omittingEmptySubsequences: false)
         guard fields.count == header.count, let start = Int64(fields[0]), fields.dropFirst().allSatisfy({ Double($0)?.isFinite == true }) else {
-          throw PnLMatrixError(path: path, line: k + 2, reason: .row(cells: cells.count, was: String(line)))
+          throw ShardMatrixError(path: path, line: k + 2, reason: .row(cells: cells.count, was: String(line)))
         }
         if let previous = rows.last?.start, start.subtractingReportingOverflow(previous) != (length, false) {
-          throw PnLMatrixError(path: path, line: k + 2, reason: .gap(start: start, previous: previous, length: length))
+          throw ShardMatrixError(path: path, line: k + 2, reason: .gap(start: start, previous: previous, length: length))
         }
         rows.append((start, Array(fields.dropFirst())))
       }
@@ -144,7 +144,7 @@ enum PnLMatrix {
 }
 
 /// A line of a file given as a shard's PnL matrix that is not one `sweep --pnl-matrix` writes (exit 65).
-struct PnLMatrixError: Diagnostic {
+struct ShardMatrixError: Diagnostic {
   enum Reason: Equatable {
     /// The first line is not `period_start_us,CELL,…`, or the last line has no newline.
     case header
@@ -166,9 +166,9 @@ struct PnLMatrixError: Diagnostic {
   var description: String {
     let text: String
     switch reason {
-    case .header: text = "not a pnl matrix of arbkit sweep (header \(PnLMatrix.firstColumn),CELL,… and rows ending in a newline)"
+    case .header: text = "not a pnl matrix of arbkit sweep (header \(SweepPnLMatrix.firstColumn),CELL,… and rows ending in a newline)"
     case .column(let header): text = "a column that is not a cell number, was '\(header)'"
-    case .row(let cells, let line): text = "expected \(PnLMatrix.firstColumn) and \(cells) finite numbers, was '\(line)'"
+    case .row(let cells, let line): text = "expected \(SweepPnLMatrix.firstColumn) and \(cells) finite numbers, was '\(line)'"
     case .gap(let start, let previous, let length):
       text = "period \(start) does not follow \(previous) by the sweep's period of \(TimeText.durationText(length))"
     }
