@@ -7,7 +7,8 @@ import Foundation
 /// The T rows are cut into S blocks (`PnLMatrix.blockBounds`). For every combination C
 /// of S/2 blocks, in lexicographic order of the sorted block indices, J = the rows of C
 /// (in sample) and J̄ = the other rows; n* = the cell with the highest S(J, n) (ties: the
-/// lowest number); r = the average rank (1 lowest … N highest, ties averaged) of
+/// lowest number; ratios within `PeriodSharpe.tieTolerance` are tied); r = the average
+/// rank (1 lowest … N highest, ties averaged) of
 /// S(J̄, n*) among S(J̄, n); ω = r / (N + 1); λ = ln(ω / (1 − ω)). PBO = the share of
 /// combinations with λ ≤ 0.
 public struct CSCV: Sendable, Equatable {
@@ -42,13 +43,10 @@ public struct CSCV: Sendable, Equatable {
       var bestSharpe = -Double.infinity
       for n in 0..<cells {
         let sharpeIn = moments.sharpe(cell: n, of: chosen, count: countIn)
-        if n == 0 || sharpeIn > bestSharpe { (best, bestSharpe) = (n, sharpeIn) }
+        if n == 0 || PeriodSharpe.above(sharpeIn, bestSharpe) { (best, bestSharpe) = (n, sharpeIn) }
         outOfSample[n] = moments.sharpe(cell: n, of: others, count: countOut)
       }
-      let score = outOfSample[best]
-      var below = 0, equal = 0
-      for value in outOfSample { if value < score { below += 1 } else if value == score { equal += 1 } }
-      let rank = Double(below) + Double(equal + 1) / 2
+      let rank = PeriodSharpe.averageRank(of: outOfSample[best], among: outOfSample)
       let omega = rank / Double(cells + 1)
       logits.append(log(omega / (1 - omega)))
       guard Self.advance(&chosen, blocks: blocks) else { break }

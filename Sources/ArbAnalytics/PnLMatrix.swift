@@ -61,10 +61,36 @@ public enum PeriodSharpe {
     return mean / variance.squareRoot()
   }
 
+  /// The relative difference within which two ratios are tied: ratios that are equal
+  /// in exact arithmetic differ in their last digits by the order of summation (one
+  /// trade in a window gives 1/√k whatever its size), and must rank as ties.
+  public static let tieTolerance = 1e-9
+
+  /// Whether `a` and `b` are tied: equal (also as the same infinity), or within
+  /// `tieTolerance` of each other relative to the larger magnitude.
+  @inline(__always)
+  public static func tied(_ a: Double, _ b: Double) -> Bool {
+    a == b || (a.isFinite && b.isFinite && abs(a - b) <= tieTolerance * max(abs(a), abs(b)))
+  }
+
+  /// Whether `a` ranks above `b`: greater, and not tied with it.
+  @inline(__always)
+  public static func above(_ a: Double, _ b: Double) -> Bool { a > b && !tied(a, b) }
+
   /// The index of the highest ratio (ties: the lowest index).
   public static func best(_ ratios: [Double]) -> Int {
     var best = 0
-    for n in ratios.indices where ratios[n] > ratios[best] { best = n }
+    for n in ratios.indices where above(ratios[n], ratios[best]) { best = n }
     return best
+  }
+
+  /// The average rank (1 lowest … count highest, ties averaged) of `score` among
+  /// `ratios`, which hold it.
+  public static func averageRank(of score: Double, among ratios: [Double]) -> Double {
+    var below = 0, equal = 0
+    for value in ratios {
+      if tied(value, score) { equal += 1 } else if value < score { below += 1 }
+    }
+    return Double(below) + Double(equal + 1) / 2
   }
 }

@@ -90,6 +90,37 @@ struct ValidateCommandTests {
     #expect(missing.isEmpty, "keys docs/cli.md does not name: \(missing.sorted())")
   }
 
+  /// The matrix the sweep itself writes (`--pnl-matrix`, 6-hour periods of the shipped
+  /// scenario), read back here and given to the oracle: validate agrees on the real thing.
+  @Test func `the sweep's own matrix agrees with the oracle`() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let sweep = arbkit([
+      "sweep", Self.scenario, "--grid", "strategy.entry=0.6:1.4:0.4", "--grid", "strategy.exit=0,0.05,0.1", "--quiet",
+      "--out", folder.path + "/sweep.csv", "--pnl-matrix", folder.path + "/pnl.csv", "--period", "6h",
+    ])
+    try #require(sweep.code == .success, "\(sweep.errors)")
+    let lines = try String(contentsOfFile: folder.path + "/pnl.csv", encoding: .utf8).split(separator: "\n")
+    let rows = lines.dropFirst().map { $0.split(separator: ",").dropFirst().map { Double($0)! } }
+    #expect(rows.count == 85 && rows.allSatisfy { $0.count == 9 })
+    let run = arbkit([
+      "validate", folder.path + "/sweep.csv", "--pnl-matrix", folder.path + "/pnl.csv", "--walk-forward", "28/7", "--format", "json",
+    ])
+    try #require(run.code == .success, "\(run.errors)")
+    let json = run.object
+    let logits = OverfittingOracle.logits(rows, blocks: 16)
+    #expect(Self.numbers(json["logits"]).count == 12_870)
+    let mismatches = zip(Self.numbers(json["logits"]), logits).enumerated().filter { !isClose($1.0, $1.1, rel: 1e-12) }
+    #expect(mismatches.isEmpty, "\(mismatches.count) logits differ, first: \(mismatches.prefix(3))")
+    #expect(isClose(Self.double(json["pbo"]), OverfittingOracle.pbo(logits)))
+    let deflated = OverfittingOracle.deflatedSharpe(rows)
+    #expect(isClose(Self.double(json["best_sharpe"]), deflated.sharpe))
+    #expect(isClose(Self.double(json["deflated_sharpe"]), deflated.dsr, rel: 1e-9))
+    let walk = try #require(json["walk_forward"] as? [String: Any])
+    let expected = OverfittingOracle.walkForward(rows, train: 28, test: 7, anchored: false)
+    #expect(isClose(Self.double(walk["oos_pnl"]), expected.oosPnL) && isClose(Self.double(walk["in_sample_pnl"]), expected.inSamplePnL))
+  }
+
   @Test func `table names the best cell and every section`() throws {
     let folder = try Self.folder(rows: Self.random(periods: 24, seed: 5))
     defer { folder.cleanup() }

@@ -16,10 +16,13 @@ public enum OverfittingOracle {
 
   static func sharpe(_ m: [[Double]], rows: [Int], cell: Int) -> Double { sharpe(rows.map { m[$0][cell] }) }
 
-  /// The first index of the largest value.
+  /// Ratios equal to 1e-9 relative are tied (docs/definitions.md, "Out of sample").
+  static func tied(_ a: Double, _ b: Double) -> Bool { a == b || (a.isFinite && b.isFinite && abs(a - b) <= 1e-9 * max(abs(a), abs(b))) }
+
+  /// The first index of the largest value, values tied with it counting as equal.
   static func argmax(_ values: [Double]) -> Int {
     var best = 0
-    for n in 1..<values.count where values[n] > values[best] { best = n }
+    for n in 1..<values.count where values[n] > values[best] && !tied(values[n], values[best]) { best = n }
     return best
   }
 
@@ -33,9 +36,9 @@ public enum OverfittingOracle {
       let outRows = (0..<t).filter { !inRows.contains($0) }
       let best = argmax((0..<cells).map { sharpe(m, rows: inRows, cell: $0) })
       let out = (0..<cells).map { sharpe(m, rows: outRows, cell: $0) }
-      // Average rank: sort, then the mean of the 1-based positions holding the value.
+      // Average rank: sort, then the mean of the 1-based positions holding a value tied with it.
       let sorted = out.sorted()
-      let positions = sorted.indices.filter { sorted[$0] == out[best] }.map { Double($0 + 1) }
+      let positions = sorted.indices.filter { tied(sorted[$0], out[best]) }.map { Double($0 + 1) }
       let rank = positions.reduce(0, +) / Double(positions.count)
       let omega = rank / Double(cells + 1)
       logits.append(log(omega / (1 - omega)))
