@@ -63,12 +63,13 @@ public struct BlockBootstrap: Sendable, Equatable {
 }
 
 /// SplitMix64 (Steele, Lea, Flood 2014): a small seeded generator whose stream is the
-/// same on every machine.
-struct SplitMixGenerator {
+/// same on every machine (the bootstrap's draws, the benchmark's generated data).
+public struct SplitMixGenerator: Sendable {
   private var state: UInt64
-  init(seed: UInt64) { state = seed }
+  public init(seed: UInt64) { state = seed }
 
-  mutating func next() -> UInt64 {
+  /// The next 64 random bits.
+  public mutating func next() -> UInt64 {
     state &+= 0x9E37_79B9_7F4A_7C15
     var z = state
     z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -77,5 +78,5 @@ struct SplitMixGenerator {
   }
 
   /// A uniform double in [0, 1): the top 53 bits of `next()` times 2⁻⁵³.
-  mutating func uniform() -> Double { Double(next() >> 11) * 0x1p-53 }
+  public mutating func uniform() -> Double { Double(next() >> 11) * 0x1p-53 }
 }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif
+import ArbAnalytics
 import ArbCore
 
 /// Writes synthetic Tardis `quotes` files for benchmarks: one file per venue, seeded.
@@ -72,18 +73,12 @@ struct QuoteGenerator {
 
 /// SplitMix64 with uniform and normal draws.
 struct Random {
-  private var state: UInt64
-  init(seed: UInt64) { state = seed }
+  private var generator: SplitMixGenerator
+  init(seed: UInt64) { generator = SplitMixGenerator(seed: seed) }
 
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
+  mutating func next() -> UInt64 { generator.next() }
 
-  mutating func uniform() -> Double { Double(next() >> 11) * 0x1p-53 }
+  mutating func uniform() -> Double { generator.uniform() }
 
   mutating func normal() -> Double {
     let u = max(uniform(), 1e-300), v = uniform()
