@@ -130,6 +130,7 @@ struct ReportCommand: Command {
     _ = try JSONValue.object([
       ("mid", PremiumResult.json(analysis.mid, oneSided: false)), ("exec", PremiumResult.json(analysis.exec, oneSided: true)),
       ("backtest", try backtest.checkedFinite()),
+      // validate's JSON of the same evidence (the grid values are not printed here).
       ("out_of_sample", outOfSample.map { Validation(evidence: $0.evidence, grid: []).json } ?? .null),
     ]).checkedFinite()
     var trades: [Trade] = []
@@ -178,16 +179,15 @@ struct ReportCommand: Command {
     let file = try PnLMatrixFile.read(path: path, cells: cells)
     let periods = file.periodStarts.count
     let blocks = validation.blocks ?? max(2, min(16, periods / 2 * 2))
-    guard periods >= blocks else {
-      throw PnLMatrixError(.fewerPeriodsThanBlocks(periods: periods, blocks: blocks), at: SourcePosition(path: path, line: periods + 1, column: 1))
-    }
+    try ValidationFlags.checkPeriods(periods, blocks: blocks, path: path)
     let matrix = PnLMatrix(periods: periods, cells: file.cells, values: file.values)
     let walk = validation.walkForward ?? (max(1, periods / 3), max(1, periods / 6))
     let evidence = OutOfSampleEvidence(
       matrix: matrix, blocks: blocks, walkForward: (walk.train, walk.test, validation.anchored),
       bootstrap: (validation.resamples ?? 1000, validation.blockLength, validation.seed ?? 1))
     return ResearchReport.OutOfSample(
-      evidence: evidence, periodStarts: file.periodStarts, matrixName: (path as NSString).lastPathComponent, blocksLowered: validation.blocks == nil && blocks < 16)
+      evidence: evidence, periodStarts: file.periodStarts, matrixName: (path as NSString).lastPathComponent,
+      blocksLowered: validation.blocks == nil && blocks < 16)
   }
 
   /// Rejections by reason over a leg's files, in order of first appearance.

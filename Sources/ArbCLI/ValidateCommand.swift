@@ -67,9 +67,7 @@ struct ValidateCommand: Command {
     let sweep = try SweepResults.read(sweepPath)
     let file = try PnLMatrixFile.read(path: matrixPath, cells: sweep.grid.cellCount)
     let periods = file.periodStarts.count
-    guard periods >= blocks else {
-      throw PnLMatrixError(.fewerPeriodsThanBlocks(periods: periods, blocks: blocks), at: SourcePosition(path: matrixPath, line: periods + 1, column: 1))
-    }
+    try ValidationFlags.checkPeriods(periods, blocks: blocks, path: matrixPath)
     let matrix = PnLMatrix(periods: periods, cells: file.cells, values: file.values)
     let evidence = OutOfSampleEvidence(
       matrix: matrix, blocks: blocks, walkForward: walkForward.map { ($0.train, $0.test, anchored) },

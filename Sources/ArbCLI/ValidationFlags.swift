@@ -1,4 +1,6 @@
 import ArbAnalytics
+import ArbCore
+import ArbIngest
 
 /// The out-of-sample flags `arbkit validate` and `arbkit report` share: CSCV blocks,
 /// walk-forward windows and the bootstrap, each `nil` when not given (each command
@@ -42,5 +44,12 @@ struct ValidationFlags {
     }
     seed = try cursor.value("--seed", "a whole number from 0 to \(Int64.max)", { UInt64($0).flatMap { $0 <= Int64.max ? $0 : nil } })
     blockLength = try cursor.value("--block-length", "a whole number of periods of at least 1") { Int($0).flatMap { $0 >= 1 ? $0 : nil } }
+  }
+
+  /// Refuses a matrix at `path` with fewer `periods` than the CSCV `blocks` (exit 65, at the line after its last row).
+  static func checkPeriods(_ periods: Int, blocks: Int, path: String) throws(PnLMatrixError) {
+    guard periods >= blocks else {
+      throw PnLMatrixError(.fewerPeriodsThanBlocks(periods: periods, blocks: blocks), at: SourcePosition(path: path, line: periods + 1, column: 1))
+    }
   }
 }

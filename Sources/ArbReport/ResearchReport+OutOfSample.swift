@@ -15,7 +15,9 @@ extension ResearchReport {
     public var blocksLowered: Bool
 
     public init(evidence: OutOfSampleEvidence, periodStarts: [Int64], matrixName: String, blocksLowered: Bool) {
-      precondition(periodStarts.count == evidence.matrix.periods, "ResearchReport.OutOfSample: \(periodStarts.count) period starts for \(evidence.matrix.periods) periods")
+      precondition(
+        periodStarts.count == evidence.matrix.periods,
+        "ResearchReport.OutOfSample: \(periodStarts.count) period starts for \(evidence.matrix.periods) periods")
       self.evidence = evidence
       self.periodStarts = periodStarts
       self.matrixName = matrixName
@@ -61,7 +63,8 @@ extension ResearchReport {
     let (edges, counts) = HistogramChart.bin(e.cscv.logits, low: min(low, -1), high: max(high, 1), bins: 24)
     var histogram = HistogramChart(
       id: "cscv-logits", title: "CSCV logits",
-      description: "Histogram of the " + ReportNumber.count(e.cscv.combinations) + " logits λ = ln(ω / (1 − ω)); at or below 0 the in-sample best is in the lower half out of sample.",
+      description: "Histogram of the " + ReportNumber.count(e.cscv.combinations)
+        + " logits λ = ln(ω / (1 − ω)); at or below 0 the in-sample best is in the lower half out of sample.",
       xTitle: "logit of the in-sample best's out-of-sample rank", edges: edges, counts: counts)
     histogram.countTitle = "combinations"
     section.figure(histogram.svg, file: "cscv-logits.svg", caption: "CSCV logits (PBO " + ReportNumber.fixed(e.cscv.pbo, 4) + ")")
@@ -86,7 +89,8 @@ extension ResearchReport {
       section.heading("Walk-forward")
       section.paragraph(
         "\(walk.windows.count) windows of \(walk.train) train and \(walk.test) test periods" + (walk.anchored ? " (anchored)" : "")
-          + ": out-of-sample PnL " + ReportNumber.fixed(walk.outOfSamplePnL, 2) + " (Sharpe " + ReportNumber.fixed(walk.outOfSampleSharpe.flatMap { $0.isFinite ? $0 : nil }, 4)
+          + ": out-of-sample PnL " + ReportNumber.fixed(walk.outOfSamplePnL, 2)
+          + " (Sharpe " + ReportNumber.fixed(walk.outOfSampleSharpe.flatMap { $0.isFinite ? $0 : nil }, 4)
           + "), against " + ReportNumber.fixed(walk.inSamplePnL, 2) + " for the all-periods best cell over the same test periods."
           + (walk.windows.isEmpty ? " No window fits: train + test is more than the \(matrix.periods) periods." : ""))
       if !walk.windows.isEmpty {
@@ -104,7 +108,8 @@ extension ResearchReport {
         let valid = [Bool](repeating: true, count: time.count)
         var chart = TimeSeriesChart(
           id: "walk-forward", title: "Walk-forward equity",
-          description: "Cumulative PnL over the test periods: each window's train-best cell (out of sample) against the all-periods best cell (in sample); each point at its period's start.",
+          description: "Cumulative PnL over the test periods: each window's train-best cell (out of sample) against the all-periods best cell"
+            + " (in sample); each point at its period's start.",
           yTitle: "cumulative PnL",
           series: [
             TimeSeriesChart.Series(name: "out of sample (walk-forward)", colour: "#2b8a3e", time: time, values: outOfSampleEquity, valid: valid),
