@@ -42,10 +42,11 @@ demo: build
 	@echo "== arbkit sweep: entry x exit x Kraken fee, 18 cells"
 	@mkdir -p $(DEMO_OUT)
 	$(ARBKIT) sweep Data/scenarios/binanceus-kraken-btcusdc.json --grid strategy.entry=0.6:1.4:0.4 \
-	  --grid strategy.exit=0,0.05,0.1 --grid costs.fees.kraken=0.0016,0.004 --quiet --top 5 --out $(DEMO_OUT)/sweep.csv
+	  --grid strategy.exit=0,0.05,0.1 --grid costs.fees.kraken=0.0016,0.004 --quiet --top 5 --out $(DEMO_OUT)/sweep.csv \
+	  --pnl-matrix $(DEMO_OUT)/pnl.csv --period 6h
 	@echo
-	@echo "== arbkit report: the scenario, the sweep and the best cell's backtest"
-	$(ARBKIT) report Data/scenarios/binanceus-kraken-btcusdc.json --sweep $(DEMO_OUT)/sweep.csv --out $(DEMO_OUT)/report
+	@echo "== arbkit report: the scenario, the sweep, whether its best cell survives out of sample, and its backtest"
+	$(ARBKIT) report Data/scenarios/binanceus-kraken-btcusdc.json --sweep $(DEMO_OUT)/sweep.csv --pnl-matrix $(DEMO_OUT)/pnl.csv --out $(DEMO_OUT)/report
 	@echo
 	@echo "Report: $(CURDIR)/$(DEMO_OUT)/report/report.html (open in a browser) and report.md"
 

@@ -11,19 +11,23 @@ struct ReportCommand: Command {
   static let name = "report"
   static let abstract = "Write a research report of a scenario (and a sweep): report.html and report.md with SVG charts"
   static let usage = """
-    Usage: arbkit report SCENARIO.json [--sweep RESULTS.csv] --out DIR [options]
+    Usage: arbkit report SCENARIO.json [--sweep RESULTS.csv [--pnl-matrix PATH]] --out DIR [options]
 
     Writes DIR/report.html (one self-contained page: inline SVG and CSS, no script, no
     network) and DIR/report.md (the same content as tables, with links to the SVG
     figures written beside it). Sections: data coverage, premium over time with the
     bands shaded, distribution, bands and episodes, time-of-day heat maps (UTC and
     KST), the sweep (with --sweep: heat map over entry x exit, best cell, robustness,
-    top cells), the backtest of the scenario (or of the best sweep cell), assumptions.
+    top cells), with --pnl-matrix "Is the best threshold real?" (the figures of arbkit
+    validate: PBO, deflated Sharpe, walk-forward, bootstrap, and whether the best
+    cell survives), the backtest of the scenario (or of the best sweep cell), assumptions.
 
     Options:
     \(HelpText.options([
       ("--out DIR", "the folder written (created if missing)"),
       ("--sweep PATH", "a sweep CSV from arbkit sweep --out (or arbkit merge), or the output of arbkit sweep --format json; its best cell's values are applied to the scenario for the backtest section"),
+      ("--pnl-matrix PATH", "the sweep's period PnL matrix (arbkit sweep --pnl-matrix; needs --sweep): adds the out-of-sample section"),
+    ] + ValidationFlags.help(blocks: "16, or the largest even number of periods when fewer", seed: "1") + [
       ("--metric METRIC", "the sweep metric mapped and ranked (default pnl_bps)"),
       ("--set KEY=VALUE", "override a scenario key (repeat), before the sweep's best cell"),
       ("--tz UTC|Asia/Seoul", "time axes in UTC (default) or KST"),
@@ -41,10 +45,13 @@ struct ReportCommand: Command {
   let overrides: [String]
   let zone: ReportZone
   let ingest: IngestFlags
+  let matrixPath: String?
+  let validation: ValidationFlags
 
   init(arguments: [String]) throws(UsageError) {
     let cursor = ArgumentCursor(
-      arguments, flags: ["--out", "--sweep", "--metric", "--set", "--tz", "--bad-rows", "--quarantine", "--registry"], switches: ["--sort"])
+      arguments, flags: ["--out", "--sweep", "--pnl-matrix", "--metric", "--set", "--tz", "--bad-rows", "--quarantine", "--registry"] + ValidationFlags.flags,
+      switches: ["--sort"] + ValidationFlags.switches)
     try cursor.validate()
     guard cursor.arguments.count == 1, let path = cursor.arguments.first else {
       throw UsageError("expected one scenario file, was \(cursor.arguments.count) arguments")
@@ -53,6 +60,13 @@ struct ReportCommand: Command {
     self.path = path
     self.out = out
     sweepPath = cursor.value("--sweep")
+    matrixPath = cursor.value("--pnl-matrix")
+    validation = try ValidationFlags(cursor)
+    if matrixPath != nil && sweepPath == nil { throw UsageError("--pnl-matrix needs --sweep RESULTS.csv, the sweep the matrix belongs to") }
+    for flag in ValidationFlags.flags + ValidationFlags.switches where matrixPath == nil && (cursor.value(flag) != nil || cursor.flag(flag)) {
+      throw UsageError("\(flag) needs --pnl-matrix PATH")
+    }
+    if validation.anchored && validation.walkForward == nil { throw UsageError("--anchored needs --walk-forward TRAIN/TEST") }
     metric = cursor.value("--metric") ?? "pnl_bps"
     guard SweepCommand.metrics.contains(metric) else {
       let suggestion = ArgumentCursor.closest(metric, among: SweepCommand.metrics)
@@ -72,7 +86,7 @@ struct ReportCommand: Command {
     let scenarioFiles = (try? Scenario.load(path: path, overrides: overrides)).map { ScenarioLegs.files($0, path: path) } ?? [path]
     var isFolder: ObjCBool = false
     let exists = FileManager.default.fileExists(atPath: out, isDirectory: &isFolder) && isFolder.boolValue
-    return ingest.files(inputs: scenarioFiles + [sweepPath].compactMap { $0 })
+    return ingest.files(inputs: scenarioFiles + [sweepPath, matrixPath].compactMap { $0 })
       .adding(derived: exists ? [out + "/report.html", out + "/report.md"] : [])
   }
 
@@ -91,6 +105,7 @@ struct ReportCommand: Command {
       if let meta = try? SweepOutput.Meta.read(sweepPath) { cellOverrides = meta.overrides }
       if let best = sweep!.best(metric) { cellOverrides += sweep!.grid.overrides(best) }
     }
+    let outOfSample = try sweep.flatMap { sweep in try matrixPath.map { try outOfSampleEvidence(path: $0, cells: sweep.grid.cellCount) } }
     let scenario: Scenario
     do { scenario = try Scenario.load(path: path, overrides: overrides + cellOverrides) } catch {
       throw UsageError(BacktestCommand.explain(error, path: path) + " (best cell of \(sweepPath ?? "the sweep"))")
@@ -115,6 +130,8 @@ struct ReportCommand: Command {
     _ = try JSONValue.object([
       ("mid", PremiumResult.json(analysis.mid, oneSided: false)), ("exec", PremiumResult.json(analysis.exec, oneSided: true)),
       ("backtest", try backtest.checkedFinite()),
+      // validate's JSON of the same evidence (the grid values are not printed here).
+      ("out_of_sample", outOfSample.map { Validation(evidence: $0.evidence, grid: []).json } ?? .null),
     ]).checkedFinite()
     var trades: [Trade] = []
     switch outcome {
@@ -136,6 +153,7 @@ struct ReportCommand: Command {
     report.sweepName = sweepPath.map { ($0 as NSString).lastPathComponent }
     report.metric = metric
     report.zone = zone
+    report.outOfSample = outOfSample
     let document = report.document
     do { try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true) } catch {
       throw FileError.unreadable(path: out, reason: "cannot create the folder: \(error.localizedDescription)")
@@ -151,6 +169,25 @@ struct ReportCommand: Command {
     for leg in loaded { for report in leg.reports { IngestSummary.warn(report, terminal: &terminal) } }
     terminal.print("wrote \(out)/report.html and \(out)/report.md with \(document.figures.count) SVG figures")
     return .success
+  }
+
+  /// The out-of-sample evidence of the matrix at `path`, which must have `cells` columns,
+  /// with the report's defaults: 16 blocks (the largest even number of periods when
+  /// fewer), walk-forward windows of a third of the periods for training and a sixth
+  /// for testing, 1,000 bootstrap resamples with seed 1.
+  func outOfSampleEvidence(path: String, cells: Int) throws -> ResearchReport.OutOfSample {
+    let file = try PnLMatrixFile.read(path: path, cells: cells)
+    let periods = file.periodStarts.count
+    let blocks = validation.blocks ?? max(2, min(16, periods / 2 * 2))
+    try ValidationFlags.checkPeriods(periods, blocks: blocks, path: path)
+    let matrix = PnLMatrix(periods: periods, cells: file.cells, values: file.values)
+    let walk = validation.walkForward ?? (max(1, periods / 3), max(1, periods / 6))
+    let evidence = OutOfSampleEvidence(
+      matrix: matrix, blocks: blocks, walkForward: (walk.train, walk.test, validation.anchored),
+      bootstrap: (validation.resamples ?? 1000, validation.blockLength, validation.seed ?? 1))
+    return ResearchReport.OutOfSample(
+      evidence: evidence, periodStarts: file.periodStarts, matrixName: (path as NSString).lastPathComponent,
+      blocksLowered: validation.blocks == nil && blocks < 16)
   }
 
   /// Rejections by reason over a leg's files, in order of first appearance.

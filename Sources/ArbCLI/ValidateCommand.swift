@@ -27,17 +27,10 @@ struct ValidateCommand: Command {
     Options:
     \(HelpText.options([
       ("--pnl-matrix PATH", "the period PnL matrix of the sweep (required)"),
-      ("--blocks S", "the even number of blocks the periods are cut into for CSCV, 2 to \(CSCV.maximumBlocks) (default 16)"),
-      ("--walk-forward TRAIN/TEST", "walk-forward windows: choose the best cell on TRAIN periods, score it on the next TEST periods"),
-      ("--anchored", "walk-forward train windows all start at the first period"),
-      ("--bootstrap B", "B stationary block bootstrap resamples of the best cell's period PnL, 1 to \(Self.maximumResamples)"),
-      ("--seed S", "the bootstrap's seed, 0 to 2^63 − 1 (default 0)"),
-      ("--block-length L", "the bootstrap's mean block length in periods (default: the cube root of the periods, rounded)"),
+    ] + ValidationFlags.help(blocks: "16", seed: "0") + [
       ("--format table|json", "output (default table)"),
     ]))
     """
-
-  static let maximumResamples = 1_000_000
 
   let sweepPath: String
   let matrixPath: String
@@ -51,7 +44,7 @@ struct ValidateCommand: Command {
 
   init(arguments: [String]) throws(UsageError) {
     let cursor = ArgumentCursor(
-      arguments, flags: ["--pnl-matrix", "--blocks", "--walk-forward", "--bootstrap", "--seed", "--block-length", "--format"], switches: ["--anchored"])
+      arguments, flags: ["--pnl-matrix", "--format"] + ValidationFlags.flags, switches: ValidationFlags.switches)
     try cursor.validate()
     guard cursor.arguments.count == 1, let sweepPath = cursor.arguments.first else {
       throw UsageError("expected one sweep file, was \(cursor.arguments.count) arguments")
@@ -59,21 +52,11 @@ struct ValidateCommand: Command {
     guard let matrixPath = cursor.value("--pnl-matrix") else { throw UsageError("--pnl-matrix PATH is required") }
     self.sweepPath = sweepPath
     self.matrixPath = matrixPath
-    blocks = try cursor.value("--blocks", "an even number from 2 to \(CSCV.maximumBlocks)") {
-      Int($0).flatMap { $0 >= 2 && $0 <= CSCV.maximumBlocks && $0 % 2 == 0 ? $0 : nil }
-    } ?? 16
-    walkForward = try cursor.value("--walk-forward", "TRAIN/TEST, two whole numbers of periods of at least 1") { text in
-      let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-      guard parts.count == 2, let train = Int(parts[0]), let test = Int(parts[1]), train >= 1, test >= 1 else { return nil }
-      return (train, test)
-    }
-    anchored = cursor.flag("--anchored")
+    let flags = try ValidationFlags(cursor)
+    blocks = flags.blocks ?? 16
+    (walkForward, anchored, resamples, blockLength) = (flags.walkForward, flags.anchored, flags.resamples, flags.blockLength)
+    seed = flags.seed ?? 0
     if anchored && walkForward == nil { throw UsageError("--anchored needs --walk-forward TRAIN/TEST") }
-    resamples = try cursor.value("--bootstrap", "a number of resamples from 1 to \(Self.maximumResamples)") {
-      Int($0).flatMap { (1...Self.maximumResamples).contains($0) ? $0 : nil }
-    }
-    seed = try cursor.value("--seed", "a whole number from 0 to \(Int64.max)", { UInt64($0).flatMap { $0 <= Int64.max ? $0 : nil } }) ?? 0
-    blockLength = try cursor.value("--block-length", "a whole number of periods of at least 1") { Int($0).flatMap { $0 >= 1 ? $0 : nil } }
     for flag in ["--seed", "--block-length"] where resamples == nil && cursor.value(flag) != nil {
       throw UsageError("\(flag) needs --bootstrap B")
     }
@@ -84,18 +67,12 @@ struct ValidateCommand: Command {
     let sweep = try SweepResults.read(sweepPath)
     let file = try PnLMatrixFile.read(path: matrixPath, cells: sweep.grid.cellCount)
     let periods = file.periodStarts.count
-    guard periods >= blocks else {
-      throw PnLMatrixError(.fewerPeriodsThanBlocks(periods: periods, blocks: blocks), at: SourcePosition(path: matrixPath, line: periods + 1, column: 1))
-    }
+    try ValidationFlags.checkPeriods(periods, blocks: blocks, path: matrixPath)
     let matrix = PnLMatrix(periods: periods, cells: file.cells, values: file.values)
-    let result = Validation(
-      matrix: matrix, cscv: CSCV(matrix: matrix, blocks: blocks), deflated: DeflatedSharpe(matrix: matrix),
-      walkForward: walkForward.map { WalkForward(matrix: matrix, train: $0.train, test: $0.test, anchored: anchored) },
-      bootstrap: resamples.map {
-        BlockBootstrap(
-          column: matrix.column(matrix.bestCell), resamples: $0, blockLength: blockLength ?? BlockBootstrap.defaultBlockLength(periods: periods), seed: seed)
-      },
-      grid: zip(sweep.grid.axes, sweep.grid.coordinates(matrix.bestCell)).map { ($0.key, $0.values[$1]) })
+    let evidence = OutOfSampleEvidence(
+      matrix: matrix, blocks: blocks, walkForward: walkForward.map { ($0.train, $0.test, anchored) },
+      bootstrap: resamples.map { ($0, blockLength, seed) })
+    let result = Validation(evidence: evidence, grid: zip(sweep.grid.axes, sweep.grid.coordinates(matrix.bestCell)).map { ($0.key, $0.values[$1]) })
     // Every format prints the figures of the JSON: checked once, before anything is written.
     let json = try result.json.checkedFinite()
     switch format {
@@ -109,11 +86,7 @@ struct ValidateCommand: Command {
 
 /// The figures of one `arbkit validate` run, and their JSON and table forms.
 struct Validation {
-  let matrix: PnLMatrix
-  let cscv: CSCV
-  let deflated: DeflatedSharpe
-  let walkForward: WalkForward?
-  let bootstrap: BlockBootstrap?
+  let evidence: OutOfSampleEvidence
   /// The best cell's grid values, by key in grid order.
   let grid: [(key: String, value: String)]
 
@@ -121,6 +94,7 @@ struct Validation {
   private static func bounded(_ value: Double?) -> JSONValue { .number(value.flatMap { $0.isFinite ? $0 : nil }) }
 
   var json: JSONValue {
+    let (matrix, cscv, deflated) = (evidence.matrix, evidence.cscv, evidence.deflated)
     var members: [(String, JSONValue)] = [
       ("cells", .int(matrix.cells)), ("periods", .int(matrix.periods)), ("metric", .string("sharpe")),
       ("best_cell", .int(deflated.bestCell)), ("best_cell_values", .object(grid.map { ($0.key, .string($0.value)) })),
@@ -130,7 +104,7 @@ struct Validation {
       ("sr0", .number(deflated.expectedMaximum)), ("deflated_sharpe", .number(deflated.deflated)), ("trials", .int(deflated.trials)),
       ("sharpe_variance", .number(deflated.variance)), ("skewness", .number(deflated.skewness)), ("kurtosis", .number(deflated.kurtosis)),
     ]
-    if let walk = walkForward {
+    if let walk = evidence.walkForward {
       members.append(("walk_forward", .object([
         ("train", .int(walk.train)), ("test", .int(walk.test)), ("anchored", .bool(walk.anchored)),
         ("windows", .array(walk.windows.map { window in
@@ -145,7 +119,7 @@ struct Validation {
     } else {
       members.append(("walk_forward", .null))
     }
-    if let bootstrap {
+    if let bootstrap = evidence.bootstrap {
       let pnl = bootstrap.pnlQuantiles, sharpe = bootstrap.sharpeQuantiles
       members.append(("bootstrap", .object([
         ("resamples", .int(bootstrap.resamples)), ("block_length", .int(bootstrap.blockLength)), ("seed", .int(Int64(bootstrap.seed))),
@@ -162,6 +136,7 @@ struct Validation {
   private static func sharpe(_ value: Double?) -> String { NumberText.fixed(value.flatMap { $0.isFinite ? $0 : nil }, 4) }
 
   var table: String {
+    let (matrix, cscv, deflated) = (evidence.matrix, evidence.cscv, evidence.deflated)
     let spread = Quantiles.compute(cscv.logits, probabilities: [0, 0.5, 1])!
     var text = """
       \(matrix.cells) cells over \(matrix.periods) periods, ranked by the Sharpe ratio of period PnL (per period)
@@ -171,7 +146,7 @@ struct Validation {
       Deflated Sharpe: \(NumberText.fixed(deflated.deflated, 4)) (SR0 \(NumberText.fixed(deflated.expectedMaximum, 4)) from \(deflated.trials) cells \
       with a finite Sharpe ratio, skewness \(NumberText.fixed(deflated.skewness, 4)), kurtosis \(NumberText.fixed(deflated.kurtosis, 4)))
       """
-    if let walk = walkForward {
+    if let walk = evidence.walkForward {
       text += "\n\nWalk-forward \(walk.train)/\(walk.test)\(walk.anchored ? " anchored" : ""): \(walk.windows.count) windows, "
       text += "out-of-sample PnL \(NumberText.fixed(walk.outOfSamplePnL, 4)) (Sharpe \(Self.sharpe(walk.outOfSampleSharpe))), "
       text += "the all-periods best cell \(NumberText.fixed(walk.inSamplePnL, 4)) over the same periods\n"
@@ -185,7 +160,7 @@ struct Validation {
       }
       if !walk.windows.isEmpty { text += windows.rendered(indent: "  ") }
     }
-    if let bootstrap {
+    if let bootstrap = evidence.bootstrap {
       let pnl = bootstrap.pnlQuantiles.map { NumberText.fixed($0, 4) }, sharpe = bootstrap.sharpeQuantiles.map { NumberText.fixed($0, 4) }
       text += "\n\nBootstrap: \(bootstrap.resamples) resamples, mean block \(bootstrap.blockLength) periods, seed \(bootstrap.seed)\n"
       text += "  total PnL 2.5/50/97.5 %: \(pnl.joined(separator: " / "))\n"

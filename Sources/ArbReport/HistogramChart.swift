@@ -10,6 +10,8 @@ public struct HistogramChart: Sendable {
   public var counts: [Int]
   public var bands: [Double] = []
   public var signed = true
+  /// What a bin counts (the y axis and the legend).
+  public var countTitle = "points"
   public var colour = "#4c6ef5"
   public var width = 960.0
   public var height = 300.0
@@ -40,7 +42,7 @@ public struct HistogramChart: Sendable {
     let yTicks = NiceTicks.numbers(0, max(top, 1), count: 5)
     let frame = PlotFrame(
       left: 64, top: 26, width: width - 84, height: height - 70, xDomain: (edges.first!, edges.last!), yDomain: (0, yTicks.values.last!))
-    frame.drawYAxis(&svg, ticks: yTicks, title: "points")
+    frame.drawYAxis(&svg, ticks: yTicks, title: countTitle)
     for (k, count) in counts.enumerated() where count > 0 {
       let x0 = frame.x(edges[k]), x1 = frame.x(edges[k + 1])
       let tooltip = ReportNumber.fixed(edges[k], 4) + " … " + ReportNumber.fixed(edges[k + 1], 4) + ": " + ReportNumber.count(count)
@@ -53,7 +55,7 @@ public struct HistogramChart: Sendable {
       }
     }
     frame.drawXAxis(&svg, ticks: NiceTicks.numbers(edges.first!, edges.last!, count: 8), title: xTitle)
-    frame.drawLegend(&svg, [(colour, "points per bin")] + bands.enumerated().map { (TimeSeriesChart.bandLineColours[min($0.offset, 1)], "band " + ReportNumber.fixed($0.element, 2) + " %") })
+    frame.drawLegend(&svg, [(colour, countTitle + " per bin")] + bands.enumerated().map { (TimeSeriesChart.bandLineColours[min($0.offset, 1)], "band " + ReportNumber.fixed($0.element, 2) + " %") })
     return svg
   }
 }

@@ -4,7 +4,8 @@ import ArbCore
 
 /// Everything a research report shows about one scenario: what was read, the premium
 /// and its bands, the time-of-day profile, an optional sweep, the backtest of the
-/// chosen cell and the assumptions. `document` lays it out in eight sections.
+/// chosen cell and the assumptions. `document` lays it out in eight sections, nine
+/// with the out-of-sample evidence of a period PnL matrix (after the sweep).
 public struct ResearchReport: Sendable {
   /// A backtest's printed figures (formatted as `arbkit backtest` prints them), its
   /// journal and, in mode convergence, its trades.
@@ -39,6 +40,8 @@ public struct ResearchReport: Sendable {
   public var metric = "pnl_bps"
   /// Zone of the time axes.
   public var zone = ReportZone.utc
+  /// With a sweep's period PnL matrix: the section "Is the best threshold real?" after the sweep.
+  public var outOfSample: OutOfSample?
 
   public init(
     scenarioName: String, scenario: Scenario, overrides: [String], coverage: [LegCoverage], fees: [Double], premium: PremiumSeries,
@@ -55,7 +58,8 @@ public struct ResearchReport: Sendable {
     self.backtest = backtest
   }
 
-  /// Section titles, in order (the headings a reader and the tests look for).
+  /// Section titles, in order (the headings a reader and the tests look for); with
+  /// `outOfSample`, `outOfSampleTitle` comes after "Sweep".
   public static let sectionTitles = [
     "Data coverage", "Premium over time", "Distribution", "Bands and episodes", "Time of day", "Sweep", "Backtest", "Assumptions",
   ]
@@ -67,7 +71,8 @@ public struct ResearchReport: Sendable {
     return ReportDocument(
       title: "ArbKit report: " + pair,
       subtitle: (scenario.description ?? scenarioName) + " (scenario " + scenarioName + span + ")",
-      sections: [coverageSection, premiumSection, distributionSection, bandsSection, timeOfDaySection, sweepSection, backtestSection, assumptionsSection])
+      sections: [coverageSection, premiumSection, distributionSection, bandsSection, timeOfDaySection, sweepSection]
+        + [outOfSampleSection].compactMap { $0 } + [backtestSection, assumptionsSection])
   }
 
   /// The premium's name in captions.

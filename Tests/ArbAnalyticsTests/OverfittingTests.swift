@@ -199,4 +199,30 @@ struct OverfittingTests {
     #expect(first.sharePnLAtMostZero == slow.shareAtMostZero)
     #expect(BlockBootstrap.defaultBlockLength(periods: 365) == 7 && BlockBootstrap.defaultBlockLength(periods: 1) == 1)
   }
+
+  /// Cell 0 earns about 1 a period, cells 1 to 3 are noise around 0.
+  static let robust: [[Double]] = (0..<16).map { t in
+    (0..<4).map { n -> Double in
+      let noise: Double = 0.3 * sin(Double(7 * t + 3 * n + 1))
+      return n == 0 ? 1 + noise : noise
+    }
+  }
+
+  @Test func `the best cell survives only when PBO, the deflated Sharpe and the walk-forward all say so`() {
+    let matrix = Self.matrix(Self.robust)
+    let robust = OutOfSampleEvidence(matrix: matrix, blocks: 4, walkForward: (4, 2, false), bootstrap: nil)
+    #expect(robust.cscv.pbo < 0.5 && robust.deflated.deflated.map { $0 >= 0.95 } == true && (robust.walkForward?.outOfSamplePnL ?? 0) > 0)
+    #expect(robust.survives)
+    // Without walk-forward windows, PBO and the deflated Sharpe decide.
+    #expect(OutOfSampleEvidence(matrix: matrix, blocks: 4, walkForward: nil, bootstrap: nil).survives)
+    // A walk-forward without a window leaves its PnL undefined: no survival.
+    let noWindow = OutOfSampleEvidence(matrix: matrix, blocks: 4, walkForward: (16, 1, false), bootstrap: nil)
+    #expect(noWindow.walkForward?.outOfSamplePnL == nil && !noWindow.survives)
+    // One cell: the deflated Sharpe is undefined (N' < 2) and PBO is 1.
+    let single = OutOfSampleEvidence(matrix: Self.matrix(Self.robust.map { [$0[0]] }), blocks: 4, walkForward: nil, bootstrap: nil)
+    #expect(single.deflated.deflated == nil && !single.survives)
+    // Losing money out of sample: the mirror image of the robust matrix.
+    let losing = OutOfSampleEvidence(matrix: Self.matrix(Self.robust.map { $0.map { -$0 } }), blocks: 4, walkForward: (4, 2, false), bootstrap: nil)
+    #expect(!losing.survives)
+  }
 }
