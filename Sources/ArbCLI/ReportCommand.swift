@@ -95,13 +95,7 @@ struct ReportCommand: Command {
     var cellOverrides: [String] = []
     if let sweepPath {
       try InputFile.check(sweepPath)
-      guard let bytes = FileManager.default.contents(atPath: sweepPath) else { throw FileError.missing(path: sweepPath) }
-      // `arbkit sweep --format json` output starts with `{`; anything else is the CSV.
-      if bytes.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "{") {
-        sweep = try SweepResults(json: [UInt8](bytes), path: sweepPath)
-      } else {
-        sweep = try SweepResults(csv: String(decoding: bytes, as: UTF8.self), path: sweepPath)
-      }
+      sweep = try SweepResults.read(sweepPath)
       if let meta = try? SweepOutput.Meta.read(sweepPath) { cellOverrides = meta.overrides }
       if let best = sweep!.best(metric) { cellOverrides += sweep!.grid.overrides(best) }
     }
