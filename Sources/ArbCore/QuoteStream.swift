@@ -1,0 +1,126 @@
+/// Consecutive quotes of one series, ascending in time with no repeated time: the unit a
+/// streaming run works on.
+///
+/// The buffers belong to the stream that produced the chunk (a mapped partition of a
+/// store, a parser's reusable block, an array) and stay valid only until the next call to
+/// that stream's `next(maxRows:)`: a consumer that needs a value later (the quote in
+/// force at a chunk boundary) copies it. `bidSize` and `askSize` are empty when the
+/// stream was opened without sizes; `otherTime` is empty when the source has one clock
+/// or it was not asked for.
+public struct QuoteChunk: @unchecked Sendable {
+  public let time: UnsafeBufferPointer<Int64>
+  public let otherTime: UnsafeBufferPointer<Int64>
+  public let bid: UnsafeBufferPointer<Double>
+  public let ask: UnsafeBufferPointer<Double>
+  public let bidSize: UnsafeBufferPointer<Double>
+  public let askSize: UnsafeBufferPointer<Double>
+
+  public init(
+    time: UnsafeBufferPointer<Int64>, otherTime: UnsafeBufferPointer<Int64> = UnsafeBufferPointer(start: nil, count: 0),
+    bid: UnsafeBufferPointer<Double>, ask: UnsafeBufferPointer<Double>,
+    bidSize: UnsafeBufferPointer<Double> = UnsafeBufferPointer(start: nil, count: 0),
+    askSize: UnsafeBufferPointer<Double> = UnsafeBufferPointer(start: nil, count: 0)
+  ) {
+    precondition(bid.count == time.count && ask.count == time.count, "a chunk's price columns have one value per time")
+    precondition(bidSize.isEmpty || bidSize.count == time.count, "bid sizes are absent or one per time")
+    precondition(askSize.isEmpty || askSize.count == time.count, "ask sizes are absent or one per time")
+    precondition(otherTime.isEmpty || otherTime.count == time.count, "other times are absent or one per time")
+    self.time = time
+    self.otherTime = otherTime
+    self.bid = bid
+    self.ask = ask
+    self.bidSize = bidSize
+    self.askSize = askSize
+  }
+
+  /// Number of quotes.
+  public var count: Int { time.count }
+}
+
+/// One series read a bounded chunk at a time, in time order: what a streaming run
+/// consumes instead of a whole `QuoteSeries`, so that its memory depends on the chunk
+/// size and not on the length of the history.
+public protocol QuoteStream: AnyObject {
+  var instrument: Instrument { get }
+  var priceSource: PriceSource { get }
+  var field: SeriesField { get }
+  var clock: Clock { get }
+  /// The next at most `maxRows` quotes (`maxRows > 0`), continuing where the previous
+  /// chunk ended; `nil` once the series is exhausted. Invalidates the previous chunk.
+  func next(maxRows: Int) throws -> QuoteChunk?
+}
+
+/// A `QuoteStream` over a series held in memory: each chunk is copied into buffers the
+/// stream reuses, so a chunk never points into an array.
+///
+/// Used for sources that cannot be streamed (an unsorted file is ordered in memory) and
+/// by tests, which compare a streamed run with the whole-series computation.
+public final class SeriesQuoteStream: QuoteStream {
+  public let series: QuoteSeries
+  private var position = 0
+  private var block = ChunkBlock()
+
+  public init(_ series: QuoteSeries) { self.series = series }
+
+  public var instrument: Instrument { series.instrument }
+  public var priceSource: PriceSource { series.priceSource }
+  public var field: SeriesField { series.field }
+  public var clock: Clock { series.clock }
+
+  public func next(maxRows: Int) throws -> QuoteChunk? {
+    precondition(maxRows > 0, "a chunk holds at least one row")
+    guard position < series.count else { return nil }
+    let range = position..<(position + min(maxRows, series.count - position))
+    position = range.upperBound
+    return block.fill(
+      rows: range.count, time: series.time[range], otherTime: series.otherTime.isEmpty ? nil : series.otherTime[range],
+      bid: series.bid[range], ask: series.ask[range], bidSize: series.bidSize.isEmpty ? nil : series.bidSize[range],
+      askSize: series.askSize.isEmpty ? nil : series.askSize[range])
+  }
+}
+
+/// Reusable column buffers that a stream copies a chunk into.
+public struct ChunkBlock: ~Copyable {
+  private var time: UnsafeMutableBufferPointer<Int64> = .allocate(capacity: 0)
+  private var otherTime: UnsafeMutableBufferPointer<Int64> = .allocate(capacity: 0)
+  private var bid: UnsafeMutableBufferPointer<Double> = .allocate(capacity: 0)
+  private var ask: UnsafeMutableBufferPointer<Double> = .allocate(capacity: 0)
+  private var bidSize: UnsafeMutableBufferPointer<Double> = .allocate(capacity: 0)
+  private var askSize: UnsafeMutableBufferPointer<Double> = .allocate(capacity: 0)
+
+  public init() {}
+
+  deinit {
+    time.deallocate()
+    otherTime.deallocate()
+    bid.deallocate()
+    ask.deallocate()
+    bidSize.deallocate()
+    askSize.deallocate()
+  }
+
+  /// Copies `rows` values of each column given (an absent column stays empty) and
+  /// returns them as a chunk, valid until the next `fill`.
+  public mutating func fill(
+    rows: Int, time: some Collection<Int64>, otherTime: (some Collection<Int64>)?, bid: some Collection<Double>,
+    ask: some Collection<Double>, bidSize: (some Collection<Double>)?, askSize: (some Collection<Double>)?
+  ) -> QuoteChunk {
+    QuoteChunk(
+      time: Self.copy(time, rows, into: &self.time), otherTime: Self.copy(otherTime, rows, into: &self.otherTime),
+      bid: Self.copy(bid, rows, into: &self.bid), ask: Self.copy(ask, rows, into: &self.ask),
+      bidSize: Self.copy(bidSize, rows, into: &self.bidSize), askSize: Self.copy(askSize, rows, into: &self.askSize))
+  }
+
+  private static func copy<T>(_ values: (some Collection<T>)?, _ rows: Int, into buffer: inout UnsafeMutableBufferPointer<T>)
+    -> UnsafeBufferPointer<T>
+  {
+    guard let values else { return UnsafeBufferPointer(start: nil, count: 0) }
+    precondition(values.count == rows, "a chunk's columns have one value per row")
+    if buffer.count < rows {
+      buffer.deallocate()
+      buffer = .allocate(capacity: rows)
+    }
+    _ = buffer.initialize(from: values)
+    return UnsafeBufferPointer(rebasing: buffer[0..<rows])
+  }
+}
