@@ -34,13 +34,15 @@ struct ConvergenceData {
     for venue in 0..<2 {
       let name = "\(folder)/quotes_\(rows)_\(QuoteGenerator.venues[venue].exchange)"
       let cache = name + ".cache"
-      if !ColumnarStore.isStore(path: cache) {
+      if !Store.isStore(path: cache) {
         if !FileManager.default.fileExists(atPath: name + ".csv") {
           FileHandle.standardError.write(Data("generating \(name).csv\n".utf8))
           try QuoteGenerator(rows: rows, seed: 20_230_301).write(venue: venue, to: name + ".csv")
         }
-        FileHandle.standardError.write(Data("converting \(name).csv to a columnar cache\n".utf8))
-        try ColumnarStore.write([try Ingest.read(path: name + ".csv")], to: cache)
+        FileHandle.standardError.write(Data("converting \(name).csv to a store\n".utf8))
+        let store = try StoreTransaction(path: cache, clock: .local)
+        _ = try store.add(try Ingest.read(path: name + ".csv"))
+        try store.commit()
       }
       let series = try Ingest.read(path: cache).series
       guard series.count == 1 else { throw BenchError("\(cache) holds \(series.count) series, expected one") }

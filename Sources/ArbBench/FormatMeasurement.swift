@@ -34,15 +34,15 @@ struct FormatMeasurement {
       try VenueFileGenerator(rows: rows, seed: 20_240_301).write(kind, to: plain)
       _ = try spawn(["/bin/gzip", "-k", "-f", "-n", plain], stdout: "/dev/null")
     }
-    FileHandle.standardError.write(Data("measuring arbkit on \(plain) (plain, gzip, columnar cache)\n".utf8))
+    FileHandle.standardError.write(Data("measuring arbkit on \(plain) (plain, gzip, store)\n".utf8))
     var file: IngestedFile? = nil
     let ingestPlain = try (0..<repeats).map { _ in try timed { file = nil; file = try Ingest.read(path: plain) } }
     let ingestGzip = try (0..<repeats).map { _ in try timed { file = nil; file = try Ingest.read(path: plain + ".gz") } }
     let cache = "\(folder)/\(kind.rawValue)_\(rows).cache"
-    try ColumnarStore.write([file!], to: cache)
-    let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: cache + "/manifest.json"))) as? [String: Any]
-    let columns = ((manifest?["series"] as? [[String: Any]]) ?? []).flatMap { ($0["columns"] as? [[String: Any]]) ?? [] }
-    let cacheFiles = columns.compactMap { $0["file"] as? String }.map { cache + "/" + $0 }
+    let store = try StoreTransaction(path: cache, clock: .local)
+    _ = try store.add(file!)
+    try store.commit()
+    let cacheFiles = try Store.open(path: cache).columnFiles
     let seriesRows = file!.series.reduce(0) { $0 + $1.count }
     let fileRows = file!.report.rowsRead
     file = nil

@@ -23,14 +23,14 @@ struct BoardInputs {
       && !name.hasSuffix(".meta.json")
   }
 
-  /// The files of `path`: itself, or a folder's data files in name order (a columnar
-  /// cache is one input; subfolders that are not caches are not entered). Entries that
-  /// are neither regular files nor caches (a FIFO would block the read until a writer
+  /// The files of `path`: itself, or a folder's data files in name order (a store is
+  /// one input; subfolders that are not stores are not entered). Entries that
+  /// are neither regular files nor stores (a FIFO would block the read until a writer
   /// comes) are not read: each is a note in `skipped`.
   static func expand(_ path: String, skipped: inout [String]) throws -> [String] {
     var isFolder: ObjCBool = false
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue,
-      !ColumnarStore.isStore(path: path)
+      !Store.isStore(path: path)
     else { return [path] }
     let names: [String]
     do { names = try FileManager.default.contentsOfDirectory(atPath: path) } catch {
@@ -43,7 +43,7 @@ struct BoardInputs {
       guard stat(file, &info) == 0 else { continue }
       switch info.st_mode & S_IFMT {
       case S_IFREG: files.append(file)
-      case S_IFDIR: if ColumnarStore.isStore(path: file) { files.append(file) }
+      case S_IFDIR: if Store.isStore(path: file) { files.append(file) }
       case S_IFIFO: skipped.append("\(file) is a FIFO, not a data file; skipped")
       default: skipped.append("\(file) is not a regular file; skipped")
       }

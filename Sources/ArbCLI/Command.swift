@@ -52,14 +52,18 @@ enum OutputFormat: String, CaseIterable {
 
 /// The ingest flags shared by every command that reads data.
 struct IngestFlags {
-  static let flags = ["--bad-rows", "--quarantine", "--clock", "--input-format", "--spec-set", "--registry"]
+  static let flags = ["--bad-rows", "--quarantine", "--clock", "--input-format", "--spec-set", "--registry", "--from", "--to"]
   static let switches = ["--sort"]
   static let help = help(sortSwitch: "--sort")
 
   /// The options' help, with the row-sorting switch named `sortSwitch` (`board` has a
-  /// `--sort COLUMN` of its own).
-  static func help(sortSwitch: String) -> String {
-    HelpText.options([
+  /// `--sort COLUMN` of its own); `window`: with `--from`/`--to`.
+  static func help(sortSwitch: String, window: Bool = true) -> String {
+    let windowHelp = [
+      ("--from TIME", "read only quotes at or after TIME (a date such as 2025-01-01, midnight UTC, or an ISO-8601 time, UTC unless it names a zone); from a store only the days needed are opened"),
+      ("--to TIME", "read only quotes before TIME (half-open: [--from, --to)); the quotes of a file outside are counted as outside the window"),
+    ]
+    return HelpText.options([
     ("--bad-rows fail|skip", "fail (default): stop at the first bad row with its position (exit 65); skip: go on, count rejections by reason and keep their raw lines"),
     ("--quarantine PATH", "where skipped raw lines go (default: FILE.rejected.csv in the current folder)"),
     ("--clock local|exchange", "the recorded time that orders rows and aligns legs (default local: the recorder's receive time)"),
@@ -67,7 +71,7 @@ struct IngestFlags {
     ("--input-format F", "a named format (\(RecordFormat.namedIDs.joined(separator: ", "))) or a column spec JSON; default: detected from the header (a Binance file without one: from its first row; Binance premium index, mark and index price klines: also from their folder)"),
     ("--spec-set KEY=VALUE", "set a column-spec field, e.g. time.column=open_time, time.form=iso8601, price=close, header=false"),
     ("--registry PATH", "extend the built-in exchange registry with a file; merge rule: arbkit venues --help"),
-    ])
+    ] + (window ? windowHelp : []))
   }
 
   var options = IngestOptions()
@@ -85,6 +89,22 @@ struct IngestFlags {
     inputFormat = cursor.value("--input-format")
     options.registry = try VenuesCommand.registry(cursor)
     registryPath = cursor.value("--registry")
+    let from = try cursor.value("--from", "a date such as 2025-01-01 or an ISO-8601 time", Self.parseTime)
+    let to = try cursor.value("--to", "a date such as 2025-01-02 or an ISO-8601 time", Self.parseTime)
+    if let from, let to, from >= to {
+      throw UsageError("--from \(TimeText.iso8601(from)) is not before --to \(TimeText.iso8601(to)): the window [from, to) is empty")
+    }
+    if from != nil || to != nil { options.window = TimeWindow(from: from, to: to) }
+  }
+
+  /// `YYYY-MM-DD` (midnight UTC) or an ISO-8601 time (UTC unless it names a zone).
+  static func parseTime(_ text: String) -> Int64? {
+    let bytes = Array(text.utf8)
+    return bytes.withUnsafeBufferPointer { p -> Int64? in
+      guard let base = p.baseAddress else { return nil }
+      if bytes.count == 10, let day = TimeParser.parse(base, p.count, form: .date, defaultOffset: 0) { return day }
+      return TimeParser.parse(base, p.count, form: .iso8601, defaultOffset: 0)
+    }
   }
 
   /// The files of a run reading `inputs` with these flags (the registry file, `--quarantine`), and `outputs`.

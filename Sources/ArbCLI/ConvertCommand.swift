@@ -1,26 +1,31 @@
 import ArbCore
 import ArbIngest
 
-/// `arbkit convert INPUT… --out DIR`: reads files once and writes them as a columnar cache.
+/// `arbkit convert INPUT… --out DIR`: reads files once and adds them to a store.
 struct ConvertCommand: Command {
   static let name = "convert"
-  static let abstract = "Read recorded files once and write a columnar cache that every command opens instantly"
+  static let abstract = "Read recorded files once and add them to a store, partitioned by series and UTC day"
   static let usage = """
     Usage: arbkit convert INPUT… --out DIR [ingest options]
 
     Reads each input as inspect does (an INPUT is [VENUE:MARKET:SYMBOL=]PATH[,PATH…]
-    [@FORMAT]) and writes every series it holds to DIR: one raw little-endian file
-    per column (time.i64, bid.f64, …) and manifest.json with the schema, row counts,
-    time range, each source's row accounting and checksum. DIR can then be given
-    wherever a file is (inspect DIR, premium --leg DIR); it is memory-mapped instead
-    of parsed. Ingest options apply here, when converting: a cache keeps the clock
-    it was converted with. Opening a cache whose source file changed is an error
-    (exit 65); a source that is gone is only a warning. An earlier cache in DIR is
-    replaced; another existing folder is not. Layout: docs/formats.md.
+    [@FORMAT]) and adds every series it holds to the store DIR, one partition per
+    series and UTC day: DIR/VENUE/MARKET/SYMBOL/FIELD/YYYY-MM-DD/ holds one raw
+    little-endian file per column (time.i64, bid.f64, …) and partition.json;
+    DIR/store.json lists the series, their partitions and each source's stamp and
+    row accounting. A new DIR is made; an existing store is added to without
+    rewriting a partition. An input already in the store, unchanged, is skipped.
+    A series and day come from one source: quotes of a series and day the store
+    holds from another file are refused (exit 65) unless they are the same. DIR can
+    then be given wherever a file is (inspect DIR, premium --leg DIR, with
+    --from/--to reading only the days needed); it is memory-mapped instead of
+    parsed. Ingest options apply when converting: a store keeps the clock it was
+    made with. Opening a store whose source file changed is an error (exit 65); a
+    source that is gone is only a warning. Layout: docs/formats.md.
 
     Options:
-    \(HelpText.option("--out DIR", "the cache folder to write (required)"))
-    \(IngestFlags.help)
+    \(HelpText.option("--out DIR", "the store to make or add to (required)"))
+    \(IngestFlags.help(sortSwitch: "--sort", window: false))
     """
 
   let inputs: [LegSpec]
@@ -34,6 +39,9 @@ struct ConvertCommand: Command {
     guard let folder = cursor.value("--out") else { throw UsageError("missing --out DIR") }
     self.folder = folder
     ingest = try IngestFlags(cursor)
+    if ingest.options.window != nil {
+      throw UsageError("convert keeps every quote; give --from/--to to the commands that read the store")
+    }
     var specs: [LegSpec] = []
     for text in cursor.arguments {
       do { specs.append(ingest.leg(try LegSpec(parsing: text))) } catch { throw UsageError(error.message) }
@@ -44,28 +52,38 @@ struct ConvertCommand: Command {
   var files: RunFiles { ingest.files(inputs: inputs.flatMap(\.paths)) }
 
   func run(_ terminal: inout Terminal) throws -> ExitCode {
-    try ColumnarStore.checkTarget(folder)
-    var files: [IngestedFile] = []
+    let transaction = try StoreTransaction(path: folder, clock: ingest.options.clock)
+    var added: [IngestedFile] = []
+    var unchanged: [String] = []
     for spec in inputs {
       let options = try spec.ingestOptions(ingest.options, specOverrides: ingest.specOverrides)
       for path in spec.paths {
-        let file = try Ingest.read(path: path, options: options)
-        guard file.report.format != ColumnarStore.reportFormat else {
-          throw UsageError("\(path) is already a columnar cache")
+        if Store.isStore(path: path) { throw UsageError("\(path) is a store, not a source file") }
+        guard try transaction.beginSource(path: path) else {
+          unchanged.append(path)
+          continue
         }
-        files.append(file)
+        let file = try Ingest.read(path: path, options: options)
+        for series in file.series {
+          try transaction.writer(instrument: series.instrument, field: series.field, priceSource: series.priceSource).append(series)
+        }
+        try transaction.endSource(report: file.report)
+        added.append(file)
       }
     }
-    try ColumnarStore.write(files, to: folder)
-    let series = files.flatMap(\.series)
+    try transaction.commit()
+    let series = added.flatMap(\.series)
     let rows = series.reduce(0) { $0 + $1.count }
-    terminal.print("wrote \(folder): \(series.count) series, \(rows) rows, \(series.reduce(0) { $0 + $1.columnBytes }) column bytes from \(files.count) files")
-    var table = TextTable(["venue", "market", "symbol", "field", "rows", "price"], rightAligned: [4])
-    for s in series {
-      table.add([s.instrument.venue, s.instrument.market.rawValue, s.instrument.symbol, s.field.rawValue, "\(s.count)", s.priceSource.rawValue])
+    terminal.print("\(folder): added \(series.count) series, \(rows) rows from \(added.count) files; \(unchanged.count) already in the store")
+    if !series.isEmpty {
+      var table = TextTable(["venue", "market", "symbol", "field", "rows", "price"], rightAligned: [4])
+      for s in series {
+        table.add([s.instrument.venue, s.instrument.market.rawValue, s.instrument.symbol, s.field.rawValue, "\(s.count)", s.priceSource.rawValue])
+      }
+      terminal.print(table.rendered(indent: "  "))
     }
-    terminal.print(table.rendered(indent: "  "))
-    for file in files { IngestSummary.warn(file.report, terminal: &terminal) }
+    for path in unchanged { terminal.printError("\(path): note: already in \(folder), unchanged; skipped") }
+    for file in added { IngestSummary.warn(file.report, terminal: &terminal) }
     return .success
   }
 }

@@ -10,7 +10,7 @@ struct InspectCommand: Command {
 
     Reads each file (plain or .gz, streamed) and prints its format, rows read,
     accepted and rejected (read = accepted + rejected), rows collapsed as duplicate
-    timestamps, first and last timestamps, and the series it holds: instrument,
+    timestamps, accepted rows outside --from/--to, first and last timestamps, and the series it holds: instrument,
     field (price, mark, index, funding_rate or premium_index; a derivative ticker
     holds several per instrument) and points. A path may end in @FORMAT (a named
     format or a column spec JSON).
@@ -82,6 +82,7 @@ struct InspectCommand: Command {
       ("rows_accepted", .int(report.rowsAccepted)),
       ("rows_rejected", .int(report.rowsRejected)),
       ("rows_collapsed", .int(report.rowsCollapsed)),
+      ("rows_outside_window", .int(report.rowsOutsideWindow)),
     ]
     let rest: [(String, JSONValue)] = [
       ("first_ts_us", .int(report.firstTime)),
@@ -107,7 +108,8 @@ struct InspectCommand: Command {
   static func table(_ report: IngestReport, _ series: [QuoteSeries]) -> String {
     var text = "\(report.path)  (\(report.format))\n"
     text += "  rows read \(report.rowsRead) = accepted \(report.rowsAccepted) + rejected \(report.rowsRejected)"
-    text += report.rowsCollapsed > 0 ? "; \(report.rowsCollapsed) collapsed as duplicate timestamps\n" : "\n"
+    text += report.rowsCollapsed > 0 ? "; \(report.rowsCollapsed) collapsed as duplicate timestamps" : ""
+    text += report.rowsOutsideWindow > 0 ? "; \(report.rowsOutsideWindow) outside --from/--to\n" : "\n"
     if report.format == RecordFormat.tardisIncrementalL2.id {
       text += "  order book: \(report.rowsBeforeSnapshot) rows before the first snapshot skipped; \(report.crossedStates) crossed instants without a quote\n"
     }

@@ -287,7 +287,7 @@ struct SweepPlan {
       if dataIndex == nil {
         var legOptions = options
         legOptions.clock = scenario.clock
-        legOptions.cacheColumns = readsSizes ? .all : .skippingSizesAndOtherClock
+        legOptions.storeColumns = readsSizes ? .all : .skippingSizesAndOtherClock
         // The legs not read yet, side by side.
         let specs = try ScenarioLegs.specs(scenario)
         let missing = legKeys.indices.filter { k in loaded[legKeys[k]] == nil && legKeys.firstIndex(of: legKeys[k]) == k }

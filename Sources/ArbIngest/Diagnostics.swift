@@ -13,7 +13,7 @@ extension FileError: Diagnostic {
   public var isFramed: Bool { true }
 }
 
-extension CacheError: Diagnostic {
+extension StoreError: Diagnostic {
   public var kind: DiagnosticKind { .data }
   public var isFramed: Bool { true }
 }

@@ -49,20 +49,14 @@ public struct IngestOptions: Sendable {
   public var keepDepth = false
   /// Levels per side kept from a rebuilt L2 book.
   public var depthLevels = 25
-  /// The columns read from a columnar cache (`arbkit convert`).
-  public var cacheColumns = CacheColumns.all
+  /// The columns read from a store (`arbkit convert`).
+  public var storeColumns = StoreColumns.all
+  /// Only the quotes in this window are kept (`--from`/`--to`): from a store only the
+  /// partitions that overlap it are read; from a file the rows outside it are read,
+  /// accepted and then dropped, counted in `IngestReport.rowsOutsideWindow`.
+  public var window: TimeWindow? = nil
 
   public init() {}
-}
-
-/// The columns of a columnar cache that `Ingest.read` copies into memory.
-public enum CacheColumns: Sendable {
-  /// Every column.
-  case all
-  /// Every column but the book sizes and the other recorded clock, which stay on disk
-  /// (`QuoteSeries.bidSize`, `askSize` and `otherTime` are empty): for a command that
-  /// reads neither.
-  case skippingSizesAndOtherClock
 }
 
 extension IngestOptions {
@@ -105,7 +99,11 @@ public struct IngestReport: Sendable {
   public var instruments: [(instrument: Instrument, field: SeriesField, rows: Int)] = []
   public var firstTime: Int64? = nil
   public var lastTime: Int64? = nil
-  /// Notes that did not stop the read (a columnar cache whose source file is gone).
+  /// Accepted points (after collapsing) whose time is outside `IngestOptions.window`,
+  /// and so in no series: points kept = accepted − collapsed − outside the window (for
+  /// a file with one series per row).
+  public var rowsOutsideWindow = 0
+  /// Notes that did not stop the read (a store whose source file is gone).
   public var warnings: [String] = []
 }
 
@@ -141,8 +139,9 @@ public enum Ingest {
   /// and parsed while it inflates; other compressed files are streamed in chunks. A
   /// large plain or inflated file is read as two parts on two threads (same result,
   /// same row accounting). A JSON source (named, or detected by `JSONSources`) goes
-  /// to its JSON reader; a columnar cache folder (`arbkit convert`) is opened by
-  /// `ColumnarStore`. A pipe or FIFO (`<(…)`, `/dev/stdin`) is read once, as a stream
+  /// to its JSON reader; a store folder (`arbkit convert`) is opened by `Store`,
+  /// reading only the partitions in `options.window`. From a file, the quotes outside
+  /// the window are dropped after the read. A pipe or FIFO (`<(…)`, `/dev/stdin`) is read once, as a stream
   /// (`readStream`); a device is refused.
   ///
   /// - Throws: `FileError` when the file cannot be opened or is neither a regular file
@@ -151,7 +150,15 @@ public enum Ingest {
   /// - Complexity: O(bytes); memory is the kept columns plus a 1 MiB buffer, and the
   ///   inflated file for a gzip file inflated in memory.
   public static func read(path: String, options: IngestOptions = IngestOptions()) throws -> IngestedFile {
-    if ColumnarStore.isStore(path: path) { return try ColumnarStore.read(folder: path, clock: options.clock, columns: options.cacheColumns) }
+    if Store.isStore(path: path) {
+      return try Store.open(path: path).read(clock: options.clock, window: options.window ?? TimeWindow(), columns: options.storeColumns)
+    }
+    let file = try readFile(path: path, options: options)
+    return options.window.map(file.keeping) ?? file
+  }
+
+  /// Reads a file that is not a store, every row.
+  static func readFile(path: String, options: IngestOptions) throws -> IngestedFile {
     let file = try FileSource(path: path)
     if file.isStream { return try readStream(file, options: options) }
     let size = file.size

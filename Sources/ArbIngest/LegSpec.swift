@@ -97,7 +97,7 @@ extension LegSpec {
   public func load(options: IngestOptions, specOverrides: [String] = []) throws -> LoadedLeg {
     var fileOptions = try ingestOptions(options, specOverrides: specOverrides)
     // Files of one leg are joined column by column: each keeps every column.
-    if paths.count > 1 { fileOptions.cacheColumns = .all }
+    if paths.count > 1 { fileOptions.storeColumns = .all }
     var joined: QuoteSeries? = nil
     var reports: [IngestReport] = []
     for path in paths {

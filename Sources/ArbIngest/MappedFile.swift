@@ -6,13 +6,15 @@
 final class MappedFile {
   let path: String
   /// The file's bytes; empty for an empty file. Valid only while `self` is alive: use
-  /// `withBytes`.
-  private let bytes: UnsafeRawBufferPointer
+  /// `withBytes`, or keep `self` alive as long as a pointer into them is used.
+  let bytes: UnsafeRawBufferPointer
   /// Size of the file in bytes.
   var count: Int { bytes.count }
 
-  /// Maps `path`. The pages are read ahead (`MAP_POPULATE`): the callers read every byte.
-  init(path: String) throws(FileError) {
+  /// Maps `path`. `readAhead`: the pages are read in at once (`MAP_POPULATE`), for a
+  /// caller that reads every byte; otherwise they are read as touched, in order
+  /// (`MADV_SEQUENTIAL`), for a caller that reads a part or releases as it goes.
+  init(path: String, readAhead: Bool = true) throws(FileError) {
     self.path = path
     let fd = open(path, O_RDONLY)
     guard fd >= 0 else {
@@ -29,16 +31,28 @@ final class MappedFile {
       bytes = UnsafeRawBufferPointer(start: nil, count: 0)
       return
     }
-    let start = mmap(nil, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0)
+    let start = mmap(nil, size, PROT_READ, MAP_PRIVATE | (readAhead ? MAP_POPULATE : 0), fd, 0)
     guard let start, start != MAP_FAILED else {
       throw .unreadable(path: path, reason: "mmap failed: \(String(cString: strerror(errno)))")
     }
+    if !readAhead { madvise(start, size, MADV_SEQUENTIAL) }
     bytes = UnsafeRawBufferPointer(start: start, count: size)
   }
 
   /// Calls `body` with the mapped bytes, keeping the mapping alive meanwhile.
   func withBytes<T>(_ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
     try withExtendedLifetime(self) { try body(bytes) }
+  }
+
+  /// Gives the whole pages of `bytes[range]` back to the system (`MADV_DONTNEED`): they
+  /// leave the process's resident memory and are read again from the file if touched.
+  func release(_ range: Range<Int>) {
+    guard let base = bytes.baseAddress, !range.isEmpty else { return }
+    let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+    let start = (range.lowerBound + page - 1) / page * page
+    let end = range.upperBound == count ? count : range.upperBound / page * page
+    guard start < end else { return }
+    madvise(UnsafeMutableRawPointer(mutating: base + start), end - start, MADV_DONTNEED)
   }
 
   deinit {

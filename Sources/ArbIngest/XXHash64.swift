@@ -1,4 +1,4 @@
-/// xxHash64 (seed 0) of a byte buffer: the checksum a columnar cache keeps of each
+/// xxHash64 (seed 0) of a byte buffer: the checksum a store keeps of each
 /// source file. Fast (several GB/s, 32 bytes per step in four lanes) and with
 /// published test vectors, so other tools can recompute it.
 public enum XXHash64 {
