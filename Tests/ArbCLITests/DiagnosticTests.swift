@@ -17,7 +17,7 @@ import Testing
     (IngestError(.readFailed(detail: "Input/output error"), at: here), .ioError, "a.csv:3:7: error: "),
     (FileError.missing(path: "nope.csv"), .noInput, "nope.csv: error: no such file"),
     (FileError.unreadable(path: "a.csv", reason: "permission denied"), .ioError, "a.csv: error: cannot read, permission denied"),
-    (CacheError.corrupt(file: "c/manifest.json", reason: "rows"), .dataError, "c/manifest.json: error: corrupt cache, rows"),
+    (StoreError.corrupt(file: "s/store.json", reason: "rows"), .dataError, "s/store.json: error: corrupt store, rows; convert into a new store"),
     (SpecError(path: "s.json", message: "bad"), .dataError, "s.json: error: bad"),
     (LegSpecError(message: "bad leg"), .usage, "arbkit: error: bad leg"),
     (AlignmentError.tooFewLegs(count: 1), .dataError, "arbkit: error: need at least two legs, was 1"),

@@ -86,7 +86,7 @@ struct OutputSafetyTests {
     #expect(fileText(f.b) == OutputFixture.bText)
   }
 
-  @Test("convert leaves a folder it did not create alone: a user's DIR.partial, a folder with a stray manifest.json")
+  @Test("convert leaves a folder it did not create alone: a user's DIR.partial, a user's file in a store, a folder not a store")
   func convertDeletesNothingOfTheUser() {
     let f = OutputFixture()
     defer { f.folder.cleanup() }
@@ -97,19 +97,20 @@ struct OutputSafetyTests {
     #expect(converted.code == .success, "\(converted.errors)")
     #expect(fileText(mine) == "mine\n")
     #expect(!folderNames(f.folder.path).contains { $0.hasPrefix(".") })
-    // Converting again replaces the cache; a cache folder holding a file of the user is kept.
-    #expect(arbkit("convert", f.b, "--out", f.folder.path + "/out").code == .success)
-    _ = FileManager.default.createFile(atPath: f.folder.path + "/out/s0/notes.txt", contents: Data("notes\n".utf8))
-    let stray = arbkit("convert", f.b, "--out", f.folder.path + "/out")
-    #expect(stray.code == .ioError && stray.errors.contains("holds 's0/notes.txt'"), "\(stray.errors)")
-    #expect(fileText(f.folder.path + "/out/s0/notes.txt") == "notes\n")
+    // Adding to the store keeps a file of the user in it, and leaves no staging folder.
+    _ = FileManager.default.createFile(atPath: f.folder.path + "/out/notes.txt", contents: Data("notes\n".utf8))
+    let c = f.folder.write("c.csv", OutputFixture.bText.replacingOccurrences(of: ",b,", with: ",c,"))
+    let added = arbkit("convert", c, "--out", f.folder.path + "/out")
+    #expect(added.code == .success, "\(added.errors)")
+    #expect(fileText(f.folder.path + "/out/notes.txt") == "notes\n")
+    #expect(!folderNames(f.folder.path + "/out").contains { $0.hasPrefix(".") })
 
     let other = f.folder.path + "/other"
     try? FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: true)
     _ = FileManager.default.createFile(atPath: other + "/manifest.json", contents: Data("{}".utf8))
     _ = FileManager.default.createFile(atPath: other + "/precious.csv", contents: Data("keep\n".utf8))
     let refused = arbkit("convert", f.b, "--out", other)
-    #expect(refused.code == .ioError && refused.errors.contains("\(other): error: cannot write, exists and is not a columnar cache"), "\(refused.errors)")
+    #expect(refused.code == .ioError && refused.errors.contains("\(other): error: cannot write, exists and is not a store"), "\(refused.errors)")
     #expect(folderNames(other) == ["manifest.json", "precious.csv"])
   }
 
