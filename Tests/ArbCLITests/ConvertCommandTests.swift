@@ -65,4 +65,74 @@ struct ConvertCommandTests {
     #expect(stale.errors.contains("stale store, source ") && stale.errors.contains("/quotes.csv changed since it was converted (size "))
     #expect(arbkit("convert", source).errors.contains("missing --out DIR"))
   }
+
+  /// A native CSV leg of `venue` with one quote an hour for `hours` hours from 2024-03-01T00:00Z.
+  static func hourly(_ folder: TemporaryFolder, _ venue: String, hours: Int, name: String? = nil, shift: Double = 0) -> String {
+    let start: Int64 = 1_709_251_200_000_000
+    let rows = (0..<hours).map { k in
+      "\(start + Int64(k) * 3_600_000_000),\(venue),spot,BTCUSDC,\(100 + shift + Double(k % 7)),\(101 + shift + Double(k % 7) + Double(k % 5) / 10),1,1,100\n"
+    }
+    return folder.write(name ?? "\(venue).csv", "ts_us,venue,market,symbol,bid,ask,bid_size,ask_size,last\n" + rows.joined())
+  }
+
+  @Test func `a source with other quotes of a stored day exits 65 and adds nothing; the same source again is skipped`() {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let store = folder.path + "/store"
+    let first = Self.hourly(folder, "aa", hours: 30)
+    #expect(arbkit("convert", first, "--out", store).code == .success)
+    let again = arbkit("convert", first, "--out", store)
+    #expect(again.code == .success && again.output.contains("added 0 series, 0 rows from 0 files; 1 already in the store"))
+    let other = Self.hourly(folder, "aa", hours: 30, name: "other.csv", shift: 0.5)
+    let refused = arbkit("convert", other, "--out", store)
+    #expect(refused.code == .dataError, "\(refused.errors)")
+    #expect(refused.errors.contains("\(store)/aa/spot/BTCUSDC/price/2024-03-01: error: ") && refused.errors.contains("/other.csv holds 24 quotes"))
+    #expect(arbkit("inspect", store, "--format", "json").object["rows_read"] as? Int == 30)
+  }
+
+  @Test func `--from and --to read the same quotes from a store and from the files`() {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let legs = [Self.hourly(folder, "aa", hours: 72), Self.hourly(folder, "bb", hours: 72, shift: 0.25)]
+    // One store per leg, so that each leg's report names its own source's accounting.
+    let stores = [folder.path + "/aa", folder.path + "/bb"]
+    for (leg, store) in zip(legs, stores) { #expect(arbkit("convert", leg, "--out", store).code == .success) }
+    let window = ["--from", "2024-03-02", "--to", "2024-03-03T06:00:00Z", "--format", "json"]
+    let direct = arbkit(["premium", "--leg", legs[0], "--leg", legs[1]] + window)
+    let stored = arbkit(["premium", "--leg", stores[0], "--leg", stores[1]] + window)
+    #expect(direct.code == .success && stored.code == .success, "\(direct.errors) \(stored.errors)")
+    #expect(direct.output == stored.output.replacingOccurrences(of: "\"" + stores[0] + "\"", with: "\"" + legs[0] + "\"")
+      .replacingOccurrences(of: "\"" + stores[1] + "\"", with: "\"" + legs[1] + "\"").replacingOccurrences(of: "\"store\"", with: "\"arbkit.quotes\""))
+    #expect(direct.object["points"] as? Int == 30, "24 hours of the second day and 6 of the third")
+    let whole = arbkit("premium", "--leg", legs[0], "--leg", legs[1], "--format", "json")
+    #expect(whole.object["points"] as? Int == 72)
+    let inspected = arbkit("inspect", legs[0], "--from", "2024-03-02", "--to", "2024-03-03T06:00:00Z", "--format", "json").object
+    #expect(inspected["rows_read"] as? Int == 72 && inspected["rows_accepted"] as? Int == 72 && inspected["rows_outside_window"] as? Int == 42)
+  }
+
+  @Test func `with --from and --to a store's days outside are not opened: a damaged one does not matter`() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let legs = [Self.hourly(folder, "aa", hours: 72), Self.hourly(folder, "bb", hours: 72, shift: 0.25)]
+    let store = folder.path + "/store"
+    #expect(arbkit("convert", legs[0], legs[1], "--out", store).code == .success)
+    try FileManager.default.removeItem(atPath: store + "/aa/spot/BTCUSDC/price/2024-03-01")
+    #expect(truncate(store + "/bb/spot/BTCUSDC/price/2024-03-03/bid.f64", 5) == 0)
+    let run = arbkit("premium", "--leg", "aa:spot:BTCUSDC=" + store, "--leg", "bb:spot:BTCUSDC=" + store, "--from", "2024-03-02", "--to", "2024-03-03", "--format", "json")
+    #expect(run.code == .success, "\(run.errors)")
+    #expect(run.object["points"] as? Int == 24)
+    let damaged = arbkit("premium", "--leg", "aa:spot:BTCUSDC=" + store, "--leg", "bb:spot:BTCUSDC=" + store)
+    #expect(damaged.code != .success)
+  }
+
+  @Test func `bad --from/--to are usage errors; convert takes none`() {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let leg = Self.hourly(folder, "aa", hours: 3)
+    let empty = arbkit("inspect", leg, "--from", "2024-03-02", "--to", "2024-03-01")
+    #expect(empty.code == .usage && empty.errors.contains("--from 2024-03-02T00:00:00Z is not before --to 2024-03-01T00:00:00Z"), "\(empty.errors)")
+    #expect(arbkit("inspect", leg, "--from", "yesterday").code == .usage)
+    let convert = arbkit("convert", leg, "--out", folder.path + "/store", "--from", "2024-03-01")
+    #expect(convert.code == .usage && convert.errors.contains("convert keeps every quote"))
+  }
 }
