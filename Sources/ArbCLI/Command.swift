@@ -60,7 +60,8 @@ struct IngestFlags {
   /// `--sort COLUMN` of its own); `window`: with `--from`/`--to`.
   static func help(sortSwitch: String, window: Bool = true) -> String {
     let windowHelp = [
-      ("--from TIME", "read only quotes at or after TIME (a date such as 2025-01-01, midnight UTC, or an ISO-8601 time, UTC unless it names a zone); from a store only the days needed are opened"),
+      ("--from TIME", "read only quotes at or after TIME (a date such as 2025-01-01, midnight UTC, or an ISO-8601 time, UTC unless it "
+        + "names a zone); from a store only the days needed are opened"),
       ("--to TIME", "read only quotes before TIME (half-open: [--from, --to)); the quotes of a file outside are counted as outside the window"),
     ]
     return HelpText.options([

@@ -192,7 +192,8 @@ public final class StoreTransaction {
     if storeExists && FileManager.default.fileExists(atPath: path + "/" + target) {
       throw StoreError.conflict(
         partition: path + "/" + target, source: sourcePath,
-        reason: "has quotes of \(name) on \(partition.day), and the store's folder for them exists though store.json lists none (left by an interrupted convert: remove it)")
+        reason: "has quotes of \(name) on \(partition.day), and the store's folder for them exists though store.json lists none "
+          + "(left by an interrupted convert: remove it)")
     }
     manifest.series[s].columns = columns
     var partitions = manifest.series[s].partitions
@@ -206,7 +207,8 @@ public final class StoreTransaction {
 
   private func stagingFolder() throws -> String {
     if let staging { return staging }
-    let base = storeExists ? path + "/.staging" : FileOutput.folder(of: path) + "/." + (path.split(separator: "/").last.map(String.init) ?? "store") + ".partial"
+    let name = path.split(separator: "/").last.map(String.init) ?? "store"
+    let base = storeExists ? path + "/.staging" : FileOutput.folder(of: path) + "/." + name + ".partial"
     var template = Array((base + "-XXXXXX").utf8CString)
     guard mkdtemp(&template) != nil else {
       throw FileError.unwritable(path: path, reason: "cannot create a staging folder: \(String(cString: strerror(errno)))")

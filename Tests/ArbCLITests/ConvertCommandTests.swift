@@ -118,7 +118,8 @@ struct ConvertCommandTests {
     #expect(arbkit("convert", legs[0], legs[1], "--out", store).code == .success)
     try FileManager.default.removeItem(atPath: store + "/aa/spot/BTCUSDC/price/2024-03-01")
     #expect(truncate(store + "/bb/spot/BTCUSDC/price/2024-03-03/bid.f64", 5) == 0)
-    let run = arbkit("premium", "--leg", "aa:spot:BTCUSDC=" + store, "--leg", "bb:spot:BTCUSDC=" + store, "--from", "2024-03-02", "--to", "2024-03-03", "--format", "json")
+    let legsInStore = ["--leg", "aa:spot:BTCUSDC=" + store, "--leg", "bb:spot:BTCUSDC=" + store]
+    let run = arbkit(["premium"] + legsInStore + ["--from", "2024-03-02", "--to", "2024-03-03", "--format", "json"])
     #expect(run.code == .success, "\(run.errors)")
     #expect(run.object["points"] as? Int == 24)
     let damaged = arbkit("premium", "--leg", "aa:spot:BTCUSDC=" + store, "--leg", "bb:spot:BTCUSDC=" + store)

@@ -312,7 +312,8 @@ struct StoreTests {
     #expect(truncate(bid, 20) == 0)
     #expect(throws: StoreError.corrupt(file: bid, reason: "truncated: 20 bytes, expected 4 rows × 8 = 32")) { try Ingest.read(path: store) }
     #expect(truncate(bid, 40) == 0)
-    #expect("\(try #require(throws: StoreError.self) { try Ingest.read(path: store) })" == "\(bid): error: corrupt store, too long: 40 bytes, expected 4 rows × 8 = 32; convert into a new store")
+    let long = try #require(throws: StoreError.self) { try Ingest.read(path: store) }
+    #expect("\(long)" == "\(bid): error: corrupt store, too long: 40 bytes, expected 4 rows × 8 = 32; convert into a new store")
     #expect(truncate(bid, 32) == 0)
     let time = partitions[2] + "/time.i64"
     let handle = try #require(FileHandle(forWritingAtPath: time))
