@@ -22,10 +22,15 @@ public struct HalfLife: Sendable, Equatable {
   /// The half-life of a fitted slope β; `durations` are reordered in place for their
   /// median. `nil` unless −1 < β < 0.
   public init?(beta: Double, durations: consuming [Double]) {
+    self.init(beta: beta, medianDuration: Quantiles.computeInPlace(&durations, probabilities: [0.5])?[0] ?? 0)
+  }
+
+  /// The half-life of a fitted slope β with `medianDuration` the median point
+  /// duration (µs). `nil` unless −1 < β < 0.
+  public init?(beta: Double, medianDuration median: Double) {
     guard let points = Self.points(beta: beta) else { return nil }
     self.beta = beta
     self.points = points
-    let median = Quantiles.computeInPlace(&durations, probabilities: [0.5])?[0] ?? 0
     seconds = median > 0 ? points * median / 1e6 : nil
   }
 

@@ -22,6 +22,12 @@ public struct SeriesSummary: Sendable {
   public var halfLife: HalfLife?
   public var bands: [BandStatistics]
 
+  public init(statistics: SeriesStatistics, halfLife: HalfLife?, bands: [BandStatistics]) {
+    self.statistics = statistics
+    self.halfLife = halfLife
+    self.bands = bands
+  }
+
   /// Summarises `column` (one value per point of `premium`) over its valid points.
   ///
   /// Statistics and half-life of the packed valid values run on one thread (one packed

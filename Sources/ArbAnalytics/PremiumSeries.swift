@@ -205,7 +205,7 @@ public struct PremiumSeries: Sendable {
 }
 
 /// Writes one point of a premium series into the columns' raw buffers.
-private struct PremiumWriter: PointVisitor {
+struct PremiumWriter: PointVisitor {
   let time: UnsafeMutableBufferPointer<Int64>
   let valid: UnsafeMutableBufferPointer<Bool>
   let mid: UnsafeMutableBufferPointer<Double>

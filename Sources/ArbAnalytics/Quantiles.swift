@@ -19,6 +19,18 @@ public enum Quantiles {
   public static func computeInPlace(_ values: inout [Double], probabilities: [Double]) -> [Double]? {
     let n = values.count
     guard n > 0 else { return nil }
+    let wanted = ranks(count: n, probabilities: probabilities)
+    let statistic: [Int: Double] = values.withUnsafeMutableBufferPointer { a in
+      if n >= 1 << 16 { return radixSelect(a, wanted) }
+      select(a, 0, n - 1, wanted[...])
+      return Dictionary(uniqueKeysWithValues: wanted.map { ($0, a[$0]) })
+    }
+    return interpolate(count: n, probabilities: probabilities, statistic: statistic)
+  }
+
+  /// The ranks (0-based, ascending, distinct) whose order statistics the type-7
+  /// quantiles of `count` values at `probabilities` need.
+  static func ranks(count n: Int, probabilities: [Double]) -> [Int] {
     var ranks = Set<Int>()
     for q in probabilities {
       precondition(q >= 0 && q <= 1, "quantile probability must be in 0...1, was \(q)")
@@ -27,13 +39,12 @@ public enum Quantiles {
       ranks.insert(low)
       ranks.insert(min(low + 1, n - 1))
     }
-    let wanted = ranks.sorted()
-    let statistic: [Int: Double] = values.withUnsafeMutableBufferPointer { a in
-      if n >= 1 << 16 { return radixSelect(a, wanted) }
-      select(a, 0, n - 1, wanted[...])
-      return Dictionary(uniqueKeysWithValues: wanted.map { ($0, a[$0]) })
-    }
-    return probabilities.map { q in
+    return ranks.sorted()
+  }
+
+  /// The type-7 quantiles of `count` values from their order statistics at `ranks(count:probabilities:)`.
+  static func interpolate(count n: Int, probabilities: [Double], statistic: [Int: Double]) -> [Double] {
+    probabilities.map { q in
       let h = Double(n - 1) * q
       let low = Int(h.rounded(.down))
       let high = min(low + 1, n - 1)
@@ -41,10 +52,16 @@ public enum Quantiles {
     }
   }
 
+  /// The double of an order-preserving `key`.
+  @inline(__always)
+  static func value(ofKey key: UInt64) -> Double {
+    Double(bitPattern: key >> 63 != 0 ? key & ~(1 << 63) : ~key)
+  }
+
   /// An unsigned key with the order of the doubles (no NaN here): flip all bits of a
   /// negative value, only the sign bit of a positive one.
   @inline(__always)
-  private static func key(_ x: Double) -> UInt64 {
+  static func key(_ x: Double) -> UInt64 {
     let bits = x.bitPattern
     return bits >> 63 != 0 ? ~bits : bits | (1 << 63)
   }

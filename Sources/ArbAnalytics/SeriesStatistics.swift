@@ -131,3 +131,11 @@ public struct SeriesStatistics: Sendable, Equatable {
     quantiles = Quantiles.computeInPlace(&values, probabilities: Self.quantileLevels.map { $0 / 100 }) ?? []
   }
 }
+
+extension SeriesStatistics {
+  /// `count` values with `quantiles`; every other figure undefined until set.
+  init(count: Int, quantiles: [Double]) {
+    self.count = count
+    self.quantiles = quantiles
+  }
+}

@@ -68,11 +68,15 @@ struct ExecutionFlags {
   /// - Throws: `UsageError` for an offset whose venue has no leg, `TimeError` for one
   ///   that moves a time out of range.
   func shifted(_ legs: [QuoteSeries]) throws -> [QuoteSeries] {
-    for (venue, _) in offsets where !legs.contains(where: { $0.instrument.venue == venue }) {
-      let venues = Set(legs.map(\.instrument.venue)).sorted().joined(separator: ", ")
-      throw UsageError("--offset names venue '\(venue)', which has no leg (legs are on \(venues))")
-    }
+    try checkOffsets(venues: legs.map(\.instrument.venue))
     return try ClockOffset.shifted(legs, by: offsets)
+  }
+
+  /// Every `--offset` names the venue of a leg.
+  func checkOffsets(venues: [String]) throws(UsageError) {
+    for (venue, _) in offsets where !venues.contains(venue) {
+      throw UsageError("--offset names venue '\(venue)', which has no leg (legs are on \(Set(venues).sorted().joined(separator: ", ")))")
+    }
   }
 
   /// How deep the books of `leg` are, for the output of `--size`.

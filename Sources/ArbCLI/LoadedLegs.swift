@@ -1,4 +1,5 @@
 import ArbIngest
+import ArbCore
 import Foundation
 
 /// Loads several legs at once, one per core: legs are independent files, so reading
@@ -17,5 +18,42 @@ public enum LoadedLegs {
     var legOptions = options
     legOptions.splitLargeFiles = inputs < ProcessInfo.processInfo.activeProcessorCount
     return legOptions
+  }
+}
+
+/// The legs of a command that streams them: a store leg as a stream over its mapped
+/// partitions, any other leg read whole (concurrently, as `LoadedLegs`) and streamed
+/// from memory.
+struct StreamedLegs {
+  struct Leg {
+    var stream: any QuoteStream
+    /// As the leg names it.
+    var instrument: Instrument
+    var reports: [IngestReport]
+  }
+
+  var legs: [Leg]
+  /// With `whole`: every leg's series, read into memory.
+  var whole: [QuoteSeries]?
+
+  /// Opens `specs`; with `whole`, reads every leg (stores too) into memory.
+  static func open(_ specs: [LegSpec], ingest: IngestFlags, whole: Bool) throws -> StreamedLegs {
+    let streamed = specs.map { !whole && $0.isStore }
+    let loadedSpecs = specs.indices.filter { !streamed[$0] }.map { specs[$0] }
+    var loaded = try LoadedLegs.load(loadedSpecs, options: ingest.options, specOverrides: ingest.specOverrides)[...]
+    var options = ingest.options
+    options.storeColumns = .skippingSizesAndOtherClock
+    var legs: [Leg] = []
+    for (spec, isStreamed) in zip(specs, streamed) {
+      if isStreamed {
+        let leg = try spec.stream(options: options)
+        legs.append(Leg(stream: leg.stream, instrument: leg.instrument, reports: [leg.report]))
+      } else {
+        let leg = loaded.removeFirst()
+        legs.append(Leg(stream: SeriesQuoteStream(leg.series), instrument: leg.series.instrument, reports: leg.reports))
+      }
+    }
+    let series = legs.compactMap { ($0.stream as? SeriesQuoteStream)?.series }
+    return StreamedLegs(legs: legs, whole: whole ? series : nil)
   }
 }

@@ -22,6 +22,7 @@ struct PremiumCommand: Command {
       ("--leg SPEC", "a leg (repeat, at least two); MARKET is spot, linear, inverse, future or fx; FIELD picks the series of a file with several: price (default), mark or index (funding_rate and premium_index are rates and refused)"),
     ] + AnalysisFlags.help + ExecutionFlags.help + [
       ("--series PATH", "also write the aligned series as CSV: ts_us,valid,mid_pct,exec_pct,direction, then bid_K,ask_K per leg"),
+      ("--chunk-rows N", "points, and quotes per leg, worked on at a time (default 65536): memory grows with it, not with the history"),
       ("--format table|csv|json", "output (default table)"),
     ]))
     \(IngestFlags.help)
@@ -33,13 +34,14 @@ struct PremiumCommand: Command {
   /// `--size` and `--offset`.
   let execution: ExecutionFlags
   let seriesPath: String?
+  let chunkRows: Int
   let format: OutputFormat
   let ingest: IngestFlags
 
   init(arguments: [String]) throws(UsageError) {
     let cursor = ArgumentCursor(
       arguments,
-      flags: ["--leg", "--series", "--format"] + AnalysisFlags.flags + ExecutionFlags.flags + IngestFlags.flags,
+      flags: ["--leg", "--series", "--chunk-rows", "--format"] + AnalysisFlags.flags + ExecutionFlags.flags + IngestFlags.flags,
       switches: IngestFlags.switches)
     try cursor.validate()
     if let stray = cursor.arguments.first { throw UsageError("unexpected argument '\(stray)' (legs are given with --leg)") }
@@ -51,6 +53,7 @@ struct PremiumCommand: Command {
     execution = try ExecutionFlags(cursor, ingest: &ingest)
     self.ingest = ingest
     seriesPath = cursor.value("--series")
+    chunkRows = try cursor.value("--chunk-rows", "a positive number of rows", { Int($0).flatMap { $0 > 0 ? $0 : nil } }) ?? 1 << 16
     format = try OutputFormat.parse(cursor)
   }
 
@@ -81,36 +84,56 @@ struct PremiumCommand: Command {
 
   var files: RunFiles { ingest.files(inputs: legs.flatMap(\.paths), outputs: [seriesPath]) }
 
+  /// Streams the legs through the premium and its analysis a chunk at a time: a store
+  /// leg is read from its mapped partitions, other files are read whole first. With
+  /// `--size` every leg is read whole, since the sized premium walks the books in memory.
   func run(_ terminal: inout Terminal) throws -> ExitCode {
-    let loaded = try LoadedLegs.load(legs, options: ingest.options, specOverrides: ingest.specOverrides)
-    let series = try execution.shifted(loaded.map(\.series))
+    let inputs = try StreamedLegs.open(legs, ingest: ingest, whole: execution.size != nil)
     // A file of rates read without #FIELD gives a rate series too.
-    if let rate = zip(legs, series).first(where: { $1.field.isRate }) { throw Self.rateLeg(rate.1.field, rate.0.paths[0]) }
+    if let rate = zip(legs, inputs.legs).first(where: { $1.stream.field.isRate }) { throw Self.rateLeg(rate.1.stream.field, rate.0.paths[0]) }
     var canonical: [CanonicalInstrument?] = []
-    for (leg, spec) in zip(series, legs) {
+    for (leg, spec) in zip(inputs.legs, legs) {
       do { canonical.append(try Self.canonical(leg.instrument, registry: ingest.options.registry)) } catch {
         throw RegistryError(message: "\(spec.paths[0]): error: \(error)")
       }
     }
-    let premium = try PremiumSeries(legs: series, options: alignment)
-    let analysis = PremiumAnalysis(premium: premium, options: bands)
-    if execution.size != nil { try ExecutionFlags.refuseContractBooks(Array(zip(series, canonical))) }
-    let sized = try execution.size.map { try SizedResult(size: $0, premium: premium, legs: series, alignment: alignment, bands: bands) }
+    try execution.checkOffsets(venues: inputs.legs.map(\.instrument.venue))
+    let streams = inputs.legs.map { leg -> any QuoteStream in
+      let micros = execution.offsets.first { $0.venue == leg.instrument.venue }?.micros ?? 0
+      return micros == 0 ? leg.stream : ShiftedQuoteStream(leg.stream, by: micros)
+    }
+    let premium = try PremiumStream(
+      legs: streams, options: alignment, chunkPoints: chunkRows, legChunkRows: chunkRows, keepQuotes: seriesPath != nil)
+    let analyzer = PremiumAnalyzer(legCount: legs.count, maxPremium: premium.maxPremium, options: bands)
+    var series = try seriesPath.map { try SeriesCSV.PremiumWriter(path: $0, legCount: legs.count) }
+    while let chunk = try premium.next() {
+      try analyzer.add(chunk)
+      try series?.write(chunk)
+    }
+    let analysis = try analyzer.finish()
+    var sized: SizedResult? = nil
+    if let size = execution.size, let whole = inputs.whole {
+      let shifted = try execution.shifted(whole)
+      try ExecutionFlags.refuseContractBooks(Array(zip(shifted, canonical)))
+      sized = try SizedResult(size: size, premium: try PremiumSeries(legs: shifted, options: alignment), legs: shifted, alignment: alignment, bands: bands)
+    }
+    let described = inputs.legs.indices.map { k in
+      PremiumResult.Leg(
+        instrument: inputs.legs[k].instrument, field: streams[k].field, priceSource: streams[k].priceSource, rows: premium.legRows[k],
+        firstTime: premium.legFirstTime[k], lastTime: premium.legLastTime[k], reports: inputs.legs[k].reports)
+    }
     let result = PremiumResult(
-      legs: loaded, canonical: canonical, premium: premium, analysis: analysis, alignment: alignment, bands: bands,
-      clock: ingest.options.clock, sized: sized, offsets: execution.offsets)
+      legs: described, canonical: canonical, points: premium.points, validPoints: premium.validPoints, analysis: analysis,
+      alignment: alignment, bands: bands, clock: ingest.options.clock, sized: sized, offsets: execution.offsets)
     // Every format prints the figures of the JSON: checked once, before anything is written.
     let json = try result.json.checkedFinite()
-    if let seriesPath {
-      // The per-point leg quotes are kept only when they are written.
-      try SeriesCSV.write(premium: premium, aligned: try AlignedLegs(legs: series, options: alignment), legs: series, to: seriesPath)
-    }
+    try series?.commit()
     switch format {
     case .json: terminal.print(json.rendered())
     case .csv: terminal.print(result.csv, terminator: "")
     case .table: terminal.print(result.table)
     }
-    for leg in loaded { for report in leg.reports { IngestSummary.warn(report, terminal: &terminal) } }
+    for leg in inputs.legs { for report in leg.reports { IngestSummary.warn(report, terminal: &terminal) } }
     if premium.validPoints == 0 {
       terminal.printError("arbkit: warning: no valid point: every point had a stale or missing leg (see --max-stale)")
     }

@@ -5,10 +5,23 @@ import ArbIngest
 /// The result of `arbkit premium`, rendered as JSON (the contract in `docs/cli.md`),
 /// CSV (one `series,metric,value` row per figure) or a terminal table.
 struct PremiumResult {
-  let legs: [LoadedLeg]
+  /// What the output says of a leg: its series and the rows it was read from.
+  struct Leg {
+    var instrument: Instrument
+    var field: SeriesField
+    var priceSource: PriceSource
+    /// Quotes the leg took part with (within `--from/--to`).
+    var rows: Int
+    var firstTime: Int64?
+    var lastTime: Int64?
+    var reports: [IngestReport]
+  }
+
+  let legs: [Leg]
   /// The canonical instrument of each leg, when its venue is in the registry.
   let canonical: [CanonicalInstrument?]
-  let premium: PremiumSeries
+  let points: Int
+  let validPoints: Int
   let analysis: PremiumAnalysis
   let alignment: AlignmentOptions
   let bands: BandOptions
@@ -23,20 +36,19 @@ struct PremiumResult {
   var json: JSONValue {
     var members: [(String, JSONValue)] = [
       ("legs", .array(zip(legs, canonical).map { leg, canonical in
-        let s = leg.series
-        return .object([
-          ("venue", .string(s.instrument.venue)), ("market", .string(s.instrument.market.rawValue)),
-          ("symbol", .string(s.instrument.symbol)), ("field", .string(s.field.rawValue)),
-          ("instrument", canonical.map { .string($0.description) } ?? .null), ("rows", .int(s.count)),
-          ("first_ts_us", .int(s.time.first)), ("last_ts_us", .int(s.time.last)),
-          ("price_source", .string(s.priceSource.rawValue)),
+        .object([
+          ("venue", .string(leg.instrument.venue)), ("market", .string(leg.instrument.market.rawValue)),
+          ("symbol", .string(leg.instrument.symbol)), ("field", .string(leg.field.rawValue)),
+          ("instrument", canonical.map { .string($0.description) } ?? .null), ("rows", .int(leg.rows)),
+          ("first_ts_us", .int(leg.firstTime)), ("last_ts_us", .int(leg.lastTime)),
+          ("price_source", .string(leg.priceSource.rawValue)),
           ("rows_read", .int(leg.reports.reduce(0) { $0 + $1.rowsRead })),
           ("rows_rejected", .int(leg.reports.reduce(0) { $0 + $1.rowsRejected })),
         ])
       })),
-      ("points", .int(premium.count)),
-      ("valid_points", .int(premium.validPoints)),
-      ("stale_points", .int(premium.count - premium.validPoints)),
+      ("points", .int(points)),
+      ("valid_points", .int(validPoints)),
+      ("stale_points", .int(points - validPoints)),
       ("clock", .string(alignment.grid.map { "grid \(TimeText.durationText($0))" } ?? "union")),
       ("time_source", .string(clock.rawValue)),
       ("max_stale_us", .int(alignment.maxStale)),
@@ -50,7 +62,7 @@ struct PremiumResult {
     if let sized { members.append(("size", sized.json)) }
     if legs.count > 2 {
       members.append(("venues", .object(legs.indices.map { k in
-        (legs[k].series.instrument.description, .object([
+        (legs[k].instrument.description, .object([
           ("top", .number(analysis.topShare.isEmpty ? nil : analysis.topShare[k])),
           ("bottom", .number(analysis.bottomShare.isEmpty ? nil : analysis.bottomShare[k])),
         ]))
@@ -125,32 +137,32 @@ struct PremiumResult {
     var text = "Legs\n"
     var legTable = TextTable(["#", "venue", "market", "symbol", "field", "instrument", "rows", "first", "last", "price"], rightAligned: [0, 6])
     for (k, leg) in legs.enumerated() {
-      let s = leg.series
       legTable.add([
-        "\(k + 1)", s.instrument.venue, s.instrument.market.rawValue, s.instrument.symbol, s.field.rawValue, canonical[k]?.description ?? "-", "\(s.count)",
-        s.time.first.map(TimeText.iso8601) ?? "-", s.time.last.map(TimeText.iso8601) ?? "-", s.priceSource.rawValue,
+        "\(k + 1)", leg.instrument.venue, leg.instrument.market.rawValue, leg.instrument.symbol, leg.field.rawValue,
+        canonical[k]?.description ?? "-", "\(leg.rows)", leg.firstTime.map(TimeText.iso8601) ?? "-",
+        leg.lastTime.map(TimeText.iso8601) ?? "-", leg.priceSource.rawValue,
       ])
     }
     text += legTable.rendered(indent: "  ") + "\n\n"
     let clockText = alignment.grid.map { "grid \(TimeText.durationText($0))" } ?? "union clock"
     let staleText = alignment.maxStale.map { "max stale \(TimeText.durationText($0))" } ?? "no staleness limit"
     let timeText = clock == .exchange ? ", exchange time" : ""
-    text += "Points \(premium.count) (\(clockText)\(timeText), \(staleText)): "
-    text += "valid \(premium.validPoints), stale \(premium.count - premium.validPoints)\n"
+    text += "Points \(points) (\(clockText)\(timeText), \(staleText)): "
+    text += "valid \(validPoints), stale \(points - validPoints)\n"
     text += ExecutionFlags.offsetsLine(offsets)
-    if legs.contains(where: { $0.series.priceSource == .last }) {
+    if legs.contains(where: { $0.priceSource == .last }) {
       text += "Note: price_source last for some legs (one price per row, bid = ask): exec is then the better of A/B − 1 and B/A − 1, not a tradable edge.\n"
     }
     let title = legs.count > 2 ? "max premium (highest / lowest mid − 1)" : "premium leg 1 over leg 2"
     text += "\nStatistics, % — \(title)\n"
     text += SummaryTable.statistics([("mid", analysis.mid), ("exec", analysis.exec)])
     for (name, summary) in [("mid", analysis.mid), ("exec", analysis.exec)] { text += SummaryTable.bands(name, summary, options: bands) }
-    if let sized { text += "\n" + Self.sizedTable(sized, legs: legs.map(\.series)) }
+    if let sized { text += "\n" + Self.sizedTable(sized, legs: legs.map(\.instrument)) }
     if legs.count > 2 && !analysis.topShare.isEmpty {
       text += "\nVenues (share of valid points)\n"
       var venues = TextTable(["leg", "top", "bottom"])
       for k in legs.indices {
-        venues.add([legs[k].series.instrument.description, NumberText.percent(analysis.topShare[k]), NumberText.percent(analysis.bottomShare[k])])
+        venues.add([legs[k].instrument.description, NumberText.percent(analysis.topShare[k]), NumberText.percent(analysis.bottomShare[k])])
       }
       text += venues.rendered(indent: "  ") + "\n"
     }
@@ -158,10 +170,10 @@ struct PremiumResult {
   }
 
   /// The `--size` section of the table: depth per leg, the sized exec and capacity.
-  static func sizedTable(_ sized: SizedResult, legs: [QuoteSeries]) -> String {
+  static func sizedTable(_ sized: SizedResult, legs: [Instrument]) -> String {
     let q = JSONValue.format(sized.sized.quantity)
     var text = "At size \(q) (base units): valid \(sized.sized.premium.validPoints), short of depth \(sized.sized.shortPoints)\n"
-    for (leg, depth) in zip(legs, sized.depth) { text += "  depth \(leg.instrument): \(depth)\n" }
+    for (leg, depth) in zip(legs, sized.depth) { text += "  depth \(leg): \(depth)\n" }
     var table = TextTable(["", "exec at \(q)"])
     let e = sized.analysis.exec.statistics
     for (label, value) in [("mean", e.mean), ("min", e.min), ("max", e.max)] { table.add([label, NumberText.fixed(value, 5)]) }

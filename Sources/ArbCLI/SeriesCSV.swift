@@ -24,26 +24,51 @@ enum SeriesCSV {
     }
   }
 
-  static func write(premium: PremiumSeries, aligned: AlignedLegs, legs: [QuoteSeries], to path: String) throws {
-    var header = "ts_us,valid,mid_pct,exec_pct,direction"
-    for k in legs.indices { header += ",bid_\(k + 1),ask_\(k + 1)" }
-    try write(to: path, header: header, rows: premium.count) { i, text in
-      text += String(premium.time[i])
-      if premium.valid[i] {
-        text += ",1," + NumberText.csv(premium.mid[i]) + "," + NumberText.csv(premium.exec[i])
-        text += ",\(premium.rich[i] + 1)>\(premium.cheap[i] + 1)"
-      } else {
-        text += ",0,,,"
-      }
-      for k in legs.indices {
-        let j = Int(aligned.state(leg: k, point: i))
-        if j >= 0 {
-          text += "," + NumberText.csv(legs[k].bid[j].isFinite ? legs[k].bid[j] : nil)
-          text += "," + NumberText.csv(legs[k].ask[j].isFinite ? legs[k].ask[j] : nil)
+  /// The `--series` file of `arbkit premium`, written a chunk of points at a time as the
+  /// premium stream yields them (with `keepQuotes`), and put in place by `commit`.
+  struct PremiumWriter {
+    private let file: AtomicFile
+    private let legCount: Int
+    private var text: String
+
+    init(path: String, legCount: Int) throws {
+      file = try AtomicFile(path: path)
+      self.legCount = legCount
+      text = "ts_us,valid,mid_pct,exec_pct,direction"
+      for k in 0..<legCount { text += ",bid_\(k + 1),ask_\(k + 1)" }
+      text += "\n"
+    }
+
+    /// Appends one row per point of `chunk`: each leg's quote in force, empty before its
+    /// first quote.
+    mutating func write(_ chunk: PremiumChunk) throws {
+      let width = 2 * legCount
+      for i in 0..<chunk.count {
+        text += String(chunk.time[i])
+        if chunk.valid[i] {
+          text += ",1," + NumberText.csv(chunk.mid[i]) + "," + NumberText.csv(chunk.exec[i])
+          text += ",\(chunk.rich[i] + 1)>\(chunk.cheap[i] + 1)"
         } else {
-          text += ",,"
+          text += ",0,,,"
         }
+        for k in 0..<legCount {
+          let bid = chunk.quotes[i * width + k], ask = chunk.quotes[i * width + legCount + k]
+          text += "," + NumberText.csv(bid.isFinite ? bid : nil) + "," + NumberText.csv(ask.isFinite ? ask : nil)
+        }
+        text += "\n"
+        if text.utf8.count > 1 << 20 { try flush() }
       }
+    }
+
+    /// Writes what is left and puts the file in place.
+    mutating func commit() throws {
+      try flush()
+      try file.commit()
+    }
+
+    private mutating func flush() throws {
+      try file.write(text)
+      text.removeAll(keepingCapacity: true)
     }
   }
 

@@ -27,3 +27,39 @@ public enum ClockOffset {
     return legs
   }
 }
+
+/// A `QuoteStream` with `micros` added to every time of another (a venue's clock
+/// offset, as `ClockOffset.shifted` does to a whole series): each chunk's times are
+/// copied shifted into a buffer the stream reuses; its other columns are passed on.
+public final class ShiftedQuoteStream: QuoteStream {
+  private let base: any QuoteStream
+  private let micros: Int64
+  private var time: UnsafeMutableBufferPointer<Int64> = .allocate(capacity: 0)
+
+  public init(_ base: any QuoteStream, by micros: Int64) {
+    self.base = base
+    self.micros = micros
+  }
+
+  deinit { time.deallocate() }
+
+  public var instrument: Instrument { base.instrument }
+  public var priceSource: PriceSource { base.priceSource }
+  public var field: SeriesField { base.field }
+  public var clock: Clock { base.clock }
+
+  /// - Throws: `TimeError.Reason.overflow` when the offset moves a time out of range.
+  public func next(maxRows: Int) throws -> QuoteChunk? {
+    guard let chunk = try base.next(maxRows: maxRows) else { return nil }
+    guard chunk.count > 0 else { return chunk }
+    try TimeArithmetic.check(chunk.time[0]...chunk.time[chunk.count - 1], plus: micros...micros, .clockOffset)
+    if time.count < chunk.count {
+      time.deallocate()
+      time = .allocate(capacity: chunk.count)
+    }
+    for i in 0..<chunk.count { time[i] = chunk.time[i] + micros }
+    return QuoteChunk(
+      time: UnsafeBufferPointer(rebasing: time[0..<chunk.count]), otherTime: chunk.otherTime, bid: chunk.bid, ask: chunk.ask,
+      bidSize: chunk.bidSize, askSize: chunk.askSize)
+  }
+}

@@ -134,31 +134,64 @@ extension LegSpec {
   /// The series of this leg in `file`: of its field (named, else `price`, or the
   /// only field the file holds), then of its instrument.
   private func pick(from file: IngestedFile, path: String) throws -> QuoteSeries {
-    if file.series.isEmpty { throw IngestError(.emptyFile, at: SourcePosition(path: path, line: 1, column: 1)) }
-    let found = file.series.map { "\($0.instrument) (\($0.field.rawValue))" }
-    let fields = Set(file.series.map(\.field))
+    let (index, named) = try pick(from: file.series.map { ($0.instrument, $0.field) }, path: path)
+    var series = file.series[index]
+    series.instrument = named
+    return series
+  }
+
+  /// Which of the `series` (instrument and field) of the file `path` this leg takes, and
+  /// the instrument it goes by (the leg's own when it names one that matched).
+  func pick(from series: [(instrument: Instrument, field: SeriesField)], path: String) throws -> (Int, Instrument) {
+    if series.isEmpty { throw IngestError(.emptyFile, at: SourcePosition(path: path, line: 1, column: 1)) }
+    let found = series.map { "\($0.instrument) (\($0.field.rawValue))" }
+    let fields = Set(series.map(\.field))
     let wanted = field ?? (fields.count == 1 ? fields.first! : .price)
-    let candidates = file.series.filter { $0.field == wanted }
+    let candidates = series.indices.filter { series[$0].field == wanted }
     guard !candidates.isEmpty else {
       throw LegSpecError(message: "\(path) holds no \(wanted.rawValue) series (found \(found.joined(separator: ", "))); name one with \(path)#FIELD")
     }
     guard let instrument else {
-      if candidates.count == 1 { return candidates[0] }
+      if candidates.count == 1 { return (candidates[0], series[candidates[0]].instrument) }
       throw LegSpecError(message: "\(path) holds several instruments (\(found.joined(separator: ", "))); name one with VENUE:MARKET:SYMBOL=\(path)")
     }
     // The exact instrument first: one file may hold a symbol on several markets of a venue.
-    let exact = candidates.first { $0.instrument == instrument }
+    let exact = candidates.first { series[$0].instrument == instrument }
     if let match = exact ?? candidates.first(where: {
-      $0.instrument.symbol == instrument.symbol
-        && ($0.instrument.venue == instrument.venue || $0.instrument.venue == "unknown")
+      series[$0].instrument.symbol == instrument.symbol
+        && (series[$0].instrument.venue == instrument.venue || series[$0].instrument.venue == "unknown")
     }) {
-      var series = match
-      series.instrument = instrument
-      return series
+      return (match, instrument)
     }
-    if candidates.count == 1 && candidates[0].instrument.symbol == "unknown" { return candidates[0] }
+    if candidates.count == 1 && series[candidates[0]].instrument.symbol == "unknown" { return (candidates[0], series[candidates[0]].instrument) }
     throw IngestError(.symbolNotInFile(symbol: instrument.description, found: found), at: SourcePosition(path: path, line: 1, column: 1))
   }
+
+  /// Whether the leg is one store, which `stream(options:)` streams from its mapped
+  /// partitions instead of reading it whole.
+  public var isStore: Bool { paths.count == 1 && Store.isStore(path: paths[0]) }
+
+  /// The leg's series in a store as a stream over its partitions in `options.window`,
+  /// with the report of the store's sources (its row accounting, as `load` gives).
+  /// - Throws: as `Store.open`, `StoreError.clockMismatch`, or as `load` when the store
+  ///   holds no series of the leg.
+  public func stream(options: IngestOptions) throws -> StreamedLeg {
+    precondition(isStore, "stream(options:) reads a store leg")
+    let store = try Store.open(path: paths[0])
+    guard options.clock == store.clock else { throw StoreError.clockMismatch(store: store.path, stored: store.clock, requested: options.clock) }
+    let (index, named) = try pick(from: store.series.map { ($0.instrument, $0.field) }, path: paths[0])
+    let window = options.window ?? TimeWindow()
+    return StreamedLeg(
+      stream: store.stream(store.series[index], window: window, columns: options.storeColumns), instrument: named,
+      report: store.sourceReport())
+  }
+}
+
+/// A leg read as a stream (`LegSpec.stream(options:)`), named as the leg names it.
+public struct StreamedLeg {
+  public var stream: any QuoteStream
+  public var instrument: Instrument
+  public var report: IngestReport
 }
 
 extension QuoteSeries {

@@ -127,12 +127,9 @@ public struct Store: Sendable {
     return whole
   }
 
-  /// Every series in `window`, with a report of the sources' row accounting: what
-  /// `Ingest.read` gives for a store. Stored quotes outside the window are counted as
-  /// `rowsOutsideWindow`.
-  /// - Throws: `StoreError.clockMismatch` when `clock` is not the store's; as `read(_:window:columns:)`.
-  public func read(clock: Clock, window: TimeWindow = TimeWindow(), columns: StoreColumns = .all) throws -> IngestedFile {
-    guard clock == self.clock else { throw StoreError.clockMismatch(store: path, stored: self.clock, requested: clock) }
+  /// The row accounting of the store's sources as they were converted (read, accepted,
+  /// rejected, collapsed), and the warnings of `open`: the report of a store.
+  public func sourceReport() -> IngestReport {
     var report = IngestReport(path: path, format: Self.reportFormat)
     report.warnings = warnings
     for source in manifest.sources {
@@ -142,6 +139,16 @@ public struct Store: Sendable {
       report.rowsCollapsed += source.rowsCollapsed
       for rejection in source.rejected { report.addRejections(kind: rejection.kind, count: rejection.count) }
     }
+    return report
+  }
+
+  /// Every series in `window`, with a report of the sources' row accounting: what
+  /// `Ingest.read` gives for a store. Stored quotes outside the window are counted as
+  /// `rowsOutsideWindow`.
+  /// - Throws: `StoreError.clockMismatch` when `clock` is not the store's; as `read(_:window:columns:)`.
+  public func read(clock: Clock, window: TimeWindow = TimeWindow(), columns: StoreColumns = .all) throws -> IngestedFile {
+    guard clock == self.clock else { throw StoreError.clockMismatch(store: path, stored: self.clock, requested: clock) }
+    var report = sourceReport()
     var all: [QuoteSeries] = []
     for entry in series {
       let quotes = try read(entry, window: window, columns: columns)

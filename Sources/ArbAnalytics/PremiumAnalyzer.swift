@@ -1,0 +1,302 @@
+/// `PremiumAnalysis` of a premium series fed a chunk at a time (`PremiumStream`), in
+/// memory that does not grow with the series: the moments are merged chunk by chunk,
+/// the bands and episodes carry their state across chunks (`BandAccumulator`), the
+/// half-life's regression sums are merged too, and the valid values are kept in a
+/// `ValueSpill` for exact quantiles.
+///
+/// Counts, extremes, quantiles, bands and episodes are identical to the whole-series
+/// `PremiumAnalysis`; means, spreads, skew, kurtosis and the half-life are the same
+/// figures summed in another order (each chunk two-pass, then merged: Chan et al. and
+/// Pébay's formulas), equal to about 1e-14 relative (`docs/definitions.md`, "Streaming").
+public final class PremiumAnalyzer {
+  private let legCount: Int
+  private let maxPremium: Bool
+  private var mid: SummaryAccumulator
+  private var exec: SummaryAccumulator
+  private let durations: ValueSpill
+  private var top: [Int]
+  private var bottom: [Int]
+  private var validPoints = 0
+  private var lastTime: Int64 = 0
+  /// The executable side label of the last point, and its trade legs.
+  private var execSide: Int8 = 0
+  private var lastRich: Int8? = nil
+  private var lastCheap: Int8 = 0
+  private var scratch = Scratch()
+
+  /// - Parameters:
+  ///   - maxPremium: `mid` is a max premium (≥ 0, one-sided bands), as `PremiumSeries.maxPremium`.
+  ///   - spillMemoryLimit: values of a column held in memory before they go to a temporary file.
+  public init(legCount: Int, maxPremium: Bool, options: BandOptions = BandOptions(), spillMemoryLimit: Int = ValueSpill.defaultMemoryLimit) {
+    self.legCount = legCount
+    self.maxPremium = maxPremium
+    mid = SummaryAccumulator(oneSided: maxPremium, options: options, spillMemoryLimit: spillMemoryLimit)
+    exec = SummaryAccumulator(oneSided: true, options: options, spillMemoryLimit: spillMemoryLimit)
+    durations = ValueSpill(memoryLimit: spillMemoryLimit)
+    top = Array(repeating: 0, count: legCount)
+    bottom = Array(repeating: 0, count: legCount)
+  }
+
+  /// Adds the next points.
+  /// - Throws: `SpillError`.
+  public func add(_ chunk: PremiumChunk) throws(SpillError) {
+    let n = chunk.count
+    guard n > 0 else { return }
+    scratch.reserve(n)
+    var packed = 0
+    for i in 0..<n {
+      scratch.midSide[i] = chunk.mid[i] < 0 ? -1 : 1
+      // The executable side flips at every change of the trade's legs (`PremiumAnalysis.execSide`).
+      if let lastRich, chunk.rich[i] != lastRich || chunk.cheap[i] != lastCheap { execSide = 1 - execSide }
+      lastRich = chunk.rich[i]
+      lastCheap = chunk.cheap[i]
+      scratch.execSide[i] = execSide
+      if chunk.valid[i] {
+        scratch.weights[packed] = Double(chunk.duration[i])
+        packed += 1
+        top[Int(chunk.top[i])] += 1
+        bottom[Int(chunk.bottom[i])] += 1
+      }
+    }
+    validPoints += packed
+    lastTime = chunk.time[n - 1]
+    let weights = UnsafeBufferPointer(rebasing: scratch.weights[0..<packed])
+    try durations.append(weights)
+    try mid.add(chunk.mid, side: scratch.midSide, chunk: chunk, weights: weights, scratch: &scratch)
+    try exec.add(chunk.exec, side: scratch.execSide, chunk: chunk, weights: weights, scratch: &scratch)
+  }
+
+  /// The analysis of every point added.
+  /// - Throws: `SpillError` when a spilled column cannot be read back.
+  public func finish() throws(SpillError) -> PremiumAnalysis {
+    // The median point duration, for the half-lives (computed only when one is defined).
+    var median: Double?? = nil
+    func medianDuration() throws(SpillError) -> Double? {
+      if let median { return median }
+      let value = try durations.quantiles([0.5])?[0]
+      median = .some(value)
+      return value
+    }
+    let count = Double(validPoints)
+    return PremiumAnalysis(
+      mid: try mid.finish(lastTime: lastTime, medianDuration: medianDuration),
+      exec: try exec.finish(lastTime: lastTime, medianDuration: medianDuration),
+      topShare: validPoints > 0 ? top.map { Double($0) / count } : [],
+      bottomShare: validPoints > 0 ? bottom.map { Double($0) / count } : [])
+  }
+
+  /// Reusable per-chunk buffers.
+  fileprivate struct Scratch {
+    var midSide: UnsafeMutableBufferPointer<Int8> = .allocate(capacity: 0)
+    var execSide: UnsafeMutableBufferPointer<Int8> = .allocate(capacity: 0)
+    /// The valid points' durations, packed.
+    var weights: UnsafeMutableBufferPointer<Double> = .allocate(capacity: 0)
+    /// A column's valid values, packed; and the half-life's regressor and response.
+    var values: UnsafeMutableBufferPointer<Double> = .allocate(capacity: 0)
+    var lag: UnsafeMutableBufferPointer<Double> = .allocate(capacity: 0)
+    var change: UnsafeMutableBufferPointer<Double> = .allocate(capacity: 0)
+
+    mutating func reserve(_ n: Int) {
+      guard values.count < n else { return }
+      free()
+      midSide = .allocate(capacity: n)
+      execSide = .allocate(capacity: n)
+      weights = .allocate(capacity: n)
+      values = .allocate(capacity: n)
+      lag = .allocate(capacity: n)
+      change = .allocate(capacity: n)
+    }
+
+    func free() {
+      midSide.deallocate()
+      execSide.deallocate()
+      for buffer in [weights, values, lag, change] { buffer.deallocate() }
+    }
+  }
+
+  deinit { scratch.free() }
+}
+
+extension PremiumAnalysis {
+  init(mid: SeriesSummary, exec: SeriesSummary, topShare: [Double], bottomShare: [Double]) {
+    self.mid = mid
+    self.exec = exec
+    self.topShare = topShare
+    self.bottomShare = bottomShare
+  }
+}
+
+/// One column's `SeriesSummary`, accumulated chunk by chunk.
+private struct SummaryAccumulator {
+  var moments = MomentAccumulator()
+  var slope = SlopeAccumulator()
+  var bands: [BandAccumulator]
+  let values: ValueSpill
+  /// The last valid value so far (the half-life's regression pairs consecutive valid values).
+  var previous: Double? = nil
+
+  init(oneSided: Bool, options: BandOptions, spillMemoryLimit: Int) {
+    bands = options.bands.map { BandAccumulator(band: $0, oneSided: oneSided, hysteresis: options.hysteresis, minEpisode: options.minEpisode) }
+    values = ValueSpill(memoryLimit: spillMemoryLimit)
+  }
+
+  mutating func add(
+    _ column: UnsafeBufferPointer<Double>, side: UnsafeMutableBufferPointer<Int8>, chunk: PremiumChunk,
+    weights: UnsafeBufferPointer<Double>, scratch: inout PremiumAnalyzer.Scratch
+  ) throws(SpillError) {
+    let n = chunk.count
+    var packed = 0, pairs = 0
+    for i in 0..<n where chunk.valid[i] {
+      let x = column[i]
+      scratch.values[packed] = x
+      packed += 1
+      if let previous {
+        scratch.lag[pairs] = previous
+        scratch.change[pairs] = x - previous
+        pairs += 1
+      }
+      previous = x
+    }
+    let values = UnsafeBufferPointer(rebasing: scratch.values[0..<packed])
+    moments.add(values, weights: weights)
+    slope.add(lag: UnsafeBufferPointer(rebasing: scratch.lag[0..<pairs]), change: UnsafeBufferPointer(rebasing: scratch.change[0..<pairs]))
+    try self.values.append(values)
+    for b in bands.indices {
+      for i in 0..<n { bands[b].add(column[i], valid: chunk.valid[i], side: side[i], time: chunk.time[i], duration: chunk.duration[i]) }
+    }
+  }
+
+  func finish(lastTime: Int64, medianDuration: () throws(SpillError) -> Double?) throws(SpillError) -> SeriesSummary {
+    let quantiles = try values.quantiles(SeriesStatistics.quantileLevels.map { $0 / 100 }) ?? []
+    var halfLife: HalfLife? = nil
+    if let beta = slope.beta, HalfLife.points(beta: beta) != nil {
+      halfLife = HalfLife(beta: beta, medianDuration: try medianDuration() ?? 0)
+    }
+    return SeriesSummary(
+      statistics: moments.statistics(quantiles: quantiles), halfLife: halfLife, bands: bands.map { $0.finish(lastTime: lastTime) })
+  }
+}
+
+/// Count, extremes and central moments (plain and duration-weighted) merged chunk by
+/// chunk: each chunk corrected two-pass as `SeriesStatistics`, then combined with the
+/// running figures (Chan et al.; Pébay for the third and fourth moments).
+struct MomentAccumulator {
+  var n = 0.0
+  var mean = 0.0
+  /// Sums of the 2nd, 3rd and 4th powers of the deviations from `mean`.
+  var m2 = 0.0, m3 = 0.0, m4 = 0.0
+  var low = Double.infinity, high = -Double.infinity
+  /// Total weight, weighted mean, weighted sum of squared deviations from it.
+  var weight = 0.0, weightedMean = 0.0, weightedM2 = 0.0
+
+  mutating func add(_ x: UnsafeBufferPointer<Double>, weights w: UnsafeBufferPointer<Double>) {
+    let count = x.count
+    guard count > 0 else { return }
+    let nb = Double(count)
+    let center = BLAS.sum(x) / nb
+    var (s1, s2, s3, s4, lo, hi, ws, wd) = (0.0, 0.0, 0.0, 0.0, Double.infinity, -Double.infinity, 0.0, 0.0)
+    for k in 0..<count {
+      let d = x[k] - center, d2 = d * d
+      s1 += d
+      s2 += d2
+      s3 += d2 * d
+      s4 += d2 * d2
+      lo = Swift.min(lo, x[k])
+      hi = Swift.max(hi, x[k])
+      ws += w[k]
+      wd += w[k] * d
+    }
+    let r = s1 / nb
+    let meanB = center + r
+    let m2b = Swift.max(s2 - nb * r * r, 0)
+    let m3b = s3 - 3 * r * s2 + 2 * nb * r * r * r
+    let m4b = s4 - 4 * r * s3 + 6 * r * r * s2 - 3 * nb * r * r * r * r
+    low = Swift.min(low, lo)
+    high = Swift.max(high, hi)
+    if n == 0 {
+      (n, mean, m2, m3, m4) = (nb, meanB, m2b, m3b, m4b)
+    } else {
+      let na = n, total = na + nb, delta = meanB - mean
+      let d2 = delta * delta
+      let newM4 = m4 + m4b + d2 * d2 * na * nb * (na * na - na * nb + nb * nb) / (total * total * total)
+        + 6 * d2 * (na * na * m2b + nb * nb * m2) / (total * total) + 4 * delta * (na * m3b - nb * m3) / total
+      let newM3 = m3 + m3b + d2 * delta * na * nb * (na - nb) / (total * total) + 3 * delta * (na * m2b - nb * m2) / total
+      m2 += m2b + d2 * na * nb / total
+      m3 = newM3
+      m4 = newM4
+      mean += delta * nb / total
+      n = total
+    }
+    guard ws > 0 else { return }
+    let weightedMeanB = center + wd / ws
+    var squares = 0.0
+    for k in 0..<count {
+      let d = x[k] - weightedMeanB
+      squares += w[k] * d * d
+    }
+    if weight == 0 {
+      (weight, weightedMean, weightedM2) = (ws, weightedMeanB, squares)
+    } else {
+      let total = weight + ws, delta = weightedMeanB - weightedMean
+      weightedM2 += squares + delta * delta * weight * ws / total
+      weightedMean += delta * ws / total
+      weight = total
+    }
+  }
+
+  /// The figures of `SeriesStatistics`, with the `quantiles` computed elsewhere.
+  func statistics(quantiles: [Double]) -> SeriesStatistics {
+    let count = Int(n)
+    guard count > 0 else { return SeriesStatistics(count: 0, quantiles: []) }
+    var s = SeriesStatistics(count: count, quantiles: quantiles)
+    let constant = low == high
+    s.mean = constant ? low : mean
+    s.min = low
+    s.max = high
+    if weight > 0 {
+      s.meanTW = constant ? low : weightedMean
+      s.stdTW = constant ? 0 : (weightedM2 / weight).squareRoot()
+    }
+    if count >= 2 { s.std = constant ? 0 : (m2 / (n - 1)).squareRoot() }
+    let variance = m2 / n
+    if !constant && variance > 0 && variance.squareRoot() > 1e-12 * Swift.max(abs(mean), Double.leastNormalMagnitude) {
+      s.skew = (m3 / n) / (variance * variance.squareRoot())
+      s.kurtosis = (m4 / n) / (variance * variance) - 3
+    }
+    return s
+  }
+}
+
+/// The least-squares slope of `Δx_t` on `x_{t−1}` (`HalfLife.slope`) from pairs fed in
+/// chunks: each chunk's centred sums, merged.
+struct SlopeAccumulator {
+  var n = 0.0
+  var meanLag = 0.0, meanChange = 0.0
+  /// Σ (lag − mean)², Σ (lag − mean)(change − mean).
+  var sxx = 0.0, sxy = 0.0
+
+  mutating func add(lag z: UnsafeBufferPointer<Double>, change y: UnsafeBufferPointer<Double>) {
+    guard !z.isEmpty else { return }
+    let nb = Double(z.count)
+    let zb = BLAS.sum(z) / nb, yb = BLAS.sum(y) / nb
+    var xx = 0.0, xy = 0.0
+    for k in z.indices {
+      let c = z[k] - zb
+      xx += c * c
+      xy += c * (y[k] - yb)
+    }
+    if n == 0 {
+      (n, meanLag, meanChange, sxx, sxy) = (nb, zb, yb, xx, xy)
+      return
+    }
+    let total = n + nb, dz = zb - meanLag, dy = yb - meanChange
+    sxx += xx + dz * dz * n * nb / total
+    sxy += xy + dz * dy * n * nb / total
+    meanLag += dz * nb / total
+    meanChange += dy * nb / total
+    n = total
+  }
+
+  /// β, or `nil` for fewer than 2 pairs (3 values) or a constant regressor.
+  var beta: Double? { n >= 2 && sxx > 0 ? sxy / sxx : nil }
+}

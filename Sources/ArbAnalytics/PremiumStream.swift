@@ -1,0 +1,318 @@
+import ArbCore
+
+/// Consecutive points of a premium series: what `PremiumStream` yields, a bounded
+/// chunk at a time. The buffers belong to the stream and stay valid until its next
+/// `next()`.
+public struct PremiumChunk: @unchecked Sendable {
+  public let time: UnsafeBufferPointer<Int64>
+  /// Time to the next point (of this chunk or the next); 0 for the last point of the series.
+  public let duration: UnsafeBufferPointer<Int64>
+  public let valid: UnsafeBufferPointer<Bool>
+  /// As `PremiumSeries`: percent, `nan` at invalid points (never read there).
+  public let mid: UnsafeBufferPointer<Double>
+  public let exec: UnsafeBufferPointer<Double>
+  public let rich: UnsafeBufferPointer<Int8>
+  public let cheap: UnsafeBufferPointer<Int8>
+  public let top: UnsafeBufferPointer<Int8>
+  public let bottom: UnsafeBufferPointer<Int8>
+  /// With `keepQuotes`: per point, every leg's quote in force, bids then asks
+  /// (`2 × legCount` values per point; `nan` before a leg's first quote); else empty.
+  public let quotes: UnsafeBufferPointer<Double>
+
+  public var count: Int { time.count }
+}
+
+/// The premium series of legs read as streams: the as-of merge of `PremiumSeries`
+/// (`docs/definitions.md`, "Alignment") walked over bounded chunks of each leg, so that
+/// memory depends on the chunk size and the number of legs, not on the length of the
+/// history. The points, their validity and premiums are exactly those of
+/// `PremiumSeries(legs:options:maxPremium:)` on the same quotes.
+///
+/// Each leg's quote in force is kept by value across its chunks. Errors the whole-series
+/// alignment finds before it starts are found here as soon as they can be: an empty leg
+/// at the first chunk, times spanning more than an `Int64` as they are read, a grid past
+/// `TimeArithmetic.gridPointLimit` points as it is walked, and legs that never overlap
+/// when the last leg ends (before the caller has the last chunk).
+public final class PremiumStream {
+  public let legCount: Int
+  /// Quotes read, and the first and last quote time, of each leg so far.
+  public private(set) var legRows: [Int]
+  public private(set) var legFirstTime: [Int64?]
+  public private(set) var legLastTime: [Int64?]
+  /// Points produced so far, and the valid ones among them.
+  public private(set) var points = 0
+  public private(set) var validPoints = 0
+
+  private let legs: [any QuoteStream]
+  private let options: AlignmentOptions
+  private let chunkPoints: Int
+  private let legChunkRows: Int
+  private let required: Int
+  private let limits: [Int64]
+  /// First time at which `required` legs have quoted.
+  private let start: Int64
+  /// On a grid: the next grid point (`nil` past `Int64.max`).
+  private var gridNext: Int64?
+  private let keepQuotes: Bool
+  private var readers: [LegReader]
+  private var finished = false
+  /// Earliest first time of any leg: every time read must be within an `Int64` of it.
+  private let earliest: Int64
+
+  // Point buffers: `chunkPoints + 1`, the last point waiting for its successor's time.
+  private let time: UnsafeMutableBufferPointer<Int64>
+  private let duration: UnsafeMutableBufferPointer<Int64>
+  private let valid: UnsafeMutableBufferPointer<Bool>
+  private let mid: UnsafeMutableBufferPointer<Double>
+  private let exec: UnsafeMutableBufferPointer<Double>
+  private let rich: UnsafeMutableBufferPointer<Int8>
+  private let cheap: UnsafeMutableBufferPointer<Int8>
+  private let top: UnsafeMutableBufferPointer<Int8>
+  private let bottom: UnsafeMutableBufferPointer<Int8>
+  private let legQuotes: UnsafeMutableBufferPointer<Double>
+  /// The usable quotes of the point being made (bids, then asks; `nan` when unusable).
+  private let usableQuotes: UnsafeMutableBufferPointer<Double>
+  /// Points held in the buffers (the carried point of the last chunk, then new ones).
+  private var held = 0
+
+  /// Opens the merge of `legs`; reads each leg's first chunk.
+  ///
+  /// - Parameters:
+  ///   - chunkPoints: points per chunk yielded (> 0).
+  ///   - legChunkRows: quotes asked of a leg's stream at a time (> 0).
+  ///   - maxPremium: `mid` is the max premium even for two legs.
+  ///   - keepQuotes: fill `PremiumChunk.quotes` (what `--series` prints).
+  /// - Throws: `AlignmentError` (too few legs, an empty leg, `.time`), or what a leg's stream throws.
+  public init(
+    legs: [any QuoteStream], options: AlignmentOptions = AlignmentOptions(), maxPremium: Bool = false, chunkPoints: Int = 1 << 16,
+    legChunkRows: Int = 1 << 16, keepQuotes: Bool = false
+  ) throws {
+    precondition(chunkPoints > 0 && legChunkRows > 0, "chunks hold at least one row")
+    precondition(legs.count <= 127, "PremiumStream: at most 127 legs")
+    guard legs.count >= 2 else { throw AlignmentError.tooFewLegs(count: legs.count) }
+    self.legs = legs
+    self.options = options
+    self.chunkPoints = chunkPoints
+    self.legChunkRows = legChunkRows
+    self.keepQuotes = keepQuotes
+    legCount = legs.count
+    required = min(options.minimumLegs ?? legs.count, legs.count)
+    limits = (0..<legs.count).map(options.maxStale(leg:))
+    var readers: [LegReader] = []
+    for leg in legs {
+      var reader = LegReader()
+      try reader.refill(leg, rows: legChunkRows)
+      guard reader.nextTime != .max else { throw AlignmentError.emptyLeg(instrument: leg.instrument.description) }
+      readers.append(reader)
+    }
+    let firsts = readers.map(\.nextTime)
+    start = firsts.sorted()[required - 1]
+    earliest = firsts.min()!
+    legRows = readers.map(\.rows)
+    legFirstTime = firsts
+    legLastTime = readers.map(\.lastRead)
+    if let step = options.grid {
+      precondition(step > 0, "grid step must be positive")
+      do { gridNext = try TimeArithmetic.add(-start.floorMod(step), to: start, .grid) } catch { throw AlignmentError.time(error) }
+    } else {
+      gridNext = nil
+    }
+    self.readers = readers
+    let capacity = chunkPoints + 1
+    time = .allocate(capacity: capacity)
+    duration = .allocate(capacity: capacity)
+    valid = .allocate(capacity: capacity)
+    mid = .allocate(capacity: capacity)
+    exec = .allocate(capacity: capacity)
+    rich = .allocate(capacity: capacity)
+    cheap = .allocate(capacity: capacity)
+    top = .allocate(capacity: capacity)
+    bottom = .allocate(capacity: capacity)
+    legQuotes = .allocate(capacity: keepQuotes ? capacity * 2 * legs.count : 0)
+    usableQuotes = .allocate(capacity: 2 * legs.count)
+    self.maxPremium = maxPremium || legs.count > 2
+    try checkSpan()
+  }
+
+  /// `mid` is highest over lowest mid.
+  public let maxPremium: Bool
+
+  deinit {
+    for buffer in [time, duration] { buffer.deallocate() }
+    valid.deallocate()
+    for buffer in [mid, exec, legQuotes, usableQuotes] { buffer.deallocate() }
+    for buffer in [rich, cheap, top, bottom] { buffer.deallocate() }
+  }
+
+  /// The next at most `chunkPoints` points, or `nil` after the last.
+  ///
+  /// - Throws: `AlignmentError.noOverlap` when the legs turn out never to overlap,
+  ///   `.time` for times out of range, or what a leg's stream throws.
+  public func next() throws -> PremiumChunk? {
+    guard !finished || held > 0 else { return nil }
+    if held == chunkPoints + 1 { carryLastPoint() }
+    var writer = PremiumWriter(
+      time: time, valid: valid, mid: mid, exec: exec, rich: rich, cheap: cheap, top: top, bottom: bottom, legCount: legCount,
+      maxPremium: maxPremium)
+    while !finished && held < chunkPoints + 1 {
+      if try !makePoint(&writer) {
+        finished = true
+        try checkOverlap()
+      }
+    }
+    validPoints += writer.validPoints
+    // The last held point waits for the next point's time unless the series ended.
+    let count = finished ? held : chunkPoints
+    for i in 0..<count { duration[i] = i + 1 < held ? time[i + 1] - time[i] : 0 }
+    if finished { held = 0 }
+    guard count > 0 else { return nil }
+    func view<T>(_ buffer: UnsafeMutableBufferPointer<T>, _ width: Int = 1) -> UnsafeBufferPointer<T> {
+      UnsafeBufferPointer(rebasing: buffer[0..<(count * width)])
+    }
+    return PremiumChunk(
+      time: view(time), duration: view(duration), valid: view(valid), mid: view(mid), exec: view(exec), rich: view(rich),
+      cheap: view(cheap), top: view(top), bottom: view(bottom), quotes: keepQuotes ? view(legQuotes, 2 * legCount) : view(legQuotes, 0))
+  }
+
+  /// Moves the point that waited for its successor to the front.
+  private func carryLastPoint() {
+    let last = chunkPoints
+    time[0] = time[last]
+    valid[0] = valid[last]
+    mid[0] = mid[last]
+    exec[0] = exec[last]
+    rich[0] = rich[last]
+    cheap[0] = cheap[last]
+    top[0] = top[last]
+    bottom[0] = bottom[last]
+    let width = 2 * legCount
+    if keepQuotes { for j in 0..<width { legQuotes[j] = legQuotes[last * width + j] } }
+    held = 1
+  }
+
+  /// Makes the next clock point into slot `held`; `false` when there is none.
+  private func makePoint(_ writer: inout PremiumWriter) throws -> Bool {
+    let t: Int64
+    if let step = options.grid {
+      // The grid's points run up to the last quote of any leg; past `Int64.max` there is none.
+      guard let next = gridNext else { return false }
+      t = next
+      for k in 0..<legCount { try advance(k, through: t) }
+      if readers.allSatisfy({ $0.nextTime == .max }) && t > legLastTime.compactMap({ $0 }).max()! { return false }
+      guard points < TimeArithmetic.gridPointLimit else {
+        let last = legLastTime.compactMap { $0 }.max()!
+        throw AlignmentError.time(
+          TimeError(.tooManyPoints(step: step, first: start, last: last, count: nil, limit: TimeArithmetic.gridPointLimit)))
+      }
+      gridNext = try? TimeArithmetic.add(step, to: t, .grid)
+    } else {
+      var smallest = Int64.max
+      for k in 0..<legCount where readers[k].nextTime < smallest { smallest = readers[k].nextTime }
+      guard smallest != .max else { return false }
+      t = max(smallest, start)
+      for k in 0..<legCount { try advance(k, through: t) }
+    }
+    var usable = 0
+    let width = 2 * legCount
+    for k in 0..<legCount {
+      let reader = readers[k]
+      if keepQuotes {
+        legQuotes[held * width + k] = reader.hasQuote ? reader.bid : .nan
+        legQuotes[held * width + legCount + k] = reader.hasQuote ? reader.ask : .nan
+      }
+      if reader.hasQuote && AsOfMerge.isUsable(bid: reader.bid, ask: reader.ask, age: t - reader.quoteTime, limit: limits[k]) {
+        usableQuotes[k] = reader.bid
+        usableQuotes[legCount + k] = reader.ask
+        usable += 1
+      } else {
+        usableQuotes[k] = .nan
+        usableQuotes[legCount + k] = .nan
+      }
+    }
+    writer.write(held, time: t, valid: usable >= required, quotes: usableQuotes)
+    held += 1
+    points += 1
+    return true
+  }
+
+  /// Moves leg `k` past every quote at or before `t`, reading chunks as needed.
+  @inline(__always)
+  private func advance(_ k: Int, through t: Int64) throws {
+    while readers[k].nextTime <= t {
+      if readers[k].step() {
+        let before = readers[k].rows
+        try readers[k].refill(legs[k], rows: legChunkRows)
+        if readers[k].rows > before {
+          legRows[k] = readers[k].rows
+          legLastTime[k] = readers[k].lastRead
+          try checkSpan()
+        }
+      }
+    }
+  }
+
+  /// Every time read lies within an `Int64` of the earliest, and before `Int64.max`.
+  private func checkSpan() throws {
+    let last = legLastTime.compactMap { $0 }.max()!
+    if last == .max { throw AlignmentError.time(TimeError(.lastInstant)) }
+    do { _ = try TimeArithmetic.bounds(of: [[earliest, last]]) } catch { throw AlignmentError.time(error) }
+  }
+
+  /// At the end: whether `required` legs were ever quoting at once (as `AsOfMerge`).
+  private func checkOverlap() throws {
+    let firsts = legFirstTime.map { $0! }, lasts = legLastTime.map { $0! }
+    let edges: [(Int64, Int)] = (firsts.map { ($0, 1) } + lasts.map { ($0, -1) }).sorted { ($0.0, -$0.1) < ($1.0, -$1.1) }
+    var open = 0
+    for (_, change) in edges {
+      open += change
+      if open >= required { return }
+    }
+    throw AlignmentError.noOverlap(lastEnd: lasts.min()!, firstStart: start)
+  }
+}
+
+/// One leg of a `PremiumStream`: its current chunk, the next quote to take, and the
+/// quote in force (copied, since a chunk lives only until the stream's next call).
+private struct LegReader {
+  var chunk: QuoteChunk? = nil
+  var position = 0
+  /// Time of the next quote, `Int64.max` once the leg is exhausted.
+  var nextTime = Int64.max
+  var hasQuote = false
+  var quoteTime: Int64 = 0
+  var bid = Double.nan
+  var ask = Double.nan
+  var rows = 0
+  var lastRead: Int64? = nil
+
+  /// Takes the next quote as the one in force; `true` when the chunk is used up.
+  @inline(__always)
+  mutating func step() -> Bool {
+    let chunk = chunk!
+    quoteTime = chunk.time[position]
+    bid = chunk.bid[position]
+    ask = chunk.ask[position]
+    hasQuote = true
+    position += 1
+    if position < chunk.count {
+      nextTime = chunk.time[position]
+      return false
+    }
+    return true
+  }
+
+  /// Reads the leg's next chunk (skipping empty ones); `nextTime` is `.max` at the end.
+  mutating func refill(_ stream: any QuoteStream, rows wanted: Int) throws {
+    chunk = nil
+    nextTime = .max
+    while let next = try stream.next(maxRows: wanted) {
+      guard next.count > 0 else { continue }
+      chunk = next
+      position = 0
+      nextTime = next.time[0]
+      rows += next.count
+      lastRead = next.time[next.count - 1]
+      return
+    }
+  }
+}

@@ -1,0 +1,175 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+
+/// The values of a streamed series kept for its exact quantiles: in memory up to
+/// `memoryLimit` values, then in a temporary file (in `TMPDIR`, else `/tmp`; unlinked
+/// as soon as it is created, so that it never outlives the process).
+///
+/// `quantiles` are exact, type 7, the same values as `Quantiles.compute` of all the
+/// values: a spilled file is answered by radix passes over it (a histogram of 16 bits of
+/// each value's order-preserving key narrows each wanted rank to a key range, until a
+/// range holds few enough values to sort), reading it a block at a time, so memory stays
+/// bounded whatever the number of values.
+public final class ValueSpill {
+  /// Values held in memory before they go to a file (8 MiB).
+  public static let defaultMemoryLimit = 1 << 20
+  /// Values read from the file at a time.
+  static let blockValues = 1 << 16
+  /// A key range with at most this many values is sorted rather than split again.
+  public static let defaultSortLimit = 1 << 20
+
+  private let memoryLimit: Int
+  private let sortLimit: Int
+  private var buffer: [Double] = []
+  private var descriptor: Int32 = -1
+  /// Values written to the file.
+  private var written = 0
+
+  public init(memoryLimit: Int = ValueSpill.defaultMemoryLimit, sortLimit: Int = ValueSpill.defaultSortLimit) {
+    precondition(memoryLimit > 0 && sortLimit > 0, "a spill holds at least one value in memory")
+    self.memoryLimit = memoryLimit
+    self.sortLimit = sortLimit
+    buffer.reserveCapacity(Swift.min(memoryLimit, Self.blockValues))
+  }
+
+  deinit { if descriptor >= 0 { close(descriptor) } }
+
+  /// Number of values appended.
+  public var count: Int { written + buffer.count }
+
+  /// Appends `values`.
+  /// - Throws: `SpillError` when the temporary file cannot be made or written.
+  public func append(_ values: UnsafeBufferPointer<Double>) throws(SpillError) {
+    buffer.append(contentsOf: values)
+    if buffer.count >= memoryLimit || (descriptor >= 0 && buffer.count >= Self.blockValues) { try flush() }
+  }
+
+  /// The type-7 quantiles at `probabilities` (0…1), or `nil` without values.
+  /// - Throws: `SpillError` when the file cannot be read back.
+  public func quantiles(_ probabilities: [Double]) throws(SpillError) -> [Double]? {
+    guard descriptor >= 0 else { return Quantiles.computeInPlace(&buffer, probabilities: probabilities) }
+    try flush()
+    let n = written
+    let ranks = Quantiles.ranks(count: n, probabilities: probabilities)
+    let statistic = try select(ranks)
+    return Quantiles.interpolate(count: n, probabilities: probabilities, statistic: statistic)
+  }
+
+  /// Writes the buffer to the file (made on first use).
+  private func flush() throws(SpillError) {
+    if descriptor < 0 {
+      let folder = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+      var template = Array((folder + "/arbkit-values-XXXXXX").utf8CString)
+      descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+      guard descriptor >= 0 else { throw SpillError(folder: folder, errno: errno) }
+      template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+      self.folder = folder
+    }
+    let failure: Int32? = buffer.withUnsafeBytes { bytes in
+      var done = 0
+      while done < bytes.count {
+        let n = pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(written * 8 + done))
+        if n < 0 && errno == EINTR { continue }
+        guard n > 0 else { return n < 0 ? errno : ENOSPC }
+        done += n
+      }
+      return nil
+    }
+    if let failure { throw SpillError(folder: folder, errno: failure) }
+    written += buffer.count
+    buffer.removeAll(keepingCapacity: true)
+  }
+
+  private var folder = ""
+
+  /// Calls `body` with each block of the file's values in order.
+  private func forEachBlock(_ body: (UnsafeBufferPointer<Double>) -> Void) throws(SpillError) {
+    let block = UnsafeMutableBufferPointer<Double>.allocate(capacity: Self.blockValues)
+    defer { block.deallocate() }
+    var position = 0
+    while position < written {
+      let rows = Swift.min(Self.blockValues, written - position)
+      let bytes = UnsafeMutableRawBufferPointer(block)
+      var done = 0
+      while done < rows * 8 {
+        let n = pread(descriptor, bytes.baseAddress! + done, rows * 8 - done, off_t(position * 8 + done))
+        if n < 0 && errno == EINTR { continue }
+        guard n > 0 else { throw SpillError(folder: folder, errno: n < 0 ? errno : EIO) }
+        done += n
+      }
+      body(UnsafeBufferPointer(rebasing: block[0..<rows]))
+      position += rows
+    }
+  }
+
+  /// A range of keys and what is known of it: how many values lie below it and in it.
+  private struct KeyRange: Hashable {
+    var low: UInt64
+    var high: UInt64
+    var below: Int
+    var count: Int
+  }
+
+  /// The order statistics at `ranks` (ascending, distinct) of the file's values.
+  private func select(_ ranks: [Int]) throws(SpillError) -> [Int: Double] {
+    var result: [Int: Double] = [:]
+    // Each unresolved rank's range; all start as every key.
+    var pending = ranks.map { ($0, KeyRange(low: 0, high: .max, below: 0, count: written)) }
+    while true {
+      // A range of one key is that key's value.
+      for (rank, range) in pending where range.low == range.high { result[rank] = Quantiles.value(ofKey: range.low) }
+      pending.removeAll { $0.1.low == $0.1.high }
+      if pending.isEmpty { return result }
+      let ranges = Array(Set(pending.map(\.1)))
+      let sorted = ranges.map { $0.count <= sortLimit }
+      // Per range: the values to sort, or a 65,536-bucket histogram of the keys in it.
+      var values = ranges.map { _ in [Double]() }
+      let shifts = ranges.map { range in
+        var shift: UInt64 = 0
+        while (range.high - range.low) >> shift >= 1 << 16 { shift += 1 }
+        return shift
+      }
+      var histograms = ranges.indices.map { sorted[$0] ? [Int]() : [Int](repeating: 0, count: 1 << 16) }
+      try forEachBlock { block in
+        for x in block {
+          let key = Quantiles.key(x)
+          for r in ranges.indices where key >= ranges[r].low && key <= ranges[r].high {
+            if sorted[r] { values[r].append(x) } else { histograms[r][Int((key - ranges[r].low) >> shifts[r])] += 1 }
+          }
+        }
+      }
+      for r in ranges.indices where sorted[r] { values[r].sort() }
+      var next: [(Int, KeyRange)] = []
+      for (rank, range) in pending {
+        let r = ranges.firstIndex(of: range)!
+        if sorted[r] {
+          result[rank] = values[r][rank - range.below]
+          continue
+        }
+        // The bucket that holds the rank, and the values below it.
+        var below = range.below, bucket = 0
+        while below + histograms[r][bucket] <= rank {
+          below += histograms[r][bucket]
+          bucket += 1
+        }
+        let low = range.low + (UInt64(bucket) << shifts[r])
+        let width = (UInt64(1) << shifts[r]) - 1
+        let high = range.high - low < width ? range.high : low + width
+        next.append((rank, KeyRange(low: low, high: high, below: below, count: histograms[r][bucket])))
+      }
+      pending = next
+    }
+  }
+}
+
+/// A temporary file of values that cannot be made, written or read back.
+public struct SpillError: Error, Sendable, CustomStringConvertible {
+  public var folder: String
+  public var errno: Int32
+
+  public var description: String {
+    "cannot keep the series' values for its quantiles in a temporary file in \(folder) (set TMPDIR to another folder): "
+      + String(cString: strerror(errno))
+  }
+}
