@@ -8,3 +8,9 @@ extension AlignmentError: Diagnostic {
   }
   public var isFramed: Bool { false }
 }
+
+extension SpillError: Diagnostic {
+  /// A temporary file that cannot be written (a full disk) is the machine's, not the data's.
+  public var kind: DiagnosticKind { .io }
+  public var isFramed: Bool { false }
+}

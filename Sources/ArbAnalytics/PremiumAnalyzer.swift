@@ -22,7 +22,8 @@ public final class PremiumAnalyzer {
   private var execSide: Int8 = 0
   private var lastRich: Int8? = nil
   private var lastCheap: Int8 = 0
-  private var scratch = Scratch()
+  /// Per chunk: each point's side for the mid and the exec episodes, the valid points' durations.
+  private let midSide = Scratch<Int8>(), execSideLabels = Scratch<Int8>(), weights = Scratch<Double>()
 
   /// - Parameters:
   ///   - maxPremium: `mid` is a max premium (≥ 0, one-sided bands), as `PremiumSeries.maxPremium`.
@@ -42,17 +43,17 @@ public final class PremiumAnalyzer {
   public func add(_ chunk: PremiumChunk) throws(SpillError) {
     let n = chunk.count
     guard n > 0 else { return }
-    scratch.reserve(n)
+    let midSide = midSide.reserve(n), execSides = execSideLabels.reserve(n), packedWeights = weights.reserve(n)
     var packed = 0
     for i in 0..<n {
-      scratch.midSide[i] = chunk.mid[i] < 0 ? -1 : 1
+      midSide[i] = chunk.mid[i] < 0 ? -1 : 1
       // The executable side flips at every change of the trade's legs (`PremiumAnalysis.execSide`).
       if let lastRich, chunk.rich[i] != lastRich || chunk.cheap[i] != lastCheap { execSide = 1 - execSide }
       lastRich = chunk.rich[i]
       lastCheap = chunk.cheap[i]
-      scratch.execSide[i] = execSide
+      execSides[i] = execSide
       if chunk.valid[i] {
-        scratch.weights[packed] = Double(chunk.duration[i])
+        packedWeights[packed] = Double(chunk.duration[i])
         packed += 1
         top[Int(chunk.top[i])] += 1
         bottom[Int(chunk.bottom[i])] += 1
@@ -60,10 +61,22 @@ public final class PremiumAnalyzer {
     }
     validPoints += packed
     lastTime = chunk.time[n - 1]
-    let weights = UnsafeBufferPointer(rebasing: scratch.weights[0..<packed])
+    let weights = UnsafeBufferPointer(rebasing: packedWeights[0..<packed])
     try durations.append(weights)
-    try mid.add(chunk.mid, side: scratch.midSide, chunk: chunk, weights: weights, scratch: &scratch)
-    try exec.add(chunk.exec, side: scratch.execSide, chunk: chunk, weights: weights, scratch: &scratch)
+    // The two columns are independent: one per core.
+    let (midColumn, execColumn) = (mid, exec)
+    nonisolated(unsafe) let (midSides, execSidesShared, weightsShared) = (midSide, execSides, weights)
+    let (midResult, execResult) = twoTasks(
+      { () -> Result<SummaryAccumulator, SpillError> in
+        var column = midColumn
+        return Result { () throws(SpillError) in try column.add(chunk.mid, side: midSides, chunk: chunk, weights: weightsShared); return column }
+      },
+      { () -> Result<SummaryAccumulator, SpillError> in
+        var column = execColumn
+        return Result { () throws(SpillError) in try column.add(chunk.exec, side: execSidesShared, chunk: chunk, weights: weightsShared); return column }
+      })
+    mid = try midResult.get()
+    exec = try execResult.get()
   }
 
   /// The analysis of every point added.
@@ -85,36 +98,6 @@ public final class PremiumAnalyzer {
       bottomShare: validPoints > 0 ? bottom.map { Double($0) / count } : [])
   }
 
-  /// Reusable per-chunk buffers.
-  fileprivate struct Scratch {
-    var midSide: UnsafeMutableBufferPointer<Int8> = .allocate(capacity: 0)
-    var execSide: UnsafeMutableBufferPointer<Int8> = .allocate(capacity: 0)
-    /// The valid points' durations, packed.
-    var weights: UnsafeMutableBufferPointer<Double> = .allocate(capacity: 0)
-    /// A column's valid values, packed; and the half-life's regressor and response.
-    var values: UnsafeMutableBufferPointer<Double> = .allocate(capacity: 0)
-    var lag: UnsafeMutableBufferPointer<Double> = .allocate(capacity: 0)
-    var change: UnsafeMutableBufferPointer<Double> = .allocate(capacity: 0)
-
-    mutating func reserve(_ n: Int) {
-      guard values.count < n else { return }
-      free()
-      midSide = .allocate(capacity: n)
-      execSide = .allocate(capacity: n)
-      weights = .allocate(capacity: n)
-      values = .allocate(capacity: n)
-      lag = .allocate(capacity: n)
-      change = .allocate(capacity: n)
-    }
-
-    func free() {
-      midSide.deallocate()
-      execSide.deallocate()
-      for buffer in [weights, values, lag, change] { buffer.deallocate() }
-    }
-  }
-
-  deinit { scratch.free() }
 }
 
 extension PremiumAnalysis {
@@ -126,14 +109,33 @@ extension PremiumAnalysis {
   }
 }
 
-/// One column's `SeriesSummary`, accumulated chunk by chunk.
-private struct SummaryAccumulator {
+/// A buffer reused from chunk to chunk, grown when a chunk is larger.
+final class Scratch<Element> {
+  private var buffer = UnsafeMutableBufferPointer<Element>.allocate(capacity: 0)
+
+  /// The buffer, at least `count` long (its contents undefined).
+  func reserve(_ count: Int) -> UnsafeMutableBufferPointer<Element> {
+    if buffer.count < count {
+      buffer.deallocate()
+      buffer = .allocate(capacity: count)
+    }
+    return buffer
+  }
+
+  deinit { buffer.deallocate() }
+}
+
+/// One column's `SeriesSummary`, accumulated chunk by chunk. Sendable to the one thread
+/// that works on it at a time (`PremiumAnalyzer.add` hands each column to its own).
+private struct SummaryAccumulator: @unchecked Sendable {
   var moments = MomentAccumulator()
   var slope = SlopeAccumulator()
   var bands: [BandAccumulator]
   let values: ValueSpill
   /// The last valid value so far (the half-life's regression pairs consecutive valid values).
   var previous: Double? = nil
+  /// Per chunk: the valid values packed, and the half-life's regressor and response.
+  let packed = Scratch<Double>(), lags = Scratch<Double>(), changes = Scratch<Double>()
 
   init(oneSided: Bool, options: BandOptions, spillMemoryLimit: Int) {
     bands = options.bands.map { BandAccumulator(band: $0, oneSided: oneSided, hysteresis: options.hysteresis, minEpisode: options.minEpisode) }
@@ -142,24 +144,25 @@ private struct SummaryAccumulator {
 
   mutating func add(
     _ column: UnsafeBufferPointer<Double>, side: UnsafeMutableBufferPointer<Int8>, chunk: PremiumChunk,
-    weights: UnsafeBufferPointer<Double>, scratch: inout PremiumAnalyzer.Scratch
+    weights: UnsafeBufferPointer<Double>
   ) throws(SpillError) {
     let n = chunk.count
-    var packed = 0, pairs = 0
+    let packedValues = packed.reserve(n), lag = lags.reserve(n), change = changes.reserve(n)
+    var count = 0, pairs = 0
     for i in 0..<n where chunk.valid[i] {
       let x = column[i]
-      scratch.values[packed] = x
-      packed += 1
+      packedValues[count] = x
+      count += 1
       if let previous {
-        scratch.lag[pairs] = previous
-        scratch.change[pairs] = x - previous
+        lag[pairs] = previous
+        change[pairs] = x - previous
         pairs += 1
       }
       previous = x
     }
-    let values = UnsafeBufferPointer(rebasing: scratch.values[0..<packed])
+    let values = UnsafeBufferPointer(rebasing: packedValues[0..<count])
     moments.add(values, weights: weights)
-    slope.add(lag: UnsafeBufferPointer(rebasing: scratch.lag[0..<pairs]), change: UnsafeBufferPointer(rebasing: scratch.change[0..<pairs]))
+    slope.add(lag: UnsafeBufferPointer(rebasing: lag[0..<pairs]), change: UnsafeBufferPointer(rebasing: change[0..<pairs]))
     try self.values.append(values)
     for b in bands.indices {
       for i in 0..<n { bands[b].add(column[i], valid: chunk.valid[i], side: side[i], time: chunk.time[i], duration: chunk.duration[i]) }

@@ -54,7 +54,8 @@ public final class PremiumStream {
   /// On a grid: the next grid point (`nil` past `Int64.max`).
   private var gridNext: Int64?
   private let keepQuotes: Bool
-  private var readers: [LegReader]
+  /// Per leg (a buffer, not an array: the walk reads it at every point without access checks).
+  private let readers: UnsafeMutableBufferPointer<LegReader>
   private var finished = false
   /// Earliest first time of any leg: every time read must be within an `Int64` of it.
   private let earliest: Int64
@@ -113,11 +114,17 @@ public final class PremiumStream {
     legLastTime = readers.map(\.lastRead)
     if let step = options.grid {
       precondition(step > 0, "grid step must be positive")
+      // A grid too fine for the limit is refused before it is walked, when the legs' ends are known.
+      let lasts = legs.compactMap(\.lastTime)
+      if lasts.count == legs.count, let last = lasts.max(), last >= start {
+        do { _ = try TimeArithmetic.grid(from: start, through: last, step: step) } catch { throw AlignmentError.time(error) }
+      }
       do { gridNext = try TimeArithmetic.add(-start.floorMod(step), to: start, .grid) } catch { throw AlignmentError.time(error) }
     } else {
       gridNext = nil
     }
-    self.readers = readers
+    self.readers = .allocate(capacity: readers.count)
+    _ = self.readers.initialize(from: readers)
     let capacity = chunkPoints + 1
     time = .allocate(capacity: capacity)
     duration = .allocate(capacity: capacity)
@@ -138,6 +145,7 @@ public final class PremiumStream {
   public let maxPremium: Bool
 
   deinit {
+    readers.deallocate()
     for buffer in [time, duration] { buffer.deallocate() }
     valid.deallocate()
     for buffer in [mid, exec, legQuotes, usableQuotes] { buffer.deallocate() }
@@ -154,12 +162,15 @@ public final class PremiumStream {
     var writer = PremiumWriter(
       time: time, valid: valid, mid: mid, exec: exec, rich: rich, cheap: cheap, top: top, bottom: bottom, legCount: legCount,
       maxPremium: maxPremium)
-    while !finished && held < chunkPoints + 1 {
-      if try !makePoint(&writer) {
+    // The walk's counters in locals: a class's stored `var` costs an access check per use.
+    var walk = Walk(held: held, points: points, gridNext: gridNext)
+    while !finished && walk.held < chunkPoints + 1 {
+      if try !makePoint(&writer, &walk) {
         finished = true
         try checkOverlap()
       }
     }
+    (held, points, gridNext) = (walk.held, walk.points, walk.gridNext)
     validPoints += writer.validPoints
     // The last held point waits for the next point's time unless the series ended.
     let count = finished ? held : chunkPoints
@@ -190,21 +201,29 @@ public final class PremiumStream {
     held = 1
   }
 
-  /// Makes the next clock point into slot `held`; `false` when there is none.
-  private func makePoint(_ writer: inout PremiumWriter) throws -> Bool {
+  /// The counters `next()` walks with.
+  private struct Walk {
+    var held: Int
+    var points: Int
+    var gridNext: Int64?
+  }
+
+  /// Makes the next clock point into slot `walk.held`; `false` when there is none.
+  @inline(__always)
+  private func makePoint(_ writer: inout PremiumWriter, _ walk: inout Walk) throws -> Bool {
     let t: Int64
     if let step = options.grid {
       // The grid's points run up to the last quote of any leg; past `Int64.max` there is none.
-      guard let next = gridNext else { return false }
+      guard let next = walk.gridNext else { return false }
       t = next
       for k in 0..<legCount { try advance(k, through: t) }
       if readers.allSatisfy({ $0.nextTime == .max }) && t > legLastTime.compactMap({ $0 }).max()! { return false }
-      guard points < TimeArithmetic.gridPointLimit else {
+      guard walk.points < TimeArithmetic.gridPointLimit else {
         let last = legLastTime.compactMap { $0 }.max()!
         throw AlignmentError.time(
           TimeError(.tooManyPoints(step: step, first: start, last: last, count: nil, limit: TimeArithmetic.gridPointLimit)))
       }
-      gridNext = try? TimeArithmetic.add(step, to: t, .grid)
+      walk.gridNext = try? TimeArithmetic.add(step, to: t, .grid)
     } else {
       var smallest = Int64.max
       for k in 0..<legCount where readers[k].nextTime < smallest { smallest = readers[k].nextTime }
@@ -217,8 +236,8 @@ public final class PremiumStream {
     for k in 0..<legCount {
       let reader = readers[k]
       if keepQuotes {
-        legQuotes[held * width + k] = reader.hasQuote ? reader.bid : .nan
-        legQuotes[held * width + legCount + k] = reader.hasQuote ? reader.ask : .nan
+        legQuotes[walk.held * width + k] = reader.hasQuote ? reader.bid : .nan
+        legQuotes[walk.held * width + legCount + k] = reader.hasQuote ? reader.ask : .nan
       }
       if reader.hasQuote && AsOfMerge.isUsable(bid: reader.bid, ask: reader.ask, age: t - reader.quoteTime, limit: limits[k]) {
         usableQuotes[k] = reader.bid
@@ -229,9 +248,9 @@ public final class PremiumStream {
         usableQuotes[legCount + k] = .nan
       }
     }
-    writer.write(held, time: t, valid: usable >= required, quotes: usableQuotes)
-    held += 1
-    points += 1
+    writer.write(walk.held, time: t, valid: usable >= required, quotes: usableQuotes)
+    walk.held += 1
+    walk.points += 1
     return true
   }
 

@@ -17,7 +17,7 @@ public final class ValueSpill {
   /// Values read from the file at a time.
   static let blockValues = 1 << 16
   /// A key range with at most this many values is sorted rather than split again.
-  public static let defaultSortLimit = 1 << 20
+  public static let defaultSortLimit = 1 << 16
 
   private let memoryLimit: Int
   private let sortLimit: Int
@@ -25,9 +25,15 @@ public final class ValueSpill {
   private var descriptor: Int32 = -1
   /// Values written to the file.
   private var written = 0
+  /// The smallest and largest order-preserving key appended: the first pass splits only
+  /// that range, so that its buckets are fine where the values are.
+  private var lowestKey = UInt64.max
+  private var highestKey: UInt64 = 0
 
-  public init(memoryLimit: Int = ValueSpill.defaultMemoryLimit, sortLimit: Int = ValueSpill.defaultSortLimit) {
+  /// - Parameter folder: where the file goes (default: `TMPDIR`, else `/tmp`).
+  public init(memoryLimit: Int = ValueSpill.defaultMemoryLimit, sortLimit: Int = ValueSpill.defaultSortLimit, folder: String? = nil) {
     precondition(memoryLimit > 0 && sortLimit > 0, "a spill holds at least one value in memory")
+    self.folder = folder ?? getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
     self.memoryLimit = memoryLimit
     self.sortLimit = sortLimit
     buffer.reserveCapacity(Swift.min(memoryLimit, Self.blockValues))
@@ -41,6 +47,13 @@ public final class ValueSpill {
   /// Appends `values`.
   /// - Throws: `SpillError` when the temporary file cannot be made or written.
   public func append(_ values: UnsafeBufferPointer<Double>) throws(SpillError) {
+    var low = lowestKey, high = highestKey
+    for x in values {
+      let key = Quantiles.key(x)
+      low = Swift.min(low, key)
+      high = Swift.max(high, key)
+    }
+    (lowestKey, highestKey) = (low, high)
     buffer.append(contentsOf: values)
     if buffer.count >= memoryLimit || (descriptor >= 0 && buffer.count >= Self.blockValues) { try flush() }
   }
@@ -59,12 +72,10 @@ public final class ValueSpill {
   /// Writes the buffer to the file (made on first use).
   private func flush() throws(SpillError) {
     if descriptor < 0 {
-      let folder = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
       var template = Array((folder + "/arbkit-values-XXXXXX").utf8CString)
       descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
       guard descriptor >= 0 else { throw SpillError(folder: folder, errno: errno) }
       template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
-      self.folder = folder
     }
     let failure: Int32? = buffer.withUnsafeBytes { bytes in
       var done = 0
@@ -81,7 +92,8 @@ public final class ValueSpill {
     buffer.removeAll(keepingCapacity: true)
   }
 
-  private var folder = ""
+  /// The folder of the temporary file.
+  private let folder: String
 
   /// Calls `body` with each block of the file's values in order.
   private func forEachBlock(_ body: (UnsafeBufferPointer<Double>) -> Void) throws(SpillError) {
@@ -115,7 +127,7 @@ public final class ValueSpill {
   private func select(_ ranks: [Int]) throws(SpillError) -> [Int: Double] {
     var result: [Int: Double] = [:]
     // Each unresolved rank's range; all start as every key.
-    var pending = ranks.map { ($0, KeyRange(low: 0, high: .max, below: 0, count: written)) }
+    var pending = ranks.map { ($0, KeyRange(low: lowestKey, high: highestKey, below: 0, count: written)) }
     while true {
       // A range of one key is that key's value.
       for (rank, range) in pending where range.low == range.high { result[rank] = Quantiles.value(ofKey: range.low) }
@@ -123,40 +135,58 @@ public final class ValueSpill {
       if pending.isEmpty { return result }
       let ranges = Array(Set(pending.map(\.1)))
       let sorted = ranges.map { $0.count <= sortLimit }
-      // Per range: the values to sort, or a 65,536-bucket histogram of the keys in it.
-      var values = ranges.map { _ in [Double]() }
       let shifts = ranges.map { range in
         var shift: UInt64 = 0
         while (range.high - range.low) >> shift >= 1 << 16 { shift += 1 }
         return shift
       }
-      var histograms = ranges.indices.map { sorted[$0] ? [Int]() : [Int](repeating: 0, count: 1 << 16) }
-      try forEachBlock { block in
-        for x in block {
-          let key = Quantiles.key(x)
-          for r in ranges.indices where key >= ranges[r].low && key <= ranges[r].high {
-            if sorted[r] { values[r].append(x) } else { histograms[r][Int((key - ranges[r].low) >> shifts[r])] += 1 }
+      // Flat buffers: 65,536 counts per range split; the values of each range sorted, from `offsets[r]`.
+      let histograms = UnsafeMutableBufferPointer<Int>.allocate(capacity: ranges.count << 16)
+      defer { histograms.deallocate() }
+      histograms.initialize(repeating: 0)
+      var offsets = [0]
+      for r in ranges.indices { offsets.append(offsets[r] + (sorted[r] ? ranges[r].count : 0)) }
+      let collected = UnsafeMutableBufferPointer<Double>.allocate(capacity: offsets[ranges.count])
+      defer { collected.deallocate() }
+      let filled = UnsafeMutableBufferPointer<Int>.allocate(capacity: ranges.count)
+      defer { filled.deallocate() }
+      _ = filled.initialize(from: offsets.dropLast())
+      let lows = ranges.map(\.low), highs = ranges.map(\.high)
+      try lows.withUnsafeBufferPointer { lows throws(SpillError) in
+        try highs.withUnsafeBufferPointer { highs throws(SpillError) in
+          try forEachBlock { block in
+            for x in block {
+              let key = Quantiles.key(x)
+              for r in 0..<lows.count where key >= lows[r] && key <= highs[r] {
+                if sorted[r] {
+                  collected[filled[r]] = x
+                  filled[r] += 1
+                } else {
+                  histograms[r << 16 + Int((key - lows[r]) >> shifts[r])] += 1
+                }
+              }
+            }
           }
         }
       }
-      for r in ranges.indices where sorted[r] { values[r].sort() }
+      for r in ranges.indices where sorted[r] { collected[offsets[r]..<offsets[r + 1]].sort() }
       var next: [(Int, KeyRange)] = []
       for (rank, range) in pending {
         let r = ranges.firstIndex(of: range)!
         if sorted[r] {
-          result[rank] = values[r][rank - range.below]
+          result[rank] = collected[offsets[r] + rank - range.below]
           continue
         }
         // The bucket that holds the rank, and the values below it.
         var below = range.below, bucket = 0
-        while below + histograms[r][bucket] <= rank {
-          below += histograms[r][bucket]
+        while below + histograms[r << 16 + bucket] <= rank {
+          below += histograms[r << 16 + bucket]
           bucket += 1
         }
         let low = range.low + (UInt64(bucket) << shifts[r])
         let width = (UInt64(1) << shifts[r]) - 1
         let high = range.high - low < width ? range.high : low + width
-        next.append((rank, KeyRange(low: low, high: high, below: below, count: histograms[r][bucket])))
+        next.append((rank, KeyRange(low: low, high: high, below: below, count: histograms[r << 16 + bucket])))
       }
       pending = next
     }

@@ -30,6 +30,9 @@ enum SeriesCSV {
     private let file: AtomicFile
     private let legCount: Int
     private var text: String
+    /// The first valid point whose premium is not finite: the file is never put in place
+    /// (the statistics are not finite either, and the run is refused before `commit`).
+    private var unwritable: NonFiniteResult? = nil
 
     init(path: String, legCount: Int) throws {
       file = try AtomicFile(path: path)
@@ -43,7 +46,13 @@ enum SeriesCSV {
     /// first quote.
     mutating func write(_ chunk: PremiumChunk) throws {
       let width = 2 * legCount
+      guard unwritable == nil else { return }
       for i in 0..<chunk.count {
+        if chunk.valid[i] && !(chunk.mid[i].isFinite && chunk.exec[i].isFinite) {
+          let (key, value) = chunk.mid[i].isFinite ? ("exec_pct", chunk.exec[i]) : ("mid_pct", chunk.mid[i])
+          unwritable = NonFiniteResult(key: "series.\(chunk.time[i]).\(key)", value: value)
+          return
+        }
         text += String(chunk.time[i])
         if chunk.valid[i] {
           text += ",1," + NumberText.csv(chunk.mid[i]) + "," + NumberText.csv(chunk.exec[i])
@@ -62,6 +71,7 @@ enum SeriesCSV {
 
     /// Writes what is left and puts the file in place.
     mutating func commit() throws {
+      if let unwritable { throw unwritable }
       try flush()
       try file.commit()
     }

@@ -45,6 +45,9 @@ public protocol QuoteStream: AnyObject {
   var priceSource: PriceSource { get }
   var field: SeriesField { get }
   var clock: Clock { get }
+  /// The time of the last quote the stream will yield when it is known before the stream
+  /// ends (a series in memory, a store's manifest), else `nil`.
+  var lastTime: Int64? { get }
   /// The next at most `maxRows` quotes (`maxRows > 0`), continuing where the previous
   /// chunk ended; `nil` once the series is exhausted. Invalidates the previous chunk.
   func next(maxRows: Int) throws -> QuoteChunk?
@@ -66,6 +69,7 @@ public final class SeriesQuoteStream: QuoteStream {
   public var priceSource: PriceSource { series.priceSource }
   public var field: SeriesField { series.field }
   public var clock: Clock { series.clock }
+  public var lastTime: Int64? { series.time.last }
 
   public func next(maxRows: Int) throws -> QuoteChunk? {
     precondition(maxRows > 0, "a chunk holds at least one row")

@@ -27,7 +27,8 @@ public final class StoreQuoteStream: QuoteStream {
   private var position = 0
   /// Rows of `current` below this are given back already.
   private var released = 0
-  private var lastTime: Int64? = nil
+  /// The time of the last row handed out.
+  private var lastHandedOut: Int64? = nil
 
   /// Rows handed out beyond `released` before their pages are given back: 32 KiB per column.
   static let releaseRows = 4096
@@ -42,6 +43,10 @@ public final class StoreQuoteStream: QuoteStream {
     self.columns = columns
     partitions = series.partitions.filter { window.overlaps(first: $0.firstTime, last: $0.lastTime) }
   }
+
+  /// The last overlapping partition's last time, when it lies in the window (else the
+  /// last row in the window is known only once that partition is read).
+  public var lastTime: Int64? { partitions.last.flatMap { window.contains($0.lastTime) ? $0.lastTime : nil } }
 
   /// The partitions mapped now: at most one.
   var mappedPartitions: Int { current == nil ? 0 : 1 }
@@ -66,8 +71,8 @@ public final class StoreQuoteStream: QuoteStream {
     }
     let range = position..<min(position + maxRows, rows.upperBound)
     let time = partition.values(Int64.self, "time")
-    try partition.checkAscending(time[range], after: lastTime)
-    lastTime = time[range.upperBound - 1]
+    try partition.checkAscending(time[range], after: lastHandedOut)
+    lastHandedOut = time[range.upperBound - 1]
     position = range.upperBound
     func view<T: BitwiseCopyable>(_ type: T.Type, _ name: String) -> UnsafeBufferPointer<T> {
       guard partition.columns.contains(name) else { return UnsafeBufferPointer(start: nil, count: 0) }

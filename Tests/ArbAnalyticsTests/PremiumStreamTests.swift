@@ -186,6 +186,22 @@ struct ValueSpillTests {
     #expect(try ValueSpill(memoryLimit: 1).quantiles([0.5]) == nil)
   }
 
+  @Test func `a folder the file cannot be made in is an I/O error naming it, once memory is full`() throws {
+    let spill = ValueSpill(memoryLimit: 4, folder: "/nonexistent-folder")
+    let values: [Double] = [1, 2, 3]
+    try values.withUnsafeBufferPointer { try spill.append($0) }
+    #expect(throws: SpillError.self) { try values.withUnsafeBufferPointer { try spill.append($0) } }
+    do {
+      try values.withUnsafeBufferPointer { try spill.append($0) }
+      Issue.record("a spill past memory in a missing folder was written")
+    } catch let error as SpillError {
+      #expect(error.description.contains("in /nonexistent-folder (set TMPDIR to another folder): No such file or directory"))
+      #expect(error.kind == .io)
+    } catch {
+      Issue.record("not a SpillError: \(error)")
+    }
+  }
+
   @Test func `an oracle sort agrees on a spilled file`() throws {
     var rng = SplitMix64(seed: 42)
     let values = (0..<20_001).map { _ in (rng.normal() * 1000).rounded() / 1000 }
