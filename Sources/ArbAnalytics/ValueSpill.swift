@@ -7,7 +7,7 @@
 /// as soon as it is created, so that it never outlives the process).
 ///
 /// `quantiles` are exact, type 7, the same values as `Quantiles.compute` of all the
-/// values: a spilled file is answered by radix passes over it (a histogram of 16 bits of
+/// values: a spilled file is answered by radix passes over it (a histogram of 12 bits of
 /// each value's order-preserving key narrows each wanted rank to a key range, until a
 /// range holds few enough values to sort), reading it a block at a time, so memory stays
 /// bounded whatever the number of values.
@@ -17,7 +17,9 @@ public final class ValueSpill {
   /// Values read from the file at a time.
   static let blockValues = 1 << 16
   /// A key range with at most this many values is sorted rather than split again.
-  public static let defaultSortLimit = 1 << 16
+  public static let defaultSortLimit = 1 << 12
+  /// Bits of the key each histogram pass resolves: 4,096 buckets per range split.
+  static let digitBits = 12
 
   private let memoryLimit: Int
   private let sortLimit: Int
@@ -137,11 +139,12 @@ public final class ValueSpill {
       let sorted = ranges.map { $0.count <= sortLimit }
       let shifts = ranges.map { range in
         var shift: UInt64 = 0
-        while (range.high - range.low) >> shift >= 1 << 16 { shift += 1 }
+        while (range.high - range.low) >> shift >= 1 << Self.digitBits { shift += 1 }
         return shift
       }
-      // Flat buffers: 65,536 counts per range split; the values of each range sorted, from `offsets[r]`.
-      let histograms = UnsafeMutableBufferPointer<Int>.allocate(capacity: ranges.count << 16)
+      // Flat buffers: 4,096 counts per range split; the values of each range sorted, from `offsets[r]`.
+      let digit = Self.digitBits
+      let histograms = UnsafeMutableBufferPointer<Int>.allocate(capacity: ranges.count << digit)
       defer { histograms.deallocate() }
       histograms.initialize(repeating: 0)
       var offsets = [0]
@@ -162,7 +165,7 @@ public final class ValueSpill {
                   collected[filled[r]] = x
                   filled[r] += 1
                 } else {
-                  histograms[r << 16 + Int((key - lows[r]) >> shifts[r])] += 1
+                  histograms[r << digit + Int((key - lows[r]) >> shifts[r])] += 1
                 }
               }
             }
@@ -179,14 +182,14 @@ public final class ValueSpill {
         }
         // The bucket that holds the rank, and the values below it.
         var below = range.below, bucket = 0
-        while below + histograms[r << 16 + bucket] <= rank {
-          below += histograms[r << 16 + bucket]
+        while below + histograms[r << digit + bucket] <= rank {
+          below += histograms[r << digit + bucket]
           bucket += 1
         }
         let low = range.low + (UInt64(bucket) << shifts[r])
         let width = (UInt64(1) << shifts[r]) - 1
         let high = range.high - low < width ? range.high : low + width
-        next.append((rank, KeyRange(low: low, high: high, below: below, count: histograms[r << 16 + bucket])))
+        next.append((rank, KeyRange(low: low, high: high, below: below, count: histograms[r << digit + bucket])))
       }
       pending = next
     }

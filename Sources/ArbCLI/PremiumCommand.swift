@@ -104,7 +104,9 @@ struct PremiumCommand: Command {
     }
     let premium = try PremiumStream(
       legs: streams, options: alignment, chunkPoints: chunkRows, legChunkRows: chunkRows, keepQuotes: seriesPath != nil)
-    let analyzer = PremiumAnalyzer(legCount: legs.count, maxPremium: premium.maxPremium, options: bands)
+    // The values kept for the quantiles stay in memory up to 16 chunks' worth (1 Mi by default).
+    let analyzer = PremiumAnalyzer(
+      legCount: legs.count, maxPremium: premium.maxPremium, options: bands, spillMemoryLimit: max(1 << 16, 16 * chunkRows))
     var series = try seriesPath.map { try SeriesCSV.PremiumWriter(path: $0, legCount: legs.count) }
     while let chunk = try premium.next() {
       try analyzer.add(chunk)
