@@ -463,7 +463,7 @@ struct FileReader {
   }
 
   mutating func finish() throws -> IngestedFile {
-    if !sawAnyLine { throw IngestError(.emptyFile, at: SourcePosition(path: path, line: 1, column: 1)) }
+    try checkNotEmpty()
     if books != nil { finishBooks() }
     var series: [QuoteSeries] = []
     let order: RowOrder = options.sort ? .unsorted : (layout.descending ? .descending : .ascending)
@@ -478,12 +478,30 @@ struct FileReader {
       series.append(finished)
     }
     builders = []
-    if report.rowsRejected > 0 {
-      let target = options.quarantinePath ?? (path.split(separator: "/").last.map(String.init) ?? "input") + ".rejected.csv"
-      try Self.writeFile(target, headerLine + quarantine, named: options.quarantinePath != nil)
-      report.quarantinePath = target
-    }
+    try writeQuarantine()
     return IngestedFile(report: report, series: series)
+  }
+
+  /// - Throws: `IngestError.emptyFile` when the file had no line.
+  func checkNotEmpty() throws(IngestError) {
+    if !sawAnyLine { throw IngestError(.emptyFile, at: SourcePosition(path: path, line: 1, column: 1)) }
+  }
+
+  /// Writes the rejected rows (under `BadRowPolicy.skip`), after the header line, to the
+  /// quarantine file, and names it in the report.
+  mutating func writeQuarantine() throws {
+    guard report.rowsRejected > 0 else { return }
+    let target = options.quarantinePath ?? (path.split(separator: "/").last.map(String.init) ?? "input") + ".rejected.csv"
+    try Self.writeFile(target, headerLine + quarantine, named: options.quarantinePath != nil)
+    report.quarantinePath = target
+  }
+
+  /// Whether the file, its header read, holds one series per row in time order, which
+  /// `FileQuoteStream` can hand out as it reads: not a rebuilt L2 book, a wide file, a
+  /// file of several quantities per row, a descending file, kept book depth or `sort`.
+  var streamsInOrder: Bool {
+    headerDone && books == nil && layout.venueColumns == nil && layout.values.isEmpty && !layout.descending
+      && layout.depthLevels == 0 && !options.sort
   }
 
   /// Writes `bytes` to `target` (a quarantine file), replacing it; `named`: the user gave `target`.

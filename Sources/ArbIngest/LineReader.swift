@@ -14,12 +14,18 @@ struct LineReader {
   private let source: ByteSource
   private var buffer: UnsafeMutableRawBufferPointer
 
-  /// Number of the first line, 1 unless the source starts inside a file.
-  private let firstLineNumber: Int
   /// The source starts at the start of a file (where a byte order mark may be).
   private let atFileStart: Bool
   /// The longest line accepted, in bytes without its newline.
   private let maxLineBytes: Int
+  /// The unread bytes of the buffer are `[start, end)`.
+  private var start = 0
+  private var end = 0
+  /// The number of the last line handed out.
+  private var lineNumber: Int
+  /// The source has no more bytes; `finished`: nor the buffer any more lines.
+  private var atEnd = false
+  private var finished = false
 
   init(
     source: ByteSource, chunkSize: Int = 1 << 20, firstLineNumber: Int = 1, atFileStart: Bool = true,
@@ -27,7 +33,7 @@ struct LineReader {
   ) {
     self.source = source
     self.maxLineBytes = maxLineBytes
-    self.firstLineNumber = firstLineNumber
+    lineNumber = firstLineNumber - 1
     self.atFileStart = atFileStart
     buffer = .allocate(byteCount: chunkSize, alignment: 64)
   }
@@ -43,10 +49,28 @@ struct LineReader {
   mutating func forEachLine(
     _ body: (UnsafeBufferPointer<UInt8>, Int) throws(IngestError) -> Void
   ) throws(IngestError) -> Int {
-    var start = 0
-    var end = 0
-    var lineNumber = firstLineNumber - 1
-    var atEnd = false
+    while try read(while: { line, number throws(IngestError) in
+      try body(line, number)
+      return true
+    }) {}
+    return lineNumber
+  }
+
+  /// Hands the next lines and their 1-based numbers to `body`, in order, until it returns
+  /// `false` (that line is consumed) or the source ends; the next call goes on from the
+  /// line after. Returns whether lines may remain: `false` once the last was handed out.
+  mutating func read(
+    while body: (UnsafeBufferPointer<UInt8>, Int) throws(IngestError) -> Bool
+  ) throws(IngestError) -> Bool {
+    if finished { return false }
+    var start = self.start
+    var end = self.end
+    var lineNumber = self.lineNumber
+    defer {
+      self.start = start
+      self.end = end
+      self.lineNumber = lineNumber
+    }
     while true {
       // Hand out every complete line in [start, end).
       let base = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
@@ -55,16 +79,20 @@ struct LineReader {
         let newline = UnsafeRawPointer(found) - UnsafeRawPointer(base)
         lineNumber += 1
         if newline - start > maxLineBytes { throw tooLong(line: lineNumber) }
-        try body(Self.trim(base + start, newline - start, first: lineNumber == 1 && atFileStart), lineNumber)
+        let more = try body(Self.trim(base + start, newline - start, first: lineNumber == 1 && atFileStart), lineNumber)
         start = newline + 1
+        if !more { return true }
       }
       if atEnd {
+        finished = true
         if start < end {
           lineNumber += 1
           if end - start > maxLineBytes { throw tooLong(line: lineNumber) }
-          try body(Self.trim(base + start, end - start, first: lineNumber == 1 && atFileStart), lineNumber)
+          let last = Self.trim(base + start, end - start, first: lineNumber == 1 && atFileStart)
+          start = end
+          _ = try body(last, lineNumber)
         }
-        return lineNumber
+        return false
       }
       // Keep the partial line, then refill behind it.
       let rest = end - start

@@ -15,8 +15,12 @@ struct SeriesBuilder {
   var firstRowTime: Int64 = .min
   var lastRowTime: Int64 = .min
   var hasBook = false
+  /// Set when a streamed read (`FileQuoteStream`) counts this series' points instead of
+  /// keeping them.
+  private(set) var tally: PointTally? = nil
   private let stage = RowStage()
-  private let keepsOtherTime: Bool
+  /// The other clock's times are kept (the layout has them and they were asked for).
+  let keepsOtherTime: Bool
   private let keepsFundingInterval: Bool
 
   init(
@@ -39,6 +43,11 @@ struct SeriesBuilder {
   mutating func append(
     time: Int64, otherTime: Int64?, bid: Double, ask: Double, bidSize: Double, askSize: Double, fundingInterval: Int64 = 0
   ) {
+    if tally != nil {
+      tally!.add(time)
+      lastTime = time
+      return
+    }
     let k = stage.count
     stage.time[k] = time
     stage.otherTime[k] = otherTime ?? 0
@@ -55,6 +64,30 @@ struct SeriesBuilder {
   /// Whether `other` builds the same series (instrument and field).
   func isSameSeries(_ other: SeriesBuilder) -> Bool {
     series.instrument == other.series.instrument && series.field == other.series.field
+  }
+
+  /// Points appended and not yet dropped.
+  var pendingPoints: Int { series.count + stage.count }
+
+  /// Stops keeping points: those kept so far, and every later one, are only counted, as
+  /// `finish` and `window` would count them.
+  mutating func stopKeeping(window: TimeWindow) {
+    flush()
+    var counted = PointTally(window: window)
+    for time in series.time { counted.add(time) }
+    tally = counted
+    dropFirst(series.count)
+  }
+
+  /// Removes the first `count` points (after `flush`), keeping the columns' capacity.
+  mutating func dropFirst(_ count: Int) {
+    series.time.removeFirst(count)
+    if keepsOtherTime { series.otherTime.removeFirst(count) }
+    if keepsFundingInterval { series.fundingInterval.removeFirst(count) }
+    series.bid.removeFirst(count)
+    series.ask.removeFirst(count)
+    series.bidSize.removeFirst(count)
+    series.askSize.removeFirst(count)
   }
 
   /// Moves the staged rows into the series' arrays.
@@ -143,6 +176,54 @@ struct SeriesBuilder {
       for (w, r) in keep.enumerated() { rows[w] = rows[r] }
     }
     column.removeLast(column.count - keep.count)
+  }
+}
+
+/// The points of one series counted as a file is read in time order, as the whole read
+/// counts them: a run of rows at one time is one point (the others collapse), kept when
+/// its time is inside the window.
+struct PointTally {
+  /// What one row is to the series.
+  enum Row {
+    /// A new point inside the window.
+    case kept
+    /// At the time of the row before, which was kept: it replaces that point.
+    case replacing
+    /// Outside the window (a new point, or a row at the time of one).
+    case dropped
+  }
+
+  let window: TimeWindow
+  private var lastTime: Int64? = nil
+  private var lastKind = Row.dropped
+  private(set) var collapsed = 0
+  private(set) var kept = 0
+  private(set) var outside = 0
+  /// The first and last times kept.
+  private(set) var firstKept: Int64? = nil
+  private(set) var lastKept: Int64? = nil
+
+  init(window: TimeWindow) { self.window = window }
+
+  /// Counts a row at `time` (never before the last).
+  @inline(__always)
+  @discardableResult
+  mutating func add(_ time: Int64) -> Row {
+    if time == lastTime {
+      collapsed += 1
+      return lastKind == .dropped ? .dropped : .replacing
+    }
+    lastTime = time
+    guard window.contains(time) else {
+      outside += 1
+      lastKind = .dropped
+      return .dropped
+    }
+    kept += 1
+    if firstKept == nil { firstKept = time }
+    lastKept = time
+    lastKind = .kept
+    return .kept
   }
 }
 

@@ -1,0 +1,352 @@
+import ArbCore
+
+/// A leg's files (one series, consecutive files of it) read as a stream: lines are
+/// parsed a block at a time and the leg's points handed out as they are read, so memory
+/// depends on the chunk size, not on the length of the files.
+///
+/// The points, the row accounting and the errors are those of `LegSpec.load` followed by
+/// the whole series: the same validation, rows at one time collapsed to the last, only
+/// the points in the window kept, consecutive files joined (a file's first point at the
+/// last time of the file before replaces it; an earlier one is an error). The other
+/// series of a file are counted, not kept. The last point read is held back until the
+/// next row shows it is final.
+///
+/// Only files in time order with one series per row stream (`FileReader.streamsInOrder`);
+/// `open` returns `nil` for others (a JSON source, a pipe, `--sort`, a rebuilt L2 book),
+/// which are read whole.
+public final class FileQuoteStream: QuoteStream {
+  public private(set) var instrument: Instrument
+  public let field: SeriesField
+  public let clock: Clock
+  /// `book` once a row of the leg had a bid or an ask; final when the stream has ended.
+  public var priceSource: PriceSource { hasBook || current?.selectedBuilder?.hasBook == true ? .book : .last }
+  public var lastTime: Int64? { nil }
+  /// The report of each file finished so far: every file's once the stream has ended.
+  public private(set) var reports: [IngestReport] = []
+
+  private let leg: LegSpec
+  private let options: IngestOptions
+  private let window: TimeWindow
+  private let keepsSizes: Bool
+  /// The other clock's times are handed out (sizes are kept and the first file has them).
+  private var keepsOtherTime = false
+  private var paths: ArraySlice<String>
+  private var current: OpenFile?
+  /// The last point kept and not yet handed out: a later row at its time replaces it.
+  private var held: HeldPoint?
+  /// The held point came from the file before the current one, which has kept no point yet.
+  private var heldFromFileBefore = false
+  private var hasBook = false
+  private let block = PointBlock()
+
+  /// Opens the leg as a stream when every file of it can stream, and reads the first
+  /// file until its series is known; `nil` when some file cannot.
+  ///
+  /// - Parameters:
+  ///   - options: as for `LegSpec.load`; its `storeColumns` says whether sizes and the
+  ///     other clock are handed out.
+  /// - Throws: as `LegSpec.load`.
+  public static func open(_ leg: LegSpec, options: IngestOptions, specOverrides: [String] = []) throws -> FileQuoteStream? {
+    let fileOptions = try leg.ingestOptions(options, specOverrides: specOverrides)
+    for path in leg.paths where !Self.streams(path: path, leg: leg, options: fileOptions) { return nil }
+    return try FileQuoteStream(leg, options: fileOptions)
+  }
+
+  private init(_ leg: LegSpec, options: IngestOptions) throws {
+    self.leg = leg
+    self.options = options
+    window = options.window ?? TimeWindow()
+    keepsSizes = options.storeColumns == .all
+    clock = options.clock
+    paths = leg.paths[...]
+    let first = try OpenFile(path: paths.removeFirst(), leg: leg, options: options)
+    field = first.reader.layout.field
+    instrument = Instrument(venue: "unknown", market: .spot, symbol: "unknown")
+    current = first
+    try readUntilChosen()
+    instrument = leg.instrument ?? current!.selectedBuilder!.series.instrument
+    keepsOtherTime = keepsSizes && current!.selectedBuilder!.keepsOtherTime
+  }
+
+  /// Whether the file at `path` can stream: a regular file, not JSON, whose header (or
+  /// first row) shows rows in time order of the leg's field. Any error is left to the
+  /// whole read, which reports it.
+  private static func streams(path: String, leg: LegSpec, options: IngestOptions) -> Bool {
+    guard let file = try? FileSource(path: path), !file.isStream,
+      (try? JSONSources.format(path: path, size: file.size, named: options.format)) == .some(nil),
+      let source = try? Compression.open(path: path, limit: options.decompression)
+    else { return false }
+    var reader = FileReader(path: path, options: options, expectedRows: 0)
+    var lines = LineReader(source: source, chunkSize: 1 << 16, maxLineBytes: options.maxLineBytes)
+    defer { lines.close() }
+    do {
+      _ = try lines.read { line, number throws(IngestError) in
+        try reader.consume(line: line, number: number)
+        return false
+      }
+    } catch { return false }
+    return reader.streamsInOrder && (leg.field == nil || leg.field == reader.layout.field)
+  }
+
+  deinit {
+    if var file = current { file.lines.close() }
+  }
+
+  public func next(maxRows: Int) throws -> QuoteChunk? {
+    precondition(maxRows > 0, "a chunk holds at least one row")
+    block.removeAll()
+    while block.count < maxRows {
+      guard current != nil else {
+        // Every file is read: the held point is final.
+        if let held {
+          block.append(held)
+          self.held = nil
+        }
+        break
+      }
+      if current!.pendingPoints > 0 {
+        try take(from: &current!, maxRows: maxRows)
+      } else if !current!.atEnd {
+        // One point more than fits, since the last read is held back.
+        try read(&current!) { $0.pendingPoints > maxRows - block.count }
+      } else {
+        try finish(&current!)
+        current = nil
+        if let path = paths.popFirst() {
+          current = try OpenFile(path: path, leg: leg, options: options)
+          try readUntilChosen()
+        }
+      }
+    }
+    return block.count > 0 ? block.chunk(keepsSizes: keepsSizes, keepsOtherTime: keepsOtherTime) : nil
+  }
+
+  /// Reads the current file until the series the leg takes from it is known.
+  private func readUntilChosen() throws {
+    try read(&current!) { $0.selected != nil }
+    if current!.selected == nil { try current!.choose(leg: leg) }
+    heldFromFileBefore = held != nil
+  }
+
+  /// Reads lines of `file` until `enough` or its end, sorting each new series into kept or
+  /// counted as it appears.
+  private func read(_ file: inout OpenFile, until enough: (OpenFile) -> Bool) throws {
+    if let k = file.selected, file.taken > 0 {
+      file.reader.builders[k].dropFirst(file.taken)
+      file.taken = 0
+    }
+    do {
+      while !file.atEnd && !enough(file) {
+        var seen = file.reader.builders.count
+        // The reader is taken out of `file` while its lines are consumed into `file.reader`.
+        var lines = file.lines
+        defer { file.lines = lines }
+        let more = try lines.read { line, number throws(IngestError) in
+          try file.reader.consume(line: line, number: number)
+          return file.reader.builders.count == seen && !enough(file)
+        }
+        if !more { file.atEnd = true }
+        while seen < file.reader.builders.count {
+          try file.sort(builder: seen, leg: leg, window: window)
+          seen += 1
+        }
+      }
+    } catch let error as IngestError where !error.reason.isStreamFault && file.compression != .none {
+      try Ingest.verifyStream(path: file.path, options: options)
+      throw error
+    }
+  }
+
+  /// Moves the pending points of the chosen series into the block, up to `maxRows`:
+  /// collapsed, inside the window, joined to the file before, the last one held back.
+  private func take(from file: inout OpenFile, maxRows: Int) throws {
+    let k = file.selected!
+    file.reader.builders[k].flush()
+    let series = file.reader.builders[k].series
+    let rows = series.count
+    var r = file.taken
+    defer { file.taken = r }
+    while r < rows && block.count < maxRows {
+      let time = series.time[r]
+      let kind = file.tally.add(time)
+      let point = HeldPoint(
+        time: time, otherTime: series.otherTime.isEmpty ? 0 : series.otherTime[r], bid: series.bid[r], ask: series.ask[r],
+        bidSize: series.bidSize[r], askSize: series.askSize[r])
+      r += 1
+      guard kind != .dropped else { continue }
+      if kind == .kept, let before = held {
+        if heldFromFileBefore {
+          heldFromFileBefore = false
+          if point.time < before.time {
+            throw IngestError(
+              .timestampNotIncreasing(previous: before.time, found: point.time), at: SourcePosition(path: file.path, line: 2, column: 1))
+          }
+          if point.time > before.time { block.append(before) }
+        } else {
+          block.append(before)
+        }
+      }
+      held = point
+    }
+  }
+
+  /// Ends the file: its report, its quarantine file, and its stream checked when rows
+  /// were rejected from a compressed file.
+  private func finish(_ file: inout OpenFile) throws {
+    try file.reader.checkNotEmpty()
+    if file.reader.report.rowsRejected > 0 && file.compression != .none { try Ingest.verifyStream(path: file.path, options: options) }
+    hasBook = hasBook || file.selectedBuilder!.hasBook
+    var report = file.reader.report
+    for (k, builder) in file.reader.builders.enumerated() {
+      let tally = k == file.selected ? file.tally : builder.tally!
+      report.rowsCollapsed += tally.collapsed
+      report.rowsOutsideWindow += tally.outside
+      report.instruments.append((builder.series.instrument, builder.series.field, tally.kept))
+      if let first = tally.firstKept { report.firstTime = min(report.firstTime ?? first, first) }
+      if let last = tally.lastKept { report.lastTime = max(report.lastTime ?? last, last) }
+    }
+    file.reader.report = report
+    try file.reader.writeQuarantine()
+    reports.append(file.reader.report)
+    file.lines.close()
+  }
+}
+
+/// One file of a `FileQuoteStream` being read.
+private struct OpenFile {
+  let path: String
+  let compression: Compression
+  var reader: FileReader
+  var lines: LineReader
+  var atEnd = false
+  /// The builder of the series the leg takes, once known.
+  var selected: Int?
+  /// Builders kept until the end of the file decides between them (the leg names an
+  /// instrument no series matches exactly).
+  var undecided: [Int] = []
+  /// The chosen series' points taken so far.
+  var tally: PointTally
+
+  init(path: String, leg: LegSpec, options: IngestOptions) throws {
+    self.path = path
+    compression = try Compression.detect(path: path)
+    reader = FileReader(path: path, options: options, expectedRows: 1 << 12)
+    lines = LineReader(source: try Compression.open(path: path, limit: options.decompression), maxLineBytes: options.maxLineBytes)
+    tally = PointTally(window: options.window ?? TimeWindow())
+  }
+
+  var selectedBuilder: SeriesBuilder? { selected.map { reader.builders[$0] } }
+
+  /// Points of the chosen series read and not yet taken.
+  var pendingPoints: Int { selected.map { reader.builders[$0].pendingPoints - taken } ?? 0 }
+  /// The chosen series' points at the front of its builder already taken, dropped
+  /// before more lines are read.
+  var taken = 0
+
+  /// Decides what the new series at `k` is to the leg, by the rules of `LegSpec.pick`:
+  /// the series the leg names exactly is chosen at once, as is the first series of a leg
+  /// that names none (a second one is the error `pick` gives); one that might be taken
+  /// if no exact match follows is kept until the end; any other is only counted.
+  mutating func sort(builder k: Int, leg: LegSpec, window: TimeWindow) throws {
+    let series = reader.builders[k].series.instrument
+    guard let named = leg.instrument else {
+      if selected == nil {
+        selected = k
+      } else {
+        // Several instruments and none named: the error `pick` gives.
+        _ = try leg.pick(from: reader.builders.map { ($0.series.instrument, $0.series.field) }, path: path)
+      }
+      return
+    }
+    if selected == nil && series == named {
+      selected = k
+      for other in undecided { reader.builders[other].stopKeeping(window: window) }
+      undecided = []
+    } else if selected == nil && (series.symbol == named.symbol || series.symbol == "unknown") {
+      undecided.append(k)
+    } else {
+      reader.builders[k].stopKeeping(window: window)
+    }
+  }
+
+  /// At the end of the file, chooses among the series kept undecided as `LegSpec.pick`
+  /// does, or throws its error when none is the leg's.
+  mutating func choose(leg: LegSpec) throws {
+    let (index, _) = try leg.pick(from: reader.builders.map { ($0.series.instrument, $0.series.field) }, path: path)
+    selected = index
+    for other in undecided where other != index { reader.builders[other].stopKeeping(window: tally.window) }
+    undecided = []
+  }
+}
+
+/// A point held by value across chunks and files.
+private struct HeldPoint {
+  var time: Int64
+  var otherTime: Int64
+  var bid: Double
+  var ask: Double
+  var bidSize: Double
+  var askSize: Double
+}
+
+/// The columns of the chunk a `FileQuoteStream` hands out, grown as needed and reused.
+private final class PointBlock {
+  private var time = UnsafeMutableBufferPointer<Int64>.allocate(capacity: 0)
+  private var otherTime = UnsafeMutableBufferPointer<Int64>.allocate(capacity: 0)
+  private var bid = UnsafeMutableBufferPointer<Double>.allocate(capacity: 0)
+  private var ask = UnsafeMutableBufferPointer<Double>.allocate(capacity: 0)
+  private var bidSize = UnsafeMutableBufferPointer<Double>.allocate(capacity: 0)
+  private var askSize = UnsafeMutableBufferPointer<Double>.allocate(capacity: 0)
+  private(set) var count = 0
+
+  deinit {
+    time.deallocate()
+    otherTime.deallocate()
+    bid.deallocate()
+    ask.deallocate()
+    bidSize.deallocate()
+    askSize.deallocate()
+  }
+
+  func removeAll() { count = 0 }
+
+  @inline(__always)
+  func append(_ point: HeldPoint) {
+    if count == time.count { grow() }
+    time[count] = point.time
+    otherTime[count] = point.otherTime
+    bid[count] = point.bid
+    ask[count] = point.ask
+    bidSize[count] = point.bidSize
+    askSize[count] = point.askSize
+    count += 1
+  }
+
+  /// The points appended, as a chunk valid until the next `removeAll`; with `keepsSizes`
+  /// the sizes too, with `keepsOtherTime` the other clock's times.
+  func chunk(keepsSizes: Bool, keepsOtherTime: Bool) -> QuoteChunk {
+    let none = UnsafeBufferPointer<Double>(start: nil, count: 0)
+    return QuoteChunk(
+      time: UnsafeBufferPointer(rebasing: time[0..<count]),
+      otherTime: keepsOtherTime ? UnsafeBufferPointer(rebasing: otherTime[0..<count]) : UnsafeBufferPointer(start: nil, count: 0),
+      bid: UnsafeBufferPointer(rebasing: bid[0..<count]),
+      ask: UnsafeBufferPointer(rebasing: ask[0..<count]), bidSize: keepsSizes ? UnsafeBufferPointer(rebasing: bidSize[0..<count]) : none,
+      askSize: keepsSizes ? UnsafeBufferPointer(rebasing: askSize[0..<count]) : none)
+  }
+
+  private func grow() {
+    let capacity = max(1024, 2 * time.count)
+    func moved<T>(_ old: UnsafeMutableBufferPointer<T>) -> UnsafeMutableBufferPointer<T> {
+      let new = UnsafeMutableBufferPointer<T>.allocate(capacity: capacity)
+      _ = new.initialize(from: old[0..<count])
+      old.deallocate()
+      return new
+    }
+    time = moved(time)
+    otherTime = moved(otherTime)
+    bid = moved(bid)
+    ask = moved(ask)
+    bidSize = moved(bidSize)
+    askSize = moved(askSize)
+  }
+}

@@ -1,0 +1,168 @@
+import ArbCore
+import Foundation
+import TestSupport
+import Testing
+
+@testable import ArbIngest
+
+// A leg's CSV files streamed a chunk at a time give exactly what `LegSpec.load` gives
+// for the whole files: the same points bit for bit, the same row accounting, the same
+// errors, at any chunk size, inside a window and across consecutive files.
+@Suite("File quote stream")
+struct FileQuoteStreamTests {
+  static let chunkSizes = [1, 7, 300, 1 << 16]
+
+  /// The legs of every fixture that reads: one naming each series the whole read finds,
+  /// and the file alone.
+  static func legs(_ folder: TemporaryFolder) -> [String] {
+    var legs: [String] = []
+    for path in StoreTests.sources {
+      guard let file = try? Ingest.read(path: path, options: options(folder)) else { continue }
+      legs.append(path)
+      legs += file.series.map { "\($0.instrument)=\(path)#\($0.field.rawValue)" }
+    }
+    return legs
+  }
+
+  static func options(_ folder: TemporaryFolder, window: TimeWindow? = nil) -> IngestOptions {
+    var options = StoreTests.options(folder)
+    options.storeColumns = .all
+    options.window = window
+    return options
+  }
+
+  /// Drains `stream` in chunks of at most `rows` into one series shaped like `like`.
+  static func drain(_ stream: FileQuoteStream, rows: Int, like series: QuoteSeries) throws -> QuoteSeries {
+    var joined = QuoteSeries(instrument: stream.instrument, priceSource: series.priceSource, field: stream.field, clock: stream.clock)
+    while let chunk = try stream.next(maxRows: rows) {
+      #expect(chunk.count > 0 && chunk.count <= rows)
+      joined.time += chunk.time
+      joined.otherTime += chunk.otherTime
+      joined.bid += chunk.bid
+      joined.ask += chunk.ask
+      joined.bidSize += chunk.bidSize
+      joined.askSize += chunk.askSize
+    }
+    #expect(try stream.next(maxRows: rows) == nil, "an ended stream stays ended")
+    joined.priceSource = stream.priceSource
+    return joined
+  }
+
+  /// Checks the streamed leg `text` against its whole read at every chunk size; returns
+  /// whether it streamed.
+  static func check(_ text: String, options: IngestOptions, _ comment: Comment) throws -> Bool {
+    let leg = try LegSpec(parsing: text)
+    let whole = Result { try leg.load(options: options) }
+    for rows in chunkSizes {
+      let opened = Result { try FileQuoteStream.open(leg, options: options) }
+      guard case .success(let stream?) = opened else {
+        if case .failure(let error) = opened {
+          // The first file's header or first series already fails: as the whole read does.
+          guard case .failure(let expected) = whole else { Issue.record("\(comment): streamed \(error), whole read none"); return true }
+          #expect("\(error)" == "\(expected)", comment)
+          return true
+        }
+        return false
+      }
+      switch whole {
+      case .failure(let expected):
+        #expect(throws: (any Error).self, comment) { _ = try drain(stream, rows: rows, like: QuoteSeries.empty) }
+        let again = try #require(try FileQuoteStream.open(leg, options: options))
+        do {
+          _ = try drain(again, rows: rows, like: QuoteSeries.empty)
+        } catch {
+          #expect("\(error)" == "\(expected)", comment)
+        }
+      case .success(let loaded):
+        let streamed = try drain(stream, rows: rows, like: loaded.series)
+        let series = loaded.series
+        #expect(streamed.instrument == series.instrument && streamed.field == series.field && streamed.clock == series.clock, comment)
+        #expect(streamed.priceSource == series.priceSource, comment)
+        #expect(streamed.time == series.time, "\(comment) chunk \(rows)")
+        #expect(bits(streamed.bid) == bits(series.bid) && bits(streamed.ask) == bits(series.ask), "\(comment) chunk \(rows)")
+        #expect(bits(streamed.bidSize) == bits(series.bidSize) && bits(streamed.askSize) == bits(series.askSize), "\(comment) chunk \(rows)")
+        #expect(streamed.otherTime == series.otherTime, "\(comment) chunk \(rows)")
+        #expect(stream.reports.count == loaded.reports.count, comment)
+        for (a, b) in zip(stream.reports, loaded.reports) { expectSameAccounting(a, b, comment) }
+      }
+    }
+    return true
+  }
+
+  static func expectSameAccounting(_ a: IngestReport, _ b: IngestReport, _ comment: Comment) {
+    #expect(a.rowsRead == b.rowsRead && a.rowsAccepted == b.rowsAccepted && a.rowsRejected == b.rowsRejected, comment)
+    #expect(a.rowsCollapsed == b.rowsCollapsed && a.rowsOutsideWindow == b.rowsOutsideWindow, comment)
+    #expect(a.rejectedByKind.map(\.kind) == b.rejectedByKind.map(\.kind), comment)
+    #expect(a.rejectedByKind.map(\.count) == b.rejectedByKind.map(\.count), comment)
+    #expect(a.instruments.map(\.0) == b.instruments.map(\.0) && a.instruments.map(\.2) == b.instruments.map(\.2), comment)
+    #expect(a.firstTime == b.firstTime && a.lastTime == b.lastTime, comment)
+    #expect(a.format == b.format && a.quarantinePath == b.quarantinePath, comment)
+  }
+
+  @Test func `every leg of every fixture streams the points and accounting of the whole read`() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    var streamed = 0
+    for leg in Self.legs(folder) where try Self.check(leg, options: Self.options(folder), "\(leg)") { streamed += 1 }
+    #expect(streamed >= 30, "most fixture legs stream")
+  }
+
+  @Test func `inside a window the stream keeps the points the whole read keeps`() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    var checked = 0
+    for path in StoreTests.sources {
+      guard let file = try? Ingest.read(path: path, options: Self.options(folder)), let series = file.series.first, series.count >= 3 else { continue }
+      // The middle third, its ends on points (the window's start is inclusive, its end exclusive).
+      let window = TimeWindow(from: series.time[series.count / 3], to: series.time[2 * series.count / 3])
+      let leg = "\(series.instrument)=\(path)#\(series.field.rawValue)"
+      if try Self.check(leg, options: Self.options(folder, window: window), "\(leg) window") { checked += 1 }
+    }
+    #expect(checked >= 10)
+  }
+
+  @Test func `consecutive files join: a first row at the last time replaces it, an earlier one is the whole read's error`() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let day = StoreFixture.march1
+    let a = StoreFixture.quotes(folder, "a.csv", [day, day + 5, day + 9, day + 9])
+    let joined = StoreFixture.quotes(folder, "b.csv", [day + 9, day + 12, day + 20], seed: 3)
+    let overlapping = StoreFixture.quotes(folder, "c.csv", [day + 7, day + 30], seed: 5)
+    let later = StoreFixture.quotes(folder, "d.csv", [day + 40, day + 41], seed: 7)
+    let options = Self.options(folder)
+    #expect(try Self.check("aa:spot:BTCUSDC=\(a),\(joined),\(later)", options: options, "join"))
+    #expect(try Self.check("aa:spot:BTCUSDC=\(a),\(overlapping)", options: options, "overlap"))
+    let window = TimeWindow(from: day + 9, to: day + 41)
+    #expect(try Self.check("aa:spot:BTCUSDC=\(a),\(joined),\(later)", options: Self.options(folder, window: window), "join window"))
+  }
+
+  @Test func `a bad row fails the stream where it fails the whole read`() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let rows = (0..<2000).map { k in "\(StoreFixture.march1 + Int64(k)),aa,spot,BTCUSDC,100,100.5,1,1,100\n" }.joined()
+    let bad = folder.write("bad.csv", StoreFixture.header + rows + "1709251300000000,aa,spot,BTCUSDC,oops,100.5,1,1,100\n")
+    var options = IngestOptions()
+    options.storeColumns = .all
+    #expect(try Self.check("aa:spot:BTCUSDC=\(bad)", options: options, "bad row"))
+    let backwards = folder.write("back.csv", StoreFixture.header + rows + "1709251200000005,aa,spot,BTCUSDC,100,100.5,1,1,100\n")
+    #expect(try Self.check("aa:spot:BTCUSDC=\(backwards)", options: options, "backwards"))
+  }
+
+  @Test func `sources that cannot stream in order are left to the whole read`() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let path = StoreFixture.quotes(folder, "q.csv", [StoreFixture.march1, StoreFixture.march1 + 1])
+    var sorted = IngestOptions()
+    sorted.sort = true
+    #expect(try FileQuoteStream.open(try LegSpec(parsing: path), options: sorted) == nil, "--sort")
+    let json = fixture("XRP_USDT_USDT-1h-mark.json")
+    #expect(try FileQuoteStream.open(try LegSpec(parsing: json), options: IngestOptions()) == nil, "JSON")
+    let book = fixture("deribit_incremental_book_L2_BTC-PERPETUAL.csv")
+    #expect(try FileQuoteStream.open(try LegSpec(parsing: book), options: IngestOptions()) == nil, "a rebuilt L2 book")
+    #expect(try FileQuoteStream.open(try LegSpec(parsing: path), options: IngestOptions()) != nil)
+  }
+}
+
+extension QuoteSeries {
+  fileprivate static let empty = QuoteSeries(instrument: Instrument(venue: "v", market: .spot, symbol: "s"), priceSource: .book)
+}
