@@ -218,11 +218,7 @@ public final class PremiumStream {
       t = next
       for k in 0..<legCount { try advance(k, through: t) }
       if readers.allSatisfy({ $0.nextTime == .max }) && t > legLastTime.compactMap({ $0 }).max()! { return false }
-      guard walk.points < TimeArithmetic.gridPointLimit else {
-        let last = legLastTime.compactMap { $0 }.max()!
-        throw AlignmentError.time(
-          TimeError(.tooManyPoints(step: step, first: start, last: last, count: nil, limit: TimeArithmetic.gridPointLimit)))
-      }
+      guard walk.points < TimeArithmetic.gridPointLimit else { throw try tooFineGrid(step: step) }
       walk.gridNext = try? TimeArithmetic.add(step, to: t, .grid)
     } else {
       var smallest = Int64.max
@@ -268,6 +264,18 @@ public final class PremiumStream {
         }
       }
     }
+  }
+
+  /// The error of a grid found too fine on the walk (a leg's last time was not known
+  /// before it): the legs are read to their ends first, so that it gives the grid's
+  /// whole count, as the check before the walk does.
+  private func tooFineGrid(step: Int64) throws -> AlignmentError {
+    for k in 0..<legCount {
+      while let chunk = try legs[k].next(maxRows: legChunkRows) { legLastTime[k] = chunk.time.last }
+    }
+    let last = legLastTime.compactMap { $0 }.max()!
+    do { _ = try TimeArithmetic.grid(from: start, through: last, step: step) } catch { return AlignmentError.time(error) }
+    return AlignmentError.time(TimeError(.tooManyPoints(step: step, first: start, last: last, count: nil, limit: TimeArithmetic.gridPointLimit)))
   }
 
   /// Every time read lies within an `Int64` of the earliest, and before `Int64.max`.

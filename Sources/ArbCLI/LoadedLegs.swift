@@ -21,39 +21,51 @@ public enum LoadedLegs {
   }
 }
 
-/// The legs of a command that streams them: a store leg as a stream over its mapped
-/// partitions, any other leg read whole (concurrently, as `LoadedLegs`) and streamed
-/// from memory.
+/// The legs of a command that streams them: a store leg from its mapped partitions, a
+/// leg of files in time order as they are read (`FileQuoteStream`, parsed ahead on a
+/// thread of its own), any other leg read whole (concurrently, as `LoadedLegs`) and
+/// streamed from memory.
 struct StreamedLegs {
   struct Leg {
     var stream: any QuoteStream
     /// As the leg names it.
     var instrument: Instrument
-    var reports: [IngestReport]
+    /// The leg's row accounting; for a leg read as it streams, complete once the stream has ended.
+    var reports: [IngestReport] { readReports() }
+    fileprivate let readReports: () -> [IngestReport]
   }
 
   var legs: [Leg]
   /// With `whole`: every leg's series, read into memory.
   var whole: [QuoteSeries]?
 
-  /// Opens `specs`; with `whole`, reads every leg (stores too) into memory.
-  static func open(_ specs: [LegSpec], ingest: IngestFlags, whole: Bool) throws -> StreamedLegs {
-    let streamed = specs.map { !whole && $0.isStore }
-    let loadedSpecs = specs.indices.filter { !streamed[$0] }.map { specs[$0] }
-    var loaded = try LoadedLegs.load(loadedSpecs, options: ingest.options, specOverrides: ingest.specOverrides)[...]
+  /// Opens `specs`, a file leg parsed ahead `chunkRows` quotes at a time; with `whole`,
+  /// reads every leg (stores too) into memory.
+  static func open(_ specs: [LegSpec], ingest: IngestFlags, whole: Bool, chunkRows: Int) throws -> StreamedLegs {
     var options = ingest.options
     options.storeColumns = .skippingSizesAndOtherClock
-    var legs: [Leg] = []
-    for (spec, isStreamed) in zip(specs, streamed) {
-      if isStreamed {
+    var streamed: [Leg?] = []
+    for spec in specs {
+      if whole {
+        streamed.append(nil)
+      } else if spec.isStore {
         let leg = try spec.stream(options: options)
-        legs.append(Leg(stream: leg.stream, instrument: leg.instrument, reports: [leg.report]))
+        streamed.append(Leg(stream: leg.stream, instrument: leg.instrument, readReports: { [leg.report] }))
+      } else if let stream = try FileQuoteStream.open(spec, options: options, specOverrides: ingest.specOverrides) {
+        let ahead = PrefetchedQuoteStream(stream, rows: chunkRows)
+        streamed.append(Leg(stream: ahead, instrument: stream.instrument, readReports: { stream.reports }))
       } else {
-        let leg = loaded.removeFirst()
-        legs.append(Leg(stream: SeriesQuoteStream(leg.series), instrument: leg.series.instrument, reports: leg.reports))
+        streamed.append(nil)
       }
     }
-    let series = legs.compactMap { ($0.stream as? SeriesQuoteStream)?.series }
-    return StreamedLegs(legs: legs, whole: whole ? series : nil)
+    let loadedSpecs = specs.indices.filter { streamed[$0] == nil }.map { specs[$0] }
+    let loaded = try LoadedLegs.load(loadedSpecs, options: ingest.options, specOverrides: ingest.specOverrides)
+    var rest = loaded[...]
+    let legs = streamed.map { leg in
+      leg ?? rest.popFirst().map { loaded in
+        Leg(stream: SeriesQuoteStream(loaded.series), instrument: loaded.series.instrument, readReports: { loaded.reports })
+      }!
+    }
+    return StreamedLegs(legs: legs, whole: whole ? loaded.map(\.series) : nil)
   }
 }

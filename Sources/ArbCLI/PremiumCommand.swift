@@ -85,10 +85,11 @@ struct PremiumCommand: Command {
   var files: RunFiles { ingest.files(inputs: legs.flatMap(\.paths), outputs: [seriesPath]) }
 
   /// Streams the legs through the premium and its analysis a chunk at a time: a store
-  /// leg is read from its mapped partitions, other files are read whole first. With
-  /// `--size` every leg is read whole, since the sized premium walks the books in memory.
+  /// leg is read from its mapped partitions, files in time order as they are parsed,
+  /// other sources whole first. With `--size` every leg is read whole, since the sized
+  /// premium walks the books in memory.
   func run(_ terminal: inout Terminal) throws -> ExitCode {
-    let inputs = try StreamedLegs.open(legs, ingest: ingest, whole: execution.size != nil)
+    let inputs = try StreamedLegs.open(legs, ingest: ingest, whole: execution.size != nil, chunkRows: chunkRows)
     // A file of rates read without #FIELD gives a rate series too.
     if let rate = zip(legs, inputs.legs).first(where: { $1.stream.field.isRate }) { throw Self.rateLeg(rate.1.stream.field, rate.0.paths[0]) }
     var canonical: [CanonicalInstrument?] = []
