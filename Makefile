@@ -53,9 +53,10 @@ demo: build
 # The tests also zip fixtures (Binance public data comes as .zip) and compress them
 # with the zstd tool; sweeps are sharded with GNU parallel and on a single-node Slurm
 # cluster started by scripts/test-sharding; scripts/test-report renders the report in
-# headless Chromium; scripts/test-notebooks runs every notebook (in Notebooks/.venv).
+# headless Chromium; scripts/test-notebooks runs every notebook (in Notebooks/.venv);
+# GNU time measures the peak memory of whole runs (BoundedMemoryTests).
 test:
-	@scripts/install-deps zip zstd parallel slurm-wlm munge chromium python3-venv
+	@scripts/install-deps zip zstd parallel slurm-wlm munge chromium python3-venv time
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	scripts/test-sharding .build/debug/arbkit
