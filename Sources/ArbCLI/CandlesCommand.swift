@@ -24,6 +24,7 @@ struct CandlesCommand: Command {
       ("--tz UTC|Asia/Seoul", "align buckets to UTC (default) or Seoul (UTC+9) day boundaries"),
       ("--of mid|premium|exec", "mid: the leg's mid price (one leg, default then); premium (default with two or more legs) or exec"),
       ("--out PATH", "write the candles there instead of stdout"),
+      ("--chunk-rows N", "points, and quotes per leg, worked on at a time (default 65536): memory grows with it, not with the history"),
       ("--format csv|json", "output (default csv): start_us,start,open,high,low,close,mean,mean_tw,count"),
     ]))
     \(IngestFlags.help)
@@ -36,11 +37,13 @@ struct CandlesCommand: Command {
   let zone: String
   let source: Source
   let outPath: String?
+  /// Points, and quotes per leg, worked on at a time.
+  let chunkRows: Int
   let json: Bool
 
   init(arguments: [String]) throws(UsageError) {
     let cursor = ArgumentCursor(
-      arguments, flags: PremiumInputs.flags + ["--every", "--tz", "--of", "--out", "--format"], switches: IngestFlags.switches)
+      arguments, flags: PremiumInputs.flags + ["--every", "--tz", "--of", "--out", "--chunk-rows", "--format"], switches: IngestFlags.switches)
     try cursor.validate()
     inputs = try PremiumInputs(cursor, minimum: 1)
     guard let every = try cursor.value("--every", "a positive duration such as 1m, 1h or 1d", { TimeText.parseDuration($0).flatMap { $0 > 0 ? $0 : nil } }) else {
@@ -56,28 +59,37 @@ struct CandlesCommand: Command {
     }
     if source != .mid && legs < 2 { throw UsageError("--of \(source.rawValue) needs at least two --leg, was \(legs)") }
     outPath = cursor.value("--out")
+    chunkRows = try cursor.value("--chunk-rows", "a positive number of rows", { Int($0).flatMap { $0 > 0 ? $0 : nil } }) ?? 1 << 16
     json = try cursor.value("--format", "csv or json", { ["csv": false, "json": true][$0] }) ?? false
   }
 
   var files: RunFiles { inputs.files(outputs: [outPath]) }
 
+  /// Streams the legs (as `arbkit premium` does) into the candles: memory holds the
+  /// candles and a chunk per leg, whatever the length of the history.
   func run(_ terminal: inout Terminal) throws -> ExitCode {
-    let legs = try inputs.load(&terminal)
-    let (time, values): ([Int64], [Double])
+    let legs = try StreamedLegs.open(inputs.legs, ingest: inputs.ingest, whole: false, chunkRows: chunkRows)
+    if let rate = zip(inputs.legs, legs.legs).first(where: { $1.stream.field.isRate }) {
+      throw PremiumCommand.rateLeg(rate.1.stream.field, rate.0.paths[0])
+    }
+    var builder = CandleBuilder(every: every, offset: Self.zones[zone]!)
+    var range = StreamRange(every: every, offset: builder.offset)
     if source == .mid {
-      let leg = legs[0]
-      time = leg.time
-      values = leg.time.indices.map { k in
-        let bid = leg.bid[k], ask = leg.ask[k]
-        return bid > 0 && bid < .infinity && ask > 0 && ask < .infinity ? (bid + ask) / 2 : .nan
+      let leg = legs.legs[0].stream
+      try Self.addMids(of: leg, chunkRows: chunkRows, to: &builder) { times throws in
+        try range.check(times) { try leg.next(maxRows: chunkRows)?.time.last }
       }
     } else {
-      let premium = try PremiumSeries(legs: legs, options: inputs.alignment)
-      time = premium.time
-      values = source == .exec ? premium.exec : premium.mid  // nan at invalid points
+      let premium = try PremiumStream(
+        legs: legs.legs.map(\.stream), options: inputs.alignment, chunkPoints: chunkRows, legChunkRows: chunkRows)
+      while let chunk = try premium.next() {
+        try range.check(chunk.time) { try premium.next()?.time.last }
+        let values = source == .exec ? chunk.exec : chunk.mid
+        for i in 0..<chunk.count { builder.add(time: chunk.time[i], value: chunk.valid[i] ? values[i] : .nan, duration: chunk.duration[i]) }
+      }
     }
-    if let first = time.first, let last = time.last { try Candles.checkRange(first...last, every: every, offset: Self.zones[zone]!) }
-    let candles = Candles.make(time: time, values: values, every: every, offset: Self.zones[zone]!)
+    for leg in legs.legs { for report in leg.reports { IngestSummary.warn(report, terminal: &terminal) } }
+    let candles = builder.finish()
     // Both formats print the figures of the JSON: checked once, before anything is written.
     let checked = try JSONValue.array(candles.map(Self.json)).checkedFinite()
     var out = try RowWriter(path: outPath)
@@ -92,6 +104,52 @@ struct CandlesCommand: Command {
     }
     if let text = try out.finish() { terminal.print(text, terminator: "") }
     return .success
+  }
+
+  /// Adds the mid price of each quote of `stream` to `builder` (`nan` without a usable
+  /// bid and ask), each holding to the next quote; `check` sees each chunk's times first.
+  static func addMids(
+    of stream: any QuoteStream, chunkRows: Int, to builder: inout CandleBuilder, check: (UnsafeBufferPointer<Int64>) throws -> Void
+  ) throws {
+    var held: (time: Int64, mid: Double)? = nil
+    while let chunk = try stream.next(maxRows: chunkRows) {
+      try check(chunk.time)
+      for k in 0..<chunk.count {
+        let bid = chunk.bid[k], ask = chunk.ask[k]
+        let mid = bid > 0 && bid < .infinity && ask > 0 && ask < .infinity ? (bid + ask) / 2 : .nan
+        if let before = held { builder.add(time: before.time, value: before.mid, duration: chunk.time[k] - before.time) }
+        held = (chunk.time[k], mid)
+      }
+    }
+    if let last = held { builder.add(time: last.time, value: last.mid, duration: 0) }
+  }
+
+  /// The check of `Candles.checkRange` on a series read a chunk at a time: each chunk is
+  /// checked from the series' first time to its own last before it is used; one that
+  /// fails has the rest of the series read, so that the error is the whole range's.
+  struct StreamRange {
+    let every: Int64
+    let offset: Int64
+    private var first: Int64? = nil
+
+    init(every: Int64, offset: Int64) {
+      self.every = every
+      self.offset = offset
+    }
+
+    /// Checks `times` (ascending, after those checked before); `nextLast` reads the
+    /// next chunk of the series and gives its last time, `nil` at the end.
+    mutating func check(_ times: UnsafeBufferPointer<Int64>, nextLast: () throws -> Int64?) throws {
+      guard let last = times.last else { return }
+      let first = self.first ?? times[0]
+      self.first = first
+      do { try Candles.checkRange(first...last, every: every, offset: offset) } catch {
+        var end = last
+        while let later = try nextLast() { end = later }
+        try Candles.checkRange(first...end, every: every, offset: offset)
+        throw error
+      }
+    }
   }
 
   static func json(_ c: Candle) -> JSONValue {
