@@ -53,7 +53,9 @@ demo: build
 # The tests also zip fixtures (Binance public data comes as .zip) and compress them
 # with the zstd tool; sweeps are sharded with GNU parallel and on a single-node Slurm
 # cluster started by scripts/test-sharding; scripts/test-report renders the report in
-# headless Chromium; scripts/test-notebooks runs every notebook (in Notebooks/.venv).
+# headless Chromium; scripts/test-notebooks runs every notebook (in Notebooks/.venv);
+# scripts/test-columnar reads the Arrow files arbkit writes with pyarrow and polars (in
+# Tests/.venv) and compares them with the same outputs' CSV.
 test:
 	@scripts/install-deps zip zstd parallel slurm-wlm munge chromium python3-venv
 	$(SWIFT) build --build-tests
@@ -61,6 +63,7 @@ test:
 	scripts/test-sharding .build/debug/arbkit
 	scripts/test-report .build/debug/arbkit
 	scripts/test-notebooks .build/debug/arbkit
+	scripts/test-columnar .build/debug/arbkit
 
 bench: deps
 	scripts/bench $(ARGS)
