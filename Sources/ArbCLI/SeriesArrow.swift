@@ -81,3 +81,43 @@ struct PremiumArrowWriter: PremiumSeriesOutput {
     try file.commit()
   }
 }
+
+extension CSVTable {
+  /// The table written to `path`, not yet in place (`FileOutput.commit`): CSV, or for a
+  /// name ending `.arrow` or `.feather` an Arrow IPC file of the same columns, typed: a
+  /// text column named `*_us` a TIMESTAMP(µs, UTC), one of whole numbers (a trade's
+  /// number) int64, the other text columns (directions, venues) dictionary-encoded
+  /// strings, the numbers doubles; an empty field is a null. A table without rows has
+  /// only its `*_us` columns as timestamps, the others doubles.
+  func file(_ path: String) throws -> AtomicFile {
+    guard SeriesOutput.isArrow(path) else {
+      let file = try AtomicFile(path: path)
+      try file.write(text)
+      return file
+    }
+    let names = header.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+    // The text columns come first (the times among them).
+    let textCount = rows.first?.fields.count ?? names.prefix { $0.hasSuffix("_us") }.count
+    var fields: [ArrowField] = []
+    var columns: [ArrowColumn] = []
+    for (k, name) in names.enumerated() {
+      if k >= textCount {
+        fields.append(ArrowField(name, .float64))
+        columns.append(.doubles(rows.map { $0.numbers[k - textCount] }))
+        continue
+      }
+      let texts = rows.map { $0.fields[k] }
+      let integers = texts.map { Int64($0) }
+      if name.hasSuffix("_us") || integers.allSatisfy({ $0 != nil }) {
+        fields.append(ArrowField(name, name.hasSuffix("_us") ? .timestampMicros : .int64))
+        columns.append(.integers(integers.map { $0 ?? 0 }, valid: integers.map { $0 != nil }))
+      } else {
+        fields.append(ArrowField(name, .dictionaryUTF8))
+        columns.append(.strings(texts.map { $0.isEmpty ? nil : $0 }))
+      }
+    }
+    let writer = try ArrowFileWriter(path: path, fields: fields)
+    try writer.write(columns)
+    return try writer.finish()
+  }
+}
