@@ -41,12 +41,20 @@ struct PremiumInputs {
 /// (an `AtomicFile`, in place at `finish`), or collected for stdout.
 struct RowWriter {
   private let file: AtomicFile?
+  /// An Arrow file (a `path` ending `.arrow` or `.feather`) and its columns' types: the
+  /// CSV is collected, then written as the Arrow file of its values (`CSVArrow`).
+  private let arrow: (path: String, types: [ArrowType])?
   private(set) var text = ""
 
-  /// Writes to `path`, or collects the text when `path` is nil.
-  init(path: String?) throws {
-    file = try path.map { try AtomicFile(path: $0) }
+  /// Writes to `path`, or collects the text when `path` is nil; `types` are the CSV
+  /// columns' types for an Arrow `path`.
+  init(path: String?, types: [ArrowType] = []) throws {
+    arrow = path.flatMap { SeriesOutput.isArrow($0) ? ($0, types) : nil }
+    file = try arrow == nil ? path.map { try AtomicFile(path: $0) } : nil
   }
+
+  /// Whether the rows go to an Arrow file (which holds the CSV's rows, not JSON).
+  var isArrow: Bool { arrow != nil }
 
   mutating func append(_ line: String) throws {
     text += line
@@ -55,6 +63,10 @@ struct RowWriter {
 
   /// Writes what is left and puts the file in place; returns the collected text for stdout.
   mutating func finish() throws -> String? {
+    if let arrow {
+      try CSVArrow.write(text, types: arrow.types, to: arrow.path)
+      return nil
+    }
     guard let file else { return text }
     try flush()
     try file.commit()

@@ -121,3 +121,31 @@ extension CSVTable {
     return try writer.finish()
   }
 }
+
+/// A CSV that ArbKit wrote, as the Arrow IPC file of the same values (`rolling --out`,
+/// `candles --out`): one record batch, each column of its given type, an empty field a
+/// null. The numbers parse back to the exact values printed (shortest round-trip text).
+enum CSVArrow {
+  static func write(_ csv: String, types: [ArrowType], to path: String) throws {
+    var lines = csv.split(separator: "\n", omittingEmptySubsequences: true).map { $0.split(separator: ",", omittingEmptySubsequences: false) }
+    let names = lines.isEmpty ? [] : lines.removeFirst().map(String.init)
+    precondition(names.count == types.count, "\(types.count) types for the columns \(names)")
+    var columns: [ArrowColumn] = []
+    for (k, type) in types.enumerated() {
+      let texts = lines.map { $0[k] }
+      switch type {
+      case .timestampMicros, .int64:
+        let values = texts.map { Int64($0) }
+        columns.append(.integers(values.map { $0 ?? 0 }, valid: values.map { $0 != nil }))
+      case .float64:
+        let values = texts.map { Double($0) }
+        columns.append(.doubles(values.map { $0 ?? .nan }, valid: values.map { $0 != nil }))
+      case .bool: columns.append(.bools(texts.map { $0 == "1" || $0 == "true" }, valid: texts.map { !$0.isEmpty }))
+      case .utf8, .dictionaryUTF8: columns.append(.strings(texts.map { $0.isEmpty ? nil : String($0) }))
+      }
+    }
+    let writer = try ArrowFileWriter(path: path, fields: zip(names, types).map { ArrowField($0, $1) })
+    try writer.write(columns)
+    try writer.commit()
+  }
+}
