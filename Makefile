@@ -54,8 +54,8 @@ demo: build
 # with the zstd tool; sweeps are sharded with GNU parallel and on a single-node Slurm
 # cluster started by scripts/test-sharding; scripts/test-report renders the report in
 # headless Chromium; scripts/test-notebooks runs every notebook (in Notebooks/.venv);
-# scripts/test-columnar reads the Arrow files arbkit writes with pyarrow and polars (in
-# Tests/.venv) and compares them with the same outputs' CSV.
+# scripts/test-columnar reads the Arrow and Parquet files arbkit writes with pyarrow,
+# polars and DuckDB (in Tests/.venv) and compares them with the same outputs' CSV.
 test:
 	@scripts/install-deps zip zstd parallel slurm-wlm munge chromium python3-venv
 	$(SWIFT) build --build-tests

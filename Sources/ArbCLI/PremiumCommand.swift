@@ -22,7 +22,7 @@ struct PremiumCommand: Command {
       ("--leg SPEC", "a leg (repeat, at least two); MARKET is spot, linear, inverse, future or fx; FIELD picks the series of a file with several: price (default), mark or index (funding_rate and premium_index are rates and refused)"),
     ] + AnalysisFlags.help + ExecutionFlags.help + [
       ("--series PATH", "also write the aligned series as CSV: ts_us,valid,mid_pct,exec_pct,direction, then bid_K,ask_K per leg; "
-        + "a PATH ending .arrow or .feather: as an Arrow IPC file of the same columns, typed"),
+        + "a PATH ending .arrow or .feather: an Arrow IPC file of the same columns, typed; .parquet: a Parquet file"),
       ("--chunk-rows N", "points, and quotes per leg, worked on at a time (default 65536): memory grows with it, not with the history"),
       ("--format table|csv|json", "output (default table)"),
     ]))

@@ -1,5 +1,6 @@
-// The only file that imports libsnappy, libbrotlidec and liblz4; with GzipSource.swift
-// (zlib) and ZstdSource.swift (zstd) the codecs of a Parquet page.
+// The only file that imports libsnappy, libbrotlidec and liblz4: the codecs of a Parquet
+// page (with zlib and libzstd, also imported by GzipSource.swift and ZstdSource.swift),
+// and zstd compression for the pages ArbKit writes.
 internal import CBrotli
 internal import CLz4
 internal import CSnappy
@@ -78,6 +79,17 @@ enum ParquetCodec: Int32 {
       guard Int(n) == capacity else { throw short }
     case .lzo, .lz4: throw ParquetFault("codec \(name) is not read (write the file with SNAPPY, GZIP, ZSTD, BROTLI or LZ4_RAW)")
     }
+  }
+
+  /// `bytes` as one zstd frame (level 3): a page of the `zstd` codec.
+  static func zstdCompress(_ bytes: [UInt8]) -> [UInt8] {
+    var out = [UInt8](repeating: 0, count: ZSTD_compressBound(bytes.count))
+    let n = bytes.withUnsafeBytes { source in
+      out.withUnsafeMutableBytes { target in ZSTD_compress(target.baseAddress, target.count, source.baseAddress, source.count, 3) }
+    }
+    precondition(ZSTD_isError(n) == 0, "ZSTD_compress failed: \(String(cString: ZSTD_getErrorName(n)))")
+    out.removeLast(out.count - n)
+    return out
   }
 
   /// A gzip (or zlib) stream through zlib's `inflate` into exactly `capacity` bytes.

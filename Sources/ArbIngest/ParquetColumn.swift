@@ -81,7 +81,9 @@ final class ParquetColumnReader {
   /// still decode (the decompression limit); each page is charged against it.
   func read(_ chunk: ParquetColumnChunk, rows: Int, budget: inout Int) throws(ParquetFault) -> ParquetColumnText {
     guard leaf.maxRepetition == 0 else { throw ParquetFault("nested (repeated) columns are not read") }
-    guard let type = leaf.type, chunk.type == type.rawValue else { throw ParquetFault("column chunk of physical type \(chunk.type) in a column of another type") }
+    guard let type = leaf.type, chunk.type == type.rawValue else {
+      throw ParquetFault("column chunk of physical type \(chunk.type) in a column of another type")
+    }
     guard let codec = ParquetCodec(rawValue: chunk.codec) else { throw ParquetFault("unknown codec \(chunk.codec)") }
     guard chunk.valueCount == Int64(rows) else { throw ParquetFault("column chunk holds \(chunk.valueCount) values for \(rows) rows") }
     let start = chunk.start

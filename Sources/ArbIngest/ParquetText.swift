@@ -6,7 +6,11 @@ enum ParquetText {
   static func integer(_ value: Int64, _ narrow: Bool, _ form: ParquetValueForm, into out: inout ParquetColumnText) {
     switch form {
     case .integer(let signed):
-      if signed { digits(value, into: &out.bytes) } else { unsigned(narrow ? UInt64(UInt32(truncatingIfNeeded: value)) : UInt64(bitPattern: value), into: &out.bytes) }
+      if signed {
+        digits(value, into: &out.bytes)
+      } else {
+        unsigned(narrow ? UInt64(UInt32(truncatingIfNeeded: value)) : UInt64(bitPattern: value), into: &out.bytes)
+      }
     case .timestamp(let from, let to):
       // Units change by a power of ten either way; an overflow keeps the value with its
       // unit, which the time parser then rejects by name.
@@ -44,9 +48,14 @@ enum ParquetText {
   static func bytes(_ value: UnsafeBufferPointer<UInt8>, _ form: ParquetValueForm, into out: inout ParquetColumnText) {
     switch form {
     case .decimal(let scale):
+      // A value wider than 16 bytes is written as text that no number parser takes.
       if let unscaled = integer(value, bigEndian: true) { decimal(unscaled, scale: scale, into: &out.bytes) } else { append("wide-decimal", to: &out.bytes) }
     case .fixedPoint(let scale):
-      if let unscaled = integer(value, bigEndian: false) { decimal(unscaled, scale: scale, into: &out.bytes) } else { append("wide-fixed-point", to: &out.bytes) }
+      if let unscaled = integer(value, bigEndian: false) {
+        decimal(unscaled, scale: scale, into: &out.bytes)
+      } else {
+        append("wide-fixed-point", to: &out.bytes)
+      }
     default: quoted(value, into: &out.bytes)
     }
     out.close()

@@ -134,3 +134,34 @@ struct ParquetTests {
     #expect(line == "ts_ms,ts_ns,raw_ms,f32,i32,u32,d32,d64,dflba,dwide")
   }
 }
+
+@Suite("Parquet output")
+struct ParquetOutputTests {
+  @Test("a file ParquetFileWriter writes reads back through the reader: timestamps, doubles with nulls, strings, two row groups")
+  func roundTrip() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let path = folder.path + "/out.parquet"
+    let writer = try ParquetFileWriter(
+      path: path, fields: [ArrowField("ts_us", .timestampMicros, nullable: false), ArrowField("price", .float64), ArrowField("name", .dictionaryUTF8)],
+      metadata: [("arbkit.note", "round trip")])
+    let times: [Int64] = [1_700_000_000_000_000, 1_700_000_000_000_001, 1_700_000_001_000_000, 1_700_000_002_500_000, 1_700_000_003_000_000]
+    let prices = [101.25, .nan, 0.1 + 0.2, 99.5, 1e-7]
+    let valid = [true, false, true, true, true]
+    try writer.write([.integers(Array(times[..<3])), .doubles(Array(prices[..<3]), valid: Array(valid[..<3])), .strings(["a,b", nil, "c"])])
+    try writer.write([.integers(Array(times[3...])), .doubles(Array(prices[3...]), valid: Array(valid[3...])), .strings(["d", "\"e\""])])
+    try writer.commit()
+
+    var options = try columnOptions(#"{"time": {"column": "ts_us", "form": "iso8601"}, "price": "price"}"#)
+    options.badRows = .skip
+    options.quarantinePath = folder.path + "/rejected.csv"
+    let file = try Ingest.read(path: path, options: options)
+    // The null price is a missing price, as an empty CSV field is.
+    #expect(file.report.rowsRead == 5 && file.report.rowsRejected == 1)
+    #expect(file.report.rejectedByKind.map(\.kind) == ["missing_price"])
+    #expect(file.series[0].time == [times[0], times[2], times[3], times[4]])
+    #expect(bits(file.series[0].bid) == bits([prices[0], prices[2], prices[3], prices[4]]))
+    let quarantine = try String(contentsOfFile: folder.path + "/rejected.csv", encoding: .utf8)
+    #expect(quarantine == "ts_us,price,name\n1700000000000001,,\n")
+  }
+}

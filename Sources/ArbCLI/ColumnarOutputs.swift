@@ -3,8 +3,8 @@ import ArbCore
 import ArbIngest
 
 /// A `--series` file of `arbkit premium`, written a chunk at a time and put in place by
-/// `commit`: CSV (`SeriesCSV.PremiumWriter`) or, for a name ending `.arrow` or
-/// `.feather`, an Arrow IPC file (`PremiumArrowWriter`).
+/// `commit`: CSV (`SeriesCSV.PremiumWriter`) or, for a name ending `.arrow`, `.feather`
+/// or `.parquet`, a columnar file (`PremiumColumnarWriter`).
 protocol PremiumSeriesOutput {
   mutating func write(_ chunk: PremiumChunk) throws
   mutating func commit() throws
@@ -13,15 +13,10 @@ protocol PremiumSeriesOutput {
 extension SeriesCSV.PremiumWriter: PremiumSeriesOutput {}
 
 enum SeriesOutput {
-  /// Whether `path` names an Arrow IPC file by its extension.
-  static func isArrow(_ path: String) -> Bool {
-    let name = path.lowercased()
-    return name.hasSuffix(".arrow") || name.hasSuffix(".feather")
-  }
-
-  /// The writer of the premium's `--series` file at `path`, by its extension.
+  /// The writer of the premium's `--series` file at `path`, by its name.
   static func premium(path: String, legCount: Int) throws -> any PremiumSeriesOutput {
-    isArrow(path) ? try PremiumArrowWriter(path: path, legCount: legCount) : try SeriesCSV.PremiumWriter(path: path, legCount: legCount)
+    if let columnar = try PremiumColumnarWriter(path: path, legCount: legCount) { return columnar }
+    return try SeriesCSV.PremiumWriter(path: path, legCount: legCount)
   }
 }
 
@@ -36,22 +31,24 @@ extension PremiumChunk {
   }
 }
 
-/// The premium's `--series` as an Arrow IPC file, one record batch per chunk, with the
-/// CSV's columns typed: `ts_us` TIMESTAMP(µs, UTC), `valid` bool, `mid_pct`, `exec_pct`
-/// and each leg's `bid_K`, `ask_K` double, `direction` a string; null where the CSV is
-/// empty.
-struct PremiumArrowWriter: PremiumSeriesOutput {
-  private let file: ArrowFileWriter
+/// The premium's `--series` as an Arrow IPC or Parquet file, one record batch or row group
+/// per chunk, with the CSV's columns typed: `ts_us` TIMESTAMP(µs, UTC), `valid` bool,
+/// `mid_pct`, `exec_pct` and each leg's `bid_K`, `ask_K` double, `direction` a string;
+/// null where the CSV is empty.
+struct PremiumColumnarWriter: PremiumSeriesOutput {
+  private let file: any ColumnarWriter
   private let legCount: Int
   private var unwritable: NonFiniteResult? = nil
 
-  init(path: String, legCount: Int) throws {
+  /// `nil` when `path` names no columnar file.
+  init?(path: String, legCount: Int) throws {
     var fields = [
       ArrowField("ts_us", .timestampMicros, nullable: false), ArrowField("valid", .bool, nullable: false),
       ArrowField("mid_pct", .float64), ArrowField("exec_pct", .float64), ArrowField("direction", .utf8),
     ]
     for k in 1...legCount { fields += [ArrowField("bid_\(k)", .float64), ArrowField("ask_\(k)", .float64)] }
-    file = try ArrowFileWriter(path: path, fields: fields)
+    guard let file = try ColumnarFile.writer(path: path, fields: fields) else { return nil }
+    self.file = file
     self.legCount = legCount
   }
 
@@ -84,17 +81,12 @@ struct PremiumArrowWriter: PremiumSeriesOutput {
 
 extension CSVTable {
   /// The table written to `path`, not yet in place (`FileOutput.commit`): CSV, or for a
-  /// name ending `.arrow` or `.feather` an Arrow IPC file of the same columns, typed: a
+  /// name ending `.arrow`, `.feather` or `.parquet` a columnar file of the same columns, typed: a
   /// text column named `*_us` a TIMESTAMP(µs, UTC), one of whole numbers (a trade's
   /// number) int64, the other text columns (directions, venues) dictionary-encoded
   /// strings, the numbers doubles; an empty field is a null. A table without rows has
   /// only its `*_us` columns as timestamps, the others doubles.
   func file(_ path: String) throws -> AtomicFile {
-    guard SeriesOutput.isArrow(path) else {
-      let file = try AtomicFile(path: path)
-      try file.write(text)
-      return file
-    }
     let names = header.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
     // The text columns come first (the times among them).
     let textCount = rows.first?.fields.count ?? names.prefix { $0.hasSuffix("_us") }.count
@@ -116,16 +108,20 @@ extension CSVTable {
         columns.append(.strings(texts.map { $0.isEmpty ? nil : $0 }))
       }
     }
-    let writer = try ArrowFileWriter(path: path, fields: fields)
+    guard let writer = try ColumnarFile.writer(path: path, fields: fields) else {
+      let file = try AtomicFile(path: path)
+      try file.write(text)
+      return file
+    }
     try writer.write(columns)
     return try writer.finish()
   }
 }
 
-/// A CSV that ArbKit wrote, as the Arrow IPC file of the same values (`rolling --out`,
-/// `candles --out`): one record batch, each column of its given type, an empty field a
-/// null. The numbers parse back to the exact values printed (shortest round-trip text).
-enum CSVArrow {
+/// A CSV that ArbKit wrote, as the columnar file (Arrow IPC or Parquet, by the name) of the
+/// same values (`rolling --out`, `candles --out`): one record batch or row group, each
+/// column of its given type, an empty field a null. The numbers parse back to the exact values printed (shortest round-trip text).
+enum CSVColumnar {
   static func write(_ csv: String, types: [ArrowType], to path: String) throws {
     var lines = csv.split(separator: "\n", omittingEmptySubsequences: true).map { $0.split(separator: ",", omittingEmptySubsequences: false) }
     let names = lines.isEmpty ? [] : lines.removeFirst().map(String.init)
@@ -144,7 +140,7 @@ enum CSVArrow {
       case .utf8, .dictionaryUTF8: columns.append(.strings(texts.map { $0.isEmpty ? nil : String($0) }))
       }
     }
-    let writer = try ArrowFileWriter(path: path, fields: zip(names, types).map { ArrowField($0, $1) })
+    let writer = try ColumnarFile.writer(path: path, fields: zip(names, types).map { ArrowField($0, $1) })!
     try writer.write(columns)
     try writer.commit()
   }
