@@ -54,7 +54,9 @@ demo: build
 # with the zstd tool; sweeps are sharded with GNU parallel and on a single-node Slurm
 # cluster started by scripts/test-sharding; scripts/test-report renders the report in
 # headless Chromium; scripts/test-notebooks runs every notebook (in Notebooks/.venv);
-# GNU time measures the peak memory of whole runs (BoundedMemoryTests).
+# GNU time measures the peak memory of whole runs (BoundedMemoryTests);
+# scripts/test-columnar reads the Arrow and Parquet files arbkit writes with pyarrow,
+# polars and DuckDB (in Tests/.venv) and compares them with the same outputs' CSV.
 test:
 	@scripts/install-deps zip zstd parallel slurm-wlm munge chromium python3-venv time
 	$(SWIFT) build --build-tests
@@ -62,6 +64,7 @@ test:
 	scripts/test-sharding .build/debug/arbkit
 	scripts/test-report .build/debug/arbkit
 	scripts/test-notebooks .build/debug/arbkit
+	scripts/test-columnar .build/debug/arbkit
 
 bench: deps
 	scripts/bench $(ARGS)

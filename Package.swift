@@ -12,12 +12,15 @@ let package = Package(
     .systemLibrary(name: "CBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
     .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
     .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
+    .systemLibrary(name: "CSnappy", pkgConfig: "snappy", providers: [.apt(["libsnappy-dev"])]),
+    .systemLibrary(name: "CBrotli", pkgConfig: "libbrotlidec", providers: [.apt(["libbrotli-dev"])]),
+    .systemLibrary(name: "CLz4", pkgConfig: "liblz4", providers: [.apt(["liblz4-dev"])]),
     // ISA-L ships no pkg-config file: the module map links it.
     .systemLibrary(name: "CIsal", providers: [.apt(["libisal-dev"])]),
 
     // MARK: Library modules, dependencies flow one way
     .target(name: "ArbCore"),
-    .target(name: "ArbIngest", dependencies: ["ArbCore", "CZlib", "CZstd", "CIsal"]),
+    .target(name: "ArbIngest", dependencies: ["ArbCore", "CZlib", "CZstd", "CIsal", "CSnappy", "CBrotli", "CLz4"]),
     .target(name: "ArbAnalytics", dependencies: ["ArbCore", "CBLAS"]),
     .target(name: "ArbBacktest", dependencies: ["ArbCore", "ArbAnalytics"]),
     .target(name: "ArbReport", dependencies: ["ArbCore", "ArbAnalytics", "ArbBacktest"]),

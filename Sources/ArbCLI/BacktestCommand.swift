@@ -26,7 +26,8 @@ struct BacktestCommand: Command {
     Options:
     \(HelpText.options([
       ("--set KEY=VALUE", "override a scenario key (repeat): strategy.entry=0.12, costs.latency=50ms, legs.0.files=a.csv,b.csv"),
-      ("--trades PATH", "write the ledger as CSV (convergence: entry_ts_us,exit_ts_us,direction,rich,cheap,entry_premium,exit_premium,pnl,pnl_bps,fees; inventory: ts_us,direction,rich,cheap,premium,sell_price,buy_price,quantity,pnl,pnl_bps,fees)"),
+      ("--trades PATH", "write the ledger as CSV (convergence: entry_ts_us,exit_ts_us,direction,rich,cheap,entry_premium,exit_premium,pnl,pnl_bps,fees; inventory: ts_us,direction,rich,cheap,premium,sell_price,buy_price,quantity,pnl,pnl_bps,fees); "
+        + "a PATH ending .arrow or .feather, here and for --equity, --funding and --inventory: an Arrow IPC file of the same columns, typed; .parquet: a Parquet file"),
       ("--equity PATH", "write the equity curve as CSV: ts_us,equity (cumulative PnL at each exit and funding settlement)"),
       ("--funding PATH", "mode carry: write the funding settlements paid or received as CSV: ts_us,trade,rate,price,amount"),
       ("--inventory PATH", "mode inventory: write the balances after each trade and rebalance as CSV: ts_us,base_1,quote_1,base_2,quote_2"),
@@ -127,9 +128,7 @@ struct BacktestCommand: Command {
     let ledgers: [KeyPath<BacktestReport, CSVTable>] = [\.ledger, \.equity, \.inventory, \.funding]
     for (path, ledger) in zip(outputs, ledgers) {
       guard let path else { continue }
-      let file = try AtomicFile(path: path)
-      try file.write(report[keyPath: ledger].text)
-      written.append(file)
+      written.append(try report[keyPath: ledger].file(path))
     }
     try FileOutput.commit(written)
     terminal.print(format == .json ? json.rendered() : report.table)

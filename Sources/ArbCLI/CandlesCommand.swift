@@ -23,7 +23,7 @@ struct CandlesCommand: Command {
       ("--every DURATION", "bucket width: 1m, 10m, 30m, 1h, 4h, 1d…; required"),
       ("--tz UTC|Asia/Seoul", "align buckets to UTC (default) or Seoul (UTC+9) day boundaries"),
       ("--of mid|premium|exec", "mid: the leg's mid price (one leg, default then); premium (default with two or more legs) or exec"),
-      ("--out PATH", "write the candles there instead of stdout"),
+      ("--out PATH", "write the candles there instead of stdout; a PATH ending .arrow or .feather (.parquet): the CSV's columns as Arrow IPC (Parquet), typed"),
       ("--chunk-rows N", "points, and quotes per leg, worked on at a time (default 65536): memory grows with it, not with the history"),
       ("--format csv|json", "output (default csv): start_us,start,open,high,low,close,mean,mean_tw,count"),
     ]))
@@ -92,8 +92,8 @@ struct CandlesCommand: Command {
     let candles = builder.finish()
     // Both formats print the figures of the JSON: checked once, before anything is written.
     let checked = try JSONValue.array(candles.map(Self.json)).checkedFinite()
-    var out = try RowWriter(path: outPath)
-    if json {
+    var out = try RowWriter(path: outPath, types: [.timestampMicros, .utf8] + Array(repeating: .float64, count: 6) + [.int64])
+    if json && !out.isColumnar {
       try out.append(checked.rendered() + "\n")
     } else {
       try out.append("start_us,start,open,high,low,close,mean,mean_tw,count\n")

@@ -21,7 +21,8 @@ struct PremiumCommand: Command {
     \(HelpText.options([
       ("--leg SPEC", "a leg (repeat, at least two); MARKET is spot, linear, inverse, future or fx; FIELD picks the series of a file with several: price (default), mark or index (funding_rate and premium_index are rates and refused)"),
     ] + AnalysisFlags.help + ExecutionFlags.help + [
-      ("--series PATH", "also write the aligned series as CSV: ts_us,valid,mid_pct,exec_pct,direction, then bid_K,ask_K per leg"),
+      ("--series PATH", "also write the aligned series as CSV: ts_us,valid,mid_pct,exec_pct,direction, then bid_K,ask_K per leg; "
+        + "a PATH ending .arrow or .feather: an Arrow IPC file of the same columns, typed; .parquet: a Parquet file"),
       ("--chunk-rows N", "points, and quotes per leg, worked on at a time (default 65536): memory grows with it, not with the history"),
       ("--format table|csv|json", "output (default table)"),
     ]))
@@ -108,7 +109,7 @@ struct PremiumCommand: Command {
     // The values kept for the quantiles stay in memory up to 16 chunks' worth (1 Mi by default).
     let analyzer = PremiumAnalyzer(
       legCount: legs.count, maxPremium: premium.maxPremium, options: bands, spillMemoryLimit: max(1 << 16, 16 * chunkRows))
-    var series = try seriesPath.map { try SeriesCSV.PremiumWriter(path: $0, legCount: legs.count) }
+    var series = try seriesPath.map { try SeriesOutput.premium(path: $0, legCount: legs.count) }
     while let chunk = try premium.next() {
       try analyzer.add(chunk)
       try series?.write(chunk)

@@ -41,12 +41,21 @@ struct PremiumInputs {
 /// (an `AtomicFile`, in place at `finish`), or collected for stdout.
 struct RowWriter {
   private let file: AtomicFile?
+  /// A columnar file (a `path` ending `.arrow`, `.feather` or `.parquet`) and its columns'
+  /// types: the CSV is collected, then written as the columnar file of its values
+  /// (`CSVColumnar`).
+  private let columnar: (path: String, types: [ArrowType])?
   private(set) var text = ""
 
-  /// Writes to `path`, or collects the text when `path` is nil.
-  init(path: String?) throws {
-    file = try path.map { try AtomicFile(path: $0) }
+  /// Writes to `path`, or collects the text when `path` is nil; `types` are the CSV
+  /// columns' types for a columnar `path`.
+  init(path: String?, types: [ArrowType] = []) throws {
+    columnar = path.flatMap { ColumnarFile.isColumnar($0) ? ($0, types) : nil }
+    file = try columnar == nil ? path.map { try AtomicFile(path: $0) } : nil
   }
+
+  /// Whether the rows go to a columnar file (which holds the CSV's rows, not JSON).
+  var isColumnar: Bool { columnar != nil }
 
   mutating func append(_ line: String) throws {
     text += line
@@ -55,6 +64,10 @@ struct RowWriter {
 
   /// Writes what is left and puts the file in place; returns the collected text for stdout.
   mutating func finish() throws -> String? {
+    if let columnar {
+      try CSVColumnar.write(text, types: columnar.types, to: columnar.path)
+      return nil
+    }
     guard let file else { return text }
     try flush()
     try file.commit()

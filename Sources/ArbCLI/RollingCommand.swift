@@ -23,7 +23,7 @@ struct RollingCommand: Command {
       ("--window N|DURATION", "the last N valid points (300) or the last DURATION of time (5m); required"),
       ("--ewma N|DURATION", "EWMA half-life in points (100) or in time (30s)"),
       ("--series premium|exec", "the mid premium (default) or the executable premium"),
-      ("--out PATH", "write ts_us,value,mean,std,z,ewma_mean,ewma_std,half_life_s per valid point (CSV; undefined = empty)"),
+      ("--out PATH", "write ts_us,value,mean,std,z,ewma_mean,ewma_std,half_life_s per valid point (CSV; undefined = empty; a PATH ending .arrow or .feather: Arrow IPC, .parquet: Parquet, typed)"),
       ("--format table|csv|json", "the summary (default table)"),
     ]))
     \(IngestFlags.help)

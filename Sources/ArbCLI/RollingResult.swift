@@ -37,7 +37,7 @@ struct RollingResult {
 
   /// Writes `ts_us,value,mean,std,z,ewma_mean,ewma_std,half_life_s`, one row per valid point.
   func writeSeries(to path: String) throws {
-    var out = try RowWriter(path: path)
+    var out = try RowWriter(path: path, types: [.timestampMicros] + Array(repeating: .float64, count: 7))
     try out.append("ts_us,value,mean,std,z,ewma_mean,ewma_std,half_life_s\n")
     for i in values.indices {
       var line = String(time[i]) + "," + NumberText.csv(values[i])

@@ -47,12 +47,11 @@ enum SeriesCSV {
     mutating func write(_ chunk: PremiumChunk) throws {
       let width = 2 * legCount
       guard unwritable == nil else { return }
+      if let bad = chunk.firstNonFinite() {
+        unwritable = bad
+        return
+      }
       for i in 0..<chunk.count {
-        if chunk.valid[i] && !(chunk.mid[i].isFinite && chunk.exec[i].isFinite) {
-          let (key, value) = chunk.mid[i].isFinite ? ("exec_pct", chunk.exec[i]) : ("mid_pct", chunk.mid[i])
-          unwritable = NonFiniteResult(key: "series.\(chunk.time[i]).\(key)", value: value)
-          return
-        }
         text += String(chunk.time[i])
         if chunk.valid[i] {
           text += ",1," + NumberText.csv(chunk.mid[i]) + "," + NumberText.csv(chunk.exec[i])

@@ -21,6 +21,7 @@ public struct FuzzTarget: Sendable {
     FuzzTarget(name: "rest", summary: "recorded REST snapshots as JSON lines", run: IngestFamilies.rest),
     FuzzTarget(name: "cryptofeed", summary: "a cryptofeed JSON-lines recording", run: IngestFamilies.cryptofeed),
     FuzzTarget(name: "orderbook", summary: "order-book snapshots as JSON lines", run: IngestFamilies.orderBook),
+    FuzzTarget(name: "parquet", summary: "a Parquet file, its table told by its column names", run: IngestFamilies.parquet),
     FuzzTarget(name: "compressed", summary: "a gzip, zip or zstd file, inflated to its end", run: IngestFamilies.compressed),
     FuzzTarget(name: "numbers", summary: "one field: decimal (against strtod), integer, scaled and every time form", run: ParserFamilies.numbers),
     FuzzTarget(name: "fields", summary: "a delimiter byte, a quote byte, then one line to split", run: ParserFamilies.fields),

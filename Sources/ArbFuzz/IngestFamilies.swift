@@ -46,6 +46,16 @@ enum IngestFamilies {
     passes(format: .orderBookLines).flatMap { ingest(bytes, $0) }
   }
 
+  /// A Parquet file, with a 1 MiB decompression floor so that a small bomb reaches its
+  /// limit quickly.
+  static func parquet(_ bytes: [UInt8]) -> [String] {
+    passes(format: .parquet).flatMap { options in
+      var bounded = options
+      bounded.decompression = DecompressionLimit(ratio: 250, floor: 1 << 20)
+      return ingest(bytes, bounded)
+    }
+  }
+
   /// The spec is everything before the first NUL byte; a spec that does not decode is
   /// a clean rejection.
   static func columns(_ bytes: [UInt8]) -> [String] {
@@ -93,6 +103,9 @@ enum IngestFamilies {
   }
 
   static func checkError(_ error: any Error, _ bytes: [UInt8]) -> [String] {
+    if let error = error as? ParquetError {
+      return error.path == path && !error.reason.isEmpty ? [] : ["Parquet error without the input's name or a reason: \(error)"]
+    }
     guard let error = error as? IngestError else {
       return error is FileError ? [] : ["unexpected error type \(type(of: error)): \(error)"]
     }

@@ -46,9 +46,11 @@ enum Invariants {
     if position.path != path { return ["error names '\(position.path)', not the input: \(error)"] }
     if error.description.isEmpty { return ["empty error message"] }
     if position.line < 0 || position.column < 0 { return ["negative position: \(error)"] }
-    // Lines of compressed input are lines of what it inflates to: not checked here.
+    // Lines of compressed input are lines of what it inflates to, those of a Parquet
+    // file lines of its table's CSV: not checked here.
     let magic = Array(bytes.prefix(4))
-    let compressed = magic.starts(with: [0x1f, 0x8b]) || magic == [0x50, 0x4b, 3, 4] || magic == [0x28, 0xb5, 0x2f, 0xfd]
+    let compressed =
+      magic.starts(with: [0x1f, 0x8b]) || magic == [0x50, 0x4b, 3, 4] || magic == [0x28, 0xb5, 0x2f, 0xfd] || magic == Array("PAR1".utf8)
     guard !compressed, position.line > 0 else { return [] }
     var line = 1, start = 0
     for k in bytes.indices where bytes[k] == 10 {

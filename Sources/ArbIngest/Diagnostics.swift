@@ -18,6 +18,11 @@ extension StoreError: Diagnostic {
   public var isFramed: Bool { true }
 }
 
+extension ParquetError: Diagnostic {
+  public var kind: DiagnosticKind { .data }
+  public var isFramed: Bool { true }
+}
+
 extension SpecError: Diagnostic {
   public var kind: DiagnosticKind { .data }
   public var isFramed: Bool { true }

@@ -3,12 +3,15 @@ import ArbCore
 extension Ingest {
   /// Reads bytes already in memory exactly as a file named `path` holding them is read:
   /// plain, gzip, zip or zstd by their first bytes, within the same limits (a gzip
-  /// inflated whole in memory when it fits, as a file is); freqtrade JSON when
+  /// inflated whole in memory when it fits, as a file is); Parquet by its magic; freqtrade JSON when
   /// `options.format` names it, line-based (format named or detected) otherwise. The
   /// entry point of the fuzz targets and of the corpus replay tests.
   ///
   /// - Throws: `IngestError` as `read(path:options:)` does.
   package static func read(bytes: [UInt8], path: String, options: IngestOptions) throws -> IngestedFile {
+    if options.format == .parquet || bytes.starts(with: "PAR1".utf8) {
+      return try bytes.withUnsafeBytes { try ParquetReader.read($0, path: path, options: options) }
+    }
     let stream = { Compression.open(bytes: bytes, path: path, limit: options.decompression) }
     switch options.format {
     case .restSnapshots: return try JSONLinesReader.read(source: stream(), path: path, options: options, format: .restSnapshots, handler: RESTSnapshotHandler())

@@ -57,6 +57,11 @@ public enum RecordFormat: Sendable, Equatable {
   case kimchiHistory
   /// A column-mapped CSV described by a `ColumnSpec`.
   case columns(ColumnSpec)
+  /// A Parquet file (`PAR1`), named: its table is told by its column names (`ParquetReader`).
+  case parquet
+  /// A Parquet table whose column names are no CSV header: pandas-style quotes and
+  /// trades, nautilus_trader's quote and trade ticks (`ParquetTable`).
+  case parquetTable(ParquetTable)
 
   /// The id printed by `inspect` (`tardis.quotes`, `columns`).
   public var id: String {
@@ -85,6 +90,8 @@ public enum RecordFormat: Sendable, Equatable {
     case .orderBookLines: "orderbook.jsonl"
     case .kimchiHistory: "kimchi.history"
     case .columns: "columns"
+    case .parquet: "parquet"
+    case .parquetTable(let table): table.kind.rawValue
     }
   }
 
@@ -123,6 +130,10 @@ public enum RecordFormat: Sendable, Equatable {
       self = json
       return
     }
+    if id == RecordFormat.parquet.id {
+      self = .parquet
+      return
+    }
     guard let match = Self.named.first(where: { $0.format.id == id }) else { return nil }
     self = match.format
   }
@@ -131,7 +142,7 @@ public enum RecordFormat: Sendable, Equatable {
   public static var namedIDs: [String] {
     var ids: [String] = []
     for entry in named where !ids.contains(entry.format.id) { ids.append(entry.format.id) }
-    return ids + jsonFormats.map(\.id)
+    return ids + jsonFormats.map(\.id) + [RecordFormat.parquet.id]
   }
 
   /// The formats read as JSON rather than as CSV lines (`Ingest.read` sends them to
@@ -141,6 +152,7 @@ public enum RecordFormat: Sendable, Equatable {
   /// The exact header line of a named format (of a book snapshot of any depth).
   static func header(of format: RecordFormat) -> String {
     if case .tardisBookSnapshot(let levels) = format { return TardisBooks.snapshotHeader(levels: levels) }
+    if case .parquetTable(let table) = format { return table.header }
     return named.first { $0.format == format }!.header
   }
 
@@ -152,6 +164,7 @@ public enum RecordFormat: Sendable, Equatable {
   /// Whether `line` is exactly one of the headers of the named `format`.
   static func accepts(_ format: RecordFormat, headerLine line: UnsafeBufferPointer<UInt8>) -> Bool {
     if case .tardisBookSnapshot = format { return header(of: format).utf8.elementsEqual(line) }
+    if case .parquetTable(let table) = format { return table.header.utf8.elementsEqual(line) }
     return named.contains { $0.format == format && $0.header.utf8.elementsEqual(line) }
   }
 
@@ -179,6 +192,10 @@ public enum RecordFormat: Sendable, Equatable {
       return TardisDerivativeTicker.layout(clock: clock)
     case .freqtradeOHLCV, .restSnapshots, .cryptofeed, .orderBookLines, .kimchiHistory:
       preconditionFailure("\(id) is read as JSON, not as CSV lines")
+    case .parquet:
+      preconditionFailure("parquet is resolved to the format of its table before it is read")
+    case .parquetTable(let table):
+      return table.layout(clock: clock)
     case .tardisTrades:
       return RecordLayout(
         names: Self.headerNames(of: .tardisTrades), fieldCount: 8,

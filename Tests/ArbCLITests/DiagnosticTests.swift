@@ -19,6 +19,8 @@ import Testing
     (FileError.unreadable(path: "a.csv", reason: "permission denied"), .ioError, "a.csv: error: cannot read, permission denied"),
     (StoreError.corrupt(file: "s/store.json", reason: "rows"), .dataError, "s/store.json: error: corrupt store, rows; convert into a new store"),
     (SpecError(path: "s.json", message: "bad"), .dataError, "s.json: error: bad"),
+    (ParquetError(path: "q.parquet", rowGroup: 2, column: "bid", reason: "corrupt ZSTD page"), .dataError,
+     "q.parquet: error: row group 2, column 'bid': corrupt ZSTD page"),
     (LegSpecError(message: "bad leg"), .usage, "arbkit: error: bad leg"),
     (AlignmentError.tooFewLegs(count: 1), .dataError, "arbkit: error: need at least two legs, was 1"),
     (FundingError("no funding"), .dataError, "arbkit: error: no funding"),

@@ -1,0 +1,232 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+import ArbCore
+
+/// A Parquet file that cannot be read: a broken footer, page or value, with the row group
+/// and column it is in.
+public struct ParquetError: Error, Sendable, Equatable, CustomStringConvertible {
+  public var path: String
+  public var rowGroup: Int?
+  public var column: String?
+  public var reason: String
+
+  public var description: String {
+    var place: [String] = []
+    if let rowGroup { place.append("row group \(rowGroup)") }
+    if let column { place.append("column '\(column)'") }
+    return "\(path): error: \(place.isEmpty ? "" : place.joined(separator: ", ") + ": ")\(reason)"
+  }
+}
+
+/// Reads a Parquet file as the CSV of the same table would be read.
+///
+/// The footer (Thrift compact protocol) gives the schema and the row groups. The table
+/// is told by its column names: a CSV header ArbKit knows (Tardis, Binance, …), a
+/// `ParquetTable`, or a column spec naming the columns. Row groups are read one at a
+/// time, only the columns the table's layout uses; their values are written as the CSV
+/// text of the same table (`ParquetText`) and read row by row by `FileReader`, so every
+/// CSV rule holds: validation, bad rows, instruments, order. A bad row's position is
+/// `path:line:column` of that CSV (the header is line 1, row `k` of the file line `k + 2`).
+enum ParquetReader {
+  /// Whether the file at `path` starts with `PAR1`.
+  static func hasMagic(path: String) -> Bool {
+    let fd = open(path, O_RDONLY)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    var head: UInt32 = 0
+    return Glibc.read(fd, &head, 4) == 4 && head == magic
+  }
+
+  /// `PAR1`, little-endian.
+  private static let magic = UInt32(0x3152_4150)
+
+  /// Reads the Parquet file at `path` (mapped, its pages read as touched).
+  static func read(path: String, options: IngestOptions) throws -> IngestedFile {
+    let file = try MappedFile(path: path, readAhead: false)
+    return try file.withBytes { try read($0, path: path, options: options) }
+  }
+
+  /// Reads the Parquet file `bytes` (of `path`).
+  static func read(_ bytes: UnsafeRawBufferPointer, path: String, options: IngestOptions) throws -> IngestedFile {
+    let footer = try Footer(bytes, path: path)
+    let names = footer.leaves.map(\.name)
+    let format = try resolve(footer: footer, path: path, named: options.format)
+    var layoutOptions = options
+    layoutOptions.format = format
+    let layout = try format.layout(clock: options.clock, headerNames: names, path: path)
+    let used = usedColumns(layout, format: format, count: names.count)
+    let readers = footer.leaves.enumerated().map { k, leaf in
+      ParquetColumnReader(leaf: leaf, form: form(of: leaf, column: k, layout: layout, format: format), data: footer.data)
+    }
+
+    var reader = FileReader(path: path, options: layoutOptions, expectedRows: max(1024, Int(clamping: min(footer.metadata.rows, Int64(bytes.count)))))
+    let header = Array(headerLine(names).utf8)
+    try header.withUnsafeBufferPointer { try reader.consume(line: $0, number: 1) }
+    var budget = options.decompression.bytes(compressed: bytes.count)
+    var line: [UInt8] = []
+    var rowNumber = 2
+    for (g, group) in footer.metadata.rowGroups.enumerated() {
+      guard group.columns.count == readers.count else {
+        throw ParquetError(path: path, rowGroup: g, reason: "\(group.columns.count) column chunks for \(readers.count) columns")
+      }
+      guard group.rows >= 0, group.rows <= Int64(budget / 8) else {
+        throw ParquetError(path: path, rowGroup: g, reason: "\(group.rows) rows, beyond the decompression limit (a decompression bomb?)")
+      }
+      let rows = Int(group.rows)
+      var columns: [ParquetColumnText?] = []
+      for k in readers.indices {
+        guard used[k] else {
+          columns.append(nil)
+          continue
+        }
+        do {
+          columns.append(try readers[k].read(group.columns[k], rows: rows, budget: &budget))
+        } catch {
+          throw ParquetError(path: path, rowGroup: g, column: names[k], reason: error.reason)
+        }
+      }
+      for r in 0..<rows {
+        line.removeAll(keepingCapacity: true)
+        for k in columns.indices {
+          if k > 0 { line.append(UInt8(ascii: ",")) }
+          guard let column = columns[k] else { continue }
+          let start = r == 0 ? 0 : column.ends[r - 1]
+          line.append(contentsOf: column.bytes[start..<column.ends[r]])
+        }
+        try line.withUnsafeBufferPointer { try reader.consume(line: $0, number: rowNumber) }
+        rowNumber += 1
+      }
+    }
+    return try reader.finish()
+  }
+
+  /// The header line of a table with columns `names`, as its CSV would have it.
+  static func headerLine(_ names: [String]) -> String {
+    names.map { name in
+      name.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline }) ? "\"" + name.reduce(into: "") { $0 += $1 == "\"" ? "\"\"" : String($1) } + "\"" : name
+    }.joined(separator: ",")
+  }
+
+  /// The format the table is read in: a named CSV format or column spec as given (a
+  /// column spec's time read from a TIMESTAMP column as µs); else the CSV format whose
+  /// header the column names make, or the `ParquetTable` they make.
+  private static func resolve(footer: Footer, path: String, named: RecordFormat?) throws -> RecordFormat {
+    let names = footer.leaves.map(\.name)
+    if case .columns(var spec) = named {
+      (spec.delimiter, spec.quote, spec.thousands, spec.header) = (",", "\"", nil, true)
+      let time: Int?
+      switch spec.time.column {
+      case .name(let name): time = names.firstIndex(of: name)
+      case .position(let position): time = position >= 1 && position <= names.count ? position - 1 : nil
+      }
+      if let time, case .timestamp = footer.leaves[time].logical, ![TimeForm.epochSeconds, .epochMillis, .epochMicros, .epochNanos].contains(spec.time.form) {
+        spec.time.form = .epochMicros
+      }
+      return .columns(spec)
+    }
+    if let named, named != .parquet { return named }
+    let header = Array(headerLine(names).utf8)
+    if let detected = header.withUnsafeBufferPointer({ RecordFormat.detect(headerLine: $0) }) { return BinanceFiles.refine(detected, path: path) }
+    if let table = ParquetTable.detect(names: names, metadata: footer.metadata.keyValues) { return .parquetTable(table) }
+    throw IngestError(.unknownFormat(firstLine: String(headerLine(names).prefix(160))), at: SourcePosition(path: path, line: 1, column: 1))
+  }
+
+  /// Which columns the rows need: those the layout names; every one for the formats
+  /// that read fields by position beyond their layout (book levels).
+  private static func usedColumns(_ layout: RecordLayout, format: RecordFormat, count: Int) -> [Bool] {
+    switch format {
+    case .tardisBookSnapshot, .tardisIncrementalL2: return [Bool](repeating: true, count: count)
+    default: break
+    }
+    var used = [Bool](repeating: false, count: count)
+    let named = [layout.venue, layout.market, layout.symbol, layout.time, layout.otherTime, layout.bid, layout.ask, layout.bidSize, layout.askSize]
+    for k in named.compactMap({ $0 }) + [layout.price, layout.fundingIntervalHours].compactMap({ $0 }) + layout.values.map(\.column)
+      + (layout.venueColumns ?? []).map(\.field) where k < count
+    {
+      used[k] = true
+    }
+    return used
+  }
+
+  /// How column `k` is written as text: its timestamps in the unit the layout reads them
+  /// in (µs unless the time column's form is whole s, ms or ns), nautilus_trader's
+  /// fixed-point columns as decimals.
+  private static func form(of leaf: ParquetLeaf, column k: Int, layout: RecordLayout, format: RecordFormat) -> ParquetValueForm {
+    switch (leaf.type, leaf.logical) {
+    case (.int32?, .timestamp(let units)?), (.int64?, .timestamp(let units)?):
+      var target: Int64 = 1_000_000
+      let form = k == layout.time ? layout.timeForm : k == layout.otherTime ? layout.otherTimeForm : nil
+      switch form {
+      case .epochSeconds?: target = 1
+      case .epochMillis?: target = 1000
+      case .epochNanos?: target = 1_000_000_000
+      default: break
+      }
+      return .timestamp(from: units, to: target)
+    case (_, .decimal(let scale, _)?): return .decimal(scale: scale)
+    case (.int32?, .integer(_, let signed)?), (.int64?, .integer(_, let signed)?): return .integer(signed: signed)
+    case (.int32?, _), (.int64?, _): return .integer(signed: true)
+    case (.float?, _), (.double?, _): return .floating
+    case (.boolean?, _): return .boolean
+    case (.fixedLenByteArray?, nil) where leaf.typeLength == 8 || leaf.typeLength == 16:
+      if case .parquetTable(let table) = format, table.isNautilus { return .fixedPoint(scale: leaf.typeLength == 8 ? 9 : 16) }
+      return .text
+    default: return .text
+    }
+  }
+
+  /// The footer, parsed and checked, with the schema's leaf columns.
+  struct Footer {
+    let metadata: ParquetFileMetadata
+    let leaves: [ParquetLeaf]
+    /// The bytes before the footer, where every page lies.
+    let data: UnsafeRawBufferPointer
+
+    init(_ bytes: UnsafeRawBufferPointer, path: String) throws {
+      func fail(_ reason: String) -> ParquetError { ParquetError(path: path, reason: reason) }
+      guard bytes.count >= 12, bytes.loadUnaligned(as: UInt32.self) == ParquetReader.magic,
+        bytes.loadUnaligned(fromByteOffset: bytes.count - 4, as: UInt32.self) == ParquetReader.magic
+      else { throw fail("not a Parquet file, or a truncated one: no PAR1 at its start and end") }
+      let length = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - 8, as: UInt32.self)))
+      guard length <= bytes.count - 12 else { throw fail("footer of \(length) bytes is longer than the file (truncated?)") }
+      let start = bytes.count - 8 - length
+      do {
+        metadata = try ParquetFileMetadata(UnsafeRawBufferPointer(rebasing: bytes[start..<bytes.count - 8]))
+        leaves = try Self.leaves(metadata.schema)
+      } catch {
+        throw fail("footer: \(error.reason)")
+      }
+      data = UnsafeRawBufferPointer(rebasing: bytes[0..<start])
+    }
+
+    /// The leaf columns of the schema tree (its first element is the root), in order.
+    private static func leaves(_ schema: [ParquetSchemaElement]) throws(ParquetFault) -> [ParquetLeaf] {
+      guard let root = schema.first else { throw ParquetFault("empty schema") }
+      var leaves: [ParquetLeaf] = []
+      var next = 1
+      func walk(children: Int32, path: [String], definition: Int, repetition: Int) throws(ParquetFault) {
+        guard children >= 0, Int(children) <= schema.count - next, path.count < ThriftReader.maxDepth else {
+          throw ParquetFault("schema tree does not match its element count")
+        }
+        for _ in 0..<children {
+          let element = schema[next]
+          next += 1
+          let names = path + [element.name]
+          let d = definition + (element.repetition == 0 ? 0 : 1), r = repetition + (element.repetition == 2 ? 1 : 0)
+          if element.children > 0 {
+            try walk(children: element.children, path: names, definition: d, repetition: r)
+          } else {
+            leaves.append(
+              ParquetLeaf(
+                name: names.joined(separator: "."), type: element.type.flatMap(ParquetType.init), typeLength: Int(element.typeLength ?? 0),
+                logical: element.logical, maxDefinition: d, maxRepetition: r))
+          }
+        }
+      }
+      try walk(children: root.children, path: [], definition: 0, repetition: 0)
+      guard next == schema.count else { throw ParquetFault("schema holds \(schema.count - next) elements outside its tree") }
+      return leaves
+    }
+  }
+}

@@ -1,0 +1,137 @@
+/// Writes Parquet values as the CSV text the same table's CSV holds, so that the CSV
+/// reader's rules apply to them unchanged.
+enum ParquetText {
+  /// An INT32 (`narrow`) or INT64 value in `form`.
+  @inline(__always)
+  static func integer(_ value: Int64, _ narrow: Bool, _ form: ParquetValueForm, into out: inout ParquetColumnText) {
+    switch form {
+    case .integer(let signed):
+      if signed {
+        digits(value, into: &out.bytes)
+      } else {
+        unsigned(narrow ? UInt64(UInt32(truncatingIfNeeded: value)) : UInt64(bitPattern: value), into: &out.bytes)
+      }
+    case .timestamp(let from, let to):
+      // Units change by a power of ten either way; an overflow keeps the value with its
+      // unit, which the time parser then rejects by name.
+      if to >= from {
+        let (scaled, overflow) = value.multipliedReportingOverflow(by: to / from)
+        if overflow {
+          digits(value, into: &out.bytes)
+          append(from == 1_000_000_000 ? "ns" : from == 1_000_000 ? "us" : "ms", to: &out.bytes)
+        } else {
+          digits(scaled, into: &out.bytes)
+        }
+      } else {
+        let divisor = from / to
+        let quotient = value / divisor
+        digits(value % divisor < 0 ? quotient - 1 : quotient, into: &out.bytes)
+      }
+    case .decimal(let scale): decimal(Int128(value), scale: scale, into: &out.bytes)
+    default: digits(value, into: &out.bytes)
+    }
+    out.close()
+  }
+
+  @inline(__always)
+  static func double(_ value: Double, into out: inout ParquetColumnText) {
+    out.bytes.append(contentsOf: value.description.utf8)
+    out.close()
+  }
+
+  static func append(_ text: String, into out: inout ParquetColumnText) {
+    out.bytes.append(contentsOf: text.utf8)
+    out.close()
+  }
+
+  /// A BYTE_ARRAY or FIXED_LEN_BYTE_ARRAY value in `form`.
+  static func bytes(_ value: UnsafeBufferPointer<UInt8>, _ form: ParquetValueForm, into out: inout ParquetColumnText) {
+    switch form {
+    case .decimal(let scale):
+      // A value wider than 16 bytes is written as text that no number parser takes.
+      if let unscaled = integer(value, bigEndian: true) { decimal(unscaled, scale: scale, into: &out.bytes) } else { append("wide-decimal", to: &out.bytes) }
+    case .fixedPoint(let scale):
+      if let unscaled = integer(value, bigEndian: false) {
+        decimal(unscaled, scale: scale, into: &out.bytes)
+      } else {
+        append("wide-fixed-point", to: &out.bytes)
+      }
+    default: quoted(value, into: &out.bytes)
+    }
+    out.close()
+  }
+
+  /// A two's-complement integer of at most 16 bytes.
+  private static func integer(_ bytes: UnsafeBufferPointer<UInt8>, bigEndian: Bool) -> Int128? {
+    guard bytes.count <= 16, !bytes.isEmpty else { return bytes.isEmpty ? 0 : nil }
+    var value: Int128 = 0
+    for k in 0..<bytes.count {
+      let byte = bigEndian ? bytes[k] : bytes[bytes.count - 1 - k]
+      value = value << 8 | Int128(byte)
+    }
+    let unused = 128 - 8 * bytes.count
+    return unused == 0 ? value : (value << unused) >> unused
+  }
+
+  /// `unscaled × 10^-scale` written in full, as `-12.3400`.
+  private static func decimal(_ unscaled: Int128, scale: Int, into bytes: inout [UInt8]) {
+    var text = Array(unscaled.magnitude.description.utf8)
+    if unscaled < 0 { bytes.append(UInt8(ascii: "-")) }
+    guard scale > 0 else {
+      bytes.append(contentsOf: text)
+      if scale < 0 { bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: min(-scale, 64))) }
+      return
+    }
+    if text.count <= scale { text.insert(contentsOf: repeatElement(UInt8(ascii: "0"), count: scale - text.count + 1), at: 0) }
+    bytes.append(contentsOf: text[..<(text.count - scale)])
+    bytes.append(UInt8(ascii: "."))
+    bytes.append(contentsOf: text[(text.count - scale)...])
+  }
+
+  /// Bytes as a CSV field: quoted, with quotes doubled, when they hold a comma, a quote or
+  /// a line break.
+  private static func quoted(_ value: UnsafeBufferPointer<UInt8>, into bytes: inout [UInt8]) {
+    let needsQuotes = value.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 10 || $0 == 13 }
+    guard needsQuotes else {
+      bytes.append(contentsOf: value)
+      return
+    }
+    bytes.append(UInt8(ascii: "\""))
+    for byte in value {
+      bytes.append(byte)
+      if byte == UInt8(ascii: "\"") { bytes.append(byte) }
+    }
+    bytes.append(UInt8(ascii: "\""))
+  }
+
+  @inline(__always)
+  static func digits(_ value: Int64, into bytes: inout [UInt8]) {
+    if value < 0 { bytes.append(UInt8(ascii: "-")) }
+    unsigned(value.magnitude, into: &bytes)
+  }
+
+  @inline(__always)
+  static func unsigned(_ value: UInt64, into bytes: inout [UInt8]) {
+    var scratch: (UInt64, UInt64, UInt64) = (0, 0, 0)
+    withUnsafeMutableBytes(of: &scratch) { buffer in
+      var v = value, k = buffer.count
+      repeat {
+        k -= 1
+        buffer[k] = UInt8(truncatingIfNeeded: v % 10) + 48
+        v /= 10
+      } while v > 0
+      bytes.append(contentsOf: buffer[k...])
+    }
+  }
+
+  private static func append(_ text: String, to bytes: inout [UInt8]) { bytes.append(contentsOf: text.utf8) }
+
+  /// An `Encoding` id's name, for messages.
+  static func encodingName(_ id: Int32) -> String {
+    let names = [
+      0: "PLAIN", 2: "PLAIN_DICTIONARY", 3: "RLE", 4: "BIT_PACKED", 5: "DELTA_BINARY_PACKED", 6: "DELTA_LENGTH_BYTE_ARRAY",
+      7: "DELTA_BYTE_ARRAY", 8: "RLE_DICTIONARY", 9: "BYTE_STREAM_SPLIT",
+    ]
+    return names[Int(id)] ?? "\(id)"
+  }
+}
