@@ -109,7 +109,7 @@ public struct InventoryRun: Sendable {
 /// Cross-venue spot arbitrage as it is traded with inventory on both venues
 /// (`docs/definitions.md`, "Inventory backtest"): every opportunity is an immediate
 /// round trip limited by the balances, no position is carried.
-public struct InventoryArbitrage {
+public struct InventoryArbitrage: Sendable {
   public let parameters: InventoryParameters
 
   public init(parameters: InventoryParameters) {

@@ -7,9 +7,9 @@ import Foundation
 /// Every key is checked against `Scenario.keys`: an unknown key or a value of the
 /// wrong type is an error naming the key, never ignored. Relative data paths resolve
 /// against the scenario file's folder.
-public struct Scenario: Sendable, Equatable {
+public struct Scenario: Sendable, Hashable {
   /// One leg: the instrument and its recorded files.
-  public struct Leg: Sendable, Equatable {
+  public struct Leg: Sendable, Hashable {
     public var venue: String
     public var market: MarketKind
     public var symbol: String
@@ -28,7 +28,7 @@ public struct Scenario: Sendable, Equatable {
   }
 
   /// An FX series that converts the prices of one venue's legs (`fx`).
-  public struct FX: Sendable, Equatable {
+  public struct FX: Sendable, Hashable {
     /// Its files (resolved like the legs') and their format.
     public var files: [String]
     public var format: String?

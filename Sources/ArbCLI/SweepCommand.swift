@@ -239,8 +239,38 @@ struct SweepRow {
 /// convergence or carry simulation per distinct set of rules, found by first-passage
 /// queries and priced for every cell that shares it.
 struct SweepPlan {
+  /// One cell: its scenario, each leg's taker fee and the engine that runs it.
+  struct Cell {
+    var cell: Int
+    var scenario: Scenario
+    var fees: [Double]
+    var engine: Engine
+  }
+
+  /// The engine of a cell's mode.
+  enum Engine {
+    case convergence(ConvergenceBacktest)
+    case carry(CarryBacktest)
+    case inventory(InventoryArbitrage)
+  }
+
+  /// Cells with equal keys share one simulation: the same prepared data, and engines
+  /// that decide the same round trips (`decisionKey`: every parameter but the
+  /// price-only ones). Inventory cells never share.
+  enum SimulationKey: Hashable {
+    case convergence(data: Int, rules: ConvergenceParameters)
+    case carry(data: Int, rules: ConvergenceParameters)
+    case inventory(cell: Int)
+  }
+
+  /// A leg as read: its source and the clock that orders its rows.
+  private struct LegKey: Hashable {
+    var leg: Scenario.Leg
+    var clock: Clock
+  }
+
   struct Group {
-    var cells: [(cell: Int, scenario: Scenario)]
+    var cells: [Cell]
     var data: Int
     /// The scenario mode of every cell of the group.
     var mode: String
@@ -264,46 +294,37 @@ struct SweepPlan {
   let groups: [Group]
   let data: [Prepared]
   let cellOrder: [Int]
-  let registry: ExchangeRegistry
   /// The period of the PnL matrix (µs), when the sweep writes one.
   let period: Int64?
 
   init(cells: [(cell: Int, scenario: Scenario)], options: IngestOptions, period: Int64? = nil) throws {
-    registry = options.registry
     self.period = period
-    var dataKeys: [String] = []
+    var dataIndexes: [Scenario: Int] = [:]
     var data: [Prepared] = []
-    var loaded: [String: QuoteSeries] = [:]
-    var groupKeys: [String: Int] = [:]
+    var loaded: [LegKey: QuoteSeries] = [:]
+    var groupIndexes: [SimulationKey: Int] = [:]
     var groups: [Group] = []
     // Only cap_at_book reads the book sizes; nothing here reads the other clock.
     let readsSizes = cells.contains { $0.scenario.capAtBook }
     for (cell, scenario) in cells {
-      let legKeys = scenario.legs.map { "\($0.venue)|\($0.market)|\($0.symbol)|\($0.files)|\($0.format ?? "")|\($0.specSet)|\(scenario.clock)" }
-      let funding = scenario.mode == "carry" && scenario.funding
-        ? "\(scenario.fundingFiles)|\(scenario.fundingFormat ?? "")|\(scenario.fundingSpecSet)" : ""
-      let dataKey = legKeys.joined(separator: "#") + "|\(scenario.maxStale ?? -1)|\(scenario.grid ?? -1)|\(funding)|\(ScenarioLegs.offsets(scenario))|\(scenario.fx.map { "\($0)" } ?? "")"
-      var dataIndex = dataKeys.firstIndex(of: dataKey)
+      let dataKey = scenario.preparationKey
+      var dataIndex = dataIndexes[dataKey]
       if dataIndex == nil {
         var legOptions = options
         legOptions.clock = scenario.clock
         legOptions.storeColumns = readsSizes ? .all : .skippingSizesAndOtherClock
-        // The legs not read yet, side by side.
+        // The legs not read yet (on this clock), side by side.
         let specs = try ScenarioLegs.specs(scenario)
+        let legKeys = dataKey.legs.map { LegKey(leg: $0, clock: scenario.clock) }
         let missing = legKeys.indices.filter { k in loaded[legKeys[k]] == nil && legKeys.firstIndex(of: legKeys[k]) == k }
         for (k, leg) in zip(missing, try LoadedLegs.load(missing.map { specs[$0] }, options: legOptions)) { loaded[legKeys[k]] = leg.series }
         let loadedLegs = legKeys.map { loaded[$0]! }
         let legs = try ScenarioLegs.prepared(scenario, loaded: loadedLegs, options: legOptions).legs
         let settlements = scenario.mode == "carry" ? try BacktestCommand.settlements(scenario, perp: legs[1], options: legOptions) : .none
-        dataKeys.append(dataKey)
         data.append(Prepared(legs: legs, alignment: AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid), funding: settlements))
         dataIndex = data.count - 1
+        dataIndexes[dataKey] = dataIndex
       }
-      // Cells whose rules agree share a simulation; inventory cells never do.
-      let rules =
-        scenario.mode != "inventory"
-        ? "\(dataIndex!)|\(scenario.mode)|\(scenario.entry)|\(scenario.exit)|\(scenario.legLatency)|\(scenario.maxHolding ?? -1)|\(scenario.cooldown ?? -1)|\(scenario.capAtBook)"
-        : "cell \(cell)"
       let prepared = data[dataIndex!]
       // Cells sharing the legs may differ in latency, cooldown, holding or zone.
       try scenario.checkTimes(of: prepared.legs)
@@ -316,11 +337,25 @@ struct SweepPlan {
         data[dataIndex!].index = try ConvergenceIndex(legs: prepared.legs, options: prepared.alignment)
       default: break
       }
-      if let g = groupKeys[rules] {
-        groups[g].cells.append((cell, scenario))
+      let fees = try BacktestCommand.fees(scenario, registry: options.registry)
+      let engine: Engine, key: SimulationKey
+      switch scenario.mode {
+      case "inventory":
+        engine = .inventory(InventoryArbitrage(parameters: BacktestCommand.inventoryParameters(scenario, fees: fees)))
+        key = .inventory(cell: cell)
+      case "carry":
+        let carry = try BacktestCommand.carry(scenario, fees: fees, registry: options.registry)
+        (engine, key) = (.carry(carry), .carry(data: dataIndex!, rules: carry.decisionKey))
+      default:
+        let convergence = ConvergenceBacktest(parameters: BacktestCommand.convergenceParameters(scenario, fees: fees))
+        (engine, key) = (.convergence(convergence), .convergence(data: dataIndex!, rules: convergence.parameters.decisionKey))
+      }
+      let run = Cell(cell: cell, scenario: scenario, fees: fees, engine: engine)
+      if let g = groupIndexes[key] {
+        groups[g].cells.append(run)
       } else {
-        groupKeys[rules] = groups.count
-        groups.append(Group(cells: [(cell, scenario)], data: dataIndex!, mode: scenario.mode))
+        groupIndexes[key] = groups.count
+        groups.append(Group(cells: [run], data: dataIndex!, mode: scenario.mode))
       }
     }
     self.groups = groups
@@ -401,47 +436,43 @@ struct SweepPlan {
   /// batch's simulations side by side), priced per cell.
   private func compute(_ batch: [Group]) throws -> [SweepRow] {
     let prepared = data[batch[0].data]
-    let legs = prepared.legs
-    // The rules of each group's first cell: its other cells differ only in pricing.
-    let scenarios = batch.map { $0.cells[0].scenario }
+    // The engine of each group's first cell: its other cells differ only in pricing.
+    let engines = batch.map { $0.cells[0].engine }
     let decisions: [ConvergenceDecisions?]
     switch batch[0].mode {
     case "inventory":
       decisions = batch.map { _ in nil }
     case "carry":
-      let rules = try scenarios.map { try BacktestCommand.carry($0, fees: try BacktestCommand.fees($0, registry: registry), registry: registry).rules }
-      decisions = ConvergenceBacktest.decide(rules, legs: legs, index: prepared.carryIndex!)
+      let rules = engines.compactMap { engine -> ConvergenceBacktest? in if case .carry(let carry) = engine { carry.rules } else { nil } }
+      decisions = ConvergenceBacktest.decide(rules, legs: prepared.legs, index: prepared.carryIndex!)
     default:
-      let rules = try scenarios.map { ConvergenceBacktest(parameters: BacktestCommand.convergenceParameters($0, fees: try BacktestCommand.fees($0, registry: registry))) }
-      decisions = ConvergenceBacktest.decide(rules, legs: legs, index: prepared.index!)
+      let rules = engines.compactMap { engine -> ConvergenceBacktest? in if case .convergence(let rules) = engine { rules } else { nil } }
+      decisions = ConvergenceBacktest.decide(rules, legs: prepared.legs, index: prepared.index!)
     }
-    return try zip(batch, decisions).flatMap { group, decisions in try rows(group, decisions: decisions, prepared: prepared) }
+    return zip(batch, decisions).flatMap { group, decisions in rows(group, decisions: decisions, prepared: prepared) }
   }
 
   /// The rows of one group's cells, each pricing the group's `decisions` (inventory:
   /// each cell run in full).
-  private func rows(_ group: Group, decisions: ConvergenceDecisions?, prepared: Prepared) throws -> [SweepRow] {
+  private func rows(_ group: Group, decisions: ConvergenceDecisions?, prepared: Prepared) -> [SweepRow] {
     let legs = prepared.legs
-    return try group.cells.map { cell, scenario in
-      let fees = try BacktestCommand.fees(scenario, registry: registry)
+    return group.cells.map { cell in
       let outcome: BacktestReport.Outcome
       let points: (count: Int, valid: Int)
-      switch scenario.mode {
-      case "inventory":
+      switch cell.engine {
+      case .inventory(let engine):
         let aligned = prepared.aligned!
-        outcome = .inventory(InventoryArbitrage(parameters: BacktestCommand.inventoryParameters(scenario, fees: fees)).run(legs: legs, aligned: aligned))
+        outcome = .inventory(engine.run(legs: legs, aligned: aligned))
         points = (aligned.count, aligned.validPoints)
-      case "carry":
-        let engine = try BacktestCommand.carry(scenario, fees: fees, registry: registry)
+      case .carry(let engine):
         outcome = .carry(engine.price(decisions!, funding: prepared.funding), prepared.funding)
         points = (prepared.carryIndex!.clockPoints, prepared.carryIndex!.validPoints)
-      default:
-        let engine = ConvergenceBacktest(parameters: BacktestCommand.convergenceParameters(scenario, fees: fees))
+      case .convergence(let engine):
         outcome = .convergence(engine.price(decisions!))
         points = (prepared.index!.clockPoints, prepared.index!.validPoints)
       }
       let report = BacktestReport(
-        scenario: scenario, legs: legs, fees: fees, points: points.count, validPoints: points.valid, outcome: outcome)
+        scenario: cell.scenario, legs: legs, fees: cell.fees, points: points.count, validPoints: points.valid, outcome: outcome)
       let journal = report.journal
       var metrics = Dictionary(uniqueKeysWithValues: report.metrics(journal: journal).map { ($0.0, $0.1) })
       let overflowed = SweepCommand.metrics.filter { metrics[$0]?.firstNonFinite() != nil }
@@ -460,9 +491,33 @@ struct SweepPlan {
         default: nil
         }
       }
-      let column = period.map { SweepPnLMatrix.Column(cell: cell, journal: journal, length: $0, offset: scenario.timeZoneOffset) }
-      return SweepRow(cell: cell, row: row, metrics: values, overflowed: overflowed, column: column)
+      let column = period.map { SweepPnLMatrix.Column(cell: cell.cell, journal: journal, length: $0, offset: cell.scenario.timeZoneOffset) }
+      return SweepRow(cell: cell.cell, row: row, metrics: values, overflowed: overflowed, column: column)
     }
+  }
+}
+
+extension Scenario {
+  /// What the prepared legs of a sweep depend on: the legs' sources (their balances and
+  /// contract size cleared), clock, alignment, offsets, FX, and mode carry's funding
+  /// files, with every other field reset. Cells with equal keys share their legs, their
+  /// alignment and their first-passage indexes; a new field is part of the key unless it
+  /// is reset here.
+  var preparationKey: Scenario {
+    var key = self
+    key.description = nil
+    for k in key.legs.indices {
+      key.legs[k].base = nil
+      key.legs[k].quote = nil
+      key.legs[k].contractSize = nil
+    }
+    if !(mode == "carry" && funding) {
+      (key.fundingFiles, key.fundingFormat, key.fundingSpecSet) = ([], nil, [])
+    }
+    (key.mode, key.funding, key.entry, key.exit, key.notional, key.minSize, key.capAtBook) = ("", true, 0, 0, 0, 0, false)
+    (key.rebalanceCost, key.rebalanceDelay, key.maxHolding, key.cooldown) = (nil, 0, nil, nil)
+    (key.fees, key.slippageBps, key.latency, key.venueLatency, key.timeZone) = ([:], 0, 0, [:], "UTC")
+    return key
   }
 }
 
