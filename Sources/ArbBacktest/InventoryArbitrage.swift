@@ -26,7 +26,7 @@ public struct InventoryParameters: Sendable, Equatable {
   public var rebalance: Rebalance? = nil
 
   /// A rebalancing transfer: a fixed cost in quote currency, done after a delay.
-  public struct Rebalance: Sendable, Equatable {
+  public struct Rebalance: Sendable, Hashable {
     public var cost: Double
     public var delay: Int64
     public init(cost: Double, delay: Int64) {

@@ -152,20 +152,20 @@ struct BacktestCommand: Command {
   ) throws -> BacktestReport {
     let (series, fx) = try ScenarioLegs.prepared(scenario, loaded: recording.legs, rate: recording.rate, registry: registry)
     let alignment = AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid)
-    guard engine == .firstPassage && scenario.mode != "inventory" else {
+    guard engine == .firstPassage, let threshold = scenario.strategy.threshold else {
       let aligned = try AlignedLegs(legs: series, options: alignment)
       let outcome = try Self.outcome(scenario, fees: fees, legs: series, aligned: aligned, funding: recording.funding, registry: registry)
       return BacktestReport(scenario: scenario, legs: series, fees: fees, aligned: aligned, outcome: outcome, fx: fx)
     }
     let outcome: BacktestReport.Outcome
     let index: ConvergenceIndex
-    if scenario.mode == "carry" {
-      let carry = try carry(scenario, fees: fees, registry: registry)
+    if case .carry = scenario.strategy {
+      let carry = try carry(scenario, threshold, fees: fees, registry: registry)
       index = try ConvergenceIndex(legs: series, options: alignment, sellLeg: 1)
       let settlements = try settlements(scenario, funding: recording.funding, perp: series[1])
       outcome = .carry(carry.price(carry.rules.decide(legs: series, index: index), funding: settlements), settlements)
     } else {
-      let convergence = ConvergenceBacktest(parameters: convergenceParameters(scenario, fees: fees))
+      let convergence = ConvergenceBacktest(parameters: convergenceParameters(scenario, threshold, fees: fees))
       index = try ConvergenceIndex(legs: series, options: alignment)
       outcome = .convergence(convergence.price(convergence.decide(legs: series, index: index)))
     }
@@ -178,7 +178,7 @@ struct BacktestCommand: Command {
   static func outcome(
     _ scenario: Scenario, fees: [Double], legs: [QuoteSeries], aligned: AlignedLegs, options: IngestOptions
   ) throws -> BacktestReport.Outcome {
-    let funding = scenario.mode == "carry" ? try fundingSeries(scenario, options: options) : nil
+    let funding = try fundingSeries(scenario, options: options)
     return try outcome(scenario, fees: fees, legs: legs, aligned: aligned, funding: funding, registry: options.registry)
   }
 
@@ -187,15 +187,15 @@ struct BacktestCommand: Command {
   static func outcome(
     _ scenario: Scenario, fees: [Double], legs: [QuoteSeries], aligned: AlignedLegs, funding: QuoteSeries?, registry: ExchangeRegistry
   ) throws -> BacktestReport.Outcome {
-    switch scenario.mode {
-    case "inventory":
-      return .inventory(InventoryArbitrage(parameters: inventoryParameters(scenario, fees: fees)).run(legs: legs, aligned: aligned))
-    case "carry":
-      let engine = try carry(scenario, fees: fees, registry: registry)
+    switch scenario.strategy {
+    case .inventory(let rules):
+      return .inventory(InventoryArbitrage(parameters: inventoryParameters(scenario, rules, fees: fees)).run(legs: legs, aligned: aligned))
+    case .carry(let rules):
+      let engine = try carry(scenario, rules.threshold, fees: fees, registry: registry)
       let settlements = try settlements(scenario, funding: funding, perp: legs[1])
       return .carry(engine.run(legs: legs, aligned: aligned, funding: settlements), settlements)
-    default:
-      return .convergence(ConvergenceBacktest(parameters: convergenceParameters(scenario, fees: fees)).run(legs: legs, aligned: aligned))
+    case .convergence(let rules):
+      return .convergence(ConvergenceBacktest(parameters: convergenceParameters(scenario, rules, fees: fees)).run(legs: legs, aligned: aligned))
     }
   }
 
@@ -210,20 +210,21 @@ struct BacktestCommand: Command {
     }
   }
 
-  static func convergenceParameters(_ scenario: Scenario, fees: [Double]) -> ConvergenceParameters {
-    var parameters = ConvergenceParameters(entry: scenario.entry, exit: scenario.exit, notional: scenario.notional, fees: fees)
+  /// The parameters of the thresholds `rules` with the scenario's costs and alignment.
+  static func convergenceParameters(_ scenario: Scenario, _ rules: ThresholdRules, fees: [Double]) -> ConvergenceParameters {
+    var parameters = ConvergenceParameters(entry: rules.entry, exit: rules.exit, notional: rules.notional, fees: fees)
     parameters.slippageBps = scenario.slippageBps
     parameters.legLatency = scenario.legLatency
     parameters.capAtBook = scenario.capAtBook
     parameters.maxStale = scenario.maxStale
-    parameters.maxHolding = scenario.maxHolding
-    parameters.cooldown = scenario.cooldown
+    parameters.maxHolding = rules.maxHolding
+    parameters.cooldown = rules.cooldown
     return parameters
   }
 
   /// The engine of mode carry: convergence's rules with the perp sold, and the contract
   /// size of an inverse perp (`legs.1.contract_size`, else the registry's).
-  static func carry(_ scenario: Scenario, fees: [Double], registry: ExchangeRegistry) throws(UsageError) -> CarryBacktest {
+  static func carry(_ scenario: Scenario, _ rules: ThresholdRules, fees: [Double], registry: ExchangeRegistry) throws(UsageError) -> CarryBacktest {
     let perp = scenario.legs[1]
     var size: Double? = nil
     if perp.market == .inverse {
@@ -233,7 +234,7 @@ struct BacktestCommand: Command {
       }
       size = known
     }
-    return CarryBacktest(parameters: convergenceParameters(scenario, fees: fees), contractSize: size)
+    return CarryBacktest(parameters: convergenceParameters(scenario, rules, fees: fees), contractSize: size)
   }
 
   /// Mode carry: the perp's funding settlements from `funding.files` (none with
@@ -244,14 +245,14 @@ struct BacktestCommand: Command {
   }
 
   /// Mode carry: the funding records of `funding.files` as read with `options`; `nil`
-  /// with `strategy.funding` false.
+  /// in the other modes and with `strategy.funding` false.
   static func fundingSeries(_ scenario: Scenario, options: IngestOptions) throws -> QuoteSeries? {
-    guard scenario.funding else { return nil }
-    let leg = scenario.legs[1]
+    guard case .carry(let rules) = scenario.strategy, rules.booksFunding else { return nil }
+    let leg = scenario.legs[1], funding = rules.funding
     let spec = LegSpec(
-      instrument: Instrument(venue: leg.venue, market: leg.market, symbol: leg.symbol), paths: scenario.fundingFiles,
-      format: scenario.fundingFormat, field: .fundingRate, specSet: scenario.fundingSpecSet)
-    try ScenarioLegs.checkSpecSet(scenario.fundingSpecSet, format: scenario.fundingFormat, key: "funding")
+      instrument: Instrument(venue: leg.venue, market: leg.market, symbol: leg.symbol), paths: funding.files,
+      format: funding.format, field: .fundingRate, specSet: funding.specSet)
+    try ScenarioLegs.checkSpecSet(funding.specSet, format: funding.format, key: "funding")
     return try spec.load(options: options).series
   }
 
@@ -263,16 +264,17 @@ struct BacktestCommand: Command {
     do { return try FundingSettlements(funding: funding, perp: perp, clockOffset: offset) } catch { throw FundingError("funding.files: \(error.message)") }
   }
 
-  static func inventoryParameters(_ scenario: Scenario, fees: [Double]) -> InventoryParameters {
+  /// The parameters of mode inventory's `rules` with the scenario's balances, costs and alignment.
+  static func inventoryParameters(_ scenario: Scenario, _ rules: InventoryRules, fees: [Double]) -> InventoryParameters {
     var parameters = InventoryParameters(
-      entry: scenario.entry, notional: scenario.notional, fees: fees,
+      entry: rules.entry, notional: rules.notional, fees: fees,
       base: scenario.legs.map { $0.base ?? 0 }, quote: scenario.legs.map { $0.quote ?? 0 })
     parameters.slippageBps = scenario.slippageBps
     parameters.legLatency = scenario.legLatency
     parameters.maxStale = scenario.maxStale
-    parameters.minSize = scenario.minSize
+    parameters.minSize = rules.minSize
     parameters.capAtBook = scenario.capAtBook
-    parameters.rebalance = scenario.rebalanceCost.map { .init(cost: $0, delay: scenario.rebalanceDelay) }
+    parameters.rebalance = rules.rebalance
     return parameters
   }
 

@@ -51,7 +51,7 @@ enum ScenarioLegs {
 
   /// Every file the scenario at `path` reads: itself, its legs', funding and FX files.
   static func files(_ scenario: Scenario, path: String) -> [String] {
-    [path] + scenario.legs.flatMap(\.files) + scenario.fundingFiles + (scenario.fx?.files ?? [])
+    [path] + scenario.legs.flatMap(\.files) + scenario.strategy.files + (scenario.fx?.files ?? [])
   }
 
   /// Refuses a scenario file that cannot be read with its own exit code (66: missing or

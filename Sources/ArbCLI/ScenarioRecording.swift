@@ -16,7 +16,7 @@ struct ScenarioRecording: Sendable {
   /// Reads every input of `scenario` with `options`.
   static func load(_ scenario: Scenario, options: IngestOptions) throws -> ScenarioRecording {
     let legs = try LoadedLegs.load(try ScenarioLegs.specs(scenario), options: options).map(\.series)
-    let funding = scenario.mode == "carry" ? try BacktestCommand.fundingSeries(scenario, options: options) : nil
+    let funding = try BacktestCommand.fundingSeries(scenario, options: options)
     return ScenarioRecording(legs: legs, rate: try ScenarioLegs.rate(scenario, options: options), funding: funding)
   }
 

@@ -106,7 +106,7 @@ struct SweepCommand: Command {
     if json && out != nil { throw UsageError("--format json prints to stdout; --out files are CSV (arbkit report --sweep reads both)") }
     ingest = try IngestFlags(cursor)
     // Every cell's scenario is checked before any data is read.
-    let document: [String: Any]
+    let document: [String: JSONTree]
     try ScenarioLegs.checkFile(path)
     do { document = try Scenario.document(path: path) } catch { throw UsageError(BacktestCommand.explain(error, path: path)) }
     cells = try Self.scenarios(path: path, document: document, overrides: overrides, grid: grid, shard: shard, jobs: requestedJobs)
@@ -120,11 +120,10 @@ struct SweepCommand: Command {
   /// The scenario of every cell of `shard`, in order, checked in contiguous chunks on
   /// `jobs` threads; the first bad cell (in order) is the error.
   private static func scenarios(
-    path: String, document: [String: Any], overrides: [String], grid: SweepGrid, shard: (index: Int, count: Int), jobs: Int
+    path: String, document: [String: JSONTree], overrides: [String], grid: SweepGrid, shard: (index: Int, count: Int), jobs: Int
   ) throws(UsageError) -> [(cell: Int, scenario: Scenario)] {
     let chosen = Array(stride(from: shard.index - 1, to: grid.cellCount, by: shard.count))
     let chunks = max(1, min(jobs, chosen.count / 64))
-    nonisolated(unsafe) let document = document  // only read
     return try concurrently(chunks) { c throws(UsageError) in
       var cells: [(cell: Int, scenario: Scenario)] = []
       for cell in chosen[chosen.count * c / chunks..<chosen.count * (c + 1) / chunks] {
@@ -273,7 +272,7 @@ struct SweepPlan {
     var cells: [Cell]
     var data: Int
     /// The scenario mode of every cell of the group.
-    var mode: String
+    var mode: Strategy.Mode
   }
 
   /// Legs and what is built on them once for every cell.
@@ -320,7 +319,8 @@ struct SweepPlan {
         for (k, leg) in zip(missing, try LoadedLegs.load(missing.map { specs[$0] }, options: legOptions)) { loaded[legKeys[k]] = leg.series }
         let loadedLegs = legKeys.map { loaded[$0]! }
         let legs = try ScenarioLegs.prepared(scenario, loaded: loadedLegs, options: legOptions).legs
-        let settlements = scenario.mode == "carry" ? try BacktestCommand.settlements(scenario, perp: legs[1], options: legOptions) : .none
+        // None outside mode carry.
+        let settlements = try BacktestCommand.settlements(scenario, perp: legs[1], options: legOptions)
         data.append(Prepared(legs: legs, alignment: AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid), funding: settlements))
         dataIndex = data.count - 1
         dataIndexes[dataKey] = dataIndex
@@ -328,26 +328,26 @@ struct SweepPlan {
       let prepared = data[dataIndex!]
       // Cells sharing the legs may differ in latency, cooldown, holding or zone.
       try scenario.checkTimes(of: prepared.legs)
-      switch scenario.mode {
-      case "inventory" where prepared.aligned == nil:
+      switch scenario.strategy.mode {
+      case .inventory where prepared.aligned == nil:
         data[dataIndex!].aligned = try AlignedLegs(legs: prepared.legs, options: prepared.alignment)
-      case "carry" where prepared.carryIndex == nil:
+      case .carry where prepared.carryIndex == nil:
         data[dataIndex!].carryIndex = try ConvergenceIndex(legs: prepared.legs, options: prepared.alignment, sellLeg: 1)
-      case "convergence" where prepared.index == nil:
+      case .convergence where prepared.index == nil:
         data[dataIndex!].index = try ConvergenceIndex(legs: prepared.legs, options: prepared.alignment)
       default: break
       }
       let fees = try BacktestCommand.fees(scenario, registry: options.registry)
       let engine: Engine, key: SimulationKey
-      switch scenario.mode {
-      case "inventory":
-        engine = .inventory(InventoryArbitrage(parameters: BacktestCommand.inventoryParameters(scenario, fees: fees)))
+      switch scenario.strategy {
+      case .inventory(let rules):
+        engine = .inventory(InventoryArbitrage(parameters: BacktestCommand.inventoryParameters(scenario, rules, fees: fees)))
         key = .inventory(cell: cell)
-      case "carry":
-        let carry = try BacktestCommand.carry(scenario, fees: fees, registry: options.registry)
+      case .carry(let rules):
+        let carry = try BacktestCommand.carry(scenario, rules.threshold, fees: fees, registry: options.registry)
         (engine, key) = (.carry(carry), .carry(data: dataIndex!, rules: carry.decisionKey))
-      default:
-        let convergence = ConvergenceBacktest(parameters: BacktestCommand.convergenceParameters(scenario, fees: fees))
+      case .convergence(let rules):
+        let convergence = ConvergenceBacktest(parameters: BacktestCommand.convergenceParameters(scenario, rules, fees: fees))
         (engine, key) = (.convergence(convergence), .convergence(data: dataIndex!, rules: convergence.parameters.decisionKey))
       }
       let run = Cell(cell: cell, scenario: scenario, fees: fees, engine: engine)
@@ -355,7 +355,7 @@ struct SweepPlan {
         groups[g].cells.append(run)
       } else {
         groupIndexes[key] = groups.count
-        groups.append(Group(cells: [run], data: dataIndex!, mode: scenario.mode))
+        groups.append(Group(cells: [run], data: dataIndex!, mode: scenario.strategy.mode))
       }
     }
     self.groups = groups
@@ -422,7 +422,7 @@ struct SweepPlan {
     var batches: [[Int]] = []
     for g in groups.indices {
       if let last = batches.last?.last, batches[batches.count - 1].count < size, groups[last].data == groups[g].data,
-        groups[last].mode == groups[g].mode, groups[g].mode != "inventory"
+        groups[last].mode == groups[g].mode, groups[g].mode != .inventory
       {
         batches[batches.count - 1].append(g)
       } else {
@@ -440,12 +440,12 @@ struct SweepPlan {
     let engines = batch.map { $0.cells[0].engine }
     let decisions: [ConvergenceDecisions?]
     switch batch[0].mode {
-    case "inventory":
+    case .inventory:
       decisions = batch.map { _ in nil }
-    case "carry":
+    case .carry:
       let rules = engines.compactMap { engine -> ConvergenceBacktest? in if case .carry(let carry) = engine { carry.rules } else { nil } }
       decisions = ConvergenceBacktest.decide(rules, legs: prepared.legs, index: prepared.carryIndex!)
-    default:
+    case .convergence:
       let rules = engines.compactMap { engine -> ConvergenceBacktest? in if case .convergence(let rules) = engine { rules } else { nil } }
       decisions = ConvergenceBacktest.decide(rules, legs: prepared.legs, index: prepared.index!)
     }
@@ -500,9 +500,9 @@ struct SweepPlan {
 extension Scenario {
   /// What the prepared legs of a sweep depend on: the legs' sources (their balances and
   /// contract size cleared), clock, alignment, offsets, FX, and mode carry's funding
-  /// files, with every other field reset. Cells with equal keys share their legs, their
-  /// alignment and their first-passage indexes; a new field is part of the key unless it
-  /// is reset here.
+  /// files when it books funding, with every other field reset. Cells with equal keys
+  /// share their legs, their alignment and their first-passage indexes; a new field is
+  /// part of the key unless it is reset here.
   var preparationKey: Scenario {
     var key = self
     key.description = nil
@@ -511,12 +511,13 @@ extension Scenario {
       key.legs[k].quote = nil
       key.legs[k].contractSize = nil
     }
-    if !(mode == "carry" && funding) {
-      (key.fundingFiles, key.fundingFormat, key.fundingSpecSet) = ([], nil, [])
+    let none = ThresholdRules(entry: 0, exit: 0, notional: 0)
+    if case .carry(let rules) = strategy, rules.booksFunding {
+      key.strategy = .carry(CarryRules(threshold: none, booksFunding: true, funding: rules.funding))
+    } else {
+      key.strategy = .convergence(none)
     }
-    (key.mode, key.funding, key.entry, key.exit, key.notional, key.minSize, key.capAtBook) = ("", true, 0, 0, 0, 0, false)
-    (key.rebalanceCost, key.rebalanceDelay, key.maxHolding, key.cooldown) = (nil, 0, nil, nil)
-    (key.fees, key.slippageBps, key.latency, key.venueLatency, key.timeZone) = ([:], 0, 0, [:], "UTC")
+    (key.capAtBook, key.fees, key.slippageBps, key.latency, key.venueLatency, key.timeZone) = (false, [:], 0, 0, [:], "UTC")
     return key
   }
 }

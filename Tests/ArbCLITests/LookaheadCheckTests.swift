@@ -63,7 +63,7 @@ struct LookaheadCheckTests {
     // Only the first-passage engine (sweep's) leaks: the pass stays honest.
     let leaking: @Sendable (ScenarioRecording, BacktestCommand.Engine) throws -> BacktestReport = { data, engine in
       var sized = scenario
-      if engine == .firstPassage { sized.notional = data.legs[0].bid.reduce(0, +) / Double(data.legs[0].count) }
+      if engine == .firstPassage { sized.strategy.notional = data.legs[0].bid.reduce(0, +) / Double(data.legs[0].count) }
       return try BacktestCommand.report(sized, fees: fees, recording: data, registry: ExchangeRegistry.builtin, engine: engine)
     }
     let check = try LookaheadCheck.run(scenario, cuts: 20, recording: recording, backtest: leaking)
