@@ -2,6 +2,7 @@ import ArbAnalytics
 import ArbBacktest
 import ArbCore
 import ArbIngest
+import ArbResearch
 import Foundation
 
 /// `arbkit backtest SCENARIO.json`: runs a scenario's threshold strategy on its legs.

@@ -1,6 +1,7 @@
 import ArbAnalytics
 import ArbBacktest
 import ArbCore
+import ArbResearch
 
 /// The printed forms of a backtest: summary table, JSON (`docs/cli.md`), ledger,
 /// equity and inventory CSV.

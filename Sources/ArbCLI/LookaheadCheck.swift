@@ -1,5 +1,6 @@
 import ArbBacktest
 import ArbCore
+import ArbResearch
 
 /// `backtest --lookahead-check` (`docs/cli.md`, `docs/definitions.md`): the backtest rerun
 /// on its recording cut at evenly spaced times, each trade decided before a cut

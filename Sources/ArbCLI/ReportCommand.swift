@@ -3,6 +3,7 @@ import ArbBacktest
 import ArbCore
 import ArbIngest
 import ArbReport
+import ArbResearch
 import Foundation
 
 /// `arbkit report SCENARIO.json [--sweep RESULTS.csv] --out DIR`: the research report

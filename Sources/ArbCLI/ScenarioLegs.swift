@@ -2,6 +2,7 @@ import ArbAnalytics
 import ArbBacktest
 import ArbCore
 import ArbIngest
+import ArbResearch
 
 /// A scenario's legs as its strategy sees them: read from their files, moved by
 /// `alignment.offsets`, and the legs of `fx.converts` divided by the FX rate (shared by

@@ -1,6 +1,7 @@
 import ArbBacktest
 import ArbCore
 import ArbIngest
+import ArbResearch
 
 /// A scenario's inputs as read, before clock offsets, FX conversion and alignment: what
 /// one backtest runs on (`BacktestCommand.report`). The lookahead check reads them once

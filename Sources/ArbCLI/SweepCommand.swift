@@ -3,6 +3,7 @@ import ArbBacktest
 import ArbCore
 import ArbIngest
 import ArbReport
+import ArbResearch
 import Dispatch
 import Foundation
 import Synchronization

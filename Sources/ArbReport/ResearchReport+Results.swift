@@ -1,5 +1,6 @@
 import ArbBacktest
 import ArbCore
+import ArbResearch
 
 /// Sections 6–8: the sweep, the chosen cell's backtest and the assumptions.
 extension ResearchReport {

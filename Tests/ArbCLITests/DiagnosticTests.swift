@@ -4,6 +4,7 @@ import ArbAnalytics
 @testable import ArbCore
 @testable import ArbIngest
 @testable import ArbReport
+@testable import ArbResearch
 import Testing
 
 /// Every error type a command can throw, reported through the CLI's one mapping: its

@@ -1,6 +1,7 @@
 import ArbBacktest
 import ArbCore
 import ArbIngest
+import ArbResearch
 import Foundation
 import TestSupport
 import Testing

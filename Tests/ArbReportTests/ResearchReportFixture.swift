@@ -1,5 +1,6 @@
 import ArbAnalytics
 import ArbCore
+import ArbResearch
 import Foundation
 import TestSupport
 

@@ -1,3 +1,4 @@
+import ArbBacktest
 import ArbCore
 import Foundation
 

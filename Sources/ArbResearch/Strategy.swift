@@ -1,3 +1,5 @@
+import ArbBacktest
+
 /// A scenario's strategy: its mode, each with the rules it reads (`strategy.*`, and
 /// `funding.*` or `rebalance.*`).
 public enum Strategy: Sendable, Hashable {
