@@ -244,14 +244,7 @@ struct SweepPlan {
     var cell: Int
     var scenario: Scenario
     var fees: [Double]
-    var engine: Engine
-  }
-
-  /// The engine of a cell's mode.
-  enum Engine {
-    case convergence(ConvergenceBacktest)
-    case carry(CarryBacktest)
-    case inventory(InventoryArbitrage)
+    var engine: ScenarioEngine
   }
 
   /// Cells with equal keys share one simulation: the same prepared data, and engines
@@ -338,19 +331,14 @@ struct SweepPlan {
         data[dataIndex!].index = try ConvergenceIndex(legs: prepared.legs, options: prepared.alignment)
       default: break
       }
-      let fees = try BacktestCommand.fees(scenario, registry: options.registry)
-      let engine: Engine, key: SimulationKey
-      switch scenario.strategy {
-      case .inventory(let rules):
-        engine = .inventory(InventoryArbitrage(parameters: BacktestCommand.inventoryParameters(scenario, rules, fees: fees)))
-        key = .inventory(cell: cell)
-      case .carry(let rules):
-        let carry = try BacktestCommand.carry(scenario, rules.threshold, fees: fees, registry: options.registry)
-        (engine, key) = (.carry(carry), .carry(data: dataIndex!, rules: carry.decisionKey))
-      case .convergence(let rules):
-        let convergence = ConvergenceBacktest(parameters: BacktestCommand.convergenceParameters(scenario, rules, fees: fees))
-        (engine, key) = (.convergence(convergence), .convergence(data: dataIndex!, rules: convergence.parameters.decisionKey))
-      }
+      let fees = try scenario.takerFees(registry: options.registry)
+      let engine = try ScenarioEngine(scenario, fees: fees, registry: options.registry)
+      let key: SimulationKey =
+        switch engine {
+        case .inventory: .inventory(cell: cell)
+        case .carry(let carry): .carry(data: dataIndex!, rules: carry.decisionKey)
+        case .convergence(let convergence): .convergence(data: dataIndex!, rules: convergence.parameters.decisionKey)
+        }
       let run = Cell(cell: cell, scenario: scenario, fees: fees, engine: engine)
       if let g = groupIndexes[key] {
         groups[g].cells.append(run)
@@ -437,18 +425,13 @@ struct SweepPlan {
   /// batch's simulations side by side), priced per cell.
   private func compute(_ batch: [Group]) throws -> [SweepRow] {
     let prepared = data[batch[0].data]
-    // The engine of each group's first cell: its other cells differ only in pricing.
-    let engines = batch.map { $0.cells[0].engine }
+    // The rules of each group's first cell: its other cells differ only in pricing.
+    let rules = batch.compactMap { $0.cells[0].engine.rules }
     let decisions: [ConvergenceDecisions?]
     switch batch[0].mode {
-    case .inventory:
-      decisions = batch.map { _ in nil }
-    case .carry:
-      let rules = engines.compactMap { engine -> ConvergenceBacktest? in if case .carry(let carry) = engine { carry.rules } else { nil } }
-      decisions = ConvergenceBacktest.decide(rules, legs: prepared.legs, index: prepared.carryIndex!)
-    case .convergence:
-      let rules = engines.compactMap { engine -> ConvergenceBacktest? in if case .convergence(let rules) = engine { rules } else { nil } }
-      decisions = ConvergenceBacktest.decide(rules, legs: prepared.legs, index: prepared.index!)
+    case .inventory: decisions = batch.map { _ in nil }
+    case .carry: decisions = ConvergenceBacktest.decide(rules, legs: prepared.legs, index: prepared.carryIndex!)
+    case .convergence: decisions = ConvergenceBacktest.decide(rules, legs: prepared.legs, index: prepared.index!)
     }
     return zip(batch, decisions).flatMap { group, decisions in rows(group, decisions: decisions, prepared: prepared) }
   }

@@ -14,3 +14,8 @@ extension SweepResultsError: Diagnostic {
   public var kind: DiagnosticKind { .data }
   public var isFramed: Bool { true }
 }
+
+extension ScenarioSettingError: Diagnostic {
+  public var kind: DiagnosticKind { .usage }
+  public var isFramed: Bool { false }
+}

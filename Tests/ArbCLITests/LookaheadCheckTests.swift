@@ -53,7 +53,7 @@ struct LookaheadCheckTests {
     let scenario = try Scenario.load(path: path, overrides: overrides)
     var options = IngestOptions()
     options.clock = scenario.clock
-    let fees = try BacktestCommand.fees(scenario, registry: options.registry)
+    let fees = try scenario.takerFees(registry: options.registry)
     return (scenario, fees, try ScenarioRecording.load(scenario, options: options))
   }
 
