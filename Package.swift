@@ -5,7 +5,7 @@ let package = Package(
   name: "ArbKit",
   products: [
     .executable(name: "arbkit", targets: ["arbkit"]),
-    .library(name: "ArbKit", targets: ["ArbCore", "ArbIngest", "ArbAnalytics", "ArbBacktest", "ArbReport", "ArbCLI"]),
+    .library(name: "ArbKit", targets: ["ArbCore", "ArbIngest", "ArbAnalytics", "ArbBacktest", "ArbResearch", "ArbReport", "ArbCLI"]),
   ],
   targets: [
     // MARK: C libraries from Debian (each imported by exactly one Swift file)
@@ -23,8 +23,10 @@ let package = Package(
     .target(name: "ArbIngest", dependencies: ["ArbCore", "CZlib", "CZstd", "CIsal", "CSnappy", "CBrotli", "CLz4"]),
     .target(name: "ArbAnalytics", dependencies: ["ArbCore", "CBLAS"]),
     .target(name: "ArbBacktest", dependencies: ["ArbCore", "ArbAnalytics"]),
-    .target(name: "ArbReport", dependencies: ["ArbCore", "ArbAnalytics", "ArbBacktest"]),
-    .target(name: "ArbCLI", dependencies: ["ArbCore", "ArbIngest", "ArbAnalytics", "ArbBacktest", "ArbReport"]),
+    // The application layer: scenarios, sweeps and their results, between the engines and the commands.
+    .target(name: "ArbResearch", dependencies: ["ArbCore", "ArbIngest", "ArbAnalytics", "ArbBacktest"]),
+    .target(name: "ArbReport", dependencies: ["ArbCore", "ArbAnalytics", "ArbBacktest", "ArbResearch"]),
+    .target(name: "ArbCLI", dependencies: ["ArbCore", "ArbIngest", "ArbAnalytics", "ArbBacktest", "ArbResearch", "ArbReport"]),
     // Fuzz targets, one per parser family and two for whole commands (`make fuzz` runs
     // them under libFuzzer).
     .target(name: "ArbFuzz", dependencies: ["ArbCore", "ArbIngest", "ArbCLI"]),
@@ -46,7 +48,8 @@ let package = Package(
     .testTarget(name: "ArbAnalyticsTests", dependencies: ["ArbAnalytics", "ArbIngest", "TestSupport"]),
     .testTarget(name: "ArbBacktestTests", dependencies: ["ArbBacktest", "ArbAnalytics", "ArbIngest", "TestSupport"]),
     .testTarget(name: "ArbFuzzTests", dependencies: ["ArbFuzz", "TestSupport"]),
-    .testTarget(name: "ArbReportTests", dependencies: ["ArbReport", "ArbAnalytics", "TestSupport"]),
+    .testTarget(name: "ArbResearchTests", dependencies: ["ArbResearch", "TestSupport"]),
+    .testTarget(name: "ArbReportTests", dependencies: ["ArbReport", "ArbResearch", "ArbAnalytics", "TestSupport"]),
     .testTarget(name: "ArbCLITests", dependencies: ["ArbCLI", "TestSupport"], exclude: ["Snapshots"]),
   ]
 )

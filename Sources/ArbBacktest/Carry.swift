@@ -82,7 +82,7 @@ public struct FundingError: Error, Sendable, CustomStringConvertible {
 /// The rules are mode convergence's with the direction fixed (the perp is always the
 /// leg sold), so `ConvergenceBacktest.decide` takes the round trips and `price` here
 /// values them: spot and linear or inverse perp quantities, fees and funding.
-public struct CarryBacktest {
+public struct CarryBacktest: Sendable {
   /// Mode convergence's parameters; `sellLeg` is always 1 (the perp).
   public let parameters: ConvergenceParameters
   /// Quote per contract of an inverse perp; `nil`: a linear perp.
@@ -97,6 +97,10 @@ public struct CarryBacktest {
 
   /// The engine that decides the round trips.
   public var rules: ConvergenceBacktest { ConvergenceBacktest(parameters: parameters) }
+
+  /// What decides the round trips: the rules' `decisionKey` (the contract size, like the
+  /// fees, only prices them).
+  public var decisionKey: ConvergenceParameters { parameters.decisionKey }
 
   /// The trades over `aligned` (legs: spot, perp) with `funding`'s settlements.
   public func run(legs: [QuoteSeries], aligned: AlignedLegs, funding: FundingSettlements) -> BacktestRun {

@@ -2,7 +2,7 @@ import ArbAnalytics
 import ArbCore
 
 /// The parameters of mode `convergence` (`docs/definitions.md`, "Threshold backtest").
-public struct ConvergenceParameters: Sendable, Equatable {
+public struct ConvergenceParameters: Sendable, Hashable {
   /// Open when the executable premium is at least this, in percent.
   public var entry: Double
   /// Close when the closing premium is at most this, in percent.
@@ -38,6 +38,19 @@ public struct ConvergenceParameters: Sendable, Equatable {
     self.exit = exit
     self.notional = notional
     self.fees = fees
+  }
+
+  /// What `ConvergenceBacktest.decide` reads: these parameters with the price-only ones
+  /// (`notional`, `fees`, `slippageBps`, read by `price` alone) zeroed. Runs with equal
+  /// keys decide the same round trips on the same data; a new parameter is part of the
+  /// key unless it is zeroed here.
+  public var decisionKey: ConvergenceParameters {
+    var key = self
+    key.notional = 0
+    // The count stays: without `legLatency`, it is the number of legs `latency` applies to.
+    key.fees = fees.map { _ in 0 }
+    key.slippageBps = 0
+    return key
   }
 }
 
@@ -112,7 +125,7 @@ public struct ConvergenceDecisions: Sendable {
 /// fills on the as-of quotes `latency` later, one position at a time, the exit test
 /// from the next valid point after the entry, no entry at the last valid point, and a
 /// position still open at the end closed at the last valid point's quotes.
-public struct ConvergenceBacktest {
+public struct ConvergenceBacktest: Sendable {
   public let parameters: ConvergenceParameters
 
   public init(parameters: ConvergenceParameters) {

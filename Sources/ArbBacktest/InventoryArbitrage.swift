@@ -26,7 +26,7 @@ public struct InventoryParameters: Sendable, Equatable {
   public var rebalance: Rebalance? = nil
 
   /// A rebalancing transfer: a fixed cost in quote currency, done after a delay.
-  public struct Rebalance: Sendable, Equatable {
+  public struct Rebalance: Sendable, Hashable {
     public var cost: Double
     public var delay: Int64
     public init(cost: Double, delay: Int64) {
@@ -109,7 +109,7 @@ public struct InventoryRun: Sendable {
 /// Cross-venue spot arbitrage as it is traded with inventory on both venues
 /// (`docs/definitions.md`, "Inventory backtest"): every opportunity is an immediate
 /// round trip limited by the balances, no position is carried.
-public struct InventoryArbitrage {
+public struct InventoryArbitrage: Sendable {
   public let parameters: InventoryParameters
 
   public init(parameters: InventoryParameters) {

@@ -3,6 +3,7 @@ import ArbBacktest
 import ArbCore
 import ArbIngest
 import ArbReport
+import ArbResearch
 import Foundation
 
 /// The `arbkit` command line as a library: `main` for the executable, `run` for tests.
@@ -63,13 +64,21 @@ public enum ArbCLI {
       terminal.printError(error.message)
       return error.code
     } catch let error as UsageError {
-      terminal.printError("arbkit: error: \(error.message)")
-      terminal.printError(type.usage.split(separator: "\n").first.map(String.init) ?? "")
-      terminal.printError("See 'arbkit \(type.name) --help'.")
-      return .usage
+      return usage(error.message, of: type, terminal: &terminal)
+    } catch let error as ScenarioSettingError {
+      // A value the scenario must set: told like a bad `--set`.
+      return usage(error.message, of: type, terminal: &terminal)
     } catch {
       return report(error, sortSwitch: type.sortSwitch, terminal: &terminal)
     }
+  }
+
+  /// Prints a usage error with the command's usage line and where its help is: exit 64.
+  private static func usage(_ message: String, of type: any Command.Type, terminal: inout Terminal) -> ExitCode {
+    terminal.printError("arbkit: error: \(message)")
+    terminal.printError(type.usage.split(separator: "\n").first.map(String.init) ?? "")
+    terminal.printError("See 'arbkit \(type.name) --help'.")
+    return .usage
   }
 
   /// Prints an error from running a command and maps it to its exit code: a

@@ -2,6 +2,7 @@ import ArbAnalytics
 import ArbBacktest
 import ArbCore
 import ArbIngest
+import ArbResearch
 import Foundation
 
 /// `arbkit backtest SCENARIO.json`: runs a scenario's threshold strategy on its legs.
@@ -110,7 +111,7 @@ struct BacktestCommand: Command {
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     var options = ingest.options
     options.clock = scenario.clock
-    let fees = try Self.fees(scenario, registry: options.registry)
+    let fees = try scenario.takerFees(registry: options.registry)
     let recording = try ScenarioRecording.load(scenario, options: options)
     // The reruns of the check run concurrently: they capture these, not the command.
     let (scenario, registry) = (scenario, options.registry)
@@ -151,22 +152,23 @@ struct BacktestCommand: Command {
   ) throws -> BacktestReport {
     let (series, fx) = try ScenarioLegs.prepared(scenario, loaded: recording.legs, rate: recording.rate, registry: registry)
     let alignment = AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid)
-    guard engine == .firstPassage && scenario.mode != "inventory" else {
+    guard engine == .firstPassage, scenario.strategy.mode != .inventory else {
       let aligned = try AlignedLegs(legs: series, options: alignment)
       let outcome = try Self.outcome(scenario, fees: fees, legs: series, aligned: aligned, funding: recording.funding, registry: registry)
       return BacktestReport(scenario: scenario, legs: series, fees: fees, aligned: aligned, outcome: outcome, fx: fx)
     }
     let outcome: BacktestReport.Outcome
     let index: ConvergenceIndex
-    if scenario.mode == "carry" {
-      let carry = try carry(scenario, fees: fees, registry: registry)
+    switch try ScenarioEngine(scenario, fees: fees, registry: registry) {
+    case .carry(let carry):
       index = try ConvergenceIndex(legs: series, options: alignment, sellLeg: 1)
       let settlements = try settlements(scenario, funding: recording.funding, perp: series[1])
       outcome = .carry(carry.price(carry.rules.decide(legs: series, index: index), funding: settlements), settlements)
-    } else {
-      let convergence = ConvergenceBacktest(parameters: convergenceParameters(scenario, fees: fees))
+    case .convergence(let convergence):
       index = try ConvergenceIndex(legs: series, options: alignment)
       outcome = .convergence(convergence.price(convergence.decide(legs: series, index: index)))
+    case .inventory:
+      preconditionFailure("mode inventory has no engine but the pass")
     }
     return BacktestReport(
       scenario: scenario, legs: series, fees: fees, points: index.clockPoints, validPoints: index.validPoints, outcome: outcome, fx: fx)
@@ -177,7 +179,7 @@ struct BacktestCommand: Command {
   static func outcome(
     _ scenario: Scenario, fees: [Double], legs: [QuoteSeries], aligned: AlignedLegs, options: IngestOptions
   ) throws -> BacktestReport.Outcome {
-    let funding = scenario.mode == "carry" ? try fundingSeries(scenario, options: options) : nil
+    let funding = try fundingSeries(scenario, options: options)
     return try outcome(scenario, fees: fees, legs: legs, aligned: aligned, funding: funding, registry: options.registry)
   }
 
@@ -186,53 +188,15 @@ struct BacktestCommand: Command {
   static func outcome(
     _ scenario: Scenario, fees: [Double], legs: [QuoteSeries], aligned: AlignedLegs, funding: QuoteSeries?, registry: ExchangeRegistry
   ) throws -> BacktestReport.Outcome {
-    switch scenario.mode {
-    case "inventory":
-      return .inventory(InventoryArbitrage(parameters: inventoryParameters(scenario, fees: fees)).run(legs: legs, aligned: aligned))
-    case "carry":
-      let engine = try carry(scenario, fees: fees, registry: registry)
+    switch try ScenarioEngine(scenario, fees: fees, registry: registry) {
+    case .inventory(let engine):
+      return .inventory(engine.run(legs: legs, aligned: aligned))
+    case .carry(let engine):
       let settlements = try settlements(scenario, funding: funding, perp: legs[1])
       return .carry(engine.run(legs: legs, aligned: aligned, funding: settlements), settlements)
-    default:
-      return .convergence(ConvergenceBacktest(parameters: convergenceParameters(scenario, fees: fees)).run(legs: legs, aligned: aligned))
+    case .convergence(let engine):
+      return .convergence(engine.run(legs: legs, aligned: aligned))
     }
-  }
-
-  /// Each leg's taker fee: `costs.fees.VENUE`, else the registry's for its market.
-  static func fees(_ scenario: Scenario, registry: ExchangeRegistry) throws(UsageError) -> [Double] {
-    try scenario.legs.map { leg throws(UsageError) -> Double in
-      if let fee = scenario.fees[leg.venue] { return fee }
-      guard let taker = registry.venue(leg.venue)?.markets.first(where: { $0.kind == leg.market })?.taker else {
-        throw UsageError("no taker fee known for \(leg.venue) \(leg.market.rawValue); set costs.fees.\(leg.venue)")
-      }
-      return taker
-    }
-  }
-
-  static func convergenceParameters(_ scenario: Scenario, fees: [Double]) -> ConvergenceParameters {
-    var parameters = ConvergenceParameters(entry: scenario.entry, exit: scenario.exit, notional: scenario.notional, fees: fees)
-    parameters.slippageBps = scenario.slippageBps
-    parameters.legLatency = scenario.legLatency
-    parameters.capAtBook = scenario.capAtBook
-    parameters.maxStale = scenario.maxStale
-    parameters.maxHolding = scenario.maxHolding
-    parameters.cooldown = scenario.cooldown
-    return parameters
-  }
-
-  /// The engine of mode carry: convergence's rules with the perp sold, and the contract
-  /// size of an inverse perp (`legs.1.contract_size`, else the registry's).
-  static func carry(_ scenario: Scenario, fees: [Double], registry: ExchangeRegistry) throws(UsageError) -> CarryBacktest {
-    let perp = scenario.legs[1]
-    var size: Double? = nil
-    if perp.market == .inverse {
-      let instrument = Instrument(venue: perp.venue, market: perp.market, symbol: perp.symbol)
-      guard let known = perp.contractSize ?? (try? registry.resolve(instrument))?.contractSize else {
-        throw UsageError("no contract size known for \(instrument); set legs.1.contract_size")
-      }
-      size = known
-    }
-    return CarryBacktest(parameters: convergenceParameters(scenario, fees: fees), contractSize: size)
   }
 
   /// Mode carry: the perp's funding settlements from `funding.files` (none with
@@ -243,14 +207,14 @@ struct BacktestCommand: Command {
   }
 
   /// Mode carry: the funding records of `funding.files` as read with `options`; `nil`
-  /// with `strategy.funding` false.
+  /// in the other modes and with `strategy.funding` false.
   static func fundingSeries(_ scenario: Scenario, options: IngestOptions) throws -> QuoteSeries? {
-    guard scenario.funding else { return nil }
-    let leg = scenario.legs[1]
+    guard case .carry(let rules) = scenario.strategy, rules.booksFunding else { return nil }
+    let leg = scenario.legs[1], funding = rules.funding
     let spec = LegSpec(
-      instrument: Instrument(venue: leg.venue, market: leg.market, symbol: leg.symbol), paths: scenario.fundingFiles,
-      format: scenario.fundingFormat, field: .fundingRate, specSet: scenario.fundingSpecSet)
-    try ScenarioLegs.checkSpecSet(scenario.fundingSpecSet, format: scenario.fundingFormat, key: "funding")
+      instrument: Instrument(venue: leg.venue, market: leg.market, symbol: leg.symbol), paths: funding.files,
+      format: funding.format, field: .fundingRate, specSet: funding.specSet)
+    try ScenarioLegs.checkSpecSet(funding.specSet, format: funding.format, key: "funding")
     return try spec.load(options: options).series
   }
 
@@ -261,18 +225,4 @@ struct BacktestCommand: Command {
     let offset = scenario.offsets[scenario.legs[1].venue] ?? 0
     do { return try FundingSettlements(funding: funding, perp: perp, clockOffset: offset) } catch { throw FundingError("funding.files: \(error.message)") }
   }
-
-  static func inventoryParameters(_ scenario: Scenario, fees: [Double]) -> InventoryParameters {
-    var parameters = InventoryParameters(
-      entry: scenario.entry, notional: scenario.notional, fees: fees,
-      base: scenario.legs.map { $0.base ?? 0 }, quote: scenario.legs.map { $0.quote ?? 0 })
-    parameters.slippageBps = scenario.slippageBps
-    parameters.legLatency = scenario.legLatency
-    parameters.maxStale = scenario.maxStale
-    parameters.minSize = scenario.minSize
-    parameters.capAtBook = scenario.capAtBook
-    parameters.rebalance = scenario.rebalanceCost.map { .init(cost: $0, delay: scenario.rebalanceDelay) }
-    return parameters
-  }
-
 }

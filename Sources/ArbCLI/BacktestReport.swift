@@ -1,6 +1,7 @@
 import ArbAnalytics
 import ArbBacktest
 import ArbCore
+import ArbResearch
 
 /// The printed forms of a backtest: summary table, JSON (`docs/cli.md`), ledger,
 /// equity and inventory CSV.
@@ -53,7 +54,7 @@ struct BacktestReport {
     }
     return [
       ("trades", .int(common.trades)), ("wins", .int(common.wins)), ("pnl", .number(common.pnl)),
-      ("pnl_bps", .number(common.pnl / scenario.notional * 10_000)), ("fees", .number(common.fees)),
+      ("pnl_bps", .number(common.pnl / scenario.strategy.notional * 10_000)), ("fees", .number(common.fees)),
     ] + funding + [
       ("max_drawdown", .number(journal.maxDrawdown)),
     ] + holding + [
@@ -78,7 +79,7 @@ struct BacktestReport {
       ]
     }
     members += [
-      ("mode", .string(scenario.mode)),
+      ("mode", .string(scenario.strategy.mode.rawValue)),
       ("points", .int(points)),
       ("valid_points", .int(validPoints)),
       ("price_sources", .array(legs.map { .string($0.priceSource.rawValue) })),
@@ -152,10 +153,10 @@ struct BacktestReport {
     if legs.contains(where: { $0.priceSource == .last }) {
       text += "Note: price_source last for some legs (bid = ask = one price): fills at that price are not tradable quotes.\n"
     }
-    let s = scenario
-    let rule = s.mode == "inventory" ? "entry \(JSONValue.format(s.entry))%" : "entry \(JSONValue.format(s.entry))%, exit \(JSONValue.format(s.exit))%"
-    text += "Strategy \(s.mode): \(rule), notional \(JSONValue.format(s.notional)) "
-    text += ["inventory": "per trade, ", "carry": "on spot, "][s.mode] ?? "per leg, "
+    let s = scenario, strategy = scenario.strategy
+    let exit = strategy.threshold.map { ", exit \(JSONValue.format($0.exit))%" } ?? ""
+    text += "Strategy \(strategy.mode): entry \(JSONValue.format(strategy.entry))%\(exit), notional \(JSONValue.format(strategy.notional)) "
+    text += [.inventory: "per trade, ", .carry: "on spot, "][strategy.mode] ?? "per leg, "
     text += "slippage \(JSONValue.format(s.slippageBps)) bps, latency \(TimeText.durationText(s.latency))\n\n"
     var summary = TextTable(["", "value"], rightAligned: [1])
     for row in summaryRows { summary.add([row.name, row.value]) }
@@ -179,7 +180,7 @@ struct BacktestReport {
       for trade in run.trades {
         table.add(
           ["\(trade.entryTime)", "\(trade.exitTime)", "\(trade.rich + 1)>\(trade.cheap + 1)", name(trade.rich), name(trade.cheap)],
-          [trade.entryPremium, trade.exitPremium, trade.pnl, trade.pnl / scenario.notional * 10_000, trade.fees])
+          [trade.entryPremium, trade.exitPremium, trade.pnl, trade.pnl / scenario.strategy.notional * 10_000, trade.fees])
       }
       return table
     case .carry(let run, _):
@@ -190,7 +191,7 @@ struct BacktestReport {
           ["\(trade.entryTime)", "\(trade.exitTime)", name(trade.cheap), name(trade.rich)],
           [
             trade.entryPremium, trade.exitPremium, trade.cheapBuy, trade.cheapSell, trade.richSell, trade.richBuy, trade.cheapQuantity,
-            trade.richQuantity, trade.funding, trade.fees, trade.pnl, trade.pnl / scenario.notional * 10_000,
+            trade.richQuantity, trade.funding, trade.fees, trade.pnl, trade.pnl / scenario.strategy.notional * 10_000,
           ])
       }
       return table
@@ -199,7 +200,7 @@ struct BacktestReport {
       for trade in run.trades {
         table.add(
           ["\(trade.time)", "\(trade.rich + 1)>\(trade.cheap + 1)", name(trade.rich), name(trade.cheap)],
-          [trade.premium, trade.sellPrice, trade.buyPrice, trade.quantity, trade.pnl, trade.pnl / scenario.notional * 10_000, trade.fees])
+          [trade.premium, trade.sellPrice, trade.buyPrice, trade.quantity, trade.pnl, trade.pnl / scenario.strategy.notional * 10_000, trade.fees])
       }
       return table
     }

@@ -1,5 +1,6 @@
 import ArbBacktest
 import ArbCore
+import ArbResearch
 
 /// `backtest --lookahead-check` (`docs/cli.md`, `docs/definitions.md`): the backtest rerun
 /// on its recording cut at evenly spaced times, each trade decided before a cut
@@ -105,7 +106,7 @@ struct LookaheadCheck {
     _ scenario: Scenario, cuts count: Int, recording: ScenarioRecording,
     backtest: @Sendable (ScenarioRecording, BacktestCommand.Engine) throws -> BacktestReport
   ) throws -> LookaheadCheck {
-    let engines: [BacktestCommand.Engine] = scenario.mode == "inventory" ? [.pass] : BacktestCommand.Engine.allCases
+    let engines: [BacktestCommand.Engine] = scenario.strategy.mode == .inventory ? [.pass] : BacktestCommand.Engine.allCases
     let full = try engines.map { engine in records(try checked(backtest(recording, engine))) }
     // The full backtest has aligned every leg (none is empty) and moved its times by the
     // venue's offset without overflow.
@@ -125,7 +126,7 @@ struct LookaheadCheck {
       }
       return cut
     }
-    return LookaheadCheck(mode: scenario.mode, engines: engines, latency: latency, trades: full[0].count, cuts: cuts)
+    return LookaheadCheck(mode: scenario.strategy.mode.rawValue, engines: engines, latency: latency, trades: full[0].count, cuts: cuts)
   }
 
   /// `report` after checking that it holds only finite numbers (the check prints its trades).
@@ -168,7 +169,7 @@ struct LookaheadCheck {
   /// and the fill prices, quantities and exit reason the convergence ledger leaves out.
   static func records(_ report: BacktestReport) -> [Record] {
     let name = { (k: Int) in JSONValue.string(report.legs[k].instrument.description) }
-    let bps = { (pnl: Double) in JSONValue.number(pnl / report.scenario.notional * 10_000) }
+    let bps = { (pnl: Double) in JSONValue.number(pnl / report.scenario.strategy.notional * 10_000) }
     switch report.outcome {
     case .convergence(let run):
       return run.trades.map { t in

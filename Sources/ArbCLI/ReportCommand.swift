@@ -3,6 +3,7 @@ import ArbBacktest
 import ArbCore
 import ArbIngest
 import ArbReport
+import ArbResearch
 import Foundation
 
 /// `arbkit report SCENARIO.json [--sweep RESULTS.csv] --out DIR`: the research report
@@ -106,7 +107,7 @@ struct ReportCommand: Command {
     }
     var options = ingest.options
     options.clock = scenario.clock
-    let fees = try BacktestCommand.fees(scenario, registry: options.registry)
+    let fees = try scenario.takerFees(registry: options.registry)
     let loaded = try LoadedLegs.load(try ScenarioLegs.specs(scenario), options: options)
     let (series, fx) = try ScenarioLegs.prepared(scenario, loaded: loaded.map(\.series), options: options)
     let alignment = AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid)

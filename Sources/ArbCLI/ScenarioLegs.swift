@@ -2,6 +2,7 @@ import ArbAnalytics
 import ArbBacktest
 import ArbCore
 import ArbIngest
+import ArbResearch
 
 /// A scenario's legs as its strategy sees them: read from their files, moved by
 /// `alignment.offsets`, and the legs of `fx.converts` divided by the FX rate (shared by
@@ -51,7 +52,7 @@ enum ScenarioLegs {
 
   /// Every file the scenario at `path` reads: itself, its legs', funding and FX files.
   static func files(_ scenario: Scenario, path: String) -> [String] {
-    [path] + scenario.legs.flatMap(\.files) + scenario.fundingFiles + (scenario.fx?.files ?? [])
+    [path] + scenario.legs.flatMap(\.files) + scenario.strategy.files + (scenario.fx?.files ?? [])
   }
 
   /// Refuses a scenario file that cannot be read with its own exit code (66: missing or

@@ -1,6 +1,7 @@
 import ArbBacktest
 import ArbCore
 import ArbIngest
+import ArbResearch
 
 /// A scenario's inputs as read, before clock offsets, FX conversion and alignment: what
 /// one backtest runs on (`BacktestCommand.report`). The lookahead check reads them once
@@ -16,7 +17,7 @@ struct ScenarioRecording: Sendable {
   /// Reads every input of `scenario` with `options`.
   static func load(_ scenario: Scenario, options: IngestOptions) throws -> ScenarioRecording {
     let legs = try LoadedLegs.load(try ScenarioLegs.specs(scenario), options: options).map(\.series)
-    let funding = scenario.mode == "carry" ? try BacktestCommand.fundingSeries(scenario, options: options) : nil
+    let funding = try BacktestCommand.fundingSeries(scenario, options: options)
     return ScenarioRecording(legs: legs, rate: try ScenarioLegs.rate(scenario, options: options), funding: funding)
   }
 

@@ -3,6 +3,7 @@ import ArbBacktest
 import ArbCore
 import ArbIngest
 import ArbReport
+import ArbResearch
 import Dispatch
 import Foundation
 import Synchronization
@@ -106,7 +107,7 @@ struct SweepCommand: Command {
     if json && out != nil { throw UsageError("--format json prints to stdout; --out files are CSV (arbkit report --sweep reads both)") }
     ingest = try IngestFlags(cursor)
     // Every cell's scenario is checked before any data is read.
-    let document: [String: Any]
+    let document: [String: JSONTree]
     try ScenarioLegs.checkFile(path)
     do { document = try Scenario.document(path: path) } catch { throw UsageError(BacktestCommand.explain(error, path: path)) }
     cells = try Self.scenarios(path: path, document: document, overrides: overrides, grid: grid, shard: shard, jobs: requestedJobs)
@@ -120,11 +121,10 @@ struct SweepCommand: Command {
   /// The scenario of every cell of `shard`, in order, checked in contiguous chunks on
   /// `jobs` threads; the first bad cell (in order) is the error.
   private static func scenarios(
-    path: String, document: [String: Any], overrides: [String], grid: SweepGrid, shard: (index: Int, count: Int), jobs: Int
+    path: String, document: [String: JSONTree], overrides: [String], grid: SweepGrid, shard: (index: Int, count: Int), jobs: Int
   ) throws(UsageError) -> [(cell: Int, scenario: Scenario)] {
     let chosen = Array(stride(from: shard.index - 1, to: grid.cellCount, by: shard.count))
     let chunks = max(1, min(jobs, chosen.count / 64))
-    nonisolated(unsafe) let document = document  // only read
     return try concurrently(chunks) { c throws(UsageError) in
       var cells: [(cell: Int, scenario: Scenario)] = []
       for cell in chosen[chosen.count * c / chunks..<chosen.count * (c + 1) / chunks] {
@@ -239,11 +239,34 @@ struct SweepRow {
 /// convergence or carry simulation per distinct set of rules, found by first-passage
 /// queries and priced for every cell that shares it.
 struct SweepPlan {
+  /// One cell: its scenario, each leg's taker fee and the engine that runs it.
+  struct Cell {
+    var cell: Int
+    var scenario: Scenario
+    var fees: [Double]
+    var engine: ScenarioEngine
+  }
+
+  /// Cells with equal keys share one simulation: the same prepared data, and engines
+  /// that decide the same round trips (`decisionKey`: every parameter but the
+  /// price-only ones). Inventory cells never share.
+  enum SimulationKey: Hashable {
+    case convergence(data: Int, rules: ConvergenceParameters)
+    case carry(data: Int, rules: ConvergenceParameters)
+    case inventory(cell: Int)
+  }
+
+  /// A leg as read: its source and the clock that orders its rows.
+  private struct LegKey: Hashable {
+    var leg: Scenario.Leg
+    var clock: Clock
+  }
+
   struct Group {
-    var cells: [(cell: Int, scenario: Scenario)]
+    var cells: [Cell]
     var data: Int
     /// The scenario mode of every cell of the group.
-    var mode: String
+    var mode: Strategy.Mode
   }
 
   /// Legs and what is built on them once for every cell.
@@ -264,63 +287,64 @@ struct SweepPlan {
   let groups: [Group]
   let data: [Prepared]
   let cellOrder: [Int]
-  let registry: ExchangeRegistry
   /// The period of the PnL matrix (µs), when the sweep writes one.
   let period: Int64?
 
   init(cells: [(cell: Int, scenario: Scenario)], options: IngestOptions, period: Int64? = nil) throws {
-    registry = options.registry
     self.period = period
-    var dataKeys: [String] = []
+    var dataIndexes: [Scenario: Int] = [:]
     var data: [Prepared] = []
-    var loaded: [String: QuoteSeries] = [:]
-    var groupKeys: [String: Int] = [:]
+    var loaded: [LegKey: QuoteSeries] = [:]
+    var groupIndexes: [SimulationKey: Int] = [:]
     var groups: [Group] = []
     // Only cap_at_book reads the book sizes; nothing here reads the other clock.
     let readsSizes = cells.contains { $0.scenario.capAtBook }
     for (cell, scenario) in cells {
-      let legKeys = scenario.legs.map { "\($0.venue)|\($0.market)|\($0.symbol)|\($0.files)|\($0.format ?? "")|\($0.specSet)|\(scenario.clock)" }
-      let funding = scenario.mode == "carry" && scenario.funding
-        ? "\(scenario.fundingFiles)|\(scenario.fundingFormat ?? "")|\(scenario.fundingSpecSet)" : ""
-      let dataKey = legKeys.joined(separator: "#") + "|\(scenario.maxStale ?? -1)|\(scenario.grid ?? -1)|\(funding)|\(ScenarioLegs.offsets(scenario))|\(scenario.fx.map { "\($0)" } ?? "")"
-      var dataIndex = dataKeys.firstIndex(of: dataKey)
+      let dataKey = scenario.preparationKey
+      var dataIndex = dataIndexes[dataKey]
       if dataIndex == nil {
         var legOptions = options
         legOptions.clock = scenario.clock
         legOptions.storeColumns = readsSizes ? .all : .skippingSizesAndOtherClock
-        // The legs not read yet, side by side.
+        // The legs not read yet (on this clock), side by side.
         let specs = try ScenarioLegs.specs(scenario)
+        let legKeys = dataKey.legs.map { LegKey(leg: $0, clock: scenario.clock) }
         let missing = legKeys.indices.filter { k in loaded[legKeys[k]] == nil && legKeys.firstIndex(of: legKeys[k]) == k }
         for (k, leg) in zip(missing, try LoadedLegs.load(missing.map { specs[$0] }, options: legOptions)) { loaded[legKeys[k]] = leg.series }
         let loadedLegs = legKeys.map { loaded[$0]! }
         let legs = try ScenarioLegs.prepared(scenario, loaded: loadedLegs, options: legOptions).legs
-        let settlements = scenario.mode == "carry" ? try BacktestCommand.settlements(scenario, perp: legs[1], options: legOptions) : .none
-        dataKeys.append(dataKey)
+        // None outside mode carry.
+        let settlements = try BacktestCommand.settlements(scenario, perp: legs[1], options: legOptions)
         data.append(Prepared(legs: legs, alignment: AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid), funding: settlements))
         dataIndex = data.count - 1
+        dataIndexes[dataKey] = dataIndex
       }
-      // Cells whose rules agree share a simulation; inventory cells never do.
-      let rules =
-        scenario.mode != "inventory"
-        ? "\(dataIndex!)|\(scenario.mode)|\(scenario.entry)|\(scenario.exit)|\(scenario.legLatency)|\(scenario.maxHolding ?? -1)|\(scenario.cooldown ?? -1)|\(scenario.capAtBook)"
-        : "cell \(cell)"
       let prepared = data[dataIndex!]
       // Cells sharing the legs may differ in latency, cooldown, holding or zone.
       try scenario.checkTimes(of: prepared.legs)
-      switch scenario.mode {
-      case "inventory" where prepared.aligned == nil:
+      switch scenario.strategy.mode {
+      case .inventory where prepared.aligned == nil:
         data[dataIndex!].aligned = try AlignedLegs(legs: prepared.legs, options: prepared.alignment)
-      case "carry" where prepared.carryIndex == nil:
+      case .carry where prepared.carryIndex == nil:
         data[dataIndex!].carryIndex = try ConvergenceIndex(legs: prepared.legs, options: prepared.alignment, sellLeg: 1)
-      case "convergence" where prepared.index == nil:
+      case .convergence where prepared.index == nil:
         data[dataIndex!].index = try ConvergenceIndex(legs: prepared.legs, options: prepared.alignment)
       default: break
       }
-      if let g = groupKeys[rules] {
-        groups[g].cells.append((cell, scenario))
+      let fees = try scenario.takerFees(registry: options.registry)
+      let engine = try ScenarioEngine(scenario, fees: fees, registry: options.registry)
+      let key: SimulationKey =
+        switch engine {
+        case .inventory: .inventory(cell: cell)
+        case .carry(let carry): .carry(data: dataIndex!, rules: carry.decisionKey)
+        case .convergence(let convergence): .convergence(data: dataIndex!, rules: convergence.parameters.decisionKey)
+        }
+      let run = Cell(cell: cell, scenario: scenario, fees: fees, engine: engine)
+      if let g = groupIndexes[key] {
+        groups[g].cells.append(run)
       } else {
-        groupKeys[rules] = groups.count
-        groups.append(Group(cells: [(cell, scenario)], data: dataIndex!, mode: scenario.mode))
+        groupIndexes[key] = groups.count
+        groups.append(Group(cells: [run], data: dataIndex!, mode: scenario.strategy.mode))
       }
     }
     self.groups = groups
@@ -387,7 +411,7 @@ struct SweepPlan {
     var batches: [[Int]] = []
     for g in groups.indices {
       if let last = batches.last?.last, batches[batches.count - 1].count < size, groups[last].data == groups[g].data,
-        groups[last].mode == groups[g].mode, groups[g].mode != "inventory"
+        groups[last].mode == groups[g].mode, groups[g].mode != .inventory
       {
         batches[batches.count - 1].append(g)
       } else {
@@ -401,47 +425,38 @@ struct SweepPlan {
   /// batch's simulations side by side), priced per cell.
   private func compute(_ batch: [Group]) throws -> [SweepRow] {
     let prepared = data[batch[0].data]
-    let legs = prepared.legs
     // The rules of each group's first cell: its other cells differ only in pricing.
-    let scenarios = batch.map { $0.cells[0].scenario }
+    let rules = batch.compactMap { $0.cells[0].engine.rules }
     let decisions: [ConvergenceDecisions?]
     switch batch[0].mode {
-    case "inventory":
-      decisions = batch.map { _ in nil }
-    case "carry":
-      let rules = try scenarios.map { try BacktestCommand.carry($0, fees: try BacktestCommand.fees($0, registry: registry), registry: registry).rules }
-      decisions = ConvergenceBacktest.decide(rules, legs: legs, index: prepared.carryIndex!)
-    default:
-      let rules = try scenarios.map { ConvergenceBacktest(parameters: BacktestCommand.convergenceParameters($0, fees: try BacktestCommand.fees($0, registry: registry))) }
-      decisions = ConvergenceBacktest.decide(rules, legs: legs, index: prepared.index!)
+    case .inventory: decisions = batch.map { _ in nil }
+    case .carry: decisions = ConvergenceBacktest.decide(rules, legs: prepared.legs, index: prepared.carryIndex!)
+    case .convergence: decisions = ConvergenceBacktest.decide(rules, legs: prepared.legs, index: prepared.index!)
     }
-    return try zip(batch, decisions).flatMap { group, decisions in try rows(group, decisions: decisions, prepared: prepared) }
+    return zip(batch, decisions).flatMap { group, decisions in rows(group, decisions: decisions, prepared: prepared) }
   }
 
   /// The rows of one group's cells, each pricing the group's `decisions` (inventory:
   /// each cell run in full).
-  private func rows(_ group: Group, decisions: ConvergenceDecisions?, prepared: Prepared) throws -> [SweepRow] {
+  private func rows(_ group: Group, decisions: ConvergenceDecisions?, prepared: Prepared) -> [SweepRow] {
     let legs = prepared.legs
-    return try group.cells.map { cell, scenario in
-      let fees = try BacktestCommand.fees(scenario, registry: registry)
+    return group.cells.map { cell in
       let outcome: BacktestReport.Outcome
       let points: (count: Int, valid: Int)
-      switch scenario.mode {
-      case "inventory":
+      switch cell.engine {
+      case .inventory(let engine):
         let aligned = prepared.aligned!
-        outcome = .inventory(InventoryArbitrage(parameters: BacktestCommand.inventoryParameters(scenario, fees: fees)).run(legs: legs, aligned: aligned))
+        outcome = .inventory(engine.run(legs: legs, aligned: aligned))
         points = (aligned.count, aligned.validPoints)
-      case "carry":
-        let engine = try BacktestCommand.carry(scenario, fees: fees, registry: registry)
+      case .carry(let engine):
         outcome = .carry(engine.price(decisions!, funding: prepared.funding), prepared.funding)
         points = (prepared.carryIndex!.clockPoints, prepared.carryIndex!.validPoints)
-      default:
-        let engine = ConvergenceBacktest(parameters: BacktestCommand.convergenceParameters(scenario, fees: fees))
+      case .convergence(let engine):
         outcome = .convergence(engine.price(decisions!))
         points = (prepared.index!.clockPoints, prepared.index!.validPoints)
       }
       let report = BacktestReport(
-        scenario: scenario, legs: legs, fees: fees, points: points.count, validPoints: points.valid, outcome: outcome)
+        scenario: cell.scenario, legs: legs, fees: cell.fees, points: points.count, validPoints: points.valid, outcome: outcome)
       let journal = report.journal
       var metrics = Dictionary(uniqueKeysWithValues: report.metrics(journal: journal).map { ($0.0, $0.1) })
       let overflowed = SweepCommand.metrics.filter { metrics[$0]?.firstNonFinite() != nil }
@@ -460,9 +475,34 @@ struct SweepPlan {
         default: nil
         }
       }
-      let column = period.map { SweepPnLMatrix.Column(cell: cell, journal: journal, length: $0, offset: scenario.timeZoneOffset) }
-      return SweepRow(cell: cell, row: row, metrics: values, overflowed: overflowed, column: column)
+      let column = period.map { SweepPnLMatrix.Column(cell: cell.cell, journal: journal, length: $0, offset: cell.scenario.timeZoneOffset) }
+      return SweepRow(cell: cell.cell, row: row, metrics: values, overflowed: overflowed, column: column)
     }
+  }
+}
+
+extension Scenario {
+  /// What the prepared legs of a sweep depend on: the legs' sources (their balances and
+  /// contract size cleared), clock, alignment, offsets, FX, and mode carry's funding
+  /// files when it books funding, with every other field reset. Cells with equal keys
+  /// share their legs, their alignment and their first-passage indexes; a new field is
+  /// part of the key unless it is reset here.
+  var preparationKey: Scenario {
+    var key = self
+    key.description = nil
+    for k in key.legs.indices {
+      key.legs[k].base = nil
+      key.legs[k].quote = nil
+      key.legs[k].contractSize = nil
+    }
+    let none = ThresholdRules(entry: 0, exit: 0, notional: 0)
+    if case .carry(let rules) = strategy, rules.booksFunding {
+      key.strategy = .carry(CarryRules(threshold: none, booksFunding: true, funding: rules.funding))
+    } else {
+      key.strategy = .convergence(none)
+    }
+    (key.capAtBook, key.fees, key.slippageBps, key.latency, key.venueLatency, key.timeZone) = (false, [:], 0, 0, [:], "UTC")
+    return key
   }
 }
 

@@ -2,6 +2,7 @@ import ArbAnalytics
 import ArbCore
 import ArbIngest
 import ArbReport
+import ArbResearch
 import Foundation
 
 /// `arbkit validate SWEEP.csv --pnl-matrix PATH`: how much of a sweep's best cell

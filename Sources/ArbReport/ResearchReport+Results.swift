@@ -1,5 +1,6 @@
 import ArbBacktest
 import ArbCore
+import ArbResearch
 
 /// Sections 6–8: the sweep, the chosen cell's backtest and the assumptions.
 extension ResearchReport {
@@ -82,10 +83,12 @@ extension ResearchReport {
   var backtestSection: ReportDocument.Section {
     var section = ReportDocument.Section(id: "backtest", title: Self.sectionTitles[6])
     let s = scenario
+    let strategy = s.strategy
+    let exit = if case .convergence(let rules) = strategy { ", exit " + ReportNumber.fixed(rules.exit, 4) + " %" } else { "" }
     section.paragraph(
       (overrides.isEmpty ? "The scenario as written" : "The scenario with the best sweep cell applied (" + overrides.joined(separator: ", ") + ")")
-        + ": mode " + s.mode + ", entry " + ReportNumber.fixed(s.entry, 4) + " %" + (s.mode == "convergence" ? ", exit " + ReportNumber.fixed(s.exit, 4) + " %" : "")
-        + ", notional " + ReportNumber.fixed(s.notional, 2) + (s.mode == "inventory" ? " per trade." : " per leg."))
+        + ": mode \(strategy.mode), entry " + ReportNumber.fixed(strategy.entry, 4) + " %" + exit
+        + ", notional " + ReportNumber.fixed(strategy.notional, 2) + (strategy.mode == .inventory ? " per trade." : " per leg."))
     section.table(ReportDocument.Table(header: ["metric", "value"], rows: backtest.metrics.map { [$0.name, $0.value] }, numeric: [1], caption: "As arbkit backtest prints them."))
     let journal = backtest.journal
     if let first = journal.firstTime, let last = journal.lastTime {
@@ -141,7 +144,8 @@ extension ResearchReport {
   var tradeSummary: [[String]] {
     let trades = backtest.trades
     guard !trades.isEmpty else {
-      return [["trades", ReportNumber.count(backtest.journal.bookings.filter(\.isTrade).count)], ["ledger", scenario.mode == "convergence" ? "no trade" : "arbkit backtest --trades PATH"]]
+      let ledger = scenario.strategy.mode == .convergence ? "no trade" : "arbkit backtest --trades PATH"
+      return [["trades", ReportNumber.count(backtest.journal.bookings.filter(\.isTrade).count)], ["ledger", ledger]]
     }
     let holding = trades.map { Double($0.exitTime - $0.entryTime) / 1e6 }.sorted()
     let median = holding.count % 2 == 1 ? holding[holding.count / 2] : (holding[holding.count / 2 - 1] + holding[holding.count / 2]) / 2
@@ -195,11 +199,13 @@ extension ResearchReport {
       rows.append(["clock offset, " + venue, (micros < 0 ? "-" : "+") + TimeText.durationText(abs(micros)) + " added before alignment"])
     }
     rows.append(["price source", coverage.map { $0.instrument.venue + " " + $0.priceSource.rawValue }.joined(separator: ", ") + (coverage.contains { $0.priceSource == .last } ? " (last: one price per row, bid = ask; fills at that price are not tradable quotes)" : "")])
-    rows.append(["mode", s.mode])
-    rows.append(["entry / exit", ReportNumber.fixed(s.entry, 4) + " % / " + ReportNumber.fixed(s.exit, 4) + " %"])
-    rows.append(["notional", ReportNumber.fixed(s.notional, 2)])
-    rows.append(["max holding", s.maxHolding.map(TimeText.durationText) ?? "none"])
-    rows.append(["cooldown", s.cooldown.map(TimeText.durationText) ?? "none"])
+    let rules = s.strategy.threshold
+    rows.append(["mode", s.strategy.mode.rawValue])
+    // Mode inventory trades at once: its exit is its entry.
+    rows.append(["entry / exit", ReportNumber.fixed(s.strategy.entry, 4) + " % / " + ReportNumber.fixed(rules?.exit ?? s.strategy.entry, 4) + " %"])
+    rows.append(["notional", ReportNumber.fixed(s.strategy.notional, 2)])
+    rows.append(["max holding", rules?.maxHolding.map(TimeText.durationText) ?? "none"])
+    rows.append(["cooldown", rules?.cooldown.map(TimeText.durationText) ?? "none"])
     rows.append(["size capped at book", s.capAtBook ? "yes" : "no"])
     rows.append(["bands", bands.map { ReportNumber.fixed($0, 2) + " %" }.joined(separator: ", ")])
     rows.append(["journal days", s.timeZone])

@@ -1,6 +1,7 @@
 import ArbAnalytics
 import ArbBacktest
 import ArbCore
+import ArbResearch
 
 /// Everything a research report shows about one scenario: what was read, the premium
 /// and its bands, the time-of-day profile, an optional sweep, the backtest of the

@@ -4,6 +4,7 @@ import ArbAnalytics
 @testable import ArbCore
 @testable import ArbIngest
 @testable import ArbReport
+@testable import ArbResearch
 import Testing
 
 /// Every error type a command can throw, reported through the CLI's one mapping: its
@@ -28,6 +29,7 @@ import Testing
     (SweepResultsError(path: "s.csv", line: 2, message: "torn row"), .dataError, "s.csv:2:1: error: torn row"),
     (ScenarioError(path: "s.json", message: "bad key"), .usage, "s.json: error: bad key"),
     (SweepError("too many cells"), .usage, "arbkit: error: too many cells"),
+    (ScenarioSettingError("no taker fee known for x spot; set costs.fees.x"), .usage, "arbkit: error: no taker fee known for x spot"),
     (GrammarError(grammar: "{X}", detail: "names no base"), .dataError, "arbkit: error: symbol grammar '{X}' names no base"),
     (ResolveError(instrument: instrument, reason: .notTradable), .usage, "arbkit: error: 'upbit:spot:KRW-XYZ' is an FX series"),
     (TimeError(.overflow(operation: .latency, time: 1_700_000_000_000_000, amount: .max)), .usage, "arbkit: error: fill latency +"),

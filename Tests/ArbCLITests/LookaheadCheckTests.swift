@@ -1,6 +1,7 @@
 import ArbBacktest
 import ArbCore
 import ArbIngest
+import ArbResearch
 import Foundation
 import TestSupport
 import Testing
@@ -52,7 +53,7 @@ struct LookaheadCheckTests {
     let scenario = try Scenario.load(path: path, overrides: overrides)
     var options = IngestOptions()
     options.clock = scenario.clock
-    let fees = try BacktestCommand.fees(scenario, registry: options.registry)
+    let fees = try scenario.takerFees(registry: options.registry)
     return (scenario, fees, try ScenarioRecording.load(scenario, options: options))
   }
 
@@ -63,7 +64,7 @@ struct LookaheadCheckTests {
     // Only the first-passage engine (sweep's) leaks: the pass stays honest.
     let leaking: @Sendable (ScenarioRecording, BacktestCommand.Engine) throws -> BacktestReport = { data, engine in
       var sized = scenario
-      if engine == .firstPassage { sized.notional = data.legs[0].bid.reduce(0, +) / Double(data.legs[0].count) }
+      if engine == .firstPassage { sized.strategy.notional = data.legs[0].bid.reduce(0, +) / Double(data.legs[0].count) }
       return try BacktestCommand.report(sized, fees: fees, recording: data, registry: ExchangeRegistry.builtin, engine: engine)
     }
     let check = try LookaheadCheck.run(scenario, cuts: 20, recording: recording, backtest: leaking)

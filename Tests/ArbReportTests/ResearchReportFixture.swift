@@ -1,5 +1,6 @@
 import ArbAnalytics
 import ArbCore
+import ArbResearch
 import Foundation
 import TestSupport
 
@@ -79,11 +80,11 @@ enum ReportFixture {
   static func scenario(_ folder: TemporaryFolder, overrides: [String] = []) throws -> Scenario {
     folder.write("a.csv", "")
     folder.write("b.csv", "")
-    let document: [String: Any] = [
+    let document: [String: JSONTree] = [
       "description": "hand-made test",
       "legs": [
         ["venue": "alpha", "market": "spot", "symbol": "BTC-USDT", "files": ["a.csv"]],
-        ["venue": hostileVenue, "market": "spot", "symbol": "BTC-USDT", "files": ["b.csv"]],
+        ["venue": .string(hostileVenue), "market": "spot", "symbol": "BTC-USDT", "files": ["b.csv"]],
       ],
       "alignment": ["max_stale": "15m"],
       "strategy": ["entry": 0.1, "exit": 0.02, "notional": 1000.0, "max_holding": "2h", "cooldown": "5m"],

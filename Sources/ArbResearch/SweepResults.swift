@@ -1,4 +1,4 @@
-import ArbBacktest
+import ArbCore
 import Foundation
 
 /// The CSV an `arbkit sweep` wrote (or `arbkit merge` joined), or its `--format json`

@@ -2,7 +2,7 @@ import ArbCore
 import Testing
 import TestSupport
 
-@testable import ArbBacktest
+@testable import ArbResearch
 
 /// `Scenario.checkTimes`: each duration of a scenario that the engines add to a time
 /// per signal is checked once against the legs' times, naming the duration.

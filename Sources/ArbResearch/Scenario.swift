@@ -1,3 +1,4 @@
+import ArbBacktest
 import ArbCore
 import Foundation
 
@@ -7,9 +8,9 @@ import Foundation
 /// Every key is checked against `Scenario.keys`: an unknown key or a value of the
 /// wrong type is an error naming the key, never ignored. Relative data paths resolve
 /// against the scenario file's folder.
-public struct Scenario: Sendable, Equatable {
+public struct Scenario: Sendable, Hashable {
   /// One leg: the instrument and its recorded files.
-  public struct Leg: Sendable, Equatable {
+  public struct Leg: Sendable, Hashable {
     public var venue: String
     public var market: MarketKind
     public var symbol: String
@@ -28,7 +29,7 @@ public struct Scenario: Sendable, Equatable {
   }
 
   /// An FX series that converts the prices of one venue's legs (`fx`).
-  public struct FX: Sendable, Equatable {
+  public struct FX: Sendable, Hashable {
     /// Its files (resolved like the legs') and their format.
     public var files: [String]
     public var format: String?
@@ -48,20 +49,10 @@ public struct Scenario: Sendable, Equatable {
   public var grid: Int64? = nil
   /// Clock correction per venue id (µs, signed), added to the times of that venue's legs before alignment.
   public var offsets: [String: Int64] = [:]
-  public var mode: String = "convergence"
-  public var entry: Double
-  /// Mode convergence only.
-  public var exit: Double
-  public var notional: Double
-  /// Mode inventory: the smallest base quantity worth trading.
-  public var minSize: Double = 0
+  /// The mode and its rules (`strategy.*`, `funding.*`, `rebalance.*`).
+  public var strategy: Strategy
   /// Cap trades at the top-of-book sizes of the fill quotes.
   public var capAtBook = false
-  /// Mode inventory: rebalancing transfer cost (quote) and delay; `nil`: never.
-  public var rebalanceCost: Double? = nil
-  public var rebalanceDelay: Int64 = 0
-  public var maxHolding: Int64? = nil
-  public var cooldown: Int64? = nil
   /// Taker fee per venue id, overriding the registry.
   public var fees: [String: Double] = [:]
   public var slippageBps: Double = 0
@@ -70,12 +61,6 @@ public struct Scenario: Sendable, Equatable {
   public var venueLatency: [String: Int64] = [:]
   /// `UTC` or `Asia/Seoul`: the days of the PnL journal and of the Sharpe ratio.
   public var timeZone: String = "UTC"
-  /// Mode carry: book the perp's funding (`strategy.funding`); its settlement files and format.
-  public var funding = true
-  public var fundingFiles: [String] = []
-  public var fundingFormat: String? = nil
-  /// Column-spec assignments applied to `fundingFormat`, as a leg's `spec_set`.
-  public var fundingSpecSet: [String] = []
 
   /// The type each key takes. `legs.N.…` and `costs.fees.VENUE` are patterns.
   public enum ValueType: String, Sendable {
@@ -109,7 +94,7 @@ public struct Scenario: Sendable, Equatable {
   public static let maximumAmount = 1e15
 
   /// The modes this version runs.
-  public static let modes = ["convergence", "inventory", "carry"]
+  public static let modes = Strategy.Mode.allCases.map(\.rawValue)
   public static let timeZones = ["UTC": Int64(0), "Asia/Seoul": Int64(9 * 3600) * 1_000_000]
 
   /// Each leg's latency: its venue's `costs.venue_latency`, else `costs.latency`.
@@ -126,18 +111,18 @@ public struct Scenario: Sendable, Equatable {
 
   /// The JSON object of a scenario file, unchecked: read once, it serves
   /// `load(path:document:overrides:)` for many sets of overrides (a sweep's cells).
-  public static func document(path: String) throws(ScenarioError) -> [String: Any] {
+  public static func document(path: String) throws(ScenarioError) -> [String: JSONTree] {
     guard let data = FileManager.default.contents(atPath: path) else { throw ScenarioError(path: path, message: "no such file") }
-    let parsed: Any
-    do { parsed = try JSONSerialization.jsonObject(with: data) } catch {
+    let parsed: JSONTree
+    do { parsed = try JSONDecoder().decode(JSONTree.self, from: data) } catch {
       throw ScenarioError(path: path, message: "not valid JSON: \(error.localizedDescription)")
     }
-    guard let object = parsed as? [String: Any] else { throw ScenarioError(path: path, message: "expected a JSON object") }
+    guard let object = parsed.object else { throw ScenarioError(path: path, message: "expected a JSON object") }
     return object
   }
 
   /// `load(path:overrides:)` on the `document` already read from `path`.
-  public static func load(path: String, document: [String: Any], overrides: [String]) throws(ScenarioError) -> Scenario {
+  public static func load(path: String, document: [String: JSONTree], overrides: [String]) throws(ScenarioError) -> Scenario {
     var object = document
     for assignment in overrides {
       guard let eq = assignment.firstIndex(of: "="), eq != assignment.startIndex else {
@@ -167,40 +152,40 @@ public struct Scenario: Sendable, Equatable {
   private static let patterns = keys.filter { $0.key.contains("*") }.map { (parts: $0.key.split(separator: "."), type: $0.type) }
 
   /// An override's text as the JSON value its key's type takes.
-  private static func typed(_ text: String, _ type: ValueType, key: String) throws(ScenarioError) -> Any {
+  private static func typed(_ text: String, _ type: ValueType, key: String) throws(ScenarioError) -> JSONTree {
     switch type {
     case .number:
       guard let value = Double(text), value.isFinite else { throw ScenarioError(path: "--set", message: "\(key) expects a number, was '\(text)'") }
-      return value
-    case .list: return text.split(separator: ",").map(String.init)
+      return .number(value)
+    case .list: return .array(text.split(separator: ",").map { .string(String($0)) })
     case .bool:
       guard text == "true" || text == "false" else { throw ScenarioError(path: "--set", message: "\(key) expects true or false, was '\(text)'") }
-      return text == "true"
-    case .duration where text == "none": return NSNull()
-    default: return text
+      return .bool(text == "true")
+    case .duration where text == "none": return .null
+    default: return .string(text)
     }
   }
 
-  private static func set(_ object: inout [String: Any], _ key: ArraySlice<String>, _ value: Any) {
+  private static func set(_ object: inout [String: JSONTree], _ key: ArraySlice<String>, _ value: JSONTree) {
     guard let first = key.first else { return }
     if key.count == 1 {
       object[first] = value
-    } else if let index = Int(key[key.index(after: key.startIndex)]), var array = object[first] as? [Any] {
+    } else if let index = Int(key[key.index(after: key.startIndex)]), var array = object[first]?.array {
       // legs.N.field: into the N-th element of an array.
-      guard index >= 0 && index < array.count, var element = array[index] as? [String: Any] else { return }
+      guard index >= 0 && index < array.count, var element = array[index].object else { return }
       set(&element, key.dropFirst(2), value)
-      array[index] = element
-      object[first] = array
+      array[index] = .object(element)
+      object[first] = .array(array)
     } else {
-      var inner = object[first] as? [String: Any] ?? [:]
+      var inner = object[first]?.object ?? [:]
       set(&inner, key.dropFirst(), value)
-      object[first] = inner
+      object[first] = .object(inner)
     }
   }
 
-  private init(object: [String: Any], path: String, folder: String) throws(ScenarioError) {
+  private init(object: [String: JSONTree], path: String, folder: String) throws(ScenarioError) {
     // Every key present must be known, with a value of its type.
-    var flat: [(String, Any)] = []
+    var flat: [(String, JSONTree)] = []
     Self.flatten(object, prefix: "", into: &flat)
     for (key, value) in flat {
       guard let type = Self.type(of: key) else { throw ScenarioError(path: path, message: "unknown key '\(key)'", unknownKey: key) }
@@ -208,86 +193,91 @@ public struct Scenario: Sendable, Equatable {
     }
     // Looked up by key (a sweep loads thousands of scenarios; a scan copied every pair).
     let values = Dictionary(flat, uniquingKeysWith: { first, _ in first })
-    func value(_ key: String) -> Any? { values[key].flatMap { $0 is NSNull ? nil : $0 } }
+    func value(_ key: String) -> JSONTree? { values[key].flatMap { $0 == .null ? nil : $0 } }
     func number(_ key: String) throws(ScenarioError) -> Double {
-      guard let value = value(key) as? Double else { throw ScenarioError(path: path, message: "missing '\(key)'") }
+      guard let value = value(key)?.number else { throw ScenarioError(path: path, message: "missing '\(key)'") }
       return value
     }
-    func duration(_ key: String) -> Int64? { (value(key) as? String).flatMap(TimeText.parseDuration) }
+    func duration(_ key: String) -> Int64? { value(key)?.string.flatMap(TimeText.parseDuration) }
     func resolve(_ file: String) -> String { file.hasPrefix("/") || folder.isEmpty ? file : folder + "/" + file }
+    // A format that is a file (a column spec) is a path like the data files.
+    func format(_ key: String) -> String? { value(key)?.string.map { $0.hasSuffix(".json") ? resolve($0) : $0 } }
 
-    description = value("description") as? String
-    let legCount = (object["legs"] as? [Any])?.count ?? 0
+    description = value("description")?.string
+    let legCount = object["legs"]?.array?.count ?? 0
     var legs: [Leg] = []
     for k in 0..<legCount {
-      guard let venue = value("legs.\(k).venue") as? String, let marketText = value("legs.\(k).market") as? String,
-        let market = MarketKind(rawValue: marketText), let symbol = value("legs.\(k).symbol") as? String,
-        let files = value("legs.\(k).files") as? [String], !files.isEmpty
+      guard let venue = value("legs.\(k).venue")?.string, let market = value("legs.\(k).market")?.string.flatMap(MarketKind.init(rawValue:)),
+        let symbol = value("legs.\(k).symbol")?.string, let files = value("legs.\(k).files")?.strings, !files.isEmpty
       else { throw ScenarioError(path: path, message: "legs.\(k) needs venue, market, symbol and files") }
-      // A format that is a file (a column spec) is a path like the data files.
-      let format = (value("legs.\(k).format") as? String).map { $0.hasSuffix(".json") ? resolve($0) : $0 }
       legs.append(
         Leg(
-          venue: venue, market: market, symbol: symbol, files: files.map(resolve), format: format,
-          specSet: value("legs.\(k).spec_set") as? [String] ?? [], base: value("legs.\(k).base") as? Double, quote: value("legs.\(k).quote") as? Double,
-          contractSize: value("legs.\(k).contract_size") as? Double))
+          venue: venue, market: market, symbol: symbol, files: files.map(resolve), format: format("legs.\(k).format"),
+          specSet: value("legs.\(k).spec_set")?.strings ?? [], base: value("legs.\(k).base")?.number, quote: value("legs.\(k).quote")?.number,
+          contractSize: value("legs.\(k).contract_size")?.number))
     }
     self.legs = legs
     if object["fx"] != nil {
-      guard let files = value("fx.files") as? [String], !files.isEmpty, let converts = value("fx.converts") as? String else {
+      guard let files = value("fx.files")?.strings, !files.isEmpty, let converts = value("fx.converts")?.string else {
         throw ScenarioError(path: path, message: "fx needs files and converts (the venue whose prices the rate converts)")
       }
-      let format = (value("fx.format") as? String).map { $0.hasSuffix(".json") ? resolve($0) : $0 }
       fx = FX(
-        files: files.map(resolve), format: format, specSet: value("fx.spec_set") as? [String] ?? [], maxStale: duration("fx.max_stale"),
+        files: files.map(resolve), format: format("fx.format"), specSet: value("fx.spec_set")?.strings ?? [], maxStale: duration("fx.max_stale"),
         converts: converts)
     }
-    clock = (value("alignment.clock") as? String).flatMap(Clock.init(rawValue:)) ?? .local
+    clock = value("alignment.clock")?.string.flatMap(Clock.init(rawValue:)) ?? .local
     maxStale = duration("alignment.max_stale")
     grid = duration("alignment.grid")
-    let alignment = object["alignment"] as? [String: Any]
-    offsets = (alignment?["offsets"] as? [String: Any])?.compactMapValues { ($0 as? String).flatMap(ClockOffset.parse) } ?? [:]
-    mode = value("strategy.mode") as? String ?? "convergence"
-    entry = try number("strategy.entry")
-    exit = mode != "inventory" ? try number("strategy.exit") : (value("strategy.exit") as? Double ?? entry)
-    notional = try number("strategy.notional")
-    minSize = value("strategy.min_size") as? Double ?? 0
-    capAtBook = value("costs.cap_at_book") as? Bool ?? false
-    rebalanceCost = value("rebalance.cost") as? Double
-    rebalanceDelay = duration("rebalance.delay") ?? 0
-    maxHolding = duration("strategy.max_holding")
-    cooldown = duration("strategy.cooldown")
-    fees = (object["costs"] as? [String: Any])?["fees"].flatMap { $0 as? [String: Any] }?.compactMapValues { $0 as? Double } ?? [:]
-    slippageBps = value("costs.slippage_bps") as? Double ?? 0
+    offsets = object["alignment"]?.object?["offsets"]?.object?.compactMapValues { $0.string.flatMap(ClockOffset.parse) } ?? [:]
+    let mode = value("strategy.mode")?.string.flatMap(Strategy.Mode.init(rawValue:)) ?? .convergence
+    let entry = try number("strategy.entry")
+    let exit = mode != .inventory ? try number("strategy.exit") : (value("strategy.exit")?.number ?? entry)
+    let threshold = ThresholdRules(
+      entry: entry, exit: exit, notional: try number("strategy.notional"), maxHolding: duration("strategy.max_holding"),
+      cooldown: duration("strategy.cooldown"))
+    let funding = FundingFiles(
+      files: value("funding.files")?.strings?.map(resolve) ?? [], format: format("funding.format"), specSet: value("funding.spec_set")?.strings ?? [])
+    switch mode {
+    case .convergence:
+      strategy = .convergence(threshold)
+    case .inventory:
+      let rebalance = value("rebalance.cost")?.number.map { InventoryParameters.Rebalance(cost: $0, delay: duration("rebalance.delay") ?? 0) }
+      strategy = .inventory(InventoryRules(entry: entry, notional: threshold.notional, minSize: value("strategy.min_size")?.number ?? 0, rebalance: rebalance))
+    case .carry:
+      strategy = .carry(CarryRules(threshold: threshold, booksFunding: value("strategy.funding")?.bool ?? true, funding: funding))
+    }
+    capAtBook = value("costs.cap_at_book")?.bool ?? false
+    fees = object["costs"]?.object?["fees"]?.object?.compactMapValues(\.number) ?? [:]
+    slippageBps = value("costs.slippage_bps")?.number ?? 0
     latency = duration("costs.latency") ?? 0
-    let costs = object["costs"] as? [String: Any]
-    venueLatency = (costs?["venue_latency"] as? [String: Any])?.compactMapValues { ($0 as? String).flatMap(TimeText.parseDuration) } ?? [:]
-    timeZone = value("journal.tz") as? String ?? "UTC"
-    funding = value("strategy.funding") as? Bool ?? true
-    fundingFiles = (value("funding.files") as? [String])?.map(resolve) ?? []
-    fundingFormat = (value("funding.format") as? String).map { $0.hasSuffix(".json") ? resolve($0) : $0 }
-    fundingSpecSet = value("funding.spec_set") as? [String] ?? []
-    try validate(path: path)
+    venueLatency = object["costs"]?.object?["venue_latency"]?.object?.compactMapValues { $0.string.flatMap(TimeText.parseDuration) } ?? [:]
+    timeZone = value("journal.tz")?.string ?? "UTC"
+    try validate(path: path, exit: exit, fundingFiles: funding.files)
   }
 
-  /// The checks that need no data: counts, signs, files that exist.
-  private func validate(path: String) throws(ScenarioError) {
+  /// The checks that need no data: counts, signs, files that exist. `exit` and
+  /// `fundingFiles` are checked as read, in every mode, though only some modes keep them.
+  private func validate(path: String, exit: Double, fundingFiles: [String]) throws(ScenarioError) {
     func fail(_ message: String) -> ScenarioError { ScenarioError(path: path, message: message) }
+    let mode = strategy.mode
     if legs.count != 2 { throw fail("mode \(mode) trades exactly two legs, the scenario has \(legs.count)") }
-    if mode == "inventory" {
+    switch strategy {
+    case .inventory(let rules):
       for (k, leg) in legs.enumerated() {
         guard let base = leg.base, let quote = leg.quote else { throw fail("mode inventory needs legs.\(k).base and legs.\(k).quote") }
         if base < 0 || quote < 0 { throw fail("legs.\(k): starting balances must be ≥ 0, were base \(base), quote \(quote)") }
         try checkAmount("legs.\(k).base", base, fail)
         try checkAmount("legs.\(k).quote", quote, fail)
       }
-      if minSize < 0 { throw fail("strategy.min_size must be ≥ 0, was \(minSize)") }
-      try checkAmount("strategy.min_size", minSize, fail)
-      if let cost = rebalanceCost, cost < 0 { throw fail("rebalance.cost must be ≥ 0, was \(cost)") }
-      if let cost = rebalanceCost { try checkAmount("rebalance.cost", cost, fail) }
+      if rules.minSize < 0 { throw fail("strategy.min_size must be ≥ 0, was \(rules.minSize)") }
+      try checkAmount("strategy.min_size", rules.minSize, fail)
+      if let cost = rules.rebalance?.cost, cost < 0 { throw fail("rebalance.cost must be ≥ 0, was \(cost)") }
+      if let cost = rules.rebalance?.cost { try checkAmount("rebalance.cost", cost, fail) }
+    case .carry(let rules): try validateCarry(rules, fail)
+    case .convergence: break
     }
-    if mode == "carry" { try validateCarry(fail) }
-    if mode != "carry" && !fundingFiles.isEmpty { throw fail("funding.files is read by mode carry only (mode is \(mode))") }
+    if mode != .carry && !fundingFiles.isEmpty { throw fail("funding.files is read by mode carry only (mode is \(mode))") }
+    let (entry, notional) = (strategy.entry, strategy.notional)
     if exit > entry { throw fail("strategy.exit (\(exit)) is above strategy.entry (\(entry)): a position would close before it opens") }
     if notional <= 0 { throw fail("strategy.notional must be positive, was \(notional)") }
     try checkAmount("strategy.notional", notional, fail)
@@ -331,7 +321,7 @@ public struct Scenario: Sendable, Equatable {
   }
 
   /// Mode carry: a spot leg, then a linear or inverse perp, and its funding settlements.
-  private func validateCarry(_ fail: (String) -> ScenarioError) throws(ScenarioError) {
+  private func validateCarry(_ rules: CarryRules, _ fail: (String) -> ScenarioError) throws(ScenarioError) {
     if legs[0].market != .spot { throw fail("mode carry: legs.0 is the spot leg (market spot), was \(legs[0].market.rawValue)") }
     if legs[1].market != .linear && legs[1].market != .inverse {
       throw fail("mode carry: legs.1 is the perp leg (market linear or inverse), was \(legs[1].market.rawValue)")
@@ -342,10 +332,11 @@ public struct Scenario: Sendable, Equatable {
       if !(size > 0) { throw fail("legs.\(k).contract_size must be positive, was \(size)") }
       try checkAmount("legs.\(k).contract_size", size, fail)
     }
-    if funding && fundingFiles.isEmpty {
+    let funding = rules.funding
+    if rules.booksFunding && funding.files.isEmpty {
       throw fail("mode carry needs funding.files (the perp's funding-rate settlements), or strategy.funding false to run without funding")
     }
-    for file in fundingFiles + [fundingFormat].compactMap({ $0?.hasSuffix(".json") == true ? $0 : nil })
+    for file in funding.files + [funding.format].compactMap({ $0?.hasSuffix(".json") == true ? $0 : nil })
     where !FileManager.default.fileExists(atPath: file) {
       throw fail("funding: no such file \(file)")
     }
@@ -357,52 +348,47 @@ public struct Scenario: Sendable, Equatable {
     if value > Self.maximumAmount { throw fail("\(key) must be at most 1e15, was \(value)") }
   }
 
-  private static func flatten(_ object: [String: Any], prefix: String, into flat: inout [(String, Any)]) {
+  private static func flatten(_ object: [String: JSONTree], prefix: String, into flat: inout [(String, JSONTree)]) {
     for (key, value) in object.sorted(by: { $0.key < $1.key }) {
       let name = prefix + key
-      if let inner = value as? [String: Any] {
+      switch value {
+      case .object(let inner):
         flatten(inner, prefix: name + ".", into: &flat)
-      } else if name == "legs", let array = value as? [Any] {
+      case .array(let array) where name == "legs":
         for (k, element) in array.enumerated() {
-          guard let leg = element as? [String: Any] else {
+          guard let leg = element.object else {
             flat.append(("legs.\(k)", element))
             continue
           }
           flatten(leg, prefix: "legs.\(k).", into: &flat)
         }
-      } else {
+      default:
         flat.append((name, value))
       }
     }
   }
 
-  private static func check(_ value: Any, _ type: ValueType, key: String, path: String) throws(ScenarioError) {
+  private static func check(_ value: JSONTree, _ type: ValueType, key: String, path: String) throws(ScenarioError) {
     let ok: Bool
     switch type {
     case .number:
-      let number = isJSONBoolean(value) ? nil : (value as? NSNumber)?.doubleValue
+      let number = value.number
       ok = number?.isFinite == true
       // A subnormal number (below 2.2e-308) loses precision and overflows when divided by.
       if ok, let number, number != 0 && !number.isNormal {
         throw ScenarioError(path: path, message: "\(key) is too close to 0 (a subnormal number), was \(number)")
       }
-    case .string: ok = value is String
-    case .bool: ok = isJSONBoolean(value)
-    case .list: ok = (value as? [Any])?.allSatisfy { $0 is String } ?? false
-    case .duration: ok = value is NSNull || value as? String == "none" || (value as? String).flatMap(TimeText.parseDuration).map { $0 >= 0 } ?? false
-    case .offset: ok = (value as? String).flatMap(ClockOffset.parse) != nil
-    case .market: ok = (value as? String).flatMap(MarketKind.init(rawValue:)) != nil
-    case .clock: ok = (value as? String).flatMap(Clock.init(rawValue:)) != nil
-    case .mode: ok = (value as? String).map(modes.contains) ?? false
-    case .timeZone: ok = (value as? String).map { timeZones[$0] != nil } ?? false
+    case .string: ok = value.string != nil
+    case .bool: ok = value.bool != nil
+    case .list: ok = value.strings != nil
+    case .duration: ok = value == .null || value.string == "none" || value.string.flatMap(TimeText.parseDuration).map { $0 >= 0 } ?? false
+    case .offset: ok = value.string.flatMap(ClockOffset.parse) != nil
+    case .market: ok = value.string.flatMap(MarketKind.init(rawValue:)) != nil
+    case .clock: ok = value.string.flatMap(Clock.init(rawValue:)) != nil
+    case .mode: ok = value.string.flatMap(Strategy.Mode.init(rawValue:)) != nil
+    case .timeZone: ok = value.string.map { timeZones[$0] != nil } ?? false
     }
     guard ok else { throw ScenarioError(path: path, message: "\(key) expects \(expected(type)), was \(describe(value))") }
-  }
-
-  /// A boolean, from the JSON reader (a distinct NSNumber subclass, so that `1` is no
-  /// boolean and `true` no number) or from `--set` (a Swift `Bool`).
-  private static func isJSONBoolean(_ value: Any) -> Bool {
-    value is Bool && ((value as? NSNumber).map { String(describing: Swift.type(of: $0)) == "__NSCFBoolean" } ?? true)
   }
 
   private static func expected(_ type: ValueType) -> String {
@@ -420,10 +406,9 @@ public struct Scenario: Sendable, Equatable {
     }
   }
 
-  private static func describe(_ value: Any) -> String {
-    if let text = value as? String { return "'\(text)'" }
-    if value is NSNull { return "null" }
-    return "\(value)"
+  private static func describe(_ value: JSONTree) -> String {
+    if let text = value.string { return "'\(text)'" }
+    return value.description
   }
 }
 

@@ -12,7 +12,13 @@ extension Scenario {
     guard let times = try TimeArithmetic.bounds(of: legs.map(\.time)) else { return }
     let (first, last) = (times.lowerBound, times.upperBound)
     _ = try TimeArithmetic.span(from: first, to: TimeArithmetic.add(legLatency.max() ?? 0, to: last, .latency))
-    for (amount, operation) in [(maxHolding, TimeOperation.maxHolding), (cooldown, .cooldown), (rebalanceDelay, .rebalanceDelay)] {
+    let durations: [(Int64?, TimeOperation)] =
+      if case .inventory(let rules) = strategy {
+        [(rules.rebalance?.delay, .rebalanceDelay)]
+      } else {
+        [(strategy.threshold?.maxHolding, .maxHolding), (strategy.threshold?.cooldown, .cooldown)]
+      }
+    for (amount, operation) in durations {
       if let amount { _ = try TimeArithmetic.add(amount, to: last, operation) }
     }
     // A journal day starts at most a day before a time moved into the zone.

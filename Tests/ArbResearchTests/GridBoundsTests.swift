@@ -1,6 +1,6 @@
 import Testing
 
-@testable import ArbBacktest
+@testable import ArbResearch
 
 /// Grid axes whose size is known from `START:STOP:STEP` before any value is built, integer
 /// ranges, and values the sweep's CSV can hold.

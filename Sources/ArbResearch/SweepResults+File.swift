@@ -1,5 +1,4 @@
 import ArbIngest
-import ArbReport
 
 extension SweepResults {
   /// The sweep results in the file at `path`: a sweep CSV (`arbkit sweep --out`,
@@ -8,7 +7,7 @@ extension SweepResults {
   ///
   /// - Throws: `FileError` for a file that is missing or cannot be read;
   ///   `SweepResultsError` for one that is neither.
-  static func read(_ path: String) throws -> SweepResults {
+  public static func read(_ path: String) throws -> SweepResults {
     let bytes = try PnLMatrixFile.contents(of: path)
     if bytes.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "{") {
       return try SweepResults(json: bytes, path: path)

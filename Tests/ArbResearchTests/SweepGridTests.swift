@@ -1,6 +1,6 @@
 import Testing
 
-@testable import ArbBacktest
+@testable import ArbResearch
 
 @Suite("Sweep grids")
 struct SweepGridTests {

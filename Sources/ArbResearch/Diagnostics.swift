@@ -1,0 +1,21 @@
+import ArbCore
+
+extension ScenarioError: Diagnostic {
+  public var kind: DiagnosticKind { .usage }
+  public var isFramed: Bool { true }
+}
+
+extension SweepError: Diagnostic {
+  public var kind: DiagnosticKind { .usage }
+  public var isFramed: Bool { false }
+}
+
+extension SweepResultsError: Diagnostic {
+  public var kind: DiagnosticKind { .data }
+  public var isFramed: Bool { true }
+}
+
+extension ScenarioSettingError: Diagnostic {
+  public var kind: DiagnosticKind { .usage }
+  public var isFramed: Bool { false }
+}

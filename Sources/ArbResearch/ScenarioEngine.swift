@@ -1,0 +1,83 @@
+import ArbBacktest
+import ArbCore
+
+/// The engine of a scenario's mode, built from its rules, costs, alignment and each
+/// leg's taker fee: what `backtest`, `sweep` and `report` run.
+public enum ScenarioEngine: Sendable {
+  case convergence(ConvergenceBacktest)
+  case carry(CarryBacktest)
+  case inventory(InventoryArbitrage)
+
+  /// The engine of `scenario` with the legs' taker fees `fees`; the contract size of
+  /// mode carry's inverse perp is `legs.1.contract_size`, else the registry's.
+  public init(_ scenario: Scenario, fees: [Double], registry: ExchangeRegistry) throws(ScenarioSettingError) {
+    switch scenario.strategy {
+    case .convergence(let rules):
+      self = .convergence(ConvergenceBacktest(parameters: scenario.convergenceParameters(rules, fees: fees)))
+    case .carry(let rules):
+      let perp = scenario.legs[1]
+      var size: Double? = nil
+      if perp.market == .inverse {
+        let instrument = Instrument(venue: perp.venue, market: perp.market, symbol: perp.symbol)
+        guard let known = perp.contractSize ?? (try? registry.resolve(instrument))?.contractSize else {
+          throw ScenarioSettingError("no contract size known for \(instrument); set legs.1.contract_size")
+        }
+        size = known
+      }
+      self = .carry(CarryBacktest(parameters: scenario.convergenceParameters(rules.threshold, fees: fees), contractSize: size))
+    case .inventory(let rules):
+      var parameters = InventoryParameters(
+        entry: rules.entry, notional: rules.notional, fees: fees,
+        base: scenario.legs.map { $0.base ?? 0 }, quote: scenario.legs.map { $0.quote ?? 0 })
+      parameters.slippageBps = scenario.slippageBps
+      parameters.legLatency = scenario.legLatency
+      parameters.maxStale = scenario.maxStale
+      parameters.minSize = rules.minSize
+      parameters.capAtBook = scenario.capAtBook
+      parameters.rebalance = rules.rebalance
+      self = .inventory(InventoryArbitrage(parameters: parameters))
+    }
+  }
+
+  /// The rules that decide the round trips of modes convergence and carry.
+  public var rules: ConvergenceBacktest? {
+    switch self {
+    case .convergence(let engine): engine
+    case .carry(let engine): engine.rules
+    case .inventory: nil
+    }
+  }
+}
+
+extension Scenario {
+  /// Each leg's taker fee: `costs.fees.VENUE`, else the registry's for its market.
+  public func takerFees(registry: ExchangeRegistry) throws(ScenarioSettingError) -> [Double] {
+    try legs.map { leg throws(ScenarioSettingError) -> Double in
+      if let fee = fees[leg.venue] { return fee }
+      guard let taker = registry.venue(leg.venue)?.markets.first(where: { $0.kind == leg.market })?.taker else {
+        throw ScenarioSettingError("no taker fee known for \(leg.venue) \(leg.market.rawValue); set costs.fees.\(leg.venue)")
+      }
+      return taker
+    }
+  }
+
+  /// The parameters of the thresholds `rules` with this scenario's costs and alignment.
+  func convergenceParameters(_ rules: ThresholdRules, fees: [Double]) -> ConvergenceParameters {
+    var parameters = ConvergenceParameters(entry: rules.entry, exit: rules.exit, notional: rules.notional, fees: fees)
+    parameters.slippageBps = slippageBps
+    parameters.legLatency = legLatency
+    parameters.capAtBook = capAtBook
+    parameters.maxStale = maxStale
+    parameters.maxHolding = rules.maxHolding
+    parameters.cooldown = rules.cooldown
+    return parameters
+  }
+}
+
+/// A value the scenario must set because the registry does not know it (a taker fee,
+/// a contract size): a usage error naming the key to set.
+public struct ScenarioSettingError: Error, Sendable, CustomStringConvertible {
+  public var message: String
+  public init(_ message: String) { self.message = message }
+  public var description: String { message }
+}
