@@ -33,6 +33,12 @@ public struct TimeOfDayProfile: Sendable, Equatable {
   /// 168 cells, day-major: `cells[day * 24 + hour]`.
   public var cells: [Cell]
 
+  private init(zone: String, bands: [Double], cells: [Cell]) {
+    self.zone = zone
+    self.bands = bands
+    self.cells = cells
+  }
+
   /// The cell of a weekday (0 = Monday) and hour.
   public func cell(day: Int, hour: Int) -> Cell { cells[day * 24 + hour] }
 
@@ -64,19 +70,40 @@ public struct TimeOfDayProfile: Sendable, Equatable {
     zone: String, offset: Int64
   ) {
     precondition(values.count == valid.count && values.count == time.count && values.count == duration.count, "TimeOfDayProfile: column lengths differ")
-    self.zone = zone
-    self.bands = bands
-    let hourLength = Self.hourLength, weekLength = Self.weekLength
-    var weight = [Double](repeating: 0, count: 168)
-    var weighted = [Double](repeating: 0, count: 168)
-    var inside = [Double](repeating: 0, count: 168 * bands.count)
-    var points = [Int](repeating: 0, count: 168)
-    for i in values.indices where valid[i] {
-      let x = values[i]
+    var accumulator = Accumulator(bands: bands, oneSided: oneSided, zone: zone, offset: offset)
+    for i in values.indices where valid[i] { accumulator.add(values[i], time: time[i], duration: duration[i]) }
+    self = accumulator.profile()
+  }
+
+  /// Builds a profile from valid points handed over one at a time, as a stream yields
+  /// them; the sums are those of `init(values:…)` in the same order.
+  public struct Accumulator: Sendable {
+    public let bands: [Double]
+    public let oneSided: Bool
+    public let zone: String
+    public let offset: Int64
+    private var weight = [Double](repeating: 0, count: 168)
+    private var weighted = [Double](repeating: 0, count: 168)
+    private var inside: [Double]
+    private var points = [Int](repeating: 0, count: 168)
+
+    /// An empty profile in `zone`, `offset` µs east of UTC; `oneSided`: bands test `x ≥ b` only.
+    public init(bands: [Double], oneSided: Bool, zone: String, offset: Int64) {
+      self.bands = bands
+      self.oneSided = oneSided
+      self.zone = zone
+      self.offset = offset
+      inside = [Double](repeating: 0, count: 168 * bands.count)
+    }
+
+    /// Adds the valid value `x` at `time`, holding for `duration` µs.
+    /// - Precondition: `checkRange` passes for `time`, and `duration` does not pass the last time.
+    public mutating func add(_ x: Double, time: Int64, duration: Int64) {
+      let hourLength = TimeOfDayProfile.hourLength, weekLength = TimeOfDayProfile.weekLength
       let magnitude = oneSided ? x : abs(x)
-      var start = time[i] + offset
-      let end = start + duration[i]
-      points[Self.cellIndex(hour: start.floorDiv(hourLength))] += 1
+      var start = time + offset
+      let end = start + duration
+      points[TimeOfDayProfile.cellIndex(hour: start.floorDiv(hourLength))] += 1
       // Whole weeks beyond the first add one hour to every cell each: added at once,
       // so that a point lasting years costs no more than one lasting two weeks.
       let weeks = (end - start) / weekLength - 1
@@ -92,19 +119,25 @@ public struct TimeOfDayProfile: Sendable, Equatable {
       while start < hoursEnd {
         let hour = start.floorDiv(hourLength)
         let piece = Double(min(hoursEnd, (hour + 1) * hourLength) - start)
-        let c = Self.cellIndex(hour: hour)
+        let c = TimeOfDayProfile.cellIndex(hour: hour)
         weight[c] += piece
         weighted[c] += piece * x
         for (b, band) in bands.enumerated() where magnitude >= band { inside[c * bands.count + b] += piece }
         start = (hour + 1) * hourLength
       }
     }
-    cells = (0..<168).map { c in
-      let w = weight[c]
-      return Cell(
-        day: c / 24, hour: c % 24, points: points[c], seconds: w / 1e6,
-        mean: w > 0 ? weighted[c] / w : nil,
-        shares: bands.indices.map { w > 0 ? inside[c * bands.count + $0] / w : nil })
+
+    /// The profile of the points added.
+    public func profile() -> TimeOfDayProfile {
+      TimeOfDayProfile(
+        zone: zone, bands: bands,
+        cells: (0..<168).map { c in
+          let w = weight[c]
+          return Cell(
+            day: c / 24, hour: c % 24, points: points[c], seconds: w / 1e6,
+            mean: w > 0 ? weighted[c] / w : nil,
+            shares: bands.indices.map { w > 0 ? inside[c * bands.count + $0] / w : nil })
+        })
     }
   }
 

@@ -73,7 +73,7 @@ struct CandlesCommand: Command {
       throw PremiumCommand.rateLeg(rate.1.stream.field, rate.0.paths[0])
     }
     var builder = CandleBuilder(every: every, offset: Self.zones[zone]!)
-    var range = StreamRange(every: every, offset: builder.offset)
+    var range = StreamedRangeCheck { [every, offset = builder.offset] in try Candles.checkRange($0, every: every, offset: offset) }
     if source == .mid {
       let leg = legs.legs[0].stream
       try Self.addMids(of: leg, chunkRows: chunkRows, to: &builder) { times throws in
@@ -122,34 +122,6 @@ struct CandlesCommand: Command {
       }
     }
     if let last = held { builder.add(time: last.time, value: last.mid, duration: 0) }
-  }
-
-  /// The check of `Candles.checkRange` on a series read a chunk at a time: each chunk is
-  /// checked from the series' first time to its own last before it is used; one that
-  /// fails has the rest of the series read, so that the error is the whole range's.
-  struct StreamRange {
-    let every: Int64
-    let offset: Int64
-    private var first: Int64? = nil
-
-    init(every: Int64, offset: Int64) {
-      self.every = every
-      self.offset = offset
-    }
-
-    /// Checks `times` (ascending, after those checked before); `nextLast` reads the
-    /// next chunk of the series and gives its last time, `nil` at the end.
-    mutating func check(_ times: UnsafeBufferPointer<Int64>, nextLast: () throws -> Int64?) throws {
-      guard let last = times.last else { return }
-      let first = self.first ?? times[0]
-      self.first = first
-      do { try Candles.checkRange(first...last, every: every, offset: offset) } catch {
-        var end = last
-        while let later = try nextLast() { end = later }
-        try Candles.checkRange(first...end, every: every, offset: offset)
-        throw error
-      }
-    }
   }
 
   static func json(_ c: Candle) -> JSONValue {

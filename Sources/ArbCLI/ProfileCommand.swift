@@ -24,6 +24,7 @@ struct ProfileCommand: Command {
       ("--max-stale DURATION", "a point is valid only if every leg quoted within this"),
       ("--grid DURATION", "align on a fixed grid instead of the union clock"),
       ("--bands LIST", "band levels in percent (default 0.05,0.1)"),
+      ("--chunk-rows N", "points, and quotes per leg, worked on at a time (default 65536): memory grows with it, not with the history"),
       ("--format table|csv|json", "output (default table: the cells with time)"),
     ]))
     \(IngestFlags.help)
@@ -34,12 +35,14 @@ struct ProfileCommand: Command {
   let bands: [Double]
   let zone: (name: String, offset: Int64)
   let exec: Bool
+  /// Points, and quotes per leg, worked on at a time.
+  let chunkRows: Int
   let format: OutputFormat
   let ingest: IngestFlags
 
   init(arguments: [String]) throws(UsageError) {
     let cursor = ArgumentCursor(
-      arguments, flags: ["--leg", "--tz", "--premium", "--max-stale", "--grid", "--bands", "--format"] + IngestFlags.flags, switches: IngestFlags.switches)
+      arguments, flags: ["--leg", "--tz", "--premium", "--max-stale", "--grid", "--bands", "--chunk-rows", "--format"] + IngestFlags.flags, switches: IngestFlags.switches)
     try cursor.validate()
     if let stray = cursor.arguments.first { throw UsageError("unexpected argument '\(stray)' (legs are given with --leg)") }
     ingest = try IngestFlags(cursor)
@@ -48,20 +51,26 @@ struct ProfileCommand: Command {
     bands = try AnalysisFlags.bands(cursor).bands
     zone = try cursor.value("--tz", "UTC or Asia/Seoul") { name in TimeOfDayProfile.zones.first { $0.name == name } } ?? TimeOfDayProfile.zones[0]
     exec = try cursor.value("--premium", "mid or exec") { $0 == "mid" || $0 == "exec" ? $0 == "exec" : nil } ?? false
+    chunkRows = try cursor.value("--chunk-rows", "a positive number of rows", { Int($0).flatMap { $0 > 0 ? $0 : nil } }) ?? 1 << 16
     format = try OutputFormat.parse(cursor)
   }
 
   var files: RunFiles { ingest.files(inputs: legs.flatMap(\.paths)) }
 
+  /// Streams the legs (as `arbkit premium` does) into the profile's sums: memory holds
+  /// the 168 cells and a chunk per leg, whatever the length of the history.
   func run(_ terminal: inout Terminal) throws -> ExitCode {
-    let loaded = try LoadedLegs.load(legs, options: ingest.options, specOverrides: ingest.specOverrides)
-    let series = loaded.map(\.series)
-    if let rate = zip(legs, series).first(where: { $1.field.isRate }) { throw PremiumCommand.rateLeg(rate.1.field, rate.0.paths[0]) }
-    let premium = try PremiumSeries(legs: series, options: alignment)
-    if let first = premium.time.first, let last = premium.time.last { try TimeOfDayProfile.checkRange(first...last, offset: zone.offset) }
-    let profile = TimeOfDayProfile(
-      values: exec ? premium.exec : premium.mid, valid: premium.valid, time: premium.time, duration: premium.duration, bands: bands,
-      oneSided: exec || legs.count > 2, zone: zone.name, offset: zone.offset)
+    let inputs = try StreamedLegs.open(legs, ingest: ingest, whole: false, chunkRows: chunkRows)
+    if let rate = zip(legs, inputs.legs).first(where: { $1.stream.field.isRate }) { throw PremiumCommand.rateLeg(rate.1.stream.field, rate.0.paths[0]) }
+    let premium = try PremiumStream(legs: inputs.legs.map(\.stream), options: alignment, chunkPoints: chunkRows, legChunkRows: chunkRows)
+    var accumulator = TimeOfDayProfile.Accumulator(bands: bands, oneSided: exec || legs.count > 2, zone: zone.name, offset: zone.offset)
+    var range = StreamedRangeCheck { [offset = zone.offset] in try TimeOfDayProfile.checkRange($0, offset: offset) }
+    while let chunk = try premium.next() {
+      try range.check(chunk.time) { try premium.next()?.time.last }
+      let values = exec ? chunk.exec : chunk.mid
+      for i in 0..<chunk.count where chunk.valid[i] { accumulator.add(values[i], time: chunk.time[i], duration: chunk.duration[i]) }
+    }
+    let profile = accumulator.profile()
     // Every format prints the figures of the JSON: checked once, before anything is written.
     let checked = try json(profile).checkedFinite()
     switch format {
@@ -69,7 +78,7 @@ struct ProfileCommand: Command {
     case .csv: terminal.print(csv(profile), terminator: "")
     case .table: terminal.print(table(profile, validPoints: premium.validPoints))
     }
-    for leg in loaded { for report in leg.reports { IngestSummary.warn(report, terminal: &terminal) } }
+    for leg in inputs.legs { for report in leg.reports { IngestSummary.warn(report, terminal: &terminal) } }
     return .success
   }
 

@@ -61,3 +61,44 @@ struct StreamedCandlesTests {
     }
   }
 }
+
+/// `arbkit profile` streams its legs `--chunk-rows` at a time: the profile is that of
+/// the whole premium series, byte for byte at any chunk size, from files or a store.
+@Suite("arbkit profile, streamed")
+struct StreamedProfileTests {
+  @Test(arguments: ["mid", "exec"])
+  func `every chunk size gives the profile of the whole series`(premium: String) throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let legs = [DemoPair.binance, DemoPair.kraken]
+    let store = folder.path + "/store"
+    #expect(arbkit(["convert"] + legs + ["--out", store]).code == .success)
+    let stored = legs.map { String($0.split(separator: "=")[0]) + "=" + store }
+    let arguments = ["--premium", premium, "--tz", "Asia/Seoul", "--max-stale", "2m", "--bands", "0.05,0.3", "--format", "json"]
+    let reference = arbkit(["profile"] + legs.flatMap { ["--leg", $0] } + arguments)
+    #expect(reference.code == .success, "\(reference.errors)")
+    var options = IngestOptions()
+    options.storeColumns = .skippingSizesAndOtherClock
+    var alignment = AlignmentOptions()
+    alignment.maxStale = 120_000_000
+    let whole = try PremiumSeries(legs: try legs.map { try LegSpec(parsing: $0).load(options: options).series }, options: alignment)
+    let expected = TimeOfDayProfile(
+      values: premium == "exec" ? whole.exec : whole.mid, valid: whole.valid, time: whole.time, duration: whole.duration, bands: [0.05, 0.3],
+      oneSided: premium == "exec", zone: "Asia/Seoul", offset: 9 * 3_600_000_000)
+    let cells = try #require(reference.object["cells"] as? [[String: Any]])
+    #expect(cells.count == 168 && expected.cells.contains { $0.points > 0 })
+    // JSON prints 15 significant digits: the figures agree to that.
+    for (row, cell) in zip(cells, expected.cells) {
+      #expect(row["points"] as? Int == cell.points)
+      #expect(isClose(row["seconds"] as? Double, cell.seconds, rel: 1e-14, abs: 0))
+      #expect(cell.mean == nil ? row["mean"] is NSNull : isClose(row["mean"] as? Double, cell.mean, rel: 1e-14, abs: 1e-15))
+    }
+    for rows in ["1", "7", "300"] {
+      for inputs in [legs, stored] {
+        let run = arbkit(["profile"] + inputs.flatMap { ["--leg", $0] } + arguments + ["--chunk-rows", rows])
+        #expect(run.code == .success, "\(run.errors)")
+        #expect(run.output == reference.output, "chunks of \(rows)")
+      }
+    }
+  }
+}
