@@ -83,14 +83,18 @@ public final class SeriesQuoteStream: QuoteStream {
   }
 }
 
-/// Reusable column buffers that a stream copies a chunk into.
+/// Reusable column buffers that a stream writes its chunks into: filled from columns
+/// at once, or appended to a quote at a time; all six columns grow together.
 public struct ChunkBlock: ~Copyable {
-  private var time: UnsafeMutableBufferPointer<Int64> = .allocate(capacity: 0)
-  private var otherTime: UnsafeMutableBufferPointer<Int64> = .allocate(capacity: 0)
-  private var bid: UnsafeMutableBufferPointer<Double> = .allocate(capacity: 0)
-  private var ask: UnsafeMutableBufferPointer<Double> = .allocate(capacity: 0)
-  private var bidSize: UnsafeMutableBufferPointer<Double> = .allocate(capacity: 0)
-  private var askSize: UnsafeMutableBufferPointer<Double> = .allocate(capacity: 0)
+  private var capacity = 0
+  private var time = UnsafeMutablePointer<Int64>.allocate(capacity: 0)
+  private var otherTime = UnsafeMutablePointer<Int64>.allocate(capacity: 0)
+  private var bid = UnsafeMutablePointer<Double>.allocate(capacity: 0)
+  private var ask = UnsafeMutablePointer<Double>.allocate(capacity: 0)
+  private var bidSize = UnsafeMutablePointer<Double>.allocate(capacity: 0)
+  private var askSize = UnsafeMutablePointer<Double>.allocate(capacity: 0)
+  /// Quotes held.
+  public private(set) var count = 0
 
   public init() {}
 
@@ -103,28 +107,74 @@ public struct ChunkBlock: ~Copyable {
     askSize.deallocate()
   }
 
-  /// Copies `rows` values of each column given (an absent column stays empty) and
-  /// returns them as a chunk, valid until the next `fill`.
+  /// Forgets the quotes held, keeping the room.
+  public mutating func removeAll() { count = 0 }
+
+  /// Appends one quote.
+  @inline(__always)
+  public mutating func append(time t: Int64, otherTime other: Int64, bid b: Double, ask a: Double, bidSize bs: Double, askSize asz: Double) {
+    if count == capacity { reserve(count + 1) }
+    time[count] = t
+    otherTime[count] = other
+    bid[count] = b
+    ask[count] = a
+    bidSize[count] = bs
+    askSize[count] = asz
+    count += 1
+  }
+
+  /// The quotes at `rows` as a chunk, valid until the block next changes; `otherTime`
+  /// and `sizes` say whether those columns are in it.
+  public func chunk(_ rows: Range<Int>, otherTime withOtherTime: Bool, sizes: Bool) -> QuoteChunk {
+    precondition(rows.upperBound <= count, "a chunk of the quotes held")
+    func view<T>(_ column: UnsafeMutablePointer<T>, _ present: Bool = true) -> UnsafeBufferPointer<T> {
+      present ? UnsafeBufferPointer(start: column + rows.lowerBound, count: rows.count) : UnsafeBufferPointer(start: nil, count: 0)
+    }
+    return QuoteChunk(
+      time: view(time), otherTime: view(otherTime, withOtherTime), bid: view(bid), ask: view(ask), bidSize: view(bidSize, sizes),
+      askSize: view(askSize, sizes))
+  }
+
+  /// Replaces the quotes held by `rows` values of each column given (an absent column
+  /// is not in the chunk) and returns them as a chunk, valid until the block next changes.
   public mutating func fill(
     rows: Int, time: some Collection<Int64>, otherTime: (some Collection<Int64>)?, bid: some Collection<Double>,
     ask: some Collection<Double>, bidSize: (some Collection<Double>)?, askSize: (some Collection<Double>)?
   ) -> QuoteChunk {
-    QuoteChunk(
-      time: Self.copy(time, rows, into: &self.time), otherTime: Self.copy(otherTime, rows, into: &self.otherTime),
-      bid: Self.copy(bid, rows, into: &self.bid), ask: Self.copy(ask, rows, into: &self.ask),
-      bidSize: Self.copy(bidSize, rows, into: &self.bidSize), askSize: Self.copy(askSize, rows, into: &self.askSize))
+    count = 0
+    reserve(rows)
+    count = rows
+    Self.copy(time, rows, into: self.time)
+    Self.copy(bid, rows, into: self.bid)
+    Self.copy(ask, rows, into: self.ask)
+    if let otherTime { Self.copy(otherTime, rows, into: self.otherTime) }
+    if let bidSize { Self.copy(bidSize, rows, into: self.bidSize) }
+    if let askSize { Self.copy(askSize, rows, into: self.askSize) }
+    precondition((bidSize == nil) == (askSize == nil), "sizes come in pairs")
+    return chunk(0..<rows, otherTime: otherTime != nil, sizes: bidSize != nil)
   }
 
-  private static func copy<T>(_ values: (some Collection<T>)?, _ rows: Int, into buffer: inout UnsafeMutableBufferPointer<T>)
-    -> UnsafeBufferPointer<T>
-  {
-    guard let values else { return UnsafeBufferPointer(start: nil, count: 0) }
+  private static func copy<T>(_ values: some Collection<T>, _ rows: Int, into column: UnsafeMutablePointer<T>) {
     precondition(values.count == rows, "a chunk's columns have one value per row")
-    if buffer.count < rows {
-      buffer.deallocate()
-      buffer = .allocate(capacity: rows)
+    _ = UnsafeMutableBufferPointer(start: column, count: rows).initialize(from: values)
+  }
+
+  /// Makes room for `rows` quotes, keeping those held.
+  private mutating func reserve(_ rows: Int) {
+    guard rows > capacity else { return }
+    let room = Swift.max(rows, 2 * capacity, 1024)
+    func moved<T>(_ old: UnsafeMutablePointer<T>) -> UnsafeMutablePointer<T> {
+      let new = UnsafeMutablePointer<T>.allocate(capacity: room)
+      new.moveInitialize(from: old, count: count)
+      old.deallocate()
+      return new
     }
-    _ = buffer.initialize(from: values)
-    return UnsafeBufferPointer(rebasing: buffer[0..<rows])
+    time = moved(time)
+    otherTime = moved(otherTime)
+    bid = moved(bid)
+    ask = moved(ask)
+    bidSize = moved(bidSize)
+    askSize = moved(askSize)
+    capacity = room
   }
 }

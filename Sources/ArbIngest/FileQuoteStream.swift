@@ -37,7 +37,8 @@ public final class FileQuoteStream: QuoteStream {
   /// The held point came from the file before the current one, which has kept no point yet.
   private var heldFromFileBefore = false
   private var hasBook = false
-  private let block = PointBlock()
+  /// The chunk being handed out.
+  private var block = ChunkBlock()
 
   /// Opens the leg as a stream when every file of it can stream, and reads the first
   /// file until its series is known; `nil` when some file cannot.
@@ -118,7 +119,7 @@ public final class FileQuoteStream: QuoteStream {
         }
       }
     }
-    return block.count > 0 ? block.chunk(keepsSizes: keepsSizes, keepsOtherTime: keepsOtherTime) : nil
+    return block.count > 0 ? block.chunk(0..<block.count, otherTime: keepsOtherTime, sizes: keepsSizes) : nil
   }
 
   /// Reads the current file until the series the leg takes from it is known.
@@ -289,64 +290,8 @@ private struct HeldPoint {
   var askSize: Double
 }
 
-/// The columns of the chunk a `FileQuoteStream` hands out, grown as needed and reused.
-private final class PointBlock {
-  private var time = UnsafeMutableBufferPointer<Int64>.allocate(capacity: 0)
-  private var otherTime = UnsafeMutableBufferPointer<Int64>.allocate(capacity: 0)
-  private var bid = UnsafeMutableBufferPointer<Double>.allocate(capacity: 0)
-  private var ask = UnsafeMutableBufferPointer<Double>.allocate(capacity: 0)
-  private var bidSize = UnsafeMutableBufferPointer<Double>.allocate(capacity: 0)
-  private var askSize = UnsafeMutableBufferPointer<Double>.allocate(capacity: 0)
-  private(set) var count = 0
-
-  deinit {
-    time.deallocate()
-    otherTime.deallocate()
-    bid.deallocate()
-    ask.deallocate()
-    bidSize.deallocate()
-    askSize.deallocate()
-  }
-
-  func removeAll() { count = 0 }
-
-  @inline(__always)
-  func append(_ point: HeldPoint) {
-    if count == time.count { grow() }
-    time[count] = point.time
-    otherTime[count] = point.otherTime
-    bid[count] = point.bid
-    ask[count] = point.ask
-    bidSize[count] = point.bidSize
-    askSize[count] = point.askSize
-    count += 1
-  }
-
-  /// The points appended, as a chunk valid until the next `removeAll`; with `keepsSizes`
-  /// the sizes too, with `keepsOtherTime` the other clock's times.
-  func chunk(keepsSizes: Bool, keepsOtherTime: Bool) -> QuoteChunk {
-    let none = UnsafeBufferPointer<Double>(start: nil, count: 0)
-    return QuoteChunk(
-      time: UnsafeBufferPointer(rebasing: time[0..<count]),
-      otherTime: keepsOtherTime ? UnsafeBufferPointer(rebasing: otherTime[0..<count]) : UnsafeBufferPointer(start: nil, count: 0),
-      bid: UnsafeBufferPointer(rebasing: bid[0..<count]),
-      ask: UnsafeBufferPointer(rebasing: ask[0..<count]), bidSize: keepsSizes ? UnsafeBufferPointer(rebasing: bidSize[0..<count]) : none,
-      askSize: keepsSizes ? UnsafeBufferPointer(rebasing: askSize[0..<count]) : none)
-  }
-
-  private func grow() {
-    let capacity = max(1024, 2 * time.count)
-    func moved<T>(_ old: UnsafeMutableBufferPointer<T>) -> UnsafeMutableBufferPointer<T> {
-      let new = UnsafeMutableBufferPointer<T>.allocate(capacity: capacity)
-      _ = new.initialize(from: old[0..<count])
-      old.deallocate()
-      return new
-    }
-    time = moved(time)
-    otherTime = moved(otherTime)
-    bid = moved(bid)
-    ask = moved(ask)
-    bidSize = moved(bidSize)
-    askSize = moved(askSize)
+extension ChunkBlock {
+  fileprivate mutating func append(_ point: HeldPoint) {
+    append(time: point.time, otherTime: point.otherTime, bid: point.bid, ask: point.ask, bidSize: point.bidSize, askSize: point.askSize)
   }
 }

@@ -65,59 +65,24 @@ public final class PrefetchedQuoteStream: QuoteStream {
     return pipe.slots[slot].chunk(rows)
   }
 
-  /// One chunk's columns, copied from the wrapped stream's chunk.
+  /// One chunk of the wrapped stream, copied.
   private final class Slot {
-    var count = 0
-    let time: UnsafeMutableBufferPointer<Int64>
-    let otherTime: UnsafeMutableBufferPointer<Int64>
-    let bid: UnsafeMutableBufferPointer<Double>
-    let ask: UnsafeMutableBufferPointer<Double>
-    let bidSize: UnsafeMutableBufferPointer<Double>
-    let askSize: UnsafeMutableBufferPointer<Double>
-    var hasOtherTime = false
-    var hasSizes = false
-
-    init(rows: Int) {
-      time = .allocate(capacity: rows)
-      otherTime = .allocate(capacity: rows)
-      bid = .allocate(capacity: rows)
-      ask = .allocate(capacity: rows)
-      bidSize = .allocate(capacity: rows)
-      askSize = .allocate(capacity: rows)
-    }
-
-    deinit {
-      time.deallocate()
-      otherTime.deallocate()
-      bid.deallocate()
-      ask.deallocate()
-      bidSize.deallocate()
-      askSize.deallocate()
-    }
+    private var block = ChunkBlock()
+    private var hasOtherTime = false
+    private var hasSizes = false
+    var count: Int { block.count }
 
     func fill(_ chunk: QuoteChunk) {
-      count = chunk.count
       hasOtherTime = !chunk.otherTime.isEmpty
       hasSizes = !chunk.bidSize.isEmpty
-      _ = time.initialize(from: chunk.time)
-      _ = bid.initialize(from: chunk.bid)
-      _ = ask.initialize(from: chunk.ask)
-      if hasOtherTime { _ = otherTime.initialize(from: chunk.otherTime) }
-      if hasSizes {
-        _ = bidSize.initialize(from: chunk.bidSize)
-        _ = askSize.initialize(from: chunk.askSize)
-      }
+      _ = block.fill(
+        rows: chunk.count, time: chunk.time, otherTime: hasOtherTime ? chunk.otherTime : nil, bid: chunk.bid, ask: chunk.ask,
+        bidSize: hasSizes ? chunk.bidSize : nil, askSize: hasSizes ? chunk.askSize : nil)
     }
 
-    func chunk(_ rows: Range<Int>) -> QuoteChunk {
-      let none = UnsafeBufferPointer<Double>(start: nil, count: 0)
-      return QuoteChunk(
-        time: UnsafeBufferPointer(rebasing: time[rows]),
-        otherTime: hasOtherTime ? UnsafeBufferPointer(rebasing: otherTime[rows]) : UnsafeBufferPointer(start: nil, count: 0),
-        bid: UnsafeBufferPointer(rebasing: bid[rows]), ask: UnsafeBufferPointer(rebasing: ask[rows]),
-        bidSize: hasSizes ? UnsafeBufferPointer(rebasing: bidSize[rows]) : none,
-        askSize: hasSizes ? UnsafeBufferPointer(rebasing: askSize[rows]) : none)
-    }
+    func clear() { block.removeAll() }
+
+    func chunk(_ rows: Range<Int>) -> QuoteChunk { block.chunk(rows, otherTime: hasOtherTime, sizes: hasSizes) }
   }
 
   /// The state shared by the reading thread and the caller. The semaphores order every
@@ -137,7 +102,7 @@ public final class PrefetchedQuoteStream: QuoteStream {
     init(inner: any QuoteStream, rows: Int, slots: Int) {
       self.inner = inner
       self.rows = rows
-      self.slots = (0..<slots).map { _ in Slot(rows: rows) }
+      self.slots = (0..<slots).map { _ in Slot() }
       // Created at 0 and signalled: libdispatch refuses to dispose of a semaphore whose
       // count is below the value it was created with.
       free = DispatchSemaphore(value: 0)
@@ -156,11 +121,11 @@ public final class PrefetchedQuoteStream: QuoteStream {
           if let chunk = try inner.next(maxRows: rows) {
             slots[k].fill(chunk)
           } else {
-            slots[k].count = 0
+            slots[k].clear()
           }
         } catch {
           failure = error
-          slots[k].count = 0
+          slots[k].clear()
         }
         let ended = slots[k].count == 0
         filled.signal()

@@ -31,23 +31,6 @@ struct FileQuoteStreamTests {
     return options
   }
 
-  /// Drains `stream` in chunks of at most `rows` into one series shaped like `like`.
-  static func drain(_ stream: FileQuoteStream, rows: Int, like series: QuoteSeries) throws -> QuoteSeries {
-    var joined = QuoteSeries(instrument: stream.instrument, priceSource: series.priceSource, field: stream.field, clock: stream.clock)
-    while let chunk = try stream.next(maxRows: rows) {
-      #expect(chunk.count > 0 && chunk.count <= rows)
-      joined.time += chunk.time
-      joined.otherTime += chunk.otherTime
-      joined.bid += chunk.bid
-      joined.ask += chunk.ask
-      joined.bidSize += chunk.bidSize
-      joined.askSize += chunk.askSize
-    }
-    #expect(try stream.next(maxRows: rows) == nil, "an ended stream stays ended")
-    joined.priceSource = stream.priceSource
-    return joined
-  }
-
   /// Checks the streamed leg `text` against its whole read at every chunk size; returns
   /// whether it streamed.
   static func check(_ text: String, options: IngestOptions, _ comment: Comment) throws -> Bool {
@@ -66,15 +49,15 @@ struct FileQuoteStreamTests {
       }
       switch whole {
       case .failure(let expected):
-        #expect(throws: (any Error).self, comment) { _ = try drain(stream, rows: rows, like: QuoteSeries.empty) }
+        #expect(throws: (any Error).self, comment) { _ = try drained(stream, rows: rows) }
         let again = try #require(try FileQuoteStream.open(leg, options: options))
         do {
-          _ = try drain(again, rows: rows, like: QuoteSeries.empty)
+          _ = try drained(again, rows: rows)
         } catch {
           #expect("\(error)" == "\(expected)", comment)
         }
       case .success(let loaded):
-        let streamed = try drain(stream, rows: rows, like: loaded.series)
+        let streamed = try drained(stream, rows: rows)
         let series = loaded.series
         #expect(streamed.instrument == series.instrument && streamed.field == series.field && streamed.clock == series.clock, comment)
         #expect(streamed.priceSource == series.priceSource, comment)
@@ -161,8 +144,4 @@ struct FileQuoteStreamTests {
     #expect(try FileQuoteStream.open(try LegSpec(parsing: book), options: IngestOptions()) == nil, "a rebuilt L2 book")
     #expect(try FileQuoteStream.open(try LegSpec(parsing: path), options: IngestOptions()) != nil)
   }
-}
-
-extension QuoteSeries {
-  fileprivate static let empty = QuoteSeries(instrument: Instrument(venue: "v", market: .spot, symbol: "s"), priceSource: .book)
 }

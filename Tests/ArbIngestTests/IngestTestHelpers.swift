@@ -138,3 +138,21 @@ func zstd(_ path: String) throws -> String {
   guard status == 0 else { throw ToolFailed(description: "zstd \(path) exited with \(status)") }
   return path + ".zst"
 }
+
+/// Every quote of `stream` in chunks of at most `rows` (each checked to hold 1 to `rows`
+/// quotes), joined into one series named as the stream; the stream is then at its end.
+func drained(_ stream: any QuoteStream, rows: Int) throws -> QuoteSeries {
+  var joined = QuoteSeries(instrument: stream.instrument, priceSource: .book, field: stream.field, clock: stream.clock)
+  while let chunk = try stream.next(maxRows: rows) {
+    #expect(chunk.count > 0 && chunk.count <= rows)
+    joined.time += chunk.time
+    joined.otherTime += chunk.otherTime
+    joined.bid += chunk.bid
+    joined.ask += chunk.ask
+    joined.bidSize += chunk.bidSize
+    joined.askSize += chunk.askSize
+  }
+  #expect(try stream.next(maxRows: rows) == nil, "an ended stream stays ended")
+  joined.priceSource = stream.priceSource
+  return joined
+}
