@@ -27,6 +27,11 @@ import ArbCore
 // - okx `/api/v5/market/tickers`, `/api/v5/market/ticker` → bidPx/askPx book quote
 //   (last when a side is empty). `code` ≠ "0" is an error record. Exchange time: `ts`.
 //
+// A line of `arbkit record` may also carry `send_ts_us` (when the request was sent),
+// `status` (the HTTP status) and `error` (why the request has no readable answer:
+// no answer, a body that is not JSON, kept as the string `body`). A line with an
+// `error`, or a `status` outside 200–299, is an error record whatever its response.
+//
 // Other venues or endpoints are skipped messages (counted by `venue endpoint`).
 
 /// Reads one recorded REST response per line.
@@ -44,6 +49,7 @@ struct RESTSnapshotHandler: JSONLineHandler {
 
   mutating func read(_ document: JSONDocument, into points: inout [JSONPoint]) throws(JSONFault) -> JSONLineOutcome {
     let envelope = try Self.envelope(document)
+    if let failure = Self.failure(document, envelope) { return .errorRecord(failure) }
     let context = Context(document: document, envelope: envelope)
     switch envelope.venue {
     case "bybit": return try context.bybit(&points)
@@ -55,6 +61,17 @@ struct RESTSnapshotHandler: JSONLineHandler {
     }
   }
 
+  /// A request that failed as a whole, as `arbkit record` writes it: an `error` text
+  /// (no answer, a body that is not JSON, an answer not readable here) or an HTTP
+  /// `status` outside 200–299. `nil` for a line that carries an answer to read.
+  private static func failure(_ document: JSONDocument, _ envelope: Envelope) -> String? {
+    let what = "\(envelope.venue) \(envelope.endpoint)"
+    if let error = document.member(0, "error") { return "\(what): \(document.text(error))" }
+    guard let status = document.member(0, "status") else { return nil }
+    guard case .value(let code) = document.number(status), code >= 200 && code < 300 else { return "\(what): http \(document.text(status))" }
+    return nil
+  }
+
   private static func envelope(_ document: JSONDocument) throws(JSONFault) -> Envelope {
     guard document.kind(0) == .object else {
       throw JSONFault(reason: .invalidValue(column: "line", text: document.text(0), expected: "an object"), offset: 0)
@@ -63,7 +80,9 @@ struct RESTSnapshotHandler: JSONLineHandler {
     guard document.kind(timeNode) == .number, let time = document.scaled(timeNode, scale: 0), time > 0 else {
       throw JSONFault(reason: .invalidTimestamp(column: "recv_ts_us", text: document.text(timeNode)), offset: document.nodes[timeNode].start)
     }
-    if let response = document.member(0, "response") {
+    // A failed request (`error`) may have no response: it is an error record and its
+    // response node is never read.
+    if let response = document.member(0, "response") ?? document.member(0, "error").map({ _ in 0 }) {
       let venue = try document.name(document.member(0, "venue"), "venue", at: 0)
       let endpoint = try document.name(document.member(0, "endpoint"), "endpoint", at: 0)
       let params = document.member(0, "params").flatMap { document.kind($0) == .object ? $0 : nil }
