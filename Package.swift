@@ -5,7 +5,7 @@ let package = Package(
   name: "ArbKit",
   products: [
     .executable(name: "arbkit", targets: ["arbkit"]),
-    .library(name: "ArbKit", targets: ["ArbCore", "ArbIngest", "ArbAnalytics", "ArbBacktest", "ArbReport", "ArbCLI"]),
+    .library(name: "ArbKit", targets: ["ArbCore", "ArbIngest", "ArbAnalytics", "ArbBacktest", "ArbReport", "ArbRecord", "ArbCLI"]),
   ],
   targets: [
     // MARK: C libraries from Debian (each imported by exactly one Swift file)
@@ -21,7 +21,9 @@ let package = Package(
     .target(name: "ArbAnalytics", dependencies: ["ArbCore", "CBLAS"]),
     .target(name: "ArbBacktest", dependencies: ["ArbCore", "ArbAnalytics"]),
     .target(name: "ArbReport", dependencies: ["ArbCore", "ArbAnalytics", "ArbBacktest"]),
-    .target(name: "ArbCLI", dependencies: ["ArbCore", "ArbIngest", "ArbAnalytics", "ArbBacktest", "ArbReport"]),
+    // Polls venues' public REST endpoints into rest.snapshots files (`arbkit record`).
+    .target(name: "ArbRecord", dependencies: ["ArbCore", "ArbIngest", "CZlib", "CZstd"]),
+    .target(name: "ArbCLI", dependencies: ["ArbCore", "ArbIngest", "ArbAnalytics", "ArbBacktest", "ArbReport", "ArbRecord"]),
     // Fuzz targets, one per parser family and two for whole commands (`make fuzz` runs
     // them under libFuzzer).
     .target(name: "ArbFuzz", dependencies: ["ArbCore", "ArbIngest", "ArbCLI"]),
@@ -45,5 +47,6 @@ let package = Package(
     .testTarget(name: "ArbFuzzTests", dependencies: ["ArbFuzz", "TestSupport"]),
     .testTarget(name: "ArbReportTests", dependencies: ["ArbReport", "ArbAnalytics", "TestSupport"]),
     .testTarget(name: "ArbCLITests", dependencies: ["ArbCLI", "TestSupport"], exclude: ["Snapshots"]),
+    .testTarget(name: "ArbRecordTests", dependencies: ["ArbRecord", "ArbIngest", "TestSupport"], exclude: ["Fixtures"]),
   ]
 )
