@@ -11,7 +11,8 @@ import Testing
 
 @Suite("Recorded REST lines")
 struct RecordedLineTests {
-  static let good = #"{"recv_ts_us":1000000,"send_ts_us":990000,"venue":"upbit","endpoint":"/v1/ticker","params":{"markets":"KRW-BTC"},"status":200,"response":[{"market":"KRW-BTC","trade_price":43251000.0,"timestamp":1622591001520}]}"#
+  static let good = #"{"recv_ts_us":1000000,"send_ts_us":990000,"venue":"upbit","endpoint":"/v1/ticker","params":{"markets":"KRW-BTC"},"status":200,"#
+    + #""response":[{"market":"KRW-BTC","trade_price":43251000.0,"timestamp":1622591001520}]}"#
 
   static func line(at micros: Int, price: String = "43251000.0") -> String {
     good.replacingOccurrences(of: "1000000,\"send", with: "\(micros),\"send").replacingOccurrences(of: "43251000.0", with: price)
@@ -27,9 +28,12 @@ struct RecordedLineTests {
   func errorRecords() throws {
     let failures = [
       #"{"recv_ts_us":2000000,"send_ts_us":1000000,"venue":"upbit","endpoint":"/v1/ticker","params":{},"error":"timed out"}"#,
-      #"{"recv_ts_us":3000000,"send_ts_us":2990000,"venue":"upbit","endpoint":"/v1/ticker","params":{},"status":500,"error":"body is not JSON","body":"<html>"}"#,
-      #"{"recv_ts_us":4000000,"send_ts_us":3990000,"venue":"upbit","endpoint":"/v1/ticker","params":{},"status":429,"response":[{"market":"KRW-BTC","trade_price":1.0,"timestamp":1}]}"#,
-      #"{"recv_ts_us":5000000,"send_ts_us":4990000,"venue":"bybit","endpoint":"/v5/market/tickers","params":{"category":"linear"},"status":200,"error":"answer not readable: x","response":{"retCode":0}}"#,
+      #"{"recv_ts_us":3000000,"send_ts_us":2990000,"venue":"upbit","endpoint":"/v1/ticker","params":{},"status":500,"#
+        + #""error":"body is not JSON","body":"<html>"}"#,
+      #"{"recv_ts_us":4000000,"send_ts_us":3990000,"venue":"upbit","endpoint":"/v1/ticker","params":{},"status":429,"#
+        + #""response":[{"market":"KRW-BTC","trade_price":1.0,"timestamp":1}]}"#,
+      #"{"recv_ts_us":5000000,"send_ts_us":4990000,"venue":"bybit","endpoint":"/v5/market/tickers","params":{"category":"linear"},"#
+        + #""status":200,"error":"answer not readable: x","response":{"retCode":0}}"#,
     ]
     let file = try Self.read(([Self.good] + failures + [Self.line(at: 6_000_000, price: "43252000.0")]).joined(separator: "\n") + "\n")
     #expect(file.report.rowsRead == 6 && file.report.rowsAccepted == 6 && file.report.errorRecords == 4)
