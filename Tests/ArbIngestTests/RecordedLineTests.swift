@@ -64,4 +64,23 @@ struct RecordedLineTests {
   func badLastLine() throws {
     #expect(throws: IngestError.self) { try Self.read([Self.good, Self.good + "x"].joined(separator: "\n")) }
   }
+
+  @Test("Coinone tickers: the first best bid and ask as a book quote, last without them; an error code is an error record")
+  func coinone() throws {
+    let head = #"{"recv_ts_us":1000000,"venue":"coinone","endpoint":"/public/v2/ticker_new/KRW","params":{},"status":200,"response":"#
+    let tickers = #"{"result":"success","error_code":"0","server_time":1622591001602,"tickers":["#
+      + #"{"quote_currency":"KRW","target_currency":"BTC","timestamp":1622591001000,"last":"43240000","#
+      + #""best_asks":[{"price":"43245000","qty":"0.0321"}],"best_bids":[{"price":"43235000","qty":"0.5"}]},"#
+      + #"{"quote_currency":"KRW","target_currency":"ETH","timestamp":1622591000900,"last":"3101000","best_asks":[],"best_bids":[]}]}}"#
+    let error = #"{"recv_ts_us":2000000,"venue":"coinone","endpoint":"/public/v2/ticker_new/KRW","params":{},"status":200,"#
+      + #""response":{"result":"error","error_code":"107","error_msg":"Parameter value is wrong"}}"#
+    let file = try Self.read(head + tickers + "\n" + error + "\n")
+    #expect(file.report.rowsAccepted == 2 && file.report.errorRecords == 1)
+    #expect(file.report.errorRecordSamples.first?.description.contains("coinone error_code 107: Parameter value is wrong") == true)
+    let btc = try #require(series(file, "coinone", .spot, "BTC"))
+    #expect(btc.bid == [43_235_000] && btc.ask == [43_245_000] && btc.bidSize == [0.5] && btc.askSize == [0.0321])
+    #expect(btc.otherTime == [1_622_591_001_000_000], "the exchange clock is the ticker's timestamp")
+    let eth = try #require(series(file, "coinone", .spot, "ETH"))
+    #expect(eth.bid == [3_101_000] && eth.ask == [3_101_000] && eth.priceSource == .last)
+  }
 }

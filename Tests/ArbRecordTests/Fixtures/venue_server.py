@@ -28,6 +28,7 @@ ROUTES = {
     "/api/v3/ticker/bookTicker": "binance-spot-bookticker.json",
     "/v5/market/tickers": "bybit-linear-tickers.json",
     "/api/v5/market/tickers": "okx-swap-tickers.json",
+    "/public/v2/ticker_new/KRW": "coinone-ticker-krw.json",
 }
 HTML = b"<html><body><h1>502 Bad Gateway</h1></body></html>\n"
 
