@@ -119,9 +119,12 @@ struct RecordCommand: Command {
     return .success
   }
 
-  /// Redraws the status line on stderr in place (carriage return, clear to the end).
+  /// Redraws the status line on stderr in place (carriage return, clear to the end),
+  /// cut to the terminal's width so that it never wraps.
   private static func redraw(_ line: String) {
-    var text = "\r\u{1B}[K" + line
+    var size = winsize()
+    let width = ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 1 ? Int(size.ws_col) - 1 : 159
+    var text = "\r\u{1B}[K" + String(line.prefix(width))
     text.withUTF8 { bytes in _ = write(STDERR_FILENO, bytes.baseAddress, bytes.count) }
   }
 }

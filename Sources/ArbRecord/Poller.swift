@@ -45,7 +45,7 @@ struct Poller {
           }
         }
         if failure == nil {
-          for request in requests.poll(symbols: symbols) {
+          for request in requests.poll(symbols: symbols) where !stopping {
             let (line, outcome) = try await fetch(request)
             guard line.isError else { continue }
             failure = (nil, false)
@@ -104,12 +104,15 @@ struct Poller {
     return (WrittenLine(isError: line.isError, recvMicros: recv), outcome)
   }
 
+  /// Whether recording is to stop now (a signal, a failure elsewhere, the end).
+  private var stopping: Bool { stop.isSet || (end.map { wallMicros() >= $0 } ?? false) }
+
   /// Sleeps until `micros` (wall clock) in steps of at most 100 ms, syncing the file
   /// on the way; `false` when recording is to stop first.
   private func sleep(until micros: Int64) async -> Bool {
     while true {
+      if stopping { return false }
       let now = wallMicros()
-      if stop.isSet || (end.map { now >= $0 } ?? false) { return false }
       file.syncIfDue(now: now)
       if now >= micros { return true }
       let step = min(micros - now, 100_000, end.map { $0 - now } ?? .max)

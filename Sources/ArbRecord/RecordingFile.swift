@@ -1,4 +1,5 @@
 import ArbCore
+import Dispatch
 import Foundation
 import Synchronization
 #if canImport(Glibc)
@@ -33,8 +34,9 @@ final class RecordingFile {
   private var period: Int64 = .min
   private var lastSync: Int64 = 0
   private var unsynced = false
-  /// Compressions of finished files still running.
-  private var compressions: [Task<Void, Never>] = []
+  /// Compressions of finished files still running, on dispatch's threads so that a
+  /// long one never holds a thread the pollers run on.
+  private let compressions = DispatchGroup()
   /// Problems of background compressions (the plain file is then left as it is).
   let problems = ProblemLog()
 
@@ -74,8 +76,7 @@ final class RecordingFile {
   /// Closes the current file and compresses it, then waits for every compression.
   func close() async {
     finishFile()
-    for task in compressions { await task.value }
-    compressions = []
+    await withCheckedContinuation { done in compressions.notify(queue: .global()) { done.resume() } }
   }
 
   /// Creates a file named after `micros` holding `first`: written to a hidden
@@ -125,13 +126,15 @@ final class RecordingFile {
     Glibc.close(descriptor)
     descriptor = -1
     let (plain, compression, folder, problems) = (path, compression, folder, problems)
-    compressions.append(Task.detached {
+    compressions.enter()
+    DispatchQueue.global(qos: .utility).async { [compressions] in
       do throws(RecordError) {
         try RecordFolder.compress(plain, with: compression, in: folder)
       } catch {
         problems.add("\(plain): warning: left uncompressed, \(error.message)")
       }
-    })
+      compressions.leave()
+    }
   }
 
   private func exists(_ path: String) -> Bool {

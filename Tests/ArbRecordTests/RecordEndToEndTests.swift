@@ -1,9 +1,6 @@
-import ArbIngest
 import Foundation
 import TestSupport
 import Testing
-
-@testable import ArbRecord
 
 // `arbkit record` against `venue_server.py` on 127.0.0.1, which replays real and
 // documented venue answers with scripted failures. Times are checked from the
@@ -11,14 +8,14 @@ import Testing
 
 @Suite("arbkit record against a local stand-in of the venues", .serialized)
 struct RecordEndToEndTests {
-  /// Records in process for `seconds` with `every`; the summary.
-  static func record(_ targets: [String], server: VenueServer, into folder: String, every: Int64, seconds: Double) async throws -> RecordSummary {
-    var options = RecordOptions(targets: try targets.map { try RecordTarget.parse($0).get() }, folder: folder)
-    options.everyMicros = every
-    options.durationMicros = Int64(seconds * 1e6)
-    options.timeoutSeconds = 1
-    for venue in RecordVenue.allCases { options.baseURLs[venue] = "http://127.0.0.1:\(server.port)" }
-    return try await Recorder.run(options, status: nil)
+  /// Runs `arbkit record` (the built executable, so that the recorder has threads of
+  /// its own) for `seconds`, polling every 100 ms; its summary line on stdout.
+  static func record(_ targets: [String], server: VenueServer, into folder: String, seconds: Double) throws -> String {
+    let run = try runToEnd(
+      arbkitExecutable(),
+      ["record"] + targets + ["--out", folder, "--every", "100ms", "--duration", "\(seconds)s", "--timeout", "1s"] + server.baseURLFlags)
+    #expect(run.status == 0)
+    return run.output.split(separator: "\n").first.map(String.init) ?? ""
   }
 
   /// Every line of every file in `folder`, by file.
@@ -31,43 +28,46 @@ struct RecordEndToEndTests {
   }
 
   @Test("HTTP 429 waits for Retry-After while the other venues go on")
-  func retryAfterIsObeyed() async throws {
+  func retryAfterIsObeyed() throws {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
     let server = try VenueServer(scenario: ["/v1/ticker": ["ok", "429:2"]], logIn: folder)
     defer { server.stop() }
     let targets = ["upbit:spot:KRW-BTC", "binance:spot:BTCUSDT"]
-    let summary = try await Self.record(targets, server: server, into: folder.path + "/rec", every: 100_000, seconds: 3.5)
+    let summary = try Self.record(targets, server: server, into: folder.path + "/rec", seconds: 3.5)
     let log = try server.requests()
     let upbit = log.filter { $0.path == "/v1/ticker" }
     let limited = try #require(upbit.firstIndex { $0.behaviour == "429:2" })
     let next = try #require(upbit.indices.contains(limited + 1) ? upbit[limited + 1] : nil, "upbit polled again after the wait")
     #expect(next.time - upbit[limited].time >= 2.0, "waited \(next.time - upbit[limited].time) s")
     let during = log.filter { $0.path == "/api/v3/ticker/bookTicker" && $0.time > upbit[limited].time && $0.time < next.time }
-    #expect(during.count >= 10, "binance polled \(during.count) times during upbit's wait")
-    #expect(summary.targets.map(\.errors) == [1, 0])
+    #expect(during.count >= 5, "binance polled \(during.count) times during upbit's wait (every 100 ms)")
+    #expect(summary.hasSuffix(", 1 error records"), "\(summary)")
+    let recorded = try Self.recordedLines(folder.path + "/rec")
+    #expect(recorded.filter { $0.key.hasPrefix("upbit-") }.flatMap(\.value).filter(isErrorRecord).count == 1)
   }
 
   @Test("other failures back off exponentially with jitter; slow, dropped and cut answers are error records")
-  func backoff() async throws {
+  func backoff() throws {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
     let plan = ["500", "500", "500", "500", "ok", "slow:3", "ok", "drop", "ok", "cut", "ok", "not-json"]
     let failures = plan.filter { $0 != "ok" }
     let server = try VenueServer(scenario: ["/v1/ticker": plan], logIn: folder)
     defer { server.stop() }
-    let summary = try await Self.record(["upbit:spot:KRW-BTC"], server: server, into: folder.path + "/rec", every: 100_000, seconds: 9)
+    let summary = try Self.record(["upbit:spot:KRW-BTC"], server: server, into: folder.path + "/rec", seconds: 9)
     let times = try server.requests().filter { $0.path == "/v1/ticker" }.map(\.time)
     try #require(times.count > plan.count + 2)
     let gaps = (1...4).map { times[$0] - times[$0 - 1] }
     // After the n-th failure in a row: 100 ms × 2ⁿ, drawn in its upper half.
     for (n, gap) in gaps.enumerated() {
       let delay = 0.1 * Double(1 << (n + 1))
-      #expect(gap >= delay / 2 - 0.01 && gap <= delay + 0.15, "gap \(n + 1) was \(gap) s, expected \(delay / 2)–\(delay) s")
+      // The upper bound leaves room for a loaded machine; the lower one is the rule.
+      #expect(gap >= delay / 2 - 0.01 && gap <= delay + 0.5, "gap \(n + 1) was \(gap) s, expected \(delay / 2)–\(delay) s")
     }
     let recorded = try Self.recordedLines(folder.path + "/rec").values.flatMap { $0 }
     let errors = recorded.filter(isErrorRecord)
-    #expect(errors.count == failures.count && summary.targets[0].errors == failures.count)
+    #expect(errors.count == failures.count && summary.hasSuffix(", \(failures.count) error records"), "\(summary)")
     let timedOut = try #require(errors.first { $0.contains("\"error\":\"timed out\"") })
     let object = try #require(try JSONSerialization.jsonObject(with: Data(timedOut.utf8)) as? [String: Any])
     let took = Double((object["recv_ts_us"] as! Int) - (object["send_ts_us"] as! Int)) / 1e6
@@ -85,7 +85,7 @@ struct RecordEndToEndTests {
     let server = try VenueServer(scenario: scenario, logIn: folder)
     defer { server.stop() }
     let out = folder.path + "/rec"
-    let arguments = ["record", "upbit:spot", "bithumb:spot", "binance:spot:BTCUSDT,ETHUSDT", "bybit:linear"]
+    let arguments = ["record", "upbit:spot", "bithumb:spot", "coinone:spot", "binance:spot:BTCUSDT,ETHUSDT", "bybit:linear"]
       + ["--out", out, "--every", "200ms", "--timeout", "1s"]
       + server.baseURLFlags
     let first = Process()
@@ -101,7 +101,7 @@ struct RecordEndToEndTests {
     // The killed run's files are plain; a write cut by the kill is made by hand, as
     // one that stopped in the middle of a line.
     let plain = try FileManager.default.contentsOfDirectory(atPath: out).filter { $0.hasSuffix(".jsonl") }.sorted()
-    #expect(plain.count == 4, "\(plain)")
+    #expect(plain.count == 5, "\(plain)")
     let upbitFile = try #require(plain.first { $0.hasPrefix("upbit-spot-") })
     let handle = try #require(FileHandle(forWritingAtPath: out + "/" + upbitFile))
     handle.seekToEndOfFile()
@@ -111,7 +111,7 @@ struct RecordEndToEndTests {
     let second = try runToEnd(arbkitExecutable(), arguments + ["--duration", "2s"])
     #expect(second.status == 0 && second.output.hasPrefix("wrote \(out): "), "\(second.output)")
     let names = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
-    #expect(names.filter { $0.hasSuffix(".jsonl.zst") }.count == 8 && names.filter { !$0.hasSuffix(".zst") } == [".arbkit-record.lock"], "\(names)")
+    #expect(names.filter { $0.hasSuffix(".jsonl.zst") }.count == 10 && names.filter { !$0.hasSuffix(".zst") } == [".arbkit-record.lock"], "\(names)")
 
     let recorded = try Self.recordedLines(out)
     let paths = recorded.keys.sorted().map { out + "/" + $0 }
@@ -139,6 +139,11 @@ struct RecordEndToEndTests {
       "--max-stale", "5s", "--format", "json",
     ])
     #expect(premium.status == 0 && premium.output.contains("\"count\""), "\(premium.output.prefix(300))")
+    let korean = try runToEnd(arbkitExecutable(), [
+      "premium", "--leg", leg("upbit:spot:KRW-BTC", "upbit-spot"), "--leg", leg("coinone:spot:BTC", "coinone-spot"),
+      "--max-stale", "5s", "--format", "json",
+    ])
+    #expect(korean.status == 0 && korean.output.contains("\"count\""), "\(korean.output.prefix(300))")
     let kimchi = try runToEnd(arbkitExecutable(), [
       "kimchi", "--krw", leg("upbit:spot:KRW-BTC", "upbit-spot"), "--usd", leg("binance:spot:BTCUSDT", "binance-spot"),
       "--fx-market", leg("upbit:spot:KRW-USDT", "upbit-spot"), "--max-stale", "5s", "--format", "json",

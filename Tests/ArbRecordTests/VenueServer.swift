@@ -52,8 +52,7 @@ final class VenueServer {
     }
   }
 
-  /// Kills the server (SIGKILL: a recorder run in this process ignores SIGTERM while
-  /// it records, and children started meanwhile inherit that).
+  /// Kills the server (SIGKILL, which no inherited signal disposition can ignore).
   func stop() {
     kill(process.processIdentifier, SIGKILL)
     process.waitUntilExit()
