@@ -10,7 +10,7 @@ struct RecordCommand: Command {
   static let name = "record"
   static let abstract = "Record venues' public REST tickers (and books) into rest.snapshots files, rotated and compressed"
   static let usage = """
-    Usage: arbkit record VENUE:MARKET[:SYMBOLS]… --out DIR [--every 1s] [--duration D] [--rotate 1h|1d] [--compress zstd|gzip] [--books] [--base-url VENUE=URL]…
+    Usage: arbkit record VENUE:MARKET[:SYMBOLS]… --out DIR [--every D] [--duration D] [--rotate 1h|1d] [--compress zstd|gzip] [--books] [--base-url VENUE=URL]…
 
     Polls the public REST endpoints of each VENUE:MARKET (no keys) and appends every
     answer as one line of the rest.snapshots envelope (recv_ts_us, send_ts_us, venue,

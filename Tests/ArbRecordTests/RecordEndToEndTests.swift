@@ -150,4 +150,33 @@ struct RecordEndToEndTests {
     ])
     #expect(kimchi.status == 0 && kimchi.output.contains("upbit"), "\(kimchi.output.prefix(300))")
   }
+
+  @Test("SIGTERM ends recording cleanly: every file closed and compressed, exit 0")
+  func stopsOnSigterm() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let server = try VenueServer(scenario: [:], logIn: folder)
+    defer { server.stop() }
+    let out = folder.path + "/rec"
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: arbkitExecutable())
+    process.arguments = ["record", "upbit:spot:KRW-BTC", "okx:linear", "--out", out, "--every", "100ms", "--compress", "gzip"] + server.baseURLFlags
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    Thread.sleep(forTimeInterval: 1.5)
+    kill(process.processIdentifier, SIGTERM)
+    let summary = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+    #expect(summary.hasPrefix("wrote \(out): ") && summary.contains("upbit:spot") && summary.contains("okx:linear"), "\(summary)")
+    let names = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
+    #expect(names.count == 3 && names.filter { $0.hasSuffix(".jsonl.gz") }.count == 2, "\(names)")
+    for (name, lines) in try Self.recordedLines(out) {
+      let inspect = try runToEnd(arbkitExecutable(), ["inspect", "--format", "json", out + "/" + name])
+      let report = try #require(try JSONSerialization.jsonObject(with: Data(inspect.output.utf8)) as? [String: Any])
+      #expect(report["rows_read"] as? Int == lines.count && lines.count >= 5 && report["error_records"] as? Int == 0, "\(name)")
+    }
+  }
 }
