@@ -59,9 +59,9 @@ struct RecordCommand: Command {
       }
     }
     var options = RecordOptions(targets: targets, folder: folder)
-    options.everyMicros = try Self.duration(cursor, "--every") ?? options.everyMicros
+    options.everyMicros = try Self.duration(cursor, "--every", upTo: "1d") ?? options.everyMicros
     options.durationMicros = try Self.duration(cursor, "--duration")
-    let timeout = try Self.duration(cursor, "--timeout")
+    let timeout = try Self.duration(cursor, "--timeout", upTo: "1d")
     options.timeoutSeconds = timeout.map { Double($0) / 1e6 } ?? options.timeoutSeconds
     if let text = cursor.value("--rotate") {
       guard let rotation = RecordRotation(rawValue: text) else { throw UsageError("invalid value for '--rotate', expected 1h or 1d, was '\(text)'") }
@@ -86,11 +86,14 @@ struct RecordCommand: Command {
     self.options = options
   }
 
-  /// A positive duration flag (`1s`, `500ms`, `1h`), `nil` when absent.
-  private static func duration(_ cursor: ArgumentCursor, _ flag: String) throws(UsageError) -> Int64? {
+  /// A duration flag of at least 1 ms (`1s`, `500ms`, `1h`) and at most `limit`,
+  /// `nil` when absent.
+  private static func duration(_ cursor: ArgumentCursor, _ flag: String, upTo limit: String? = nil) throws(UsageError) -> Int64? {
     guard let text = cursor.value(flag) else { return nil }
-    guard let micros = TimeText.parseDuration(text), micros >= 1000 else {
-      throw UsageError("invalid value for '\(flag)', expected a duration of at least 1ms such as 1s, 500ms, 1h, was '\(text)'")
+    let most = limit.flatMap(TimeText.parseDuration) ?? .max
+    guard let micros = TimeText.parseDuration(text), micros >= 1000, micros <= most else {
+      let range = limit.map { "from 1ms to \($0)" } ?? "of at least 1ms"
+      throw UsageError("invalid value for '\(flag)', expected a duration \(range) such as 1s, 500ms, 1h, was '\(text)'")
     }
     return micros
   }

@@ -29,9 +29,13 @@ public struct RecordOptions: Sendable {
     self.folder = folder
   }
 
-  /// Checks what cannot be recorded as asked: `--books` on a venue whose books need
-  /// named symbols, the same target twice, a base URL that is not http(s).
+  /// Checks what cannot be recorded as asked: a polling period outside 1 ms–1 day, a
+  /// timeout outside 1 ms–1 day, `--books` on a venue whose books need named symbols,
+  /// the same target twice, a base URL that is not http(s).
   public func validate() -> RecordError? {
+    let day: Int64 = 86_400_000_000
+    guard everyMicros >= 1000 && everyMicros <= day else { return RecordError("the polling period must be from 1ms to 1d, was \(everyMicros) µs") }
+    guard timeoutSeconds >= 0.001 && timeoutSeconds <= 86_400 else { return RecordError("the timeout must be from 1ms to 1d, was \(timeoutSeconds) s") }
     for (k, target) in targets.enumerated() {
       if books && target.symbols.isEmpty && VenueRequests(target: target, books: true).booksNeedSymbols {
         return RecordError("--books on \(target.label) needs a symbol list (\(target.label):SYMBOL,…): its books are one request per symbol")
@@ -120,6 +124,7 @@ public enum Recorder {
 
   /// Records as `runBlocking` does, in the calling task.
   public static func run(_ options: RecordOptions, status: (@Sendable (String) -> Void)?) async throws(RecordError) -> RecordSummary {
+    if let problem = options.validate() { throw problem }
     let lock = try RecordFolder.prepare(options.folder)
     defer { close(lock) }
     let recovered = try RecordFolder.recover(options.folder, compression: options.compression)
@@ -140,7 +145,8 @@ public enum Recorder {
       }
     }
     let start = wallMicros()
-    let end = options.durationMicros.map { start + $0 }
+    // A duration past the end of time is no end.
+    let end = options.durationMicros.flatMap { start.addingReportingOverflow($0).overflow ? nil : start + $0 }
     let client = HTTPClient(timeoutSeconds: options.timeoutSeconds)
     let statusTask = status.map { print in
       Task {

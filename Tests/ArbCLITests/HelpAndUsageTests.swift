@@ -53,6 +53,7 @@ struct HelpAndUsageTests {
     (["record", "upbit:linear", "--out", "r"], "invalid market for upbit, expected one of spot, was 'linear'"),
     (["record", "bybit:linear", "--books", "--out", "r"], "--books on bybit:linear needs a symbol list"),
     (["record", "upbit:spot", "--out", "r", "--every", "0s"], "invalid value for '--every'"),
+    (["record", "upbit:spot", "--out", "r", "--every", "2d"], "invalid value for '--every', expected a duration from 1ms to 1d"),
     (["record", "upbit:spot", "--out", "r", "--rotate", "2h"], "invalid value for '--rotate', expected 1h or 1d, was '2h'"),
     (["record", "upbit:spot", "--out", "r", "--base-url", "upbit=ftp://x"], "invalid value for '--base-url'"),
   ]

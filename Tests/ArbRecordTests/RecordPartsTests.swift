@@ -58,7 +58,7 @@ struct RecordPartsTests {
     #expect(VenueRequests(target: RecordTarget(venue: .upbit, market: .spot, symbols: ["KRW-BTC"]), books: false).discovery == nil)
   }
 
-  @Test("--books without symbols where books are one request per symbol is refused; a target named twice too")
+  @Test("refused: --books without symbols where books are one request per symbol, a target named twice, a bad period or URL")
   func validation() {
     var options = RecordOptions(targets: [RecordTarget(venue: .bybit, market: .linear, symbols: [])], folder: "x")
     options.books = true
@@ -70,6 +70,13 @@ struct RecordPartsTests {
     options.targets.removeLast()
     options.baseURLs[.upbit] = "ftp://127.0.0.1"
     #expect(options.validate()?.message.contains("--base-url") == true)
+    options.baseURLs = [:]
+    for every: Int64 in [0, 999, 86_400_000_001] {
+      options.everyMicros = every
+      #expect(options.validate()?.message.contains("polling period") == true, "\(every)")
+    }
+    options.everyMicros = 86_400_000_000
+    #expect(options.validate() == nil)
   }
 
   @Test("Retry-After: seconds or an HTTP date, never negative")
