@@ -66,7 +66,7 @@ final class HTTPClient: Sendable {
     case .cannotFindHost: "host not found"
     case .notConnectedToInternet: "not connected"
     case .badServerResponse: "bad server response"
-    default: "url error \(error.code.rawValue)"
+    default: "request failed (url error \(error.code.rawValue))"
     }
   }
 

@@ -1,4 +1,3 @@
-import ArbCore
 import Foundation
 import Synchronization
 

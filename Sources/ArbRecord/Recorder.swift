@@ -1,4 +1,3 @@
-import ArbCore
 import Dispatch
 import Foundation
 import Synchronization
