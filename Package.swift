@@ -5,7 +5,7 @@ let package = Package(
   name: "ArbKit",
   products: [
     .executable(name: "arbkit", targets: ["arbkit"]),
-    .library(name: "ArbKit", targets: ["ArbCore", "ArbIngest", "ArbAnalytics", "ArbBacktest", "ArbResearch", "ArbReport", "ArbCLI"]),
+    .library(name: "ArbKit", targets: ["ArbCore", "ArbIngest", "ArbAnalytics", "ArbBacktest", "ArbResearch", "ArbReport", "ArbRecord", "ArbCLI"]),
   ],
   targets: [
     // MARK: C libraries from Debian (each imported by exactly one Swift file)
@@ -26,7 +26,9 @@ let package = Package(
     // The application layer: scenarios, sweeps and their results, between the engines and the commands.
     .target(name: "ArbResearch", dependencies: ["ArbCore", "ArbIngest", "ArbAnalytics", "ArbBacktest"]),
     .target(name: "ArbReport", dependencies: ["ArbCore", "ArbAnalytics", "ArbBacktest", "ArbResearch"]),
-    .target(name: "ArbCLI", dependencies: ["ArbCore", "ArbIngest", "ArbAnalytics", "ArbBacktest", "ArbResearch", "ArbReport"]),
+    // Polls venues' public REST endpoints into rest.snapshots files (`arbkit record`).
+    .target(name: "ArbRecord", dependencies: ["ArbCore", "ArbIngest", "CZlib", "CZstd"]),
+    .target(name: "ArbCLI", dependencies: ["ArbCore", "ArbIngest", "ArbAnalytics", "ArbBacktest", "ArbResearch", "ArbReport", "ArbRecord"]),
     // Fuzz targets, one per parser family and two for whole commands (`make fuzz` runs
     // them under libFuzzer).
     .target(name: "ArbFuzz", dependencies: ["ArbCore", "ArbIngest", "ArbCLI"]),
@@ -51,5 +53,6 @@ let package = Package(
     .testTarget(name: "ArbResearchTests", dependencies: ["ArbResearch", "TestSupport"]),
     .testTarget(name: "ArbReportTests", dependencies: ["ArbReport", "ArbResearch", "ArbAnalytics", "TestSupport"]),
     .testTarget(name: "ArbCLITests", dependencies: ["ArbCLI", "TestSupport"], exclude: ["Snapshots"]),
+    .testTarget(name: "ArbRecordTests", dependencies: ["ArbRecord", "ArbIngest", "TestSupport"], exclude: ["Fixtures"]),
   ]
 )

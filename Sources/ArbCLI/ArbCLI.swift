@@ -13,7 +13,7 @@ public enum ArbCLI {
   static var commands: [any Command.Type] {
     [InspectCommand.self, PremiumCommand.self, BoardCommand.self, BasisCommand.self, KimchiCommand.self, ConvertCommand.self, BacktestCommand.self,
      SweepCommand.self, MergeCommand.self, ValidateCommand.self, ReportCommand.self, ProfileCommand.self, RollingCommand.self, CandlesCommand.self,
-     CorrelateCommand.self, VenuesCommand.self]
+     CorrelateCommand.self, VenuesCommand.self, RecordCommand.self]
   }
 
   /// Runs `arguments` (program name first) against the real stdout/stderr.

@@ -242,6 +242,10 @@ struct JSONLinesReader<Handler: JSONLineHandler> {
   private var points: [JSONPoint] = []
   private var quarantine: [UInt8] = []
   private var sawAnyLine = false
+  /// A line whose JSON ends before its value does (`{"recv_ts_us": 17`): rejected once
+  /// another line follows it; when it is the file's last line (a recorder killed in the
+  /// middle of a write) it is dropped and counted as the skipped kind `torn last line`.
+  private var cutShort: (line: [UInt8], number: Int, reason: IngestError.Reason, column: Int)?
 
   init(path: String, options: IngestOptions, format: RecordFormat, handler: Handler) {
     self.path = path
@@ -268,12 +272,21 @@ struct JSONLinesReader<Handler: JSONLineHandler> {
   mutating func consume(line: UnsafeBufferPointer<UInt8>, number: Int) throws(IngestError) {
     sawAnyLine = true
     guard line.contains(where: { $0 != 32 && $0 != 9 }) else { return }
+    if let earlier = cutShort {
+      cutShort = nil
+      try reject(earlier.reason, line: earlier.line, number: earlier.number, column: earlier.column)
+    }
     report.rowsRead += 1
     do {
       try scanner.scan(line)
     } catch {
       let (_, column) = error.lineAndColumn(in: line)
-      return try reject(.malformedJSON(expected: error.expected, found: error.found), line: line, number: number, column: column)
+      let reason = IngestError.Reason.malformedJSON(expected: error.expected, found: error.found)
+      if error.offset >= line.count {
+        cutShort = (Array(line), number, reason, column)
+        return
+      }
+      return try reject(reason, line: line, number: number, column: column)
     }
     points.removeAll(keepingCapacity: true)
     do {
@@ -293,7 +306,7 @@ struct JSONLinesReader<Handler: JSONLineHandler> {
     }
   }
 
-  private mutating func reject(_ reason: IngestError.Reason, line: UnsafeBufferPointer<UInt8>, number: Int, column: Int) throws(IngestError) {
+  private mutating func reject(_ reason: IngestError.Reason, line: some Sequence<UInt8>, number: Int, column: Int) throws(IngestError) {
     let error = IngestError(reason, at: SourcePosition(path: path, line: number, column: column))
     if options.badRows == .fail { throw error }
     report.countRejection(error, keep: options.keptErrors)
@@ -303,6 +316,11 @@ struct JSONLinesReader<Handler: JSONLineHandler> {
 
   mutating func finish() throws -> IngestedFile {
     if !sawAnyLine { throw IngestError(.emptyFile, at: SourcePosition(path: path, line: 1, column: 1)) }
+    if cutShort != nil {
+      cutShort = nil
+      report.rowsAccepted += 1
+      report.addSkipped(kind: "torn last line")
+    }
     let series = sink.finish(into: &report)
     if report.rowsRejected > 0 {
       let target = options.quarantinePath ?? (path.split(separator: "/").last.map(String.init) ?? "input") + ".rejected.jsonl"

@@ -26,6 +26,15 @@ import ArbCore
 //   Exchange time: `data.date`.
 // - okx `/api/v5/market/tickers`, `/api/v5/market/ticker` → bidPx/askPx book quote
 //   (last when a side is empty). `code` ≠ "0" is an error record. Exchange time: `ts`.
+// - coinone `/public/v2/ticker_new/{QUOTE}[/{TARGET}]` → best_bids/best_asks first
+//   entries as book quote (last when a side is empty), symbol `target_currency`.
+//   `result` ≠ "success" or `error_code` ≠ 0 is an error record. Exchange time: the
+//   ticker's `timestamp`.
+//
+// A line of `arbkit record` may also carry `send_ts_us` (when the request was sent),
+// `status` (the HTTP status) and `error` (why the request has no readable answer:
+// no answer, a body that is not JSON, kept as the string `body`). A line with an
+// `error`, or a `status` outside 200–299, is an error record whatever its response.
 //
 // Other venues or endpoints are skipped messages (counted by `venue endpoint`).
 
@@ -44,6 +53,7 @@ struct RESTSnapshotHandler: JSONLineHandler {
 
   mutating func read(_ document: JSONDocument, into points: inout [JSONPoint]) throws(JSONFault) -> JSONLineOutcome {
     let envelope = try Self.envelope(document)
+    if let failure = Self.failure(document, envelope) { return .errorRecord(failure) }
     let context = Context(document: document, envelope: envelope)
     switch envelope.venue {
     case "bybit": return try context.bybit(&points)
@@ -51,8 +61,20 @@ struct RESTSnapshotHandler: JSONLineHandler {
     case "upbit": return try context.upbit(&points)
     case "bithumb": return try context.bithumb(&points)
     case "okx": return try context.okx(&points)
+    case "coinone": return try context.coinone(&points)
     default: return .skipped("\(envelope.venue) \(envelope.endpoint)")
     }
+  }
+
+  /// A request that failed as a whole, as `arbkit record` writes it: an `error` text
+  /// (no answer, a body that is not JSON, an answer not readable here) or an HTTP
+  /// `status` outside 200–299. `nil` for a line that carries an answer to read.
+  private static func failure(_ document: JSONDocument, _ envelope: Envelope) -> String? {
+    let what = "\(envelope.venue) \(envelope.endpoint)"
+    if let error = document.member(0, "error") { return "\(what): \(document.text(error))" }
+    guard let status = document.member(0, "status") else { return nil }
+    guard case .value(let code) = document.number(status), code >= 200 && code < 300 else { return "\(what): http \(document.text(status))" }
+    return nil
   }
 
   private static func envelope(_ document: JSONDocument) throws(JSONFault) -> Envelope {
@@ -63,7 +85,9 @@ struct RESTSnapshotHandler: JSONLineHandler {
     guard document.kind(timeNode) == .number, let time = document.scaled(timeNode, scale: 0), time > 0 else {
       throw JSONFault(reason: .invalidTimestamp(column: "recv_ts_us", text: document.text(timeNode)), offset: document.nodes[timeNode].start)
     }
-    if let response = document.member(0, "response") {
+    // A failed request (`error`) may have no response: it is an error record and its
+    // response node is never read.
+    if let response = document.member(0, "response") ?? document.member(0, "error").map({ _ in 0 }) {
       let venue = try document.name(document.member(0, "venue"), "venue", at: 0)
       let endpoint = try document.name(document.member(0, "endpoint"), "endpoint", at: 0)
       let params = document.member(0, "params").flatMap { document.kind($0) == .object ? $0 : nil }
@@ -252,6 +276,36 @@ struct RESTSnapshotHandler: JSONLineHandler {
         throw JSONFault(reason: .missingColumn(name: "data"), offset: offset(response))
       }
       for item in document.elements(data) { _ = try OKXTicker.append(document, item, time: time, to: &points) }
+      return .points
+    }
+
+    func coinone(_ points: inout [JSONPoint]) throws(JSONFault) -> JSONLineOutcome {
+      let code = document.member(response, "error_code")
+      let failed: Bool
+      switch document.number(code) {
+      case .value(let value): failed = value != 0
+      case .absent, .invalid: failed = code != nil
+      }
+      if failed || (document.member(response, "result").map { !document.isString($0, "success") } ?? false) {
+        return .errorRecord("coinone error_code \(document.text(code)): \(document.text(document.member(response, "error_msg")))")
+      }
+      guard envelope.endpoint.hasPrefix("/public/v2/ticker_new/") else { return .skipped("coinone \(envelope.endpoint)") }
+      guard let tickers = document.member(response, "tickers"), document.kind(tickers) == .array else {
+        throw JSONFault(reason: .missingColumn(name: "tickers"), offset: offset(response))
+      }
+      for item in document.elements(tickers) {
+        let symbol = try document.name(document.member(item, "target_currency"), "target_currency", at: offset(item))
+        let exchangeTime = try document.millis(document.member(item, "timestamp"), "timestamp")
+        let bid = document.member(item, "best_bids").flatMap { document.elements($0).first }
+        let ask = document.member(item, "best_asks").flatMap { document.elements($0).first }
+        points.appendQuote(
+          Instrument(venue: "coinone", market: .spot, symbol: symbol), time: time, exchangeTime: exchangeTime,
+          bid: try bid.flatMap { node throws(JSONFault) in try document.price(document.member(node, "price"), "best_bids.price", optional: true) },
+          ask: try ask.flatMap { node throws(JSONFault) in try document.price(document.member(node, "price"), "best_asks.price", optional: true) },
+          bidSize: try bid.map { node throws(JSONFault) in try document.size(document.member(node, "qty"), "best_bids.qty") } ?? .nan,
+          askSize: try ask.map { node throws(JSONFault) in try document.size(document.member(node, "qty"), "best_asks.qty") } ?? .nan,
+          last: try document.price(document.member(item, "last"), "last", optional: true))
+      }
       return .points
     }
   }

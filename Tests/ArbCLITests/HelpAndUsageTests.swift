@@ -8,7 +8,7 @@ struct HelpAndUsageTests {
   @Test func `overview lists every command and exits 0`() {
     let run = arbkit("--help")
     #expect(run.code == .success)
-    for command in ["inspect", "premium", "basis", "kimchi", "convert", "report", "profile", "rolling", "venues"] { #expect(run.output.contains("  \(command)")) }
+    for command in ["inspect", "premium", "basis", "kimchi", "convert", "report", "profile", "rolling", "venues", "record"] { #expect(run.output.contains("  \(command)")) }
     #expect(run.errors.isEmpty)
   }
 
@@ -24,7 +24,7 @@ struct HelpAndUsageTests {
   /// The help texts are part of the contract users read: a change must be deliberate.
   @Test("help text matches its snapshot", arguments: [
     "inspect", "premium", "board", "basis", "kimchi", "convert", "backtest", "sweep", "merge", "report", "profile", "rolling", "candles", "correlate",
-    "venues", "validate",
+    "venues", "validate", "record",
   ])
   func helpSnapshot(command: String) throws {
     let snapshot = Repository.root.appendingPathComponent("Tests/ArbCLITests/Snapshots/\(command)-help.txt")
@@ -48,6 +48,14 @@ struct HelpAndUsageTests {
     (["inspect"], "no file given"),
     (["convert", "a.csv"], "missing --out DIR"),
     (["inspect", "a.csv", "--bad-rows", "maybe"], "invalid value for '--bad-rows'"),
+    (["record", "upbit:spot"], "missing --out DIR"),
+    (["record", "kraken:spot", "--out", "r"], "invalid target, expected VENUE:MARKET[:SYMBOL,…] with VENUE one of upbit, bithumb, coinone, bybit, binance, okx"),
+    (["record", "upbit:linear", "--out", "r"], "invalid market for upbit, expected one of spot, was 'linear'"),
+    (["record", "bybit:linear", "--books", "--out", "r"], "--books on bybit:linear needs a symbol list"),
+    (["record", "upbit:spot", "--out", "r", "--every", "0s"], "invalid value for '--every'"),
+    (["record", "upbit:spot", "--out", "r", "--every", "2d"], "invalid value for '--every', expected a duration from 1ms to 1d"),
+    (["record", "upbit:spot", "--out", "r", "--rotate", "2h"], "invalid value for '--rotate', expected 1h or 1d, was '2h'"),
+    (["record", "upbit:spot", "--out", "r", "--base-url", "upbit=ftp://x"], "invalid value for '--base-url'"),
   ]
 
   @Test("usage errors exit 64 with the message, the usage line and a pointer to help", arguments: usageErrors)
