@@ -64,12 +64,12 @@ struct BacktestCommand: Command {
       throw UsageError("expected one scenario file, was \(cursor.arguments.count) arguments")
     }
     self.path = path
-    try ScenarioLegs.checkFile(path)
+    try ScenarioFile.check(path)
     do {
       let zone = cursor.value("--tz").map { ["journal.tz=" + $0] } ?? []
       scenario = try Scenario.load(path: path, overrides: cursor.values("--set") + zone)
     } catch {
-      throw UsageError(Self.explain(error, path: path))
+      throw UsageError(ScenarioFile.explain(error, path: path))
     }
     tradesPath = cursor.value("--trades")
     equityPath = cursor.value("--equity")
@@ -88,25 +88,6 @@ struct BacktestCommand: Command {
   var outputs: [String?] { [tradesPath, equityPath, inventoryPath, fundingPath] }
 
   var files: RunFiles { ingest.files(inputs: ScenarioLegs.files(scenario, path: path), outputs: outputs) }
-
-  /// The scenario error, with the closest known key for an unknown one.
-  static func explain(_ error: ScenarioError, path: String) -> String {
-    guard let key = error.unknownKey else { return "\(error)" }
-    // Concrete keys: leg indexes and fee venues as the scenario could name them.
-    let legs = (try? Scenario.load(path: path))?.legs ?? []
-    var known: [String] = []
-    for (pattern, _) in Scenario.keys {
-      if pattern.hasPrefix("legs.*") {
-        known += legs.indices.map { pattern.replacingOccurrences(of: "*", with: "\($0)") }
-      } else if pattern.hasSuffix(".*") {
-        known += Set(legs.map(\.venue)).sorted().map { pattern.dropLast() + $0 }
-      } else {
-        known.append(pattern)
-      }
-    }
-    let suggestion = ArgumentCursor.closest(key, among: known)
-    return "\(error)" + (suggestion.map { ", did you mean '\($0)'?" } ?? "")
-  }
 
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     var options = ingest.options

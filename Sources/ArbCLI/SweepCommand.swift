@@ -108,8 +108,8 @@ struct SweepCommand: Command {
     ingest = try IngestFlags(cursor)
     // Every cell's scenario is checked before any data is read.
     let document: [String: JSONTree]
-    try ScenarioLegs.checkFile(path)
-    do { document = try Scenario.document(path: path) } catch { throw UsageError(BacktestCommand.explain(error, path: path)) }
+    try ScenarioFile.check(path)
+    do { document = try Scenario.document(path: path) } catch { throw UsageError(ScenarioFile.explain(error, path: path)) }
     cells = try Self.scenarios(path: path, document: document, overrides: overrides, grid: grid, shard: shard, jobs: requestedJobs)
     if matrix != nil, let zone = cells.first?.scenario.timeZone, let other = cells.first(where: { $0.scenario.timeZone != zone }) {
       throw UsageError("--pnl-matrix: the cells' periods need one journal.tz, was \(zone) and \(other.scenario.timeZone) (cell \(other.cell))")
@@ -131,7 +131,7 @@ struct SweepCommand: Command {
         do throws(ScenarioError) {
           cells.append((cell, try Scenario.load(path: path, document: document, overrides: overrides + grid.overrides(cell))))
         } catch {
-          throw UsageError(BacktestCommand.explain(error, path: path) + " (cell " + grid.overrides(cell).joined(separator: " ") + ")")
+          throw UsageError(ScenarioFile.explain(error, path: path) + " (cell " + grid.overrides(cell).joined(separator: " ") + ")")
         }
       }
       return cells
