@@ -119,8 +119,8 @@ struct ReportCommand: Command {
     let bands = BandOptions()
     let analysis = PremiumAnalysis(premium: premium, options: bands)
     let aligned = try AlignedLegs(legs: series, options: alignment)
-    let outcome = try BacktestCommand.outcome(scenario, fees: fees, legs: series, aligned: aligned, options: options)
-    let backtest = BacktestReport(scenario: scenario, legs: series, fees: fees, aligned: aligned, outcome: outcome, fx: fx)
+    let outcome = try ScenarioRun.outcome(scenario, fees: fees, legs: series, aligned: aligned, options: options)
+    let backtest = ScenarioRun(scenario: scenario, legs: series, fees: fees, aligned: aligned, outcome: outcome, fx: fx)
     // The report prints the figures of these JSON forms: checked once, before anything is written.
     _ = try JSONValue.object([
       ("mid", PremiumResult.json(analysis.mid, oneSided: false)), ("exec", PremiumResult.json(analysis.exec, oneSided: true)),
