@@ -39,7 +39,7 @@ let package = Package(
     .executableTarget(name: "arbkit", dependencies: ["ArbCLI"]),
     .executableTarget(name: "arbkit-fuzz", dependencies: ["ArbFuzz"], path: "Sources/ArbFuzzMain"),
     .executableTarget(
-      name: "arbkit-bench", dependencies: ["ArbCore", "ArbIngest", "ArbAnalytics", "ArbBacktest", "ArbCLI", "CMallocCount"], path: "Sources/ArbBench"),
+      name: "arbkit-bench", dependencies: ["ArbCore", "ArbIngest", "ArbAnalytics", "ArbBacktest", "CMallocCount"], path: "Sources/ArbBench"),
 
     // MARK: Tests
     .target(name: "TestSupport", path: "Tests/TestSupport"),

@@ -2,7 +2,6 @@
 @preconcurrency import Glibc
 #endif
 import ArbAnalytics
-import ArbCLI
 import ArbCore
 import ArbIngest
 import Foundation

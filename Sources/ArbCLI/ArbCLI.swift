@@ -68,6 +68,9 @@ public enum ArbCLI {
     } catch let error as ScenarioSettingError {
       // A value the scenario must set: told like a bad `--set`.
       return usage(error.message, of: type, terminal: &terminal)
+    } catch let error as ScenarioLegError {
+      // A scenario key that does not describe a readable input: told like a bad `--set`.
+      return usage(error.description, of: type, terminal: &terminal)
     } catch {
       return report(error, sortSwitch: type.sortSwitch, terminal: &terminal)
     }

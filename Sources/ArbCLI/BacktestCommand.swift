@@ -64,12 +64,12 @@ struct BacktestCommand: Command {
       throw UsageError("expected one scenario file, was \(cursor.arguments.count) arguments")
     }
     self.path = path
-    try ScenarioLegs.checkFile(path)
+    try ScenarioFile.check(path)
     do {
       let zone = cursor.value("--tz").map { ["journal.tz=" + $0] } ?? []
       scenario = try Scenario.load(path: path, overrides: cursor.values("--set") + zone)
     } catch {
-      throw UsageError(Self.explain(error, path: path))
+      throw UsageError(ScenarioFile.explain(error, path: path))
     }
     tradesPath = cursor.value("--trades")
     equityPath = cursor.value("--equity")
@@ -84,29 +84,10 @@ struct BacktestCommand: Command {
     }
   }
 
-  /// The ledger paths, in the order of `BacktestReport`'s ledgers written in `run`.
+  /// The ledger paths, in the order of the ledgers `run` writes.
   var outputs: [String?] { [tradesPath, equityPath, inventoryPath, fundingPath] }
 
   var files: RunFiles { ingest.files(inputs: ScenarioLegs.files(scenario, path: path), outputs: outputs) }
-
-  /// The scenario error, with the closest known key for an unknown one.
-  static func explain(_ error: ScenarioError, path: String) -> String {
-    guard let key = error.unknownKey else { return "\(error)" }
-    // Concrete keys: leg indexes and fee venues as the scenario could name them.
-    let legs = (try? Scenario.load(path: path))?.legs ?? []
-    var known: [String] = []
-    for (pattern, _) in Scenario.keys {
-      if pattern.hasPrefix("legs.*") {
-        known += legs.indices.map { pattern.replacingOccurrences(of: "*", with: "\($0)") }
-      } else if pattern.hasSuffix(".*") {
-        known += Set(legs.map(\.venue)).sorted().map { pattern.dropLast() + $0 }
-      } else {
-        known.append(pattern)
-      }
-    }
-    let suggestion = ArgumentCursor.closest(key, among: known)
-    return "\(error)" + (suggestion.map { ", did you mean '\($0)'?" } ?? "")
-  }
 
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     var options = ingest.options
@@ -115,18 +96,18 @@ struct BacktestCommand: Command {
     let recording = try ScenarioRecording.load(scenario, options: options)
     // The reruns of the check run concurrently: they capture these, not the command.
     let (scenario, registry) = (scenario, options.registry)
-    let report = try Self.report(scenario, fees: fees, recording: recording, registry: registry)
+    let report = try ScenarioRun(scenario, fees: fees, recording: recording, registry: registry)
     let json = try report.checkedFinite()
     if let cuts {
       let check = try LookaheadCheck.run(scenario, cuts: cuts, recording: recording) { data, engine in
-        try Self.report(scenario, fees: fees, recording: data, registry: registry, engine: engine)
+        try ScenarioRun(scenario, fees: fees, recording: data, registry: registry, engine: engine)
       }
       terminal.print(format == .json ? check.json.rendered() : check.table)
       return check.differences.isEmpty ? .success : .failure
     }
     // The ledgers belong together: all are written, or none.
     var written: [AtomicFile] = []
-    let ledgers: [KeyPath<BacktestReport, CSVTable>] = [\.ledger, \.equity, \.inventory, \.funding]
+    let ledgers: [KeyPath<ScenarioRun, CSVTable>] = [\.ledger, \.equity, \.inventory, \.funding]
     for (path, ledger) in zip(outputs, ledgers) {
       guard let path else { continue }
       written.append(try report[keyPath: ledger].file(path))
@@ -134,95 +115,5 @@ struct BacktestCommand: Command {
     try FileOutput.commit(written)
     terminal.print(format == .json ? json.rendered() : report.table)
     return .success
-  }
-
-  /// How the round trips of modes convergence and carry are found.
-  enum Engine: String, Sendable, CaseIterable {
-    /// A pass over every aligned point (what `backtest` runs).
-    case pass
-    /// First-passage queries on a `ConvergenceIndex` (what `sweep` runs); mode
-    /// inventory has no other engine than the pass.
-    case firstPassage = "first_passage"
-  }
-
-  /// The backtest of `recording` by `engine`: its legs moved by the clock offsets and
-  /// converted by the FX series, aligned, and the scenario's mode run on them.
-  static func report(
-    _ scenario: Scenario, fees: [Double], recording: ScenarioRecording, registry: ExchangeRegistry, engine: Engine = .pass
-  ) throws -> BacktestReport {
-    let (series, fx) = try ScenarioLegs.prepared(scenario, loaded: recording.legs, rate: recording.rate, registry: registry)
-    let alignment = AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid)
-    guard engine == .firstPassage, scenario.strategy.mode != .inventory else {
-      let aligned = try AlignedLegs(legs: series, options: alignment)
-      let outcome = try Self.outcome(scenario, fees: fees, legs: series, aligned: aligned, funding: recording.funding, registry: registry)
-      return BacktestReport(scenario: scenario, legs: series, fees: fees, aligned: aligned, outcome: outcome, fx: fx)
-    }
-    let outcome: BacktestReport.Outcome
-    let index: ConvergenceIndex
-    switch try ScenarioEngine(scenario, fees: fees, registry: registry) {
-    case .carry(let carry):
-      index = try ConvergenceIndex(legs: series, options: alignment, sellLeg: 1)
-      let settlements = try settlements(scenario, funding: recording.funding, perp: series[1])
-      outcome = .carry(carry.price(carry.rules.decide(legs: series, index: index), funding: settlements), settlements)
-    case .convergence(let convergence):
-      index = try ConvergenceIndex(legs: series, options: alignment)
-      outcome = .convergence(convergence.price(convergence.decide(legs: series, index: index)))
-    case .inventory:
-      preconditionFailure("mode inventory has no engine but the pass")
-    }
-    return BacktestReport(
-      scenario: scenario, legs: series, fees: fees, points: index.clockPoints, validPoints: index.validPoints, outcome: outcome, fx: fx)
-  }
-
-  /// The run of the scenario's mode on aligned legs (mode carry reads its funding
-  /// settlements with `options`).
-  static func outcome(
-    _ scenario: Scenario, fees: [Double], legs: [QuoteSeries], aligned: AlignedLegs, options: IngestOptions
-  ) throws -> BacktestReport.Outcome {
-    let funding = try fundingSeries(scenario, options: options)
-    return try outcome(scenario, fees: fees, legs: legs, aligned: aligned, funding: funding, registry: options.registry)
-  }
-
-  /// The run of the scenario's mode on aligned legs (mode carry: with the settlements
-  /// of `funding`).
-  static func outcome(
-    _ scenario: Scenario, fees: [Double], legs: [QuoteSeries], aligned: AlignedLegs, funding: QuoteSeries?, registry: ExchangeRegistry
-  ) throws -> BacktestReport.Outcome {
-    switch try ScenarioEngine(scenario, fees: fees, registry: registry) {
-    case .inventory(let engine):
-      return .inventory(engine.run(legs: legs, aligned: aligned))
-    case .carry(let engine):
-      let settlements = try settlements(scenario, funding: funding, perp: legs[1])
-      return .carry(engine.run(legs: legs, aligned: aligned, funding: settlements), settlements)
-    case .convergence(let engine):
-      return .convergence(engine.run(legs: legs, aligned: aligned))
-    }
-  }
-
-  /// Mode carry: the perp's funding settlements from `funding.files` (none with
-  /// `strategy.funding` false), moved by the perp venue's clock offset and valued on the
-  /// perp's quotes (already moved).
-  static func settlements(_ scenario: Scenario, perp: QuoteSeries, options: IngestOptions) throws -> FundingSettlements {
-    try settlements(scenario, funding: fundingSeries(scenario, options: options), perp: perp)
-  }
-
-  /// Mode carry: the funding records of `funding.files` as read with `options`; `nil`
-  /// in the other modes and with `strategy.funding` false.
-  static func fundingSeries(_ scenario: Scenario, options: IngestOptions) throws -> QuoteSeries? {
-    guard case .carry(let rules) = scenario.strategy, rules.booksFunding else { return nil }
-    let leg = scenario.legs[1], funding = rules.funding
-    let spec = LegSpec(
-      instrument: Instrument(venue: leg.venue, market: leg.market, symbol: leg.symbol), paths: funding.files,
-      format: funding.format, field: .fundingRate, specSet: funding.specSet)
-    try ScenarioLegs.checkSpecSet(funding.specSet, format: funding.format, key: "funding")
-    return try spec.load(options: options).series
-  }
-
-  /// The settlements of `funding` (as `fundingSeries` reads it; `nil`: none), moved by
-  /// the perp venue's clock offset and valued on `perp`.
-  static func settlements(_ scenario: Scenario, funding: QuoteSeries?, perp: QuoteSeries) throws(FundingError) -> FundingSettlements {
-    guard let funding else { return .none }
-    let offset = scenario.offsets[scenario.legs[1].venue] ?? 0
-    do { return try FundingSettlements(funding: funding, perp: perp, clockOffset: offset) } catch { throw FundingError("funding.files: \(error.message)") }
   }
 }

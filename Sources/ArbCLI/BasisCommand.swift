@@ -86,7 +86,7 @@ struct BasisCommand: Command {
         throw UsageError("\(flag) \(spec.paths[0]) is a \(named.rawValue) series, expected " + (field == .fundingRate ? "a funding_rate series" : "a price, mark or index series"))
       }
       if let instrument = spec.instrument {
-        do { _ = try PremiumCommand.canonical(instrument, registry: ingest.options.registry) } catch { throw UsageError(error.description) }
+        do { _ = try ingest.options.registry.canonical(ofLeg: instrument) } catch { throw UsageError(error.description) }
       }
       return spec
     }
@@ -146,7 +146,7 @@ struct BasisCommand: Command {
         throw UsageError("\(spec.paths[0]) holds a \(leg.series.field.rawValue) series, not what --\(role == "derivative" ? (future != nil ? "future" : "perp") : role) needs")
       }
       do {
-        legs[role] = (spec, leg, series, try PremiumCommand.canonical(leg.series.instrument, registry: ingest.options.registry))
+        legs[role] = (spec, leg, series, try ingest.options.registry.canonical(ofLeg: leg.series.instrument))
       } catch { throw RegistryError(message: "\(spec.paths[0]): error: \(error)") }
     }
     let derivative = legs["derivative"]!, reference = legs["reference"]!

@@ -65,7 +65,7 @@ struct BoardCommand: Command {
     }
     if let rate = inputs.first(where: { $0.field?.isRate == true }) { throw PremiumCommand.rateLeg(named: rate) }
     for case let instrument? in inputs.map(\.instrument) {
-      do { _ = try PremiumCommand.canonical(instrument, registry: ingest.options.registry) } catch { throw UsageError(error.description) }
+      do { _ = try ingest.options.registry.canonical(ofLeg: instrument) } catch { throw UsageError(error.description) }
     }
     self.inputs = inputs
     let analysis = try AnalysisFlags(cursor, defaultMaxStale: Self.defaultMaxStale)
@@ -96,7 +96,7 @@ struct BoardCommand: Command {
       // A named leg was resolved when parsed; a symbol read from a file that the
       // registry does not know is set aside with the reason, not fatal for the board.
       let canonical: CanonicalInstrument?
-      do { canonical = try PremiumCommand.canonical(leg.instrument, registry: ingest.options.registry) } catch {
+      do { canonical = try ingest.options.registry.canonical(ofLeg: leg.instrument) } catch {
         unplaced.append((leg, error.description))
         continue
       }

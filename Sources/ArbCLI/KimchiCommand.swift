@@ -71,7 +71,7 @@ struct KimchiCommand: Command {
         do { spec = ingest.leg(try LegSpec(parsing: text)) } catch { throw UsageError(error.message) }
         if spec.field?.isRate == true { throw PremiumCommand.rateLeg(named: spec) }
         if let instrument = spec.instrument {
-          do { _ = try PremiumCommand.canonical(instrument, registry: ingest.options.registry) } catch { throw UsageError(error.description) }
+          do { _ = try ingest.options.registry.canonical(ofLeg: instrument) } catch { throw UsageError(error.description) }
         }
         specs.append(spec)
       }
@@ -112,7 +112,7 @@ struct KimchiCommand: Command {
     var canonical: [CanonicalInstrument?] = []
     for (spec, leg) in zip(specs, loaded) {
       if leg.series.field.isRate { throw PremiumCommand.rateLeg(leg.series.field, spec.paths[0]) }
-      do { canonical.append(try PremiumCommand.canonical(leg.series.instrument, registry: ingest.options.registry)) } catch {
+      do { canonical.append(try ingest.options.registry.canonical(ofLeg: leg.series.instrument)) } catch {
         throw RegistryError(message: "\(spec.paths[0]): error: \(error)")
       }
     }

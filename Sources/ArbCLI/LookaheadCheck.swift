@@ -1,5 +1,6 @@
 import ArbBacktest
 import ArbCore
+import ArbIngest
 import ArbResearch
 
 /// `backtest --lookahead-check` (`docs/cli.md`, `docs/definitions.md`): the backtest rerun
@@ -39,7 +40,7 @@ struct LookaheadCheck {
     }
     var cut: Int64
     /// The engine of both runs.
-    var engine: BacktestCommand.Engine = .pass
+    var engine: ScenarioRun.Engine = .pass
     /// The trade's number (from 1) in both runs.
     var trade: Int
     var kind: Kind
@@ -60,7 +61,7 @@ struct LookaheadCheck {
 
   let mode: String
   /// The engines checked: the pass, and for modes convergence and carry the first-passage search too.
-  let engines: [BacktestCommand.Engine]
+  let engines: [ScenarioRun.Engine]
   /// The largest fill latency of the legs: a signal at `t` is decided at `t + latency`.
   let latency: Int64
   /// Trades of the run on the whole recording.
@@ -104,9 +105,9 @@ struct LookaheadCheck {
   /// engine on the whole recording or a cut one; the cuts run concurrently.
   static func run(
     _ scenario: Scenario, cuts count: Int, recording: ScenarioRecording,
-    backtest: @Sendable (ScenarioRecording, BacktestCommand.Engine) throws -> BacktestReport
+    backtest: @Sendable (ScenarioRecording, ScenarioRun.Engine) throws -> ScenarioRun
   ) throws -> LookaheadCheck {
-    let engines: [BacktestCommand.Engine] = scenario.strategy.mode == .inventory ? [.pass] : BacktestCommand.Engine.allCases
+    let engines: [ScenarioRun.Engine] = scenario.strategy.mode == .inventory ? [.pass] : ScenarioRun.Engine.allCases
     let full = try engines.map { engine in records(try checked(backtest(recording, engine))) }
     // The full backtest has aligned every leg (none is empty) and moved its times by the
     // venue's offset without overflow.
@@ -130,7 +131,7 @@ struct LookaheadCheck {
   }
 
   /// `report` after checking that it holds only finite numbers (the check prints its trades).
-  private static func checked(_ report: BacktestReport) throws -> BacktestReport {
+  private static func checked(_ report: ScenarioRun) throws -> ScenarioRun {
     _ = try report.checkedFinite()
     return report
   }
@@ -167,7 +168,7 @@ struct LookaheadCheck {
 
   /// The trades of a backtest as the check compares them, with the ledger's field names
   /// and the fill prices, quantities and exit reason the convergence ledger leaves out.
-  static func records(_ report: BacktestReport) -> [Record] {
+  static func records(_ report: ScenarioRun) -> [Record] {
     let name = { (k: Int) in JSONValue.string(report.legs[k].instrument.description) }
     let bps = { (pnl: Double) in JSONValue.number(pnl / report.scenario.strategy.notional * 10_000) }
     switch report.outcome {

@@ -1,6 +1,7 @@
 import ArbAnalytics
 import ArbCore
 import ArbIngest
+import ArbResearch
 
 /// `arbkit premium --leg … --leg …`: aligns legs and reports premium statistics and bands.
 struct PremiumCommand: Command {
@@ -67,14 +68,14 @@ struct PremiumCommand: Command {
     guard legs.count >= minimum else { throw UsageError("need at least \(minimum) --leg, was \(legs.count)") }
     if let rate = legs.first(where: { $0.field?.isRate == true }) { throw Self.rateLeg(named: rate) }
     for case let instrument? in legs.map(\.instrument) {
-      do { _ = try Self.canonical(instrument, registry: ingest.options.registry) } catch { throw UsageError(error.description) }
+      do { _ = try ingest.options.registry.canonical(ofLeg: instrument) } catch { throw UsageError(error.description) }
     }
     return legs
   }
 
   /// A premium compares prices; between rates (funding, premium index) it means nothing.
   static func rateLeg(_ field: SeriesField, _ path: String) -> UsageError {
-    UsageError("leg \(path) is a \(field.rawValue) series, a rate: a premium needs price, mark or index legs")
+    UsageError(ScenarioLegError(.rateSeries(field: field, path: path)).description)
   }
 
   /// A leg whose `#FIELD` names a rate: what the file holds is not known yet, only what was asked for.
@@ -95,7 +96,7 @@ struct PremiumCommand: Command {
     if let rate = zip(legs, inputs.legs).first(where: { $1.stream.field.isRate }) { throw Self.rateLeg(rate.1.stream.field, rate.0.paths[0]) }
     var canonical: [CanonicalInstrument?] = []
     for (leg, spec) in zip(inputs.legs, legs) {
-      do { canonical.append(try Self.canonical(leg.instrument, registry: ingest.options.registry)) } catch {
+      do { canonical.append(try ingest.options.registry.canonical(ofLeg: leg.instrument)) } catch {
         throw RegistryError(message: "\(spec.paths[0]): error: \(error)")
       }
     }
@@ -142,12 +143,5 @@ struct PremiumCommand: Command {
       terminal.printError("arbkit: warning: no valid point: every point had a stale or missing leg (see --max-stale)")
     }
     return .success
-  }
-
-  /// The canonical instrument of a leg on a venue the registry knows; `nil` for other
-  /// venues, FX series and files that name no symbol.
-  static func canonical(_ instrument: Instrument, registry: ExchangeRegistry) throws(ResolveError) -> CanonicalInstrument? {
-    guard registry.venue(instrument.venue) != nil, instrument.market != .fx, instrument.symbol != "unknown" else { return nil }
-    return try registry.resolve(instrument)
   }
 }

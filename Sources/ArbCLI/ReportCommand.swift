@@ -77,8 +77,8 @@ struct ReportCommand: Command {
     zone = try cursor.value("--tz", "UTC or Asia/Seoul") { $0 == "UTC" ? ReportZone.utc : $0 == "Asia/Seoul" ? ReportZone.seoul : nil } ?? .utc
     ingest = try IngestFlags(cursor)
     // The scenario is checked before any data is read.
-    try ScenarioLegs.checkFile(path)
-    do { _ = try Scenario.load(path: path, overrides: overrides) } catch { throw UsageError(BacktestCommand.explain(error, path: path)) }
+    try ScenarioFile.check(path)
+    do { _ = try Scenario.load(path: path, overrides: overrides) } catch { throw UsageError(ScenarioFile.explain(error, path: path)) }
   }
 
   /// The inputs: the scenario's files (before the sweep's best cell is applied) and
@@ -103,7 +103,7 @@ struct ReportCommand: Command {
     let outOfSample = try sweep.flatMap { sweep in try matrixPath.map { try outOfSampleEvidence(path: $0, cells: sweep.grid.cellCount) } }
     let scenario: Scenario
     do { scenario = try Scenario.load(path: path, overrides: overrides + cellOverrides) } catch {
-      throw UsageError(BacktestCommand.explain(error, path: path) + " (best cell of \(sweepPath ?? "the sweep"))")
+      throw UsageError(ScenarioFile.explain(error, path: path) + " (best cell of \(sweepPath ?? "the sweep"))")
     }
     var options = ingest.options
     options.clock = scenario.clock
@@ -119,8 +119,8 @@ struct ReportCommand: Command {
     let bands = BandOptions()
     let analysis = PremiumAnalysis(premium: premium, options: bands)
     let aligned = try AlignedLegs(legs: series, options: alignment)
-    let outcome = try BacktestCommand.outcome(scenario, fees: fees, legs: series, aligned: aligned, options: options)
-    let backtest = BacktestReport(scenario: scenario, legs: series, fees: fees, aligned: aligned, outcome: outcome, fx: fx)
+    let outcome = try ScenarioRun.outcome(scenario, fees: fees, legs: series, aligned: aligned, options: options)
+    let backtest = ScenarioRun(scenario: scenario, legs: series, fees: fees, aligned: aligned, outcome: outcome, fx: fx)
     // The report prints the figures of these JSON forms: checked once, before anything is written.
     _ = try JSONValue.object([
       ("mid", PremiumResult.json(analysis.mid, oneSided: false)), ("exec", PremiumResult.json(analysis.exec, oneSided: true)),

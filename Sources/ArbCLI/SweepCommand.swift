@@ -108,8 +108,8 @@ struct SweepCommand: Command {
     ingest = try IngestFlags(cursor)
     // Every cell's scenario is checked before any data is read.
     let document: [String: JSONTree]
-    try ScenarioLegs.checkFile(path)
-    do { document = try Scenario.document(path: path) } catch { throw UsageError(BacktestCommand.explain(error, path: path)) }
+    try ScenarioFile.check(path)
+    do { document = try Scenario.document(path: path) } catch { throw UsageError(ScenarioFile.explain(error, path: path)) }
     cells = try Self.scenarios(path: path, document: document, overrides: overrides, grid: grid, shard: shard, jobs: requestedJobs)
     if matrix != nil, let zone = cells.first?.scenario.timeZone, let other = cells.first(where: { $0.scenario.timeZone != zone }) {
       throw UsageError("--pnl-matrix: the cells' periods need one journal.tz, was \(zone) and \(other.scenario.timeZone) (cell \(other.cell))")
@@ -131,7 +131,7 @@ struct SweepCommand: Command {
         do throws(ScenarioError) {
           cells.append((cell, try Scenario.load(path: path, document: document, overrides: overrides + grid.overrides(cell))))
         } catch {
-          throw UsageError(BacktestCommand.explain(error, path: path) + " (cell " + grid.overrides(cell).joined(separator: " ") + ")")
+          throw UsageError(ScenarioFile.explain(error, path: path) + " (cell " + grid.overrides(cell).joined(separator: " ") + ")")
         }
       }
       return cells
@@ -314,7 +314,7 @@ struct SweepPlan {
         let loadedLegs = legKeys.map { loaded[$0]! }
         let legs = try ScenarioLegs.prepared(scenario, loaded: loadedLegs, options: legOptions).legs
         // None outside mode carry.
-        let settlements = try BacktestCommand.settlements(scenario, perp: legs[1], options: legOptions)
+        let settlements = try ScenarioRun.settlements(scenario, perp: legs[1], options: legOptions)
         data.append(Prepared(legs: legs, alignment: AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid), funding: settlements))
         dataIndex = data.count - 1
         dataIndexes[dataKey] = dataIndex
@@ -441,7 +441,7 @@ struct SweepPlan {
   private func rows(_ group: Group, decisions: ConvergenceDecisions?, prepared: Prepared) -> [SweepRow] {
     let legs = prepared.legs
     return group.cells.map { cell in
-      let outcome: BacktestReport.Outcome
+      let outcome: ScenarioRun.Outcome
       let points: (count: Int, valid: Int)
       switch cell.engine {
       case .inventory(let engine):
@@ -455,7 +455,7 @@ struct SweepPlan {
         outcome = .convergence(engine.price(decisions!))
         points = (prepared.index!.clockPoints, prepared.index!.validPoints)
       }
-      let report = BacktestReport(
+      let report = ScenarioRun(
         scenario: cell.scenario, legs: legs, fees: cell.fees, points: points.count, validPoints: points.valid, outcome: outcome)
       let journal = report.journal
       var metrics = Dictionary(uniqueKeysWithValues: report.metrics(journal: journal).map { ($0.0, $0.1) })

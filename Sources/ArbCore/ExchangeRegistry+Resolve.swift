@@ -22,6 +22,13 @@ extension ExchangeRegistry {
     try resolution(instrument).canonical
   }
 
+  /// The canonical instrument of a leg on a venue the registry knows; `nil` for other
+  /// venues, FX series and files that name no symbol.
+  public func canonical(ofLeg instrument: Instrument) throws(ResolveError) -> CanonicalInstrument? {
+    guard venue(instrument.venue) != nil, instrument.market != .fx, instrument.symbol != "unknown" else { return nil }
+    return try resolve(instrument)
+  }
+
   /// Like `resolve`, with the market and grammar that read the symbol.
   public func resolution(_ instrument: Instrument) throws(ResolveError) -> Resolution {
     guard let venue = venue(instrument.venue) else {

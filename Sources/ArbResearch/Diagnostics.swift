@@ -19,3 +19,8 @@ extension ScenarioSettingError: Diagnostic {
   public var kind: DiagnosticKind { .usage }
   public var isFramed: Bool { false }
 }
+
+extension ScenarioLegError: Diagnostic {
+  public var kind: DiagnosticKind { .usage }
+  public var isFramed: Bool { false }
+}

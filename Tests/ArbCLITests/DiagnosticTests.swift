@@ -30,6 +30,7 @@ import Testing
     (ScenarioError(path: "s.json", message: "bad key"), .usage, "s.json: error: bad key"),
     (SweepError("too many cells"), .usage, "arbkit: error: too many cells"),
     (ScenarioSettingError("no taker fee known for x spot; set costs.fees.x"), .usage, "arbkit: error: no taker fee known for x spot"),
+    (ScenarioLegError(.badSpecSet(key: "fx", detail: "bad column")), .usage, "arbkit: error: fx.spec_set: bad column"),
     (GrammarError(grammar: "{X}", detail: "names no base"), .dataError, "arbkit: error: symbol grammar '{X}' names no base"),
     (ResolveError(instrument: instrument, reason: .notTradable), .usage, "arbkit: error: 'upbit:spot:KRW-XYZ' is an FX series"),
     (TimeError(.overflow(operation: .latency, time: 1_700_000_000_000_000, amount: .max)), .usage, "arbkit: error: fill latency +"),

@@ -62,10 +62,10 @@ struct LookaheadCheckTests {
     let (scenario, fees, recording) = try Self.setUp(Self.convergence)
     // Lookahead: the notional is one coin at the mean price of the data given, future included.
     // Only the first-passage engine (sweep's) leaks: the pass stays honest.
-    let leaking: @Sendable (ScenarioRecording, BacktestCommand.Engine) throws -> BacktestReport = { data, engine in
+    let leaking: @Sendable (ScenarioRecording, ScenarioRun.Engine) throws -> ScenarioRun = { data, engine in
       var sized = scenario
       if engine == .firstPassage { sized.strategy.notional = data.legs[0].bid.reduce(0, +) / Double(data.legs[0].count) }
-      return try BacktestCommand.report(sized, fees: fees, recording: data, registry: ExchangeRegistry.builtin, engine: engine)
+      return try ScenarioRun(sized, fees: fees, recording: data, registry: ExchangeRegistry.builtin, engine: engine)
     }
     let check = try LookaheadCheck.run(scenario, cuts: 20, recording: recording, backtest: leaking)
     #expect(check.engines == [.pass, .firstPassage] && check.differences.allSatisfy { $0.engine == .firstPassage })
@@ -76,8 +76,8 @@ struct LookaheadCheckTests {
     #expect(!first.fields.contains("entry_ts_us") && !first.fields.contains("entry_premium"))
     #expect(check.table.contains("differs in ") && check.table.contains("  full run:      entry_ts_us="))
     // The honest backtest of the same scenario passes.
-    let honest: @Sendable (ScenarioRecording, BacktestCommand.Engine) throws -> BacktestReport = { data, engine in
-      try BacktestCommand.report(scenario, fees: fees, recording: data, registry: ExchangeRegistry.builtin, engine: engine)
+    let honest: @Sendable (ScenarioRecording, ScenarioRun.Engine) throws -> ScenarioRun = { data, engine in
+      try ScenarioRun(scenario, fees: fees, recording: data, registry: ExchangeRegistry.builtin, engine: engine)
     }
     #expect(try LookaheadCheck.run(scenario, cuts: 20, recording: recording, backtest: honest).differences.isEmpty)
   }
@@ -105,7 +105,7 @@ struct LookaheadCheckTests {
     // One cut, at 49.5 min; the premium spikes from row 50 (minute 50), after the cut.
     let recording = Self.synthetic(spike: 50..<60)
     // Lookahead: each quote replaced by the next one (the last, which has none, dropped).
-    let peeking: @Sendable (ScenarioRecording, BacktestCommand.Engine) throws -> BacktestReport = { data, engine in
+    let peeking: @Sendable (ScenarioRecording, ScenarioRun.Engine) throws -> ScenarioRun = { data, engine in
       var ahead = data
       ahead.legs = data.legs.map { leg in
         var next = leg
@@ -114,7 +114,7 @@ struct LookaheadCheckTests {
         next.ask = Array(leg.ask.dropFirst())
         return next
       }
-      return try BacktestCommand.report(scenario, fees: fees, recording: ahead, registry: ExchangeRegistry.builtin, engine: engine)
+      return try ScenarioRun(scenario, fees: fees, recording: ahead, registry: ExchangeRegistry.builtin, engine: engine)
     }
     let check = try LookaheadCheck.run(scenario, cuts: 1, recording: recording, backtest: peeking)
     // Caught with both engines.
@@ -134,8 +134,8 @@ struct LookaheadCheckTests {
     let (scenario, fees, _) = try Self.setUp(Self.convergence, Self.immediate)
     // Cuts at 24.75, 49.5 and 74.25 min; the trade opens at minute 45 and closes at 60.
     let recording = Self.synthetic(spike: 45..<60)
-    let honest: @Sendable (ScenarioRecording, BacktestCommand.Engine) throws -> BacktestReport = { data, engine in
-      try BacktestCommand.report(scenario, fees: fees, recording: data, registry: ExchangeRegistry.builtin, engine: engine)
+    let honest: @Sendable (ScenarioRecording, ScenarioRun.Engine) throws -> ScenarioRun = { data, engine in
+      try ScenarioRun(scenario, fees: fees, recording: data, registry: ExchangeRegistry.builtin, engine: engine)
     }
     #expect(LookaheadCheck.records(try honest(recording, .pass)).count == 1)
     let check = try LookaheadCheck.run(scenario, cuts: 3, recording: recording, backtest: honest)
@@ -144,7 +144,7 @@ struct LookaheadCheckTests {
     #expect(check.cuts.map(\.compared) == [0, 2, 2] && check.cuts.map(\.open) == [0, 2, 0])
     // At the middle cut both engines' cut runs forced the trade out at its last valid point.
     let cut = recording.truncated(before: check.cuts[1].time, scenario: scenario)
-    for engine in BacktestCommand.Engine.allCases {
+    for engine in ScenarioRun.Engine.allCases {
       let truncated = LookaheadCheck.records(try honest(cut, engine))
       #expect(truncated.count == 1 && truncated[0].forced && truncated[0].exitTime == recording.legs[0].time[49])
     }

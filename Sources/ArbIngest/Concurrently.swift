@@ -3,7 +3,7 @@ import Synchronization
 
 /// `body(0..<count)` run concurrently, results in order; the first error (in order)
 /// is rethrown.
-func concurrently<T: Sendable, Failure: Error>(_ count: Int, _ body: @Sendable (Int) throws(Failure) -> T) throws(Failure) -> [T] {
+public func concurrently<T: Sendable, Failure: Error>(_ count: Int, _ body: @Sendable (Int) throws(Failure) -> T) throws(Failure) -> [T] {
   let results = Mutex<[Result<T, Failure>?]>(Array(repeating: nil, count: count))
   DispatchQueue.concurrentPerform(iterations: count) { k in
     let result = Result { () throws(Failure) in try body(k) }

@@ -5,32 +5,7 @@ import ArbResearch
 
 /// The printed forms of a backtest: summary table, JSON (`docs/cli.md`), ledger,
 /// equity and inventory CSV.
-struct BacktestReport {
-  /// The run of the scenario's mode.
-  enum Outcome {
-    case convergence(BacktestRun)
-    case inventory(InventoryRun)
-    /// Mode carry: the run and the funding settlements it was priced with.
-    case carry(BacktestRun, FundingSettlements)
-  }
-
-  let scenario: Scenario
-  let legs: [QuoteSeries]
-  let fees: [Double]
-  /// Clock points of the aligned legs, and the valid ones.
-  let points: Int
-  let validPoints: Int
-  let outcome: Outcome
-  /// The scenario's FX conversion (`fx`), if any.
-  var fx: ScenarioLegs.FXSummary? = nil
-
-  var journal: PnLJournal {
-    switch outcome {
-    case .convergence(let run), .carry(let run, _): run.journal
-    case .inventory(let run): run.journal
-    }
-  }
-
+extension ScenarioRun {
   /// The figures every mode reports, in `docs/cli.md` order.
   var metrics: [(String, JSONValue)] { metrics(journal: journal) }
 
@@ -275,12 +250,5 @@ struct CSVTable {
       }
     }
     return nil
-  }
-}
-
-extension BacktestReport {
-  /// The report of a run on `aligned`.
-  init(scenario: Scenario, legs: [QuoteSeries], fees: [Double], aligned: AlignedLegs, outcome: Outcome, fx: ScenarioLegs.FXSummary? = nil) {
-    self.init(scenario: scenario, legs: legs, fees: fees, points: aligned.count, validPoints: aligned.validPoints, outcome: outcome, fx: fx)
   }
 }

@@ -1,23 +1,29 @@
 import ArbBacktest
 import ArbCore
 import ArbIngest
-import ArbResearch
 
 /// A scenario's inputs as read, before clock offsets, FX conversion and alignment: what
-/// one backtest runs on (`BacktestCommand.report`). The lookahead check reads them once
+/// one backtest runs on (`ScenarioRun`). The lookahead check reads them once
 /// and cuts them in memory.
-struct ScenarioRecording: Sendable {
+public struct ScenarioRecording: Sendable {
   /// The legs, in scenario order.
-  var legs: [QuoteSeries]
+  public var legs: [QuoteSeries]
   /// The FX series (`fx.files`); `nil` without `fx`.
-  var rate: QuoteSeries?
+  public var rate: QuoteSeries?
   /// Mode carry: the funding records (`funding.files`); `nil` with `strategy.funding` false.
-  var funding: QuoteSeries?
+  public var funding: QuoteSeries?
+
+  /// The inputs as given: the legs in scenario order, the FX series and the funding records.
+  public init(legs: [QuoteSeries], rate: QuoteSeries? = nil, funding: QuoteSeries? = nil) {
+    self.legs = legs
+    self.rate = rate
+    self.funding = funding
+  }
 
   /// Reads every input of `scenario` with `options`.
-  static func load(_ scenario: Scenario, options: IngestOptions) throws -> ScenarioRecording {
+  public static func load(_ scenario: Scenario, options: IngestOptions) throws -> ScenarioRecording {
     let legs = try LoadedLegs.load(try ScenarioLegs.specs(scenario), options: options).map(\.series)
-    let funding = try BacktestCommand.fundingSeries(scenario, options: options)
+    let funding = try ScenarioRun.fundingSeries(scenario, options: options)
     return ScenarioRecording(legs: legs, rate: try ScenarioLegs.rate(scenario, options: options), funding: funding)
   }
 
@@ -27,7 +33,7 @@ struct ScenarioRecording: Sendable {
   /// the venue's offset (`alignment.offsets`); the funding records at `cut` minus the
   /// perp venue's; the FX series, which no offset moves, at `cut`. Rows are in time
   /// order, as read.
-  func truncated(before cut: Int64, scenario: Scenario) -> ScenarioRecording {
+  public func truncated(before cut: Int64, scenario: Scenario) -> ScenarioRecording {
     let offset = { (venue: String) in scenario.offsets[venue] ?? 0 }
     return ScenarioRecording(
       legs: legs.map { $0.prefix(before: cut, offset: offset($0.instrument.venue)) },

@@ -1,0 +1,32 @@
+import ArbCore
+import ArbIngest
+import ArbResearch
+
+/// The scenario file a command names: checked before it is parsed, its errors told
+/// with the closest known key (backtest, sweep and report).
+enum ScenarioFile {
+  /// Refuses a scenario file that cannot be read with its own exit code (66: missing or
+  /// not a file; 74: unreadable) before it is parsed.
+  static func check(_ path: String) throws(UsageError) {
+    do throws(FileError) { try InputFile.check(path) } catch { throw UsageError(file: error) }
+  }
+
+  /// The scenario error, with the closest known key for an unknown one.
+  static func explain(_ error: ScenarioError, path: String) -> String {
+    guard let key = error.unknownKey else { return "\(error)" }
+    // Concrete keys: leg indexes and fee venues as the scenario could name them.
+    let legs = (try? Scenario.load(path: path))?.legs ?? []
+    var known: [String] = []
+    for (pattern, _) in Scenario.keys {
+      if pattern.hasPrefix("legs.*") {
+        known += legs.indices.map { pattern.replacingOccurrences(of: "*", with: "\($0)") }
+      } else if pattern.hasSuffix(".*") {
+        known += Set(legs.map(\.venue)).sorted().map { pattern.dropLast() + $0 }
+      } else {
+        known.append(pattern)
+      }
+    }
+    let suggestion = ArgumentCursor.closest(key, among: known)
+    return "\(error)" + (suggestion.map { ", did you mean '\($0)'?" } ?? "")
+  }
+}

@@ -1,0 +1,144 @@
+import ArbAnalytics
+import ArbBacktest
+import ArbCore
+import ArbIngest
+
+/// One run of a scenario's strategy on its recording: the legs as the strategy saw them,
+/// the size of their alignment and the outcome (shared by backtest, sweep and report).
+public struct ScenarioRun {
+  /// The run of the scenario's mode.
+  public enum Outcome {
+    case convergence(BacktestRun)
+    case inventory(InventoryRun)
+    /// Mode carry: the run and the funding settlements it was priced with.
+    case carry(BacktestRun, FundingSettlements)
+  }
+
+  /// How the round trips of modes convergence and carry are found.
+  public enum Engine: String, Sendable, CaseIterable {
+    /// A pass over every aligned point (what `backtest` runs).
+    case pass
+    /// First-passage queries on a `ConvergenceIndex` (what `sweep` runs); mode
+    /// inventory has no other engine than the pass.
+    case firstPassage = "first_passage"
+  }
+
+  public let scenario: Scenario
+  /// The legs moved by the clock offsets and converted by the FX series.
+  public let legs: [QuoteSeries]
+  /// Each leg's taker fee.
+  public let fees: [Double]
+  /// Clock points of the aligned legs, and the valid ones.
+  public let points: Int
+  public let validPoints: Int
+  public let outcome: Outcome
+  /// The scenario's FX conversion (`fx`), if any.
+  public let fx: ScenarioLegs.FXSummary?
+
+  /// A run whose outcome was found elsewhere (a sweep's shared decisions).
+  public init(
+    scenario: Scenario, legs: [QuoteSeries], fees: [Double], points: Int, validPoints: Int, outcome: Outcome, fx: ScenarioLegs.FXSummary? = nil
+  ) {
+    self.scenario = scenario
+    self.legs = legs
+    self.fees = fees
+    self.points = points
+    self.validPoints = validPoints
+    self.outcome = outcome
+    self.fx = fx
+  }
+
+  /// A run on `aligned`.
+  public init(scenario: Scenario, legs: [QuoteSeries], fees: [Double], aligned: AlignedLegs, outcome: Outcome, fx: ScenarioLegs.FXSummary? = nil) {
+    self.init(scenario: scenario, legs: legs, fees: fees, points: aligned.count, validPoints: aligned.validPoints, outcome: outcome, fx: fx)
+  }
+
+  /// The backtest of `recording` by `engine`: its legs moved by the clock offsets and
+  /// converted by the FX series, aligned, and the scenario's mode run on them.
+  public init(
+    _ scenario: Scenario, fees: [Double], recording: ScenarioRecording, registry: ExchangeRegistry, engine: Engine = .pass
+  ) throws {
+    let (series, fx) = try ScenarioLegs.prepared(scenario, loaded: recording.legs, rate: recording.rate, registry: registry)
+    let alignment = AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid)
+    guard engine == .firstPassage, scenario.strategy.mode != .inventory else {
+      let aligned = try AlignedLegs(legs: series, options: alignment)
+      let outcome = try Self.outcome(scenario, fees: fees, legs: series, aligned: aligned, funding: recording.funding, registry: registry)
+      self.init(scenario: scenario, legs: series, fees: fees, aligned: aligned, outcome: outcome, fx: fx)
+      return
+    }
+    let outcome: Outcome
+    let index: ConvergenceIndex
+    switch try ScenarioEngine(scenario, fees: fees, registry: registry) {
+    case .carry(let carry):
+      index = try ConvergenceIndex(legs: series, options: alignment, sellLeg: 1)
+      let settlements = try Self.settlements(scenario, funding: recording.funding, perp: series[1])
+      outcome = .carry(carry.price(carry.rules.decide(legs: series, index: index), funding: settlements), settlements)
+    case .convergence(let convergence):
+      index = try ConvergenceIndex(legs: series, options: alignment)
+      outcome = .convergence(convergence.price(convergence.decide(legs: series, index: index)))
+    case .inventory:
+      preconditionFailure("mode inventory has no engine but the pass")
+    }
+    self.init(scenario: scenario, legs: series, fees: fees, points: index.clockPoints, validPoints: index.validPoints, outcome: outcome, fx: fx)
+  }
+
+  /// The run's PnL journal.
+  public var journal: PnLJournal {
+    switch outcome {
+    case .convergence(let run), .carry(let run, _): run.journal
+    case .inventory(let run): run.journal
+    }
+  }
+
+  /// The run of the scenario's mode on aligned legs (mode carry reads its funding
+  /// settlements with `options`).
+  public static func outcome(
+    _ scenario: Scenario, fees: [Double], legs: [QuoteSeries], aligned: AlignedLegs, options: IngestOptions
+  ) throws -> Outcome {
+    let funding = try fundingSeries(scenario, options: options)
+    return try outcome(scenario, fees: fees, legs: legs, aligned: aligned, funding: funding, registry: options.registry)
+  }
+
+  /// The run of the scenario's mode on aligned legs (mode carry: with the settlements
+  /// of `funding`).
+  public static func outcome(
+    _ scenario: Scenario, fees: [Double], legs: [QuoteSeries], aligned: AlignedLegs, funding: QuoteSeries?, registry: ExchangeRegistry
+  ) throws -> Outcome {
+    switch try ScenarioEngine(scenario, fees: fees, registry: registry) {
+    case .inventory(let engine):
+      return .inventory(engine.run(legs: legs, aligned: aligned))
+    case .carry(let engine):
+      let settlements = try settlements(scenario, funding: funding, perp: legs[1])
+      return .carry(engine.run(legs: legs, aligned: aligned, funding: settlements), settlements)
+    case .convergence(let engine):
+      return .convergence(engine.run(legs: legs, aligned: aligned))
+    }
+  }
+
+  /// Mode carry: the perp's funding settlements from `funding.files` (none with
+  /// `strategy.funding` false), moved by the perp venue's clock offset and valued on the
+  /// perp's quotes (already moved).
+  public static func settlements(_ scenario: Scenario, perp: QuoteSeries, options: IngestOptions) throws -> FundingSettlements {
+    try settlements(scenario, funding: fundingSeries(scenario, options: options), perp: perp)
+  }
+
+  /// Mode carry: the funding records of `funding.files` as read with `options`; `nil`
+  /// in the other modes and with `strategy.funding` false.
+  public static func fundingSeries(_ scenario: Scenario, options: IngestOptions) throws -> QuoteSeries? {
+    guard case .carry(let rules) = scenario.strategy, rules.booksFunding else { return nil }
+    let leg = scenario.legs[1], funding = rules.funding
+    let spec = LegSpec(
+      instrument: Instrument(venue: leg.venue, market: leg.market, symbol: leg.symbol), paths: funding.files,
+      format: funding.format, field: .fundingRate, specSet: funding.specSet)
+    try ScenarioLegs.checkSpecSet(funding.specSet, format: funding.format, key: "funding")
+    return try spec.load(options: options).series
+  }
+
+  /// The settlements of `funding` (as `fundingSeries` reads it; `nil`: none), moved by
+  /// the perp venue's clock offset and valued on `perp`.
+  public static func settlements(_ scenario: Scenario, funding: QuoteSeries?, perp: QuoteSeries) throws(FundingError) -> FundingSettlements {
+    guard let funding else { return .none }
+    let offset = scenario.offsets[scenario.legs[1].venue] ?? 0
+    do { return try FundingSettlements(funding: funding, perp: perp, clockOffset: offset) } catch { throw FundingError("funding.files: \(error.message)") }
+  }
+}
