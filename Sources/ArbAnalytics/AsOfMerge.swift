@@ -62,64 +62,66 @@ struct AsOfMerge {
     let limits = (0..<legCount).map(options.maxStale(leg:))
     let from = span?.from ?? gridStart ?? start
     let until = span?.until ?? .max
-    return limits.withUnsafeBufferPointer { limit in withUnsafeBuffers(legs.map(\.time)) { times in
-      withUnsafeBuffers(legs.map(\.bid)) { bids in
-        withUnsafeBuffers(legs.map(\.ask)) { asks in
-          withUnsafeTemporaryAllocation(of: Int.self, capacity: legCount) { cursor in
-           withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * legCount) { quotes in
-            // Each leg starts at its last quote before `from` (none: -1).
-            for k in 0..<legCount {
-              let c = Self.countBefore(from, in: times[k]) - 1
-              cursor[k] = c
-              quotes[k] = c >= 0 ? bids[k][c] : .nan
-              quotes[legCount + k] = c >= 0 ? asks[k][c] : .nan
-            }
-            var produced = span?.firstIndex ?? 0
-            while true {
-              let t: Int64
-              if let step = options.grid, let gridStart {
-                // Point `produced` of `capacity`: at most `end`, so the product and sum fit.
-                guard produced < capacity else { break }
-                t = gridStart + Int64(produced) * step
-              } else {
-                // The smallest next quote time among the legs: the next union point.
-                var smallest = Int64.max
+    return limits.withUnsafeBufferPointer { limit in
+      withUnsafeBuffers(legs.map(\.time)) { times in
+        withUnsafeBuffers(legs.map(\.bid)) { bids in
+          withUnsafeBuffers(legs.map(\.ask)) { asks in
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: legCount) { cursor in
+              withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * legCount) { quotes in
+                // Each leg starts at its last quote before `from` (none: -1).
                 for k in 0..<legCount {
-                  let c = cursor[k] + 1
-                  if c < times[k].count && times[k][c] < smallest { smallest = times[k][c] }
-                }
-                guard smallest < until else { break }
-                t = max(smallest, start)
-              }
-              var usable = 0
-              for k in 0..<legCount {
-                let column = times[k]
-                var c = cursor[k]
-                if c + 1 < column.count && column[c + 1] <= t {
-                  repeat { c += 1 } while c + 1 < column.count && column[c + 1] <= t
+                  let c = Self.countBefore(from, in: times[k]) - 1
                   cursor[k] = c
-                  quotes[k] = bids[k][c]
-                  quotes[legCount + k] = asks[k][c]
+                  quotes[k] = c >= 0 ? bids[k][c] : .nan
+                  quotes[legCount + k] = c >= 0 ? asks[k][c] : .nan
                 }
-                // Usable: quoted, and `isUsable`. An unusable leg stays so until its
-                // cursor moves (age only grows), so its quote is set to nan until then
-                // and no point reads it.
-                if c < 0 || !Self.isUsable(bid: quotes[k], ask: quotes[legCount + k], age: t - column[c], limit: limit[k]) {
-                  quotes[k] = .nan
-                  quotes[legCount + k] = .nan
-                } else {
-                  usable += 1
+                var produced = span?.firstIndex ?? 0
+                while true {
+                  let t: Int64
+                  if let step = options.grid, let gridStart {
+                    // Point `produced` of `capacity`: at most `end`, so the product and sum fit.
+                    guard produced < capacity else { break }
+                    t = gridStart + Int64(produced) * step
+                  } else {
+                    // The smallest next quote time among the legs: the next union point.
+                    var smallest = Int64.max
+                    for k in 0..<legCount {
+                      let c = cursor[k] + 1
+                      if c < times[k].count && times[k][c] < smallest { smallest = times[k][c] }
+                    }
+                    guard smallest < until else { break }
+                    t = max(smallest, start)
+                  }
+                  var usable = 0
+                  for k in 0..<legCount {
+                    let column = times[k]
+                    var c = cursor[k]
+                    if c + 1 < column.count && column[c + 1] <= t {
+                      repeat { c += 1 } while c + 1 < column.count && column[c + 1] <= t
+                      cursor[k] = c
+                      quotes[k] = bids[k][c]
+                      quotes[legCount + k] = asks[k][c]
+                    }
+                    // Usable: quoted, and `isUsable`. An unusable leg stays so until its
+                    // cursor moves (age only grows), so its quote is set to nan until then
+                    // and no point reads it.
+                    if c < 0 || !Self.isUsable(bid: quotes[k], ask: quotes[legCount + k], age: t - column[c], limit: limit[k]) {
+                      quotes[k] = .nan
+                      quotes[legCount + k] = .nan
+                    } else {
+                      usable += 1
+                    }
+                  }
+                  visitor.visit(produced, time: t, valid: usable >= required, cursor: cursor, quotes: quotes)
+                  produced += 1
                 }
+                return produced - (span?.firstIndex ?? 0)
               }
-              visitor.visit(produced, time: t, valid: usable >= required, cursor: cursor, quotes: quotes)
-              produced += 1
             }
-            return produced - (span?.firstIndex ?? 0)
-           }
           }
         }
       }
-    } }
+    }
   }
 }
 

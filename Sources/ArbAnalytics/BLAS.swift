@@ -69,7 +69,8 @@ enum BLAS {
     guard rows > 0 else { return }
     // No columns: Ax is the zero vector and y ← βy (BLAS itself returns early here).
     guard columns > 0 else { return scal(beta, y) }
-    cblas_dgemv(CblasRowMajor, CblasNoTrans, length(rows), length(columns), alpha, a.baseAddress, length(columns),
+    cblas_dgemv(
+      CblasRowMajor, CblasNoTrans, length(rows), length(columns), alpha, a.baseAddress, length(columns),
       x.baseAddress, 1, beta, y.baseAddress, 1)
   }
 
@@ -82,7 +83,8 @@ enum BLAS {
   ) {
     precondition(stride >= columns && a.count >= (rows - 1) * stride + columns && c.count == rows * rows, "BLAS.syrk: shape mismatch")
     guard rows > 0 else { return }
-    cblas_dsyrk(CblasRowMajor, CblasUpper, CblasNoTrans, length(rows), length(columns), alpha, a.baseAddress,
+    cblas_dsyrk(
+      CblasRowMajor, CblasUpper, CblasNoTrans, length(rows), length(columns), alpha, a.baseAddress,
       length(max(stride, 1)), beta, c.baseAddress, length(rows))
   }
 
@@ -95,7 +97,8 @@ enum BLAS {
     let needed = rows == 0 ? 0 : (rows - 1) * stride + columns
     precondition(stride >= columns && a.count >= needed && b.count >= needed && c.count == rows * rows, "BLAS.gemm: shape mismatch")
     guard rows > 0 else { return }
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, length(rows), length(rows), length(columns), alpha,
+    cblas_dgemm(
+      CblasRowMajor, CblasNoTrans, CblasTrans, length(rows), length(rows), length(columns), alpha,
       a.baseAddress, length(max(stride, 1)), b.baseAddress, length(max(stride, 1)), beta, c.baseAddress, length(rows))
   }
 

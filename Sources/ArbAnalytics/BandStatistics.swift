@@ -38,7 +38,9 @@ public struct BandStatistics: Sendable, Equatable {
     band: Double, values: [Double], valid: [Bool], side: [Int8], time: [Int64], duration: [Int64]? = nil,
     oneSided: Bool, hysteresis: Double = 0, minEpisode: Int64 = 0
   ) {
-    precondition(values.count == valid.count && values.count == side.count && values.count == time.count && (duration?.count ?? time.count) == time.count, "BandStatistics: column lengths differ")
+    precondition(
+      values.count == valid.count && values.count == side.count && values.count == time.count && (duration?.count ?? time.count) == time.count,
+      "BandStatistics: column lengths differ")
     var accumulator = BandAccumulator(band: band, oneSided: oneSided, hysteresis: hysteresis, minEpisode: minEpisode)
     let n = values.count
     for i in 0..<n {

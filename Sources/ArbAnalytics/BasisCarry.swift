@@ -125,9 +125,10 @@ public struct FundingCarry: Sendable {
           event += 1
         }
         let basisStart = basisAsOf(start)
-        windows.append(Window(
-          start: start, end: end, events: count, carry: carry, carryPerContract: perContract,
-          basisStart: basisStart, basisEnd: basisAsOf(end)))
+        windows.append(
+          Window(
+            start: start, end: end, events: count, carry: carry, carryPerContract: perContract,
+            basisStart: basisStart, basisEnd: basisAsOf(end)))
         start = end
       }
     }

@@ -29,7 +29,9 @@ public struct BasisSeries: Sendable {
   /// - Throws: `AlignmentError` when the legs are empty or never overlap, `.time` when
   ///   the expiry is further from the first time than a duration holds.
   /// - Complexity: O(points).
-  public init(derivative: QuoteSeries, reference: QuoteSeries, expiry: Int64? = nil, options: AlignmentOptions = AlignmentOptions())
+  public init(
+    derivative: QuoteSeries, reference: QuoteSeries, expiry: Int64? = nil, options: AlignmentOptions = AlignmentOptions()
+  )
     throws(AlignmentError)
   {
     let aligned = try AlignedLegs(legs: [derivative, reference], options: options)

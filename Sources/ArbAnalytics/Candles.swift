@@ -31,7 +31,6 @@ public enum Candles {
     try TimeArithmetic.check(times, plus: -every...every, .candle)
   }
 
-
   /// Candles of the valid values of `values` (non-finite = invalid point) at `time`.
   ///
   /// An invalid point is not a value of any bucket, but it ends the time during which

@@ -44,7 +44,8 @@ public struct DeflatedSharpe: Sendable, Equatable {
       let v = finite.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / (count - 1)
       let gamma = Self.eulerGamma
       variance = v
-      expectedMaximum = v.squareRoot()
+      expectedMaximum =
+        v.squareRoot()
         * ((1 - gamma) * NormalDistribution.quantile(1 - 1 / count) + gamma * NormalDistribution.quantile(1 - 1 / (count * Self.e)))
     } else {
       (variance, expectedMaximum) = (nil, nil)

@@ -69,11 +69,15 @@ public final class PremiumAnalyzer {
     let (midResult, execResult) = twoTasks(
       { () -> Result<SummaryAccumulator, SpillError> in
         var column = midColumn
-        return Result { () throws(SpillError) in try column.add(chunk.mid, side: midSides, chunk: chunk, weights: weightsShared); return column }
+        return Result { () throws(SpillError) in
+          try column.add(chunk.mid, side: midSides, chunk: chunk, weights: weightsShared); return column
+        }
       },
       { () -> Result<SummaryAccumulator, SpillError> in
         var column = execColumn
-        return Result { () throws(SpillError) in try column.add(chunk.exec, side: execSidesShared, chunk: chunk, weights: weightsShared); return column }
+        return Result { () throws(SpillError) in
+          try column.add(chunk.exec, side: execSidesShared, chunk: chunk, weights: weightsShared); return column
+        }
       })
     mid = try midResult.get()
     exec = try execResult.get()
@@ -221,7 +225,8 @@ struct MomentAccumulator {
     } else {
       let na = n, total = na + nb, delta = meanB - mean
       let d2 = delta * delta
-      let newM4 = m4 + m4b + d2 * d2 * na * nb * (na * na - na * nb + nb * nb) / (total * total * total)
+      let newM4 =
+        m4 + m4b + d2 * d2 * na * nb * (na * na - na * nb + nb * nb) / (total * total * total)
         + 6 * d2 * (na * na * m2b + nb * nb * m2) / (total * total) + 4 * delta * (na * m3b - nb * m3) / total
       let newM3 = m3 + m3b + d2 * delta * na * nb * (na - nb) / (total * total) + 3 * delta * (na * m2b - nb * m2) / total
       m2 += m2b + d2 * na * nb / total

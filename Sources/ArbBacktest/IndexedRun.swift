@@ -23,7 +23,8 @@ extension ConvergenceBacktest {
     var states = runs.map { run in
       precondition(index.sellLeg == run.parameters.sellLeg, "the index was built for another direction rule")
       return IndexedRun(
-        parameters: run.parameters, fills: Fills(
+        parameters: run.parameters,
+        fills: Fills(
           legs: legs, maxStale: run.parameters.maxStale, latency: run.parameters.latencies, readsSizes: run.parameters.capAtBook))
     }
     var limit = 0

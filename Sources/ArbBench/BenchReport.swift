@@ -21,22 +21,30 @@ struct BenchReport {
       rowsOut.append(row)
     }
     let ingest = median(swift.ingest), align = median(swift.alignPremium), stats = median(swift.statistics)
-    add("ingest", unit: "MB/s", amount: Double(swift.bytes), arbkit: ingest,
-        [("polars", peerMedian("polars", "ingest_s")), ("pandas", peerMedian("pandas", "ingest_s"))])
-    add("ingest", unit: "M rows/s", amount: Double(swift.rows), arbkit: ingest,
-        [("polars", peerMedian("polars", "ingest_s")), ("pandas", peerMedian("pandas", "ingest_s"))])
-    add("align + premium", unit: "M events/s", amount: Double(swift.points), arbkit: align,
-        [("polars", peerMedian("polars", "align_premium_s")), ("pandas", peerMedian("pandas", "align_premium_s"))])
-    add("statistics", unit: "M events/s", amount: Double(swift.validPoints), arbkit: stats,
-        [("numpy", peerMedian("numpy", "stats_s")), ("", nil)])
+    add(
+      "ingest", unit: "MB/s", amount: Double(swift.bytes), arbkit: ingest,
+      [("polars", peerMedian("polars", "ingest_s")), ("pandas", peerMedian("pandas", "ingest_s"))])
+    add(
+      "ingest", unit: "M rows/s", amount: Double(swift.rows), arbkit: ingest,
+      [("polars", peerMedian("polars", "ingest_s")), ("pandas", peerMedian("pandas", "ingest_s"))])
+    add(
+      "align + premium", unit: "M events/s", amount: Double(swift.points), arbkit: align,
+      [("polars", peerMedian("polars", "align_premium_s")), ("pandas", peerMedian("pandas", "align_premium_s"))])
+    add(
+      "statistics", unit: "M events/s", amount: Double(swift.validPoints), arbkit: stats,
+      [("numpy", peerMedian("numpy", "stats_s")), ("", nil)])
     let headers = ["stage", "unit", "arbkit", "polars/numpy", "ratio", "pandas", "ratio"]
     var widths = headers.map(\.count)
     for row in rowsOut { for (k, cell) in row.enumerated() { widths[k] = max(widths[k], cell.count) } }
     for row in [headers] + rowsOut {
-      text += row.enumerated().map { k, cell in k < 2 ? cell.padding(toLength: widths[k], withPad: " ", startingAt: 0) : String(repeating: " ", count: widths[k] - cell.count) + cell }.joined(separator: "  ") + "\n"
+      text +=
+        row.enumerated().map { k, cell in
+          k < 2 ? cell.padding(toLength: widths[k], withPad: " ", startingAt: 0) : String(repeating: " ", count: widths[k] - cell.count) + cell
+        }.joined(separator: "  ") + "\n"
     }
     text += "\nfull premium analysis (mid + exec, bands, half-life): \(format(Double(swift.points) / median(swift.fullAnalysis) / 1e6, 1)) M events/s\n"
-    text += "peak memory of `arbkit premium`: \(format(Double(swift.peakMemoryBytes) / 1e6, 0)) MB; kept columns \(format(Double(swift.columnBytes) / 1e6, 0)) MB "
+    text +=
+      "peak memory of `arbkit premium`: \(format(Double(swift.peakMemoryBytes) / 1e6, 0)) MB; kept columns \(format(Double(swift.columnBytes) / 1e6, 0)) MB "
     text += "(\(format(Double(swift.peakMemoryBytes) / Double(swift.columnBytes), 2))×)\n"
     text += "arbkit runs (s): ingest \(list(swift.ingest)), align+premium \(list(swift.alignPremium)), statistics \(list(swift.statistics))\n"
     if let check = peers?["check"] as? [String: Any] {
@@ -65,7 +73,10 @@ struct BenchReport {
     for m in measurements {
       for (path, bytes, runs) in [(m.plain, m.plainBytes, m.ingestPlain), (m.gzip, m.gzipBytes, m.ingestGzip)] {
         let arbkit = median(runs), mb = Double(bytes) / 1e6
-        var row = [path.split(separator: "/").last.map(String.init) ?? path, format(mb, 0), "\(m.fileRows)", format(Double(m.fileRows) / arbkit / 1e6, 1), format(arbkit, 3)]
+        var row = [
+          path.split(separator: "/").last.map(String.init) ?? path, format(mb, 0), "\(m.fileRows)", format(Double(m.fileRows) / arbkit / 1e6, 1),
+          format(arbkit, 3),
+        ]
         for key in ["polars_s", "pandas_s"] {
           if let seconds = peer(path, key) { row += [format(seconds, 3), format(seconds / arbkit, 2) + "×"] } else { row += ["-", "-"] }
         }
@@ -88,7 +99,8 @@ struct BenchReport {
     }
     text += table(["cache", "rows", "MB", "arbkit ms", "cat ms", "numpy.memmap ms", "arbkit ÷ cat time", "arbkit ÷ numpy time"], rows)
     if !scans.isEmpty { text += "column sums agree with numpy.memmap: \(agree ? "yes" : "NO")\n" }
-    text += "arbkit: Ingest.read (a plain file on two threads), cache: Ingest.read of the folder (mmap + copy into arrays) and a pass over every word; cat: /bin/cat of the column files to /dev/null, started with posix_spawn, timed to its exit\n"
+    text +=
+      "arbkit: Ingest.read (a plain file on two threads), cache: Ingest.read of the folder (mmap + copy into arrays) and a pass over every word; cat: /bin/cat of the column files to /dev/null, started with posix_spawn, timed to its exit\n"
   }
 
   /// The backtest and sweep next to numba (and vectorbt), after their results were
@@ -105,8 +117,10 @@ struct BenchReport {
     let numbaBacktest = seconds("backtest").map(median), numbaSweep = seconds("sweep").map(median)
     if let backtest {
       let arbkit = median(backtest.seconds)
-      rows.append(["backtest, 1 run (\(backtest.trades) trades)", format(arbkit, 3), numbaBacktest.map { format($0, 3) } ?? "-",
-                   numbaBacktest.map { format($0 / arbkit, 2) + "×" } ?? "-", "-", "-"])
+      rows.append([
+        "backtest, 1 run (\(backtest.trades) trades)", format(arbkit, 3), numbaBacktest.map { format($0, 3) } ?? "-",
+        numbaBacktest.map { format($0 / arbkit, 2) + "×" } ?? "-", "-", "-",
+      ])
     }
     let vectorbt = peers?["vectorbt"] as? [String: Any]
     let vectorbtCell = (vectorbt?["cell_seconds"] as? [Double]).flatMap { $0.isEmpty ? nil : median($0) }
@@ -116,8 +130,10 @@ struct BenchReport {
     let numbaWhole = numbaSweep.flatMap { loop in numbaSetup.map { loop + $0 } }
     for run in sweep?.runs ?? [] where run.cells == 1000 {
       let arbkit = median(run.seconds), vbt = vectorbtCell.map { $0 * Double(run.cells) }
-      rows.append(["sweep, \(run.cells) cells, arbkit --jobs \(run.jobs)", format(arbkit, 3), numbaWhole.map { format($0, 2) } ?? "-",
-                   numbaWhole.map { format($0 / arbkit, 0) + "×" } ?? "-", vbt.map { format($0, 0) } ?? "-", vbt.map { format($0 / arbkit, 0) + "×" } ?? "-"])
+      rows.append([
+        "sweep, \(run.cells) cells, arbkit --jobs \(run.jobs)", format(arbkit, 3), numbaWhole.map { format($0, 2) } ?? "-",
+        numbaWhole.map { format($0 / arbkit, 0) + "×" } ?? "-", vbt.map { format($0, 0) } ?? "-", vbt.map { format($0 / arbkit, 0) + "×" } ?? "-",
+      ])
     }
     text += table(["work", "arbkit s", "numba s", "ratio", "vectorbt s", "ratio"], rows)
     if let numbaSweep, let numbaSetup, let best = sweep?.runs.filter({ $0.cells == 1000 }).map({ median($0.seconds) }).min() {
@@ -132,19 +148,24 @@ struct BenchReport {
       }
     }
     if let backtest {
-      text += "arbkit backtest: ConvergenceBacktest.run in process (plain pass over every point + pricing), on legs opened and aligned once (untimed); runs (s) \(list(backtest.seconds))\n"
+      text +=
+        "arbkit backtest: ConvergenceBacktest.run in process (plain pass over every point + pricing), on legs opened and aligned once (untimed); runs (s) \(list(backtest.seconds))\n"
       text += "heap allocations in one run: \(backtest.allocations) for \(backtest.points) points and \(backtest.trades) trades "
-      text += "(appending \(backtest.trades) trades to an empty array alone makes \(backtest.outputAllocations)), counted by malloc/calloc/realloc/memalign wrappers linked into arbkit-bench\n"
+      text +=
+        "(appending \(backtest.trades) trades to an empty array alone makes \(backtest.outputAllocations)), counted by malloc/calloc/realloc/memalign wrappers linked into arbkit-bench\n"
     }
     if let sweep {
       text += "arbkit sweep: the CLI from spawn to exit (open the caches, align, index, 200 simulations, 1000 rows priced and written); "
       text += "runs (s) " + sweep.runs.filter { $0.cells == 1000 }.map { "--jobs \($0.jobs): \(list($0.seconds))" }.joined(separator: "; ") + "\n"
       if let one = sweep.runs.first(where: { $0.cells == 1 }) {
-        text += "arbkit sweep of 1 cell (start, open the caches, align, index, one simulation): \(format(median(one.seconds), 3)) s, runs \(list(one.seconds))\n"
+        text +=
+          "arbkit sweep of 1 cell (start, open the caches, align, index, one simulation): \(format(median(one.seconds), 3)) s, runs \(list(one.seconds))\n"
       }
-      text += "peak memory of arbkit sweep: " + sweep.runs.sorted { ($0.cells, $0.jobs) < ($1.cells, $1.jobs) }.map {
-        "\($0.cells) cells (--jobs \($0.jobs)) \(format(Double($0.peakMemoryBytes) / 1e6, 0)) MB"
-      }.joined(separator: ", ") + "\n"
+      text +=
+        "peak memory of arbkit sweep: "
+        + sweep.runs.sorted { ($0.cells, $0.jobs) < ($1.cells, $1.jobs) }.map {
+          "\($0.cells) cells (--jobs \($0.jobs)) \(format(Double($0.peakMemoryBytes) / 1e6, 0)) MB"
+        }.joined(separator: ", ") + "\n"
     }
     if let peers {
       if let setup = seconds("setup") { text += "numpy open (np.fromfile) and align (union1d, searchsorted): runs (s) \(list(setup))\n" }
@@ -160,9 +181,11 @@ struct BenchReport {
           text += "vectorbt \(vectorbt["version"] ?? "?"): Portfolio.from_signals, the closest equivalent (bench/backtest.py, vectorbt_cell); "
           text += "\(cells.count) cells timed (s) \(list(vectorbt["cell_seconds"] as? [Double] ?? [])), scaled to 1000 cells\n"
           if let sweep {
-            text += "  vectorbt vs the exact rules (trades, PnL): " + cells.enumerated().map { k, cell in
-              "\(cell[0])/\(sweep.trades[k]), \(format(cell[1] as? Double ?? .nan, 1))/\(format(sweep.pnl[k], 1))"
-            }.joined(separator: "; ") + "\n"
+            text +=
+              "  vectorbt vs the exact rules (trades, PnL): "
+              + cells.enumerated().map { k, cell in
+                "\(cell[0])/\(sweep.trades[k]), \(format(cell[1] as? Double ?? .nan, 1))/\(format(sweep.pnl[k], 1))"
+              }.joined(separator: "; ") + "\n"
           }
         }
       }
@@ -190,7 +213,8 @@ struct BenchReport {
     add(matrixStage, matrix, "numpy corrcoef(X)", peer("matrix", "numpy_corrcoef_s"))
     text += table(["stage", "arbkit s", "peer", "peer s", "ratio"], rows)
     text += "arbkit runs (s): rolling \(list(m.rolling)), correlation \(list(m.matrix))\n"
-    text += "arbkit: RollingStatistics (windowed Welford, mean/std/z per point); CovarianceMatrix(matrix:) complete case (one pass centring in place, one dsyrk, correlations). "
+    text +=
+      "arbkit: RollingStatistics (windowed Welford, mean/std/z per point); CovarianceMatrix(matrix:) complete case (one pass centring in place, one dsyrk, correlations). "
     text += "BLAS on one thread on both sides (Analytics.configure(); OPENBLAS_NUM_THREADS=1 for numpy)\n"
     if let check = peers?["check"] as? [String: Any] {
       let keys = ["z_last", "std_last", "corr_0_1", "corr_0_last"]
@@ -209,11 +233,13 @@ struct BenchReport {
 
   mutating func addOverfitting(_ m: OverfittingMeasurement) {
     text += "\nout-of-sample statistics (arbkit validate) on \(m.periods) periods × \(m.cells) cells (medians)\n\n"
-    text += table(["stage", "arbkit s"], [
-      ["CSCV, \(m.combinations) combinations of 8 of 16 blocks", format(median(m.cscv), 3)],
-      ["deflated Sharpe", format(median(m.deflated), 3)],
-      ["bootstrap, 1000 resamples of the best cell", format(median(m.bootstrap), 3)],
-    ])
+    text += table(
+      ["stage", "arbkit s"],
+      [
+        ["CSCV, \(m.combinations) combinations of 8 of 16 blocks", format(median(m.cscv), 3)],
+        ["deflated Sharpe", format(median(m.deflated), 3)],
+        ["bootstrap, 1000 resamples of the best cell", format(median(m.bootstrap), 3)],
+      ])
     text += "arbkit runs (s): CSCV \(list(m.cscv)), deflated Sharpe \(list(m.deflated)), bootstrap \(list(m.bootstrap))\n"
   }
 

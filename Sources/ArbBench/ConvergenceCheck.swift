@@ -10,7 +10,8 @@ enum ConvergenceCheck {
     if let backtest, let numba = peers["backtest"] as? [String: Any] {
       let trades = numba["trades"] as? Int, pnl = numba["pnl"] as? Double
       if trades != backtest.trades || !close(pnl, backtest.pnl) {
-        problems.append("backtest: arbkit \(backtest.trades) trades, PnL \(backtest.pnl); numba \(trades.map(String.init) ?? "-") trades, PnL \(pnl.map { "\($0)" } ?? "-")")
+        problems.append(
+          "backtest: arbkit \(backtest.trades) trades, PnL \(backtest.pnl); numba \(trades.map(String.init) ?? "-") trades, PnL \(pnl.map { "\($0)" } ?? "-")")
       }
     }
     if let sweep, let numba = peers["sweep"] as? [String: Any] {

@@ -36,8 +36,16 @@ struct FormatMeasurement {
     }
     FileHandle.standardError.write(Data("measuring arbkit on \(plain) (plain, gzip, store)\n".utf8))
     var file: IngestedFile? = nil
-    let ingestPlain = try (0..<repeats).map { _ in try timed { file = nil; file = try Ingest.read(path: plain) } }
-    let ingestGzip = try (0..<repeats).map { _ in try timed { file = nil; file = try Ingest.read(path: plain + ".gz") } }
+    let ingestPlain = try (0..<repeats).map { _ in
+      try timed {
+        file = nil; file = try Ingest.read(path: plain)
+      }
+    }
+    let ingestGzip = try (0..<repeats).map { _ in
+      try timed {
+        file = nil; file = try Ingest.read(path: plain + ".gz")
+      }
+    }
     let cache = "\(folder)/\(kind.rawValue)_\(rows).cache"
     let store = try StoreTransaction(path: cache, clock: .local)
     _ = try store.add(file!)

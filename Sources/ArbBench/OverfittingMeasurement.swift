@@ -22,9 +22,10 @@ struct OverfittingMeasurement {
       measurement.cscv.append(timed { cscv = CSCV(matrix: matrix, blocks: 16) })
       measurement.combinations = cscv!.combinations
       measurement.deflated.append(timed { _ = DeflatedSharpe(matrix: matrix) })
-      measurement.bootstrap.append(timed {
-        _ = BlockBootstrap(column: matrix.column(matrix.bestCell), resamples: 1000, blockLength: BlockBootstrap.defaultBlockLength(periods: periods), seed: 1)
-      })
+      measurement.bootstrap.append(
+        timed {
+          _ = BlockBootstrap(column: matrix.column(matrix.bestCell), resamples: 1000, blockLength: BlockBootstrap.defaultBlockLength(periods: periods), seed: 1)
+        })
     }
     return measurement
   }

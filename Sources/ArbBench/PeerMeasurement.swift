@@ -17,25 +17,31 @@ enum PeerMeasurement {
 
   /// Runs `bench/backtest.py`: the numba backtest and brute-force sweep (and
   /// vectorbt on `vectorbtCells` cells) on the caches of `data`.
-  static func runConvergence(python: String, data: ConvergenceData, parts: Set<String>, repeats: Int, sweepRepeats: Int, vectorbtCells: Int) throws -> [String: Any] {
+  static func runConvergence(
+    python: String, data: ConvergenceData, parts: Set<String>, repeats: Int, sweepRepeats: Int, vectorbtCells: Int
+  ) throws -> [String: Any] {
     typealias D = ConvergenceData
-    return try script(python, "bench/backtest.py", ["--legs"] + data.caches + [
-      "--repeat", "\(repeats)", "--max-stale-us", "\(D.maxStale)", "--latency-us", "\(D.latency)",
-      "--slippage-bps", "\(D.slippageBps)", "--notional", "\(D.notional)", "--fees", D.fees.map { "\($0)" }.joined(separator: ","),
-      "--entry", "\(D.entry)", "--exit", "\(D.exit)", "--sweep-entries=" + D.entries.joined(separator: ","),
-      "--sweep-exits=" + D.exits.joined(separator: ","), "--sweep-fees=" + D.legTwoFees.joined(separator: ","),
-      "--sweep-repeat", "\(sweepRepeats)", "--vectorbt-cells", "\(vectorbtCells)", "--only", parts.sorted().joined(separator: ","),
-    ])
+    return try script(
+      python, "bench/backtest.py",
+      ["--legs"] + data.caches + [
+        "--repeat", "\(repeats)", "--max-stale-us", "\(D.maxStale)", "--latency-us", "\(D.latency)",
+        "--slippage-bps", "\(D.slippageBps)", "--notional", "\(D.notional)", "--fees", D.fees.map { "\($0)" }.joined(separator: ","),
+        "--entry", "\(D.entry)", "--exit", "\(D.exit)", "--sweep-entries=" + D.entries.joined(separator: ","),
+        "--sweep-exits=" + D.exits.joined(separator: ","), "--sweep-fees=" + D.legTwoFees.joined(separator: ","),
+        "--sweep-repeat", "\(sweepRepeats)", "--vectorbt-cells", "\(vectorbtCells)", "--only", parts.sorted().joined(separator: ","),
+      ])
   }
 
   /// Runs `bench/peers.py --rolling/--matrix`: pandas rolling mean/std/z and numpy
   /// `X @ X.T` / `corrcoef` on the same generated files, OpenBLAS pinned to one thread
   /// as `Analytics.configure()` pins ArbKit's.
   static func runTimeSeries(python: String, _ m: TimeSeriesMeasurement, repeats: Int) throws -> [String: Any] {
-    try script(python, "bench/peers.py", [
-      "--rolling", m.rollingFile, "--window", "\(m.window)", "--matrix", m.matrixFile, "--series", "\(m.series)",
-      "--repeat", "\(repeats)",
-    ], environment: ["OPENBLAS_NUM_THREADS": "1"])
+    try script(
+      python, "bench/peers.py",
+      [
+        "--rolling", m.rollingFile, "--window", "\(m.window)", "--matrix", m.matrixFile, "--series", "\(m.series)",
+        "--repeat", "\(repeats)",
+      ], environment: ["OPENBLAS_NUM_THREADS": "1"])
   }
 
   /// Runs one script and parses the JSON object it prints.

@@ -48,7 +48,9 @@ struct SweepMeasurement {
     runs.append(Run(cells: 1, jobs: 1, seconds: one, peakMemoryBytes: onePeak))
     // The last full run's rows: columns entry, exit, fee, trades, wins, pnl, …
     _ = try sweep(entries: ConvergenceData.entries.count, jobs: 2)
-    let rows = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false) }
+    let rows = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").dropFirst().map {
+      $0.split(separator: ",", omittingEmptySubsequences: false)
+    }
     return SweepMeasurement(runs: runs, trades: rows.map { Int($0[3]) ?? -1 }, pnl: rows.map { Double($0[5]) ?? .nan })
   }
 }

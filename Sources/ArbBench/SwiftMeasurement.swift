@@ -36,14 +36,17 @@ struct SwiftMeasurement {
       ingest.append(try timed { legs = try LoadedLegs.load(legSpecs, options: IngestOptions()).map(\.series) })
       align.append(try timed { premium = try PremiumSeries(legs: legs, options: AlignmentOptions(maxStale: 5_000_000)) })
       let p = premium!
-      stats.append(timed {
-        // One series, as the numpy peer: moments, quantiles, bands (and half-life).
-        let side = [Int8](repeating: 1, count: p.count)  // the max premium has one sign
-        let summary = SeriesSummary(premium: p, column: p.mid, side: side, oneSided: true)
-        let s = summary.statistics, band = summary.bands[1]
-        check = ["count": Double(s.count), "mean": s.mean ?? .nan, "std": s.std ?? .nan, "q50": s.quantiles[3],
-                 "share_events_0.1": band.shareEvents ?? .nan, "episodes_0.1": Double(band.episodes)]
-      })
+      stats.append(
+        timed {
+          // One series, as the numpy peer: moments, quantiles, bands (and half-life).
+          let side = [Int8](repeating: 1, count: p.count)  // the max premium has one sign
+          let summary = SeriesSummary(premium: p, column: p.mid, side: side, oneSided: true)
+          let s = summary.statistics, band = summary.bands[1]
+          check = [
+            "count": Double(s.count), "mean": s.mean ?? .nan, "std": s.std ?? .nan, "q50": s.quantiles[3],
+            "share_events_0.1": band.shareEvents ?? .nan, "episodes_0.1": Double(band.episodes),
+          ]
+        })
       full.append(timed { _ = PremiumAnalysis(premium: p) })
     }
     return SwiftMeasurement(

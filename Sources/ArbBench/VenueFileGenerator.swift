@@ -62,7 +62,9 @@ struct VenueFileGenerator {
         let buy = random.uniform() < 0.5
         out.int(timeMicros / 1_000_000); out.byte(46)
         let tenThousandths = (timeMicros / 100) % 10_000
-        out.text([48 + UInt8(tenThousandths / 1000), 48 + UInt8(tenThousandths / 100 % 10), 48 + UInt8(tenThousandths / 10 % 10), 48 + UInt8(tenThousandths % 10)])
+        out.text([
+          48 + UInt8(tenThousandths / 1000), 48 + UInt8(tenThousandths / 100 % 10), 48 + UInt8(tenThousandths / 10 % 10), 48 + UInt8(tenThousandths % 10),
+        ])
         out.text(Array((buy ? ",BTCUSDT,Buy," : ",BTCUSDT,Sell,").utf8))
         out.fixed(size, decimals: 3); out.byte(44)
         out.fixed(tenths, decimals: 1); out.byte(44)

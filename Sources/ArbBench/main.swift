@@ -23,10 +23,12 @@ func option(_ name: String) -> String? {
 }
 let sizes = (option("--rows") ?? "1000000,5000000").split(separator: ",").compactMap { Int($0) }
 let formatRows = Int(option("--format-rows") ?? "3000000") ?? 3_000_000
-let formatKinds = try (option("--formats")?.split(separator: ",").map { name in
-  guard let kind = VenueFileGenerator.Kind(rawValue: String(name)) else { throw BenchError("unknown --formats entry '\(name)'") }
-  return kind
-}) ?? VenueFileGenerator.Kind.allCases
+let formatKinds =
+  try
+  (option("--formats")?.split(separator: ",").map { name in
+    guard let kind = VenueFileGenerator.Kind(rawValue: String(name)) else { throw BenchError("unknown --formats entry '\(name)'") }
+    return kind
+  }) ?? VenueFileGenerator.Kind.allCases
 let repeats = Int(option("--repeat") ?? "5") ?? 5
 let folder = option("--dir") ?? "bench/data"
 let python = option("--python") ?? "bench/.venv/bin/python"

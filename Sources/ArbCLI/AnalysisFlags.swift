@@ -10,12 +10,15 @@ struct AnalysisFlags {
   /// The options' help, with the default of `--max-stale` (`nil`: no limit).
   static func help(defaultMaxStale: Int64?) -> [(String, String)] {
     [
-    ("--max-stale DURATION", "a point is valid only if every leg quoted within this (5s, 100ms, 2m; none: no limit); default: "
-      + (defaultMaxStale.map(TimeText.durationText) ?? "no limit")),
-    ("--grid DURATION", "align on a fixed grid (1s, 100ms) instead of the union clock"),
-    ("--bands LIST", "band levels in percent (default 0.05,0.1)"),
-    ("--hysteresis H", "an episode ends only below band − H, in percent (default 0)"),
-    ("--min-episode DURATION", "episodes shorter than this are not counted (default 0)"),
+      (
+        "--max-stale DURATION",
+        "a point is valid only if every leg quoted within this (5s, 100ms, 2m; none: no limit); default: "
+          + (defaultMaxStale.map(TimeText.durationText) ?? "no limit")
+      ),
+      ("--grid DURATION", "align on a fixed grid (1s, 100ms) instead of the union clock"),
+      ("--bands LIST", "band levels in percent (default 0.05,0.1)"),
+      ("--hysteresis H", "an episode ends only below band − H, in percent (default 0)"),
+      ("--min-episode DURATION", "episodes shorter than this are not counted (default 0)"),
     ]
   }
 
@@ -37,10 +40,11 @@ struct AnalysisFlags {
 
   /// `--bands`, `--hysteresis` and `--min-episode`.
   static func bands(_ cursor: ArgumentCursor) throws(UsageError) -> BandOptions {
-    let levels = try cursor.value("--bands", "a list of positive percentages such as 0.05,0.1") { text -> [Double]? in
-      let values = text.split(separator: ",").compactMap { Double($0) }
-      return values.count == text.split(separator: ",").count && !values.isEmpty && values.allSatisfy { $0 > 0 && $0.isFinite } ? values : nil
-    } ?? [0.05, 0.1]
+    let levels =
+      try cursor.value("--bands", "a list of positive percentages such as 0.05,0.1") { text -> [Double]? in
+        let values = text.split(separator: ",").compactMap { Double($0) }
+        return values.count == text.split(separator: ",").count && !values.isEmpty && values.allSatisfy { $0 > 0 && $0.isFinite } ? values : nil
+      } ?? [0.05, 0.1]
     let hysteresis = try cursor.value("--hysteresis", "a percentage ≥ 0", { Double($0).flatMap { $0 >= 0 && $0.isFinite ? $0 : nil } }) ?? 0
     if let smallest = levels.min(), hysteresis >= smallest {
       throw UsageError("--hysteresis must be smaller than every band, was \(hysteresis) with band \(smallest)")

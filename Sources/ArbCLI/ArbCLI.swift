@@ -11,9 +11,11 @@ public enum ArbCLI {
   public static let version = "0.1.0"
 
   static var commands: [any Command.Type] {
-    [InspectCommand.self, PremiumCommand.self, BoardCommand.self, BasisCommand.self, KimchiCommand.self, ConvertCommand.self, BacktestCommand.self,
-     SweepCommand.self, MergeCommand.self, ValidateCommand.self, ReportCommand.self, ProfileCommand.self, RollingCommand.self, CandlesCommand.self,
-     CorrelateCommand.self, VenuesCommand.self, RecordCommand.self]
+    [
+      InspectCommand.self, PremiumCommand.self, BoardCommand.self, BasisCommand.self, KimchiCommand.self, ConvertCommand.self, BacktestCommand.self,
+      SweepCommand.self, MergeCommand.self, ValidateCommand.self, ReportCommand.self, ProfileCommand.self, RollingCommand.self, CandlesCommand.self,
+      CorrelateCommand.self, VenuesCommand.self, RecordCommand.self,
+    ]
   }
 
   /// Runs `arguments` (program name first) against the real stdout/stderr.

@@ -83,7 +83,9 @@ struct BasisCommand: Command {
       do { spec = ingest.leg(try LegSpec(parsing: text)) } catch { throw UsageError(error.message) }
       spec.field = spec.field ?? field
       if let named = spec.field, named.isRate != (field == .fundingRate) || named == .premiumIndex {
-        throw UsageError("\(flag) \(spec.paths[0]) is a \(named.rawValue) series, expected " + (field == .fundingRate ? "a funding_rate series" : "a price, mark or index series"))
+        throw UsageError(
+          "\(flag) \(spec.paths[0]) is a \(named.rawValue) series, expected "
+            + (field == .fundingRate ? "a funding_rate series" : "a price, mark or index series"))
       }
       if let instrument = spec.instrument {
         do { _ = try ingest.options.registry.canonical(ofLeg: instrument) } catch { throw UsageError(error.description) }
@@ -106,7 +108,8 @@ struct BasisCommand: Command {
     expiry = try cursor.value("--expiry", "a date such as 2025-03-28 or a time such as 2025-03-28T08:00:00Z", Self.parseExpiry)
     if expiry != nil && future == nil { throw UsageError("--expiry needs --future") }
     window = try cursor.value("--window", "a positive duration such as 8h or 1d", AnalysisFlags.positiveDuration) ?? 86_400_000_000
-    fundingInterval = try cursor.value("--funding-interval", "a positive duration such as 8h", AnalysisFlags.positiveDuration)
+    fundingInterval =
+      try cursor.value("--funding-interval", "a positive duration such as 8h", AnalysisFlags.positiveDuration)
       ?? FundingEvents.defaultInterval
     analysis = try AnalysisFlags(cursor)
     format = try OutputFormat.parse(cursor)
@@ -143,7 +146,8 @@ struct BasisCommand: Command {
     for (((role, spec), leg), series) in zip(zip(present, loaded), quotes) {
       // A file read without #FIELD may hold another field than the one named by default.
       if leg.series.field.isRate != (role == "funding") || leg.series.field == .premiumIndex {
-        throw UsageError("\(spec.paths[0]) holds a \(leg.series.field.rawValue) series, not what --\(role == "derivative" ? (future != nil ? "future" : "perp") : role) needs")
+        throw UsageError(
+          "\(spec.paths[0]) holds a \(leg.series.field.rawValue) series, not what --\(role == "derivative" ? (future != nil ? "future" : "perp") : role) needs")
       }
       do {
         legs[role] = (spec, leg, series, try ingest.options.registry.canonical(ofLeg: leg.series.instrument))
@@ -173,7 +177,8 @@ struct BasisCommand: Command {
     let priced: [(String, QuoteSeries)] = [("mark", legs["mark"]?.series), ("index", legs["index"]?.series)]
       .compactMap { name, s in s.map { (name, $0) } }
     let derivativeName = future != nil ? "future" : "perp"
-    let pairs = (priced.count == 2 ? [("mark over index", priced[0].1, priced[1].1)] : [])
+    let pairs =
+      (priced.count == 2 ? [("mark over index", priced[0].1, priced[1].1)] : [])
       + priced.map { ("\(derivativeName) over \($0.0)", derivative.series, $0.1) }
     for (name, a, b) in pairs {
       let premium = try PremiumSeries(legs: [a, b], options: options)

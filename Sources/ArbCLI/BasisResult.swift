@@ -51,12 +51,16 @@ struct BasisResult {
       ("expiry", series.expiry.map { .string(TimeText.iso8601($0)) } ?? .null),
       ("annualised", summaries.annualised.map { PremiumResult.json($0, oneSided: false) } ?? .null),
       ("points_after_expiry", .int(series.pointsAfterExpiry)),
-      ("references", .array(references.map { r in
-        .object([
-          ("name", .string(r.name)), ("points", .int(r.premium.count)), ("valid_points", .int(r.premium.validPoints)),
-          ("premium", PremiumResult.json(r.summary, oneSided: false)),
-        ])
-      })),
+      (
+        "references",
+        .array(
+          references.map { r in
+            .object([
+              ("name", .string(r.name)), ("points", .int(r.premium.count)), ("valid_points", .int(r.premium.validPoints)),
+              ("premium", PremiumResult.json(r.summary, oneSided: false)),
+            ])
+          })
+      ),
       ("funding", carry.map { Self.json($0, unit: carryUnit) } ?? .null),
     ])
   }
@@ -72,13 +76,17 @@ struct BasisResult {
       ("net_pct", .number(carry.net)),
       ("carry_per_window", .object(PremiumResult.members(carry.carryStatistics))),
       ("net_per_window", .object(PremiumResult.members(carry.netStatistics))),
-      ("by_window", .array(carry.windows.map { w in
-        .object([
-          ("start_us", .int(w.start)), ("end_us", .int(w.end)), ("events", .int(w.events)),
-          ("carry_pct", .number(w.carry)), ("carry_per_contract", .number(w.carryPerContract)),
-          ("basis_start", .number(w.basisStart)), ("basis_end", .number(w.basisEnd)), ("net_pct", .number(w.net)),
-        ])
-      })),
+      (
+        "by_window",
+        .array(
+          carry.windows.map { w in
+            .object([
+              ("start_us", .int(w.start)), ("end_us", .int(w.end)), ("events", .int(w.events)),
+              ("carry_pct", .number(w.carry)), ("carry_per_contract", .number(w.carryPerContract)),
+              ("basis_start", .number(w.basisStart)), ("basis_end", .number(w.basisEnd)), ("net_pct", .number(w.net)),
+            ])
+          })
+      ),
     ])
   }
 
@@ -115,7 +123,8 @@ struct BasisResult {
       guard let first = carry.windows.first, let last = carry.windows.last else {
         return text + "  no complete \(TimeText.durationText(carry.window)) window inside both the basis span and the funding record\n"
       }
-      text += "  windows \(carry.windows.count) × \(TimeText.durationText(carry.window)) from \(TimeText.iso8601(first.start)) to \(TimeText.iso8601(last.end)), "
+      text +=
+        "  windows \(carry.windows.count) × \(TimeText.durationText(carry.window)) from \(TimeText.iso8601(first.start)) to \(TimeText.iso8601(last.end)), "
       text += "\(carry.events) funding events (interval \(TimeText.durationText(carry.interval)))\n"
       text += "  carry \(NumberText.fixed(carry.carry, 5)) %"
       if let perContract = carry.carryPerContract, let carryUnit { text += " = \(NumberText.fixed(perContract, 8)) \(carryUnit)" }

@@ -41,7 +41,8 @@ struct BoardResult {
     BoardRow.figureNames(bands: bands, sized: sized).filter { !["top", "bottom", "best_exec_sell", "best_exec_buy"].contains($0) }
   }
 
-  static let sortHelp = "instrument, venues, points, valid_points, top_share, bottom_share, mean, p50, p95, max, share_BAND, longest_BAND_s (BAND as given in --bands, e.g. share_0.1), best_exec, best_exec_ts_us"
+  static let sortHelp =
+    "instrument, venues, points, valid_points, top_share, bottom_share, mean, p50, p95, max, share_BAND, longest_BAND_s (BAND as given in --bands, e.g. share_0.1), best_exec, best_exec_ts_us"
 
   /// Rows ordered by `column`: numbers descending with absent values last, the
   /// instrument name ascending; ties by instrument name.
@@ -87,28 +88,40 @@ struct BoardResult {
     let analysis = row.analysis
     var members: [(String, JSONValue)] = [
       ("instrument", .string(row.instrument.description)),
-      ("venues", .array(row.legs.indices.map { k in
-        .object(Self.legJSON(row.legs[k]) + [
-          ("first_ts_us", .int(row.legs[k].time.first)), ("last_ts_us", .int(row.legs[k].time.last)),
-          ("top", .number(analysis.flatMap { $0.topShare.isEmpty ? nil : $0.topShare[k] })),
-          ("bottom", .number(analysis.flatMap { $0.bottomShare.isEmpty ? nil : $0.bottomShare[k] })),
-        ])
-      })),
+      (
+        "venues",
+        .array(
+          row.legs.indices.map { k in
+            .object(
+              Self.legJSON(row.legs[k]) + [
+                ("first_ts_us", .int(row.legs[k].time.first)), ("last_ts_us", .int(row.legs[k].time.last)),
+                ("top", .number(analysis.flatMap { $0.topShare.isEmpty ? nil : $0.topShare[k] })),
+                ("bottom", .number(analysis.flatMap { $0.bottomShare.isEmpty ? nil : $0.bottomShare[k] })),
+              ])
+          })
+      ),
       ("points", figures["points"]!), ("valid_points", figures["valid_points"]!),
       ("stale_points", .int((row.premium?.count ?? 0) - (row.premium?.validPoints ?? 0))),
       ("top", .object([("venue", figures["top"]!), ("share", figures["top_share"]!)])),
       ("bottom", .object([("venue", figures["bottom"]!), ("share", figures["bottom_share"]!)])),
       ("max_premium", .object(["mean", "p50", "p95", "max"].map { ($0, figures[$0]!) })),
-      ("bands", .array((analysis?.mid.bands ?? []).map { b in
+      (
+        "bands",
+        .array(
+          (analysis?.mid.bands ?? []).map { b in
+            .object([
+              ("band", .number(b.band)), ("share_time", .number(b.shareTime)), ("share_events", .number(b.shareEvents)),
+              ("episodes", .int(b.episodes)), ("longest_s", .number(b.durationMax)), ("peak_max", .number(b.peakMax)),
+            ])
+          })
+      ),
+      (
+        "best_exec",
         .object([
-          ("band", .number(b.band)), ("share_time", .number(b.shareTime)), ("share_events", .number(b.shareEvents)),
-          ("episodes", .int(b.episodes)), ("longest_s", .number(b.durationMax)), ("peak_max", .number(b.peakMax)),
+          ("premium", figures["best_exec"]!), ("sell", figures["best_exec_sell"]!), ("buy", figures["best_exec_buy"]!),
+          ("ts_us", figures["best_exec_ts_us"]!),
         ])
-      })),
-      ("best_exec", .object([
-        ("premium", figures["best_exec"]!), ("sell", figures["best_exec_sell"]!), ("buy", figures["best_exec_buy"]!),
-        ("ts_us", figures["best_exec_ts_us"]!),
-      ])),
+      ),
     ]
     if let sized = row.sized { members.append(("size", sized.json)) }
     if let problem = row.problem { members.append(("problem", .string(problem))) }
@@ -161,11 +174,13 @@ struct BoardResult {
       text += "\nVenues: % of valid points on top / at the bottom (\"-\": the venue does not quote the instrument)\n"
       var matrix = TextTable(["instrument"] + venues)
       for row in rows {
-        matrix.add([row.instrument.description] + venues.map { venue in
-          guard let k = row.venues.firstIndex(of: venue) else { return "-" }
-          guard let analysis = row.analysis, !analysis.topShare.isEmpty else { return "-/-" }
-          return NumberText.fixed(analysis.topShare[k] * 100, 1) + "/" + NumberText.fixed(analysis.bottomShare[k] * 100, 1)
-        })
+        matrix.add(
+          [row.instrument.description]
+            + venues.map { venue in
+              guard let k = row.venues.firstIndex(of: venue) else { return "-" }
+              guard let analysis = row.analysis, !analysis.topShare.isEmpty else { return "-/-" }
+              return NumberText.fixed(analysis.topShare[k] * 100, 1) + "/" + NumberText.fixed(analysis.bottomShare[k] * 100, 1)
+            })
       }
       text += matrix.rendered(indent: "  ") + "\n"
     }

@@ -76,9 +76,10 @@ struct BoardRow {
     var sizedValues: [BoardValue] = []
     if isSized {
       let exec = sized?.analysis.exec.statistics
-      sizedValues = [
-        .count(sized?.sized.premium.validPoints ?? 0), .count(sized?.sized.shortPoints ?? 0), .premium(exec?.mean), .premium(exec?.max),
-      ] + bands.indices.map { .quantity(sized?.analysis.capacity[$0].mean) }
+      sizedValues =
+        [
+          .count(sized?.sized.premium.validPoints ?? 0), .count(sized?.sized.shortPoints ?? 0), .premium(exec?.mean), .premium(exec?.max),
+        ] + bands.indices.map { .quantity(sized?.analysis.capacity[$0].mean) }
     }
     return Array(zip(Self.figureNames(bands: bands, sized: isSized), values + sizedValues)).map { (name: $0.0, value: $0.1) }
   }

@@ -46,7 +46,8 @@ struct CandlesCommand: Command {
       arguments, flags: PremiumInputs.flags + ["--every", "--tz", "--of", "--out", "--chunk-rows", "--format"], switches: IngestFlags.switches)
     try cursor.validate()
     inputs = try PremiumInputs(cursor, minimum: 1)
-    guard let every = try cursor.value("--every", "a positive duration such as 1m, 1h or 1d", { TimeText.parseDuration($0).flatMap { $0 > 0 ? $0 : nil } }) else {
+    guard let every = try cursor.value("--every", "a positive duration such as 1m, 1h or 1d", { TimeText.parseDuration($0).flatMap { $0 > 0 ? $0 : nil } })
+    else {
       throw UsageError("missing --every DURATION")
     }
     self.every = every

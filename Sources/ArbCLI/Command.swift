@@ -60,19 +60,29 @@ struct IngestFlags {
   /// `--sort COLUMN` of its own); `window`: with `--from`/`--to`.
   static func help(sortSwitch: String, window: Bool = true) -> String {
     let windowHelp = [
-      ("--from TIME", "read only quotes at or after TIME (a date such as 2025-01-01, midnight UTC, or an ISO-8601 time, UTC unless it "
-        + "names a zone); from a store only the days needed are opened"),
+      (
+        "--from TIME",
+        "read only quotes at or after TIME (a date such as 2025-01-01, midnight UTC, or an ISO-8601 time, UTC unless it "
+          + "names a zone); from a store only the days needed are opened"
+      ),
       ("--to TIME", "read only quotes before TIME (half-open: [--from, --to)); the quotes of a file outside are counted as outside the window"),
     ]
-    return HelpText.options([
-    ("--bad-rows fail|skip", "fail (default): stop at the first bad row with its position (exit 65); skip: go on, count rejections by reason and keep their raw lines"),
-    ("--quarantine PATH", "where skipped raw lines go (default: FILE.rejected.csv in the current folder)"),
-    ("--clock local|exchange", "the recorded time that orders rows and aligns legs (default local: the recorder's receive time)"),
-    (sortSwitch, "sort rows by time (stable) instead of rejecting rows that go backwards"),
-    ("--input-format F", "a named format (\(RecordFormat.namedIDs.joined(separator: ", "))) or a column spec JSON; default: detected from the header (a Binance file without one: from its first row; Binance premium index, mark and index price klines: also from their folder)"),
-    ("--spec-set KEY=VALUE", "set a column-spec field, e.g. time.column=open_time, time.form=iso8601, price=close, header=false"),
-    ("--registry PATH", "extend the built-in exchange registry with a file; merge rule: arbkit venues --help"),
-    ] + (window ? windowHelp : []))
+    return HelpText.options(
+      [
+        (
+          "--bad-rows fail|skip",
+          "fail (default): stop at the first bad row with its position (exit 65); skip: go on, count rejections by reason and keep their raw lines"
+        ),
+        ("--quarantine PATH", "where skipped raw lines go (default: FILE.rejected.csv in the current folder)"),
+        ("--clock local|exchange", "the recorded time that orders rows and aligns legs (default local: the recorder's receive time)"),
+        (sortSwitch, "sort rows by time (stable) instead of rejecting rows that go backwards"),
+        (
+          "--input-format F",
+          "a named format (\(RecordFormat.namedIDs.joined(separator: ", "))) or a column spec JSON; default: detected from the header (a Binance file without one: from its first row; Binance premium index, mark and index price klines: also from their folder)"
+        ),
+        ("--spec-set KEY=VALUE", "set a column-spec field, e.g. time.column=open_time, time.form=iso8601, price=close, header=false"),
+        ("--registry PATH", "extend the built-in exchange registry with a file; merge rule: arbkit venues --help"),
+      ] + (window ? windowHelp : []))
   }
 
   var options = IngestOptions()

@@ -89,7 +89,8 @@ struct CorrelateCommand: Command {
     var text = "a,b,count,correlation,covariance\n"
     for i in 0..<n {
       for j in 0..<n {
-        text += "\(names[i]),\(names[j]),\(m.counts[i * n + j]),\(NumberText.csv(cell(m.correlation, i, j, n))),\(NumberText.csv(cell(m.covariance, i, j, n)))\n"
+        text +=
+          "\(names[i]),\(names[j]),\(m.counts[i * n + j]),\(NumberText.csv(cell(m.correlation, i, j, n))),\(NumberText.csv(cell(m.covariance, i, j, n)))\n"
       }
     }
     return text

@@ -10,8 +10,11 @@ struct ExecutionFlags {
     "add this to the timestamps of every leg on VENUE before alignment (repeat per venue), e.g. binance=+35ms to correct a clock that runs 35 ms behind"
   )
   static let help: [(String, String)] = [
-    ("--size Q", "also the executable premium at trade size Q (base units) from the books' depth, and the capacity at each band; "
-      + "refused for an inverse leg (its book counts contracts); a source with the top level only says so"),
+    (
+      "--size Q",
+      "also the executable premium at trade size Q (base units) from the books' depth, and the capacity at each band; "
+        + "refused for an inverse leg (its book counts contracts); a source with the top level only says so"
+    ),
     offsetHelp,
   ]
 

@@ -56,11 +56,12 @@ struct InspectCommand: Command {
       terminal.print("file,format,rows_read,rows_accepted,rows_rejected,rows_collapsed,first_ts_us,last_ts_us,venue,market,symbol,field,rows")
       for (report, _) in reports {
         for (instrument, field, rows) in report.instruments {
-          terminal.print([
-            CSV.field(report.path), report.format, "\(report.rowsRead)", "\(report.rowsAccepted)", "\(report.rowsRejected)",
-            "\(report.rowsCollapsed)", report.firstTime.map(String.init) ?? "", report.lastTime.map(String.init) ?? "",
-            CSV.field(instrument.venue), instrument.market.rawValue, CSV.field(instrument.symbol), field.rawValue, "\(rows)",
-          ].joined(separator: ","))
+          terminal.print(
+            [
+              CSV.field(report.path), report.format, "\(report.rowsRead)", "\(report.rowsAccepted)", "\(report.rowsRejected)",
+              "\(report.rowsCollapsed)", report.firstTime.map(String.init) ?? "", report.lastTime.map(String.init) ?? "",
+              CSV.field(instrument.venue), instrument.market.rawValue, CSV.field(instrument.symbol), field.rawValue, "\(rows)",
+            ].joined(separator: ","))
         }
       }
     case .table:
@@ -89,13 +90,17 @@ struct InspectCommand: Command {
       ("last_ts_us", .int(report.lastTime)),
       ("first_ts", report.firstTime.map { .string(TimeText.iso8601($0)) } ?? .null),
       ("last_ts", report.lastTime.map { .string(TimeText.iso8601($0)) } ?? .null),
-      ("instruments", .array(zip(report.instruments, series).map { entry, s in
-        .object([
-          ("venue", .string(entry.instrument.venue)), ("market", .string(entry.instrument.market.rawValue)),
-          ("symbol", .string(entry.instrument.symbol)), ("field", .string(entry.field.rawValue)), ("rows", .int(entry.rows)),
-          ("price_source", .string(s.priceSource.rawValue)),
-        ])
-      })),
+      (
+        "instruments",
+        .array(
+          zip(report.instruments, series).map { entry, s in
+            .object([
+              ("venue", .string(entry.instrument.venue)), ("market", .string(entry.instrument.market.rawValue)),
+              ("symbol", .string(entry.instrument.symbol)), ("field", .string(entry.field.rawValue)), ("rows", .int(entry.rows)),
+              ("price_source", .string(s.priceSource.rawValue)),
+            ])
+          })
+      ),
       ("rejected", .object(report.rejectedByKind.map { ($0.kind, .int($0.count)) })),
       ("error_records", .int(report.errorRecords)),
       ("error_record_samples", .array(report.errorRecordSamples.map { .string($0.description) })),
@@ -143,7 +148,8 @@ enum IngestSummary {
     for warning in report.warnings { terminal.printError("\(report.path): warning: \(warning)") }
     guard report.rowsRejected > 0 else { return }
     let kinds = report.rejectedByKind.map { "\($0.kind) \($0.count)" }.joined(separator: ", ")
-    terminal.printError("\(report.path): warning: \(report.rowsRejected) of \(report.rowsRead) rows rejected (\(kinds)); raw lines in \(report.quarantinePath ?? "-")")
+    terminal.printError(
+      "\(report.path): warning: \(report.rowsRejected) of \(report.rowsRead) rows rejected (\(kinds)); raw lines in \(report.quarantinePath ?? "-")")
     for error in report.errors.prefix(5) { terminal.printError("  \(error)") }
     if report.errors.count < report.rowsRejected {
       terminal.printError("  … \(report.rowsRejected - min(report.errors.count, 5)) more")

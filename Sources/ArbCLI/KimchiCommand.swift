@@ -118,9 +118,10 @@ struct KimchiCommand: Command {
     }
     let fxLeg = quotes[krw.count + 1]
     if fxIsMarket == (fxLeg.instrument.market == .fx) {
-      throw UsageError(fxIsMarket
-        ? "--fx-market \(fx.paths[0]) is an FX file: name it with --fx"
-        : "--fx \(fx.paths[0]) is a market (\(fxLeg.instrument.market.rawValue)), not an FX file: name a USDT-KRW market with --fx-market")
+      throw UsageError(
+        fxIsMarket
+          ? "--fx-market \(fx.paths[0]) is an FX file: name it with --fx"
+          : "--fx \(fx.paths[0]) is a market (\(fxLeg.instrument.market.rawValue)), not an FX file: name a USDT-KRW market with --fx-market")
     }
     let usdQuote = canonical[krw.count]?.quote
     if usdtUSD != nil && usdQuote != "USDT" {
@@ -133,9 +134,10 @@ struct KimchiCommand: Command {
         krw: quotes[k], usd: quotes[krw.count], fx: fxLeg, usdtUSD: usdtUSD.map { _ in quotes[krw.count + 2] },
         options: options, fxMaxStale: fxMaxStale)
       let summary = { (column: [Double]) in SeriesSummary(signed: series.premium, column: column, options: analysis.bands) }
-      venues.append(KimchiResult.Venue(
-        name: loaded[k].series.instrument.description, series: series, premium: summary(series.premium.mid),
-        usdtTerm: series.usdtTerm.map(summary), premiumUSD: series.kimchiUSD.map(summary)))
+      venues.append(
+        KimchiResult.Venue(
+          name: loaded[k].series.instrument.description, series: series, premium: summary(series.premium.mid),
+          usdtTerm: series.usdtTerm.map(summary), premiumUSD: series.kimchiUSD.map(summary)))
     }
     var board: KimchiResult.Board? = nil
     if krw.count >= 2 {
@@ -149,7 +151,8 @@ struct KimchiCommand: Command {
     // Both formats print the figures of the JSON: checked once, before anything is written.
     let json = try result.json.checkedFinite()
     if let seriesPath {
-      let columns = venues.indices.map { k in SeriesCSV.Column("kimchi_pct_\(k + 1)", venues[k].series.premium) }
+      let columns =
+        venues.indices.map { k in SeriesCSV.Column("kimchi_pct_\(k + 1)", venues[k].series.premium) }
         + venues.indices.compactMap { k in
           venues[k].series.kimchiUSD.map { SeriesCSV.Column("kimchi_usd_pct_\(k + 1)", venues[k].series.premium, $0) }
         }

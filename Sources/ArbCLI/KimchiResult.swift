@@ -53,25 +53,36 @@ struct KimchiResult {
       ("max_stale_us", .int(alignment.maxStale)), ("fx_max_stale_us", .int(fxMaxStale)), ("grid_us", .int(alignment.grid)),
       ("offsets_us", .object(offsets.map { ($0.venue, .int($0.micros)) })),
       ("usdt", usdtNote.map { .object([("basis", .string($0.rawValue)), ("note", .string($0.text))]) } ?? .null),
-      ("kimchi", .array(venues.map { v in
-        let p = v.series.premium
-        return .object([
-          ("krw", .string(v.name)), ("points", .int(p.count)), ("valid_points", .int(p.validPoints)),
-          ("stale_points", .int(p.count - p.validPoints)), ("fx_stale_points", .int(v.series.fxStalePoints)),
-          ("premium", PremiumResult.json(v.premium, oneSided: false)),
-          ("usdt_term", v.usdtTerm.map { PremiumResult.json($0, oneSided: false) } ?? .null),
-          ("premium_usd", v.premiumUSD.map { PremiumResult.json($0, oneSided: false) } ?? .null),
-        ])
-      })),
-      ("krw_premium", board.map { b in
-        .object([
-          ("points", .int(b.premium.count)), ("valid_points", .int(b.premium.validPoints)),
-          ("mid", PremiumResult.json(b.analysis.mid, oneSided: false)),
-          ("venues", .object(b.analysis.topShare.indices.map { k in
-            (venues[k].name, .object([("top", .number(b.analysis.topShare[k])), ("bottom", .number(b.analysis.bottomShare[k]))]))
-          })),
-        ])
-      } ?? .null),
+      (
+        "kimchi",
+        .array(
+          venues.map { v in
+            let p = v.series.premium
+            return .object([
+              ("krw", .string(v.name)), ("points", .int(p.count)), ("valid_points", .int(p.validPoints)),
+              ("stale_points", .int(p.count - p.validPoints)), ("fx_stale_points", .int(v.series.fxStalePoints)),
+              ("premium", PremiumResult.json(v.premium, oneSided: false)),
+              ("usdt_term", v.usdtTerm.map { PremiumResult.json($0, oneSided: false) } ?? .null),
+              ("premium_usd", v.premiumUSD.map { PremiumResult.json($0, oneSided: false) } ?? .null),
+            ])
+          })
+      ),
+      (
+        "krw_premium",
+        board.map { b in
+          .object([
+            ("points", .int(b.premium.count)), ("valid_points", .int(b.premium.validPoints)),
+            ("mid", PremiumResult.json(b.analysis.mid, oneSided: false)),
+            (
+              "venues",
+              .object(
+                b.analysis.topShare.indices.map { k in
+                  (venues[k].name, .object([("top", .number(b.analysis.topShare[k])), ("bottom", .number(b.analysis.bottomShare[k]))]))
+                })
+            ),
+          ])
+        } ?? .null
+      ),
     ])
   }
 
@@ -84,7 +95,8 @@ struct KimchiResult {
     if let usdtNote { text += "Note: \(usdtNote.text).\n" }
     for v in venues {
       let p = v.series.premium
-      text += "\nKimchi premium, % — \(v.name): points \(p.count), valid \(p.validPoints), stale \(p.count - p.validPoints) (FX stale \(v.series.fxStalePoints))\n"
+      text +=
+        "\nKimchi premium, % — \(v.name): points \(p.count), valid \(p.validPoints), stale \(p.count - p.validPoints) (FX stale \(v.series.fxStalePoints))\n"
       var columns = [("premium", v.premium)]
       if let usdtTerm = v.usdtTerm, let premiumUSD = v.premiumUSD { columns += [("usdt term", usdtTerm), ("premium (USD)", premiumUSD)] }
       text += SummaryTable.statistics(columns)

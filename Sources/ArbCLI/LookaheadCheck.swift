@@ -254,19 +254,27 @@ struct LookaheadCheck {
       ("latency_us", .int(latency)), ("trades", .int(trades)),
       ("trades_compared", .int(cuts.reduce(0) { $0 + $1.compared })), ("open_at_cut", .int(cuts.reduce(0) { $0 + $1.open })),
       ("differences", .int(differences.count)),
-      ("by_cut", .array(cuts.map { cut in
-        .object([
-          ("cut", .string(TimeText.iso8601(cut.time))), ("cut_us", .int(cut.time)), ("trades_compared", .int(cut.compared)),
-          ("open_at_cut", .int(cut.open)), ("differences", .int(cut.differences.count)),
-        ])
-      })),
-      ("mismatches", .array(differences.map { d in
-        .object([
-          ("cut", .string(TimeText.iso8601(d.cut))), ("cut_us", .int(d.cut)), ("engine", .string(d.engine.rawValue)), ("trade", .int(d.trade)),
-          ("kind", .string(d.kind.rawValue)),
-          ("fields", .array(d.fields.map { .string($0) })), ("full", object(d.full)), ("truncated", object(d.truncated)),
-        ])
-      })),
+      (
+        "by_cut",
+        .array(
+          cuts.map { cut in
+            .object([
+              ("cut", .string(TimeText.iso8601(cut.time))), ("cut_us", .int(cut.time)), ("trades_compared", .int(cut.compared)),
+              ("open_at_cut", .int(cut.open)), ("differences", .int(cut.differences.count)),
+            ])
+          })
+      ),
+      (
+        "mismatches",
+        .array(
+          differences.map { d in
+            .object([
+              ("cut", .string(TimeText.iso8601(d.cut))), ("cut_us", .int(d.cut)), ("engine", .string(d.engine.rawValue)), ("trade", .int(d.trade)),
+              ("kind", .string(d.kind.rawValue)),
+              ("fields", .array(d.fields.map { .string($0) })), ("full", object(d.full)), ("truncated", object(d.truncated)),
+            ])
+          })
+      ),
     ])
   }
 }

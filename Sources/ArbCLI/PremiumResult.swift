@@ -35,17 +35,21 @@ struct PremiumResult {
 
   var json: JSONValue {
     var members: [(String, JSONValue)] = [
-      ("legs", .array(zip(legs, canonical).map { leg, canonical in
-        .object([
-          ("venue", .string(leg.instrument.venue)), ("market", .string(leg.instrument.market.rawValue)),
-          ("symbol", .string(leg.instrument.symbol)), ("field", .string(leg.field.rawValue)),
-          ("instrument", canonical.map { .string($0.description) } ?? .null), ("rows", .int(leg.rows)),
-          ("first_ts_us", .int(leg.firstTime)), ("last_ts_us", .int(leg.lastTime)),
-          ("price_source", .string(leg.priceSource.rawValue)),
-          ("rows_read", .int(leg.reports.reduce(0) { $0 + $1.rowsRead })),
-          ("rows_rejected", .int(leg.reports.reduce(0) { $0 + $1.rowsRejected })),
-        ])
-      })),
+      (
+        "legs",
+        .array(
+          zip(legs, canonical).map { leg, canonical in
+            .object([
+              ("venue", .string(leg.instrument.venue)), ("market", .string(leg.instrument.market.rawValue)),
+              ("symbol", .string(leg.instrument.symbol)), ("field", .string(leg.field.rawValue)),
+              ("instrument", canonical.map { .string($0.description) } ?? .null), ("rows", .int(leg.rows)),
+              ("first_ts_us", .int(leg.firstTime)), ("last_ts_us", .int(leg.lastTime)),
+              ("price_source", .string(leg.priceSource.rawValue)),
+              ("rows_read", .int(leg.reports.reduce(0) { $0 + $1.rowsRead })),
+              ("rows_rejected", .int(leg.reports.reduce(0) { $0 + $1.rowsRejected })),
+            ])
+          })
+      ),
       ("points", .int(points)),
       ("valid_points", .int(validPoints)),
       ("stale_points", .int(points - validPoints)),
@@ -61,12 +65,20 @@ struct PremiumResult {
     ]
     if let sized { members.append(("size", sized.json)) }
     if legs.count > 2 {
-      members.append(("venues", .object(legs.indices.map { k in
-        (legs[k].instrument.description, .object([
-          ("top", .number(analysis.topShare.isEmpty ? nil : analysis.topShare[k])),
-          ("bottom", .number(analysis.bottomShare.isEmpty ? nil : analysis.bottomShare[k])),
-        ]))
-      })))
+      members.append(
+        (
+          "venues",
+          .object(
+            legs.indices.map { k in
+              (
+                legs[k].instrument.description,
+                .object([
+                  ("top", .number(analysis.topShare.isEmpty ? nil : analysis.topShare[k])),
+                  ("bottom", .number(analysis.bottomShare.isEmpty ? nil : analysis.bottomShare[k])),
+                ])
+              )
+            })
+        ))
     }
     return .object(members)
   }
@@ -83,19 +95,24 @@ struct PremiumResult {
   }
 
   static func json(_ summary: SeriesSummary, oneSided: Bool) -> JSONValue {
-    .object(members(summary.statistics) + [
-      ("half_life_s", .number(summary.halfLife?.seconds)),
-      ("half_life_points", .number(summary.halfLife?.points)),
-      ("bands", .array(summary.bands.map { b in
-        .object([
-          ("band", .number(b.band)), ("share_events", .number(b.shareEvents)), ("share_time", .number(b.shareTime)),
-          ("share_events_pos", .number(b.shareEventsPositive)), ("share_events_neg", .number(b.shareEventsNegative)),
-          ("episodes", .int(b.episodes)), ("duration_mean_s", .number(b.durationMean)),
-          ("duration_median_s", .number(b.durationMedian)), ("duration_max_s", .number(b.durationMax)),
-          ("peak_mean", .number(b.peakMean)), ("peak_max", .number(b.peakMax)),
-        ])
-      })),
-    ])
+    .object(
+      members(summary.statistics) + [
+        ("half_life_s", .number(summary.halfLife?.seconds)),
+        ("half_life_points", .number(summary.halfLife?.points)),
+        (
+          "bands",
+          .array(
+            summary.bands.map { b in
+              .object([
+                ("band", .number(b.band)), ("share_events", .number(b.shareEvents)), ("share_time", .number(b.shareTime)),
+                ("share_events_pos", .number(b.shareEventsPositive)), ("share_events_neg", .number(b.shareEventsNegative)),
+                ("episodes", .int(b.episodes)), ("duration_mean_s", .number(b.durationMean)),
+                ("duration_median_s", .number(b.durationMedian)), ("duration_max_s", .number(b.durationMax)),
+                ("peak_mean", .number(b.peakMean)), ("peak_max", .number(b.peakMax)),
+              ])
+            })
+        ),
+      ])
   }
 
   /// Long-form CSV: `series,metric,value`, one figure per row (empty value = undefined).

@@ -42,7 +42,8 @@ struct ProfileCommand: Command {
 
   init(arguments: [String]) throws(UsageError) {
     let cursor = ArgumentCursor(
-      arguments, flags: ["--leg", "--tz", "--premium", "--max-stale", "--grid", "--bands", "--chunk-rows", "--format"] + IngestFlags.flags, switches: IngestFlags.switches)
+      arguments, flags: ["--leg", "--tz", "--premium", "--max-stale", "--grid", "--bands", "--chunk-rows", "--format"] + IngestFlags.flags,
+      switches: IngestFlags.switches)
     try cursor.validate()
     if let stray = cursor.arguments.first { throw UsageError("unexpected argument '\(stray)' (legs are given with --leg)") }
     ingest = try IngestFlags(cursor)
@@ -88,13 +89,17 @@ struct ProfileCommand: Command {
     .object([
       ("zone", .string(zone.name)), ("offset_us", .int(zone.offset)), ("premium", .string(exec ? "exec" : "mid")),
       ("bands", .array(bands.map { .number($0) })),
-      ("cells", .array(profile.cells.map { cell in
-        .object([
-          ("day", .string(TimeOfDayProfile.dayNames[cell.day])), ("hour", .int(cell.hour)), ("points", .int(cell.points)),
-          ("seconds", .number(cell.seconds)), ("mean", .number(cell.mean)),
-          ("shares", .object(zip(bandKeys, cell.shares).map { ($0, .number($1)) })),
-        ])
-      })),
+      (
+        "cells",
+        .array(
+          profile.cells.map { cell in
+            .object([
+              ("day", .string(TimeOfDayProfile.dayNames[cell.day])), ("hour", .int(cell.hour)), ("points", .int(cell.points)),
+              ("seconds", .number(cell.seconds)), ("mean", .number(cell.mean)),
+              ("shares", .object(zip(bandKeys, cell.shares).map { ($0, .number($1)) })),
+            ])
+          })
+      ),
     ])
   }
 

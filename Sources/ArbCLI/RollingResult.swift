@@ -95,26 +95,36 @@ struct RollingResult {
       ("z_defined", .int(zDefined)),
       ("z_share_abs_ge_2", .number(zShare(2))),
       ("z_share_abs_ge_3", .number(zShare(3))),
-      ("last", .object([
-        ("ts_us", .int(time.last)),
-        ("value", .number(values.last)),
-        ("mean", .number(rolling.mean.last.flatMap(Self.finite))),
-        ("std", .number(rolling.std.last.flatMap(Self.finite))),
-        ("z", .number(rolling.z.last.flatMap(Self.finite))),
-        ("ewma_mean", .number(ewma?.mean.last.flatMap(Self.finite))),
-        ("ewma_std", .number(ewma?.std.last.flatMap(Self.finite))),
-      ])),
+      (
+        "last",
+        .object([
+          ("ts_us", .int(time.last)),
+          ("value", .number(values.last)),
+          ("mean", .number(rolling.mean.last.flatMap(Self.finite))),
+          ("std", .number(rolling.std.last.flatMap(Self.finite))),
+          ("z", .number(rolling.z.last.flatMap(Self.finite))),
+          ("ewma_mean", .number(ewma?.mean.last.flatMap(Self.finite))),
+          ("ewma_std", .number(ewma?.std.last.flatMap(Self.finite))),
+        ])
+      ),
       ("half_life_s", .number(wholeHalfLife?.seconds)),
       ("half_life_points", .number(wholeHalfLife?.points)),
-      ("rolling_half_life", .object([
-        ("windows", .int(halfLife.beta.reduce(0) { $0 + ($1.isFinite ? 1 : 0) })),
-        ("mean_reverting", .int(halfLives)),
-        ("seconds", quantileObject(halfLife.seconds)),
-        ("points", quantileObject(halfLife.points)),
-      ])),
-      ("variance_ratios", .array(ratios.map { q, vr in
-        .object([("q", .int(q)), ("vr", .number(vr?.ratio)), ("z", .number(vr?.z))])
-      })),
+      (
+        "rolling_half_life",
+        .object([
+          ("windows", .int(halfLife.beta.reduce(0) { $0 + ($1.isFinite ? 1 : 0) })),
+          ("mean_reverting", .int(halfLives)),
+          ("seconds", quantileObject(halfLife.seconds)),
+          ("points", quantileObject(halfLife.points)),
+        ])
+      ),
+      (
+        "variance_ratios",
+        .array(
+          ratios.map { q, vr in
+            .object([("q", .int(q)), ("vr", .number(vr?.ratio)), ("z", .number(vr?.z))])
+          })
+      ),
     ])
   }
 

@@ -31,7 +31,7 @@ extension ScenarioRun {
       ("trades", .int(common.trades)), ("wins", .int(common.wins)), ("pnl", .number(common.pnl)),
       ("pnl_bps", .number(common.pnl / scenario.strategy.notional * 10_000)), ("fees", .number(common.fees)),
     ] + funding + [
-      ("max_drawdown", .number(journal.maxDrawdown)),
+      ("max_drawdown", .number(journal.maxDrawdown))
     ] + holding + [
       ("sharpe", .number(journal.sharpe(offset: offset))),
       ("skipped", .object(common.skipped.map { ($0.reason.rawValue, .int($0.count)) })),
@@ -61,7 +61,11 @@ extension ScenarioRun {
       ("offsets_us", .object(ScenarioLegs.offsets(scenario).map { ($0.venue, .int($0.micros)) })),
       ("fx", fx.map(Self.fxJSON) ?? .null),
       ("time_zone", .string(scenario.timeZone)),
-      ("daily", .array(journal.daily(offset: scenario.timeZoneOffset).map { .object([("date", .string($0.date)), ("pnl", .number($0.pnl)), ("trades", .int($0.trades))]) })),
+      (
+        "daily",
+        .array(
+          journal.daily(offset: scenario.timeZoneOffset).map { .object([("date", .string($0.date)), ("pnl", .number($0.pnl)), ("trades", .int($0.trades))]) })
+      ),
     ]
     return .object(members)
   }

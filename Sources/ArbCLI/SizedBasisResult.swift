@@ -32,9 +32,13 @@ struct SizedBasisResult {
       ("close_short_points", .int(sized.closeShort)),
       ("open", PremiumResult.json(open, oneSided: false)),
       ("close", PremiumResult.json(close, oneSided: false)),
-      ("capacity", .array(zip(sized.bands, capacity).map { band, s in
-        .object([("band", .number(band)), ("mean", .number(s.mean)), ("p50", .number(s.quantiles.isEmpty ? nil : s.quantiles[3])), ("max", .number(s.max))])
-      })),
+      (
+        "capacity",
+        .array(
+          zip(sized.bands, capacity).map { band, s in
+            .object([("band", .number(band)), ("mean", .number(s.mean)), ("p50", .number(s.quantiles.isEmpty ? nil : s.quantiles[3])), ("max", .number(s.max))])
+          })
+      ),
     ])
   }
 
@@ -49,7 +53,10 @@ struct SizedBasisResult {
     for (name, summary) in [("open at \(q)", open), ("close at \(q)", close)] { text += SummaryTable.bands(name, summary, options: bands) }
     var table = TextTable(["capacity of open, base units", "mean", "p50", "max"])
     for (band, s) in zip(sized.bands, capacity) {
-      table.add(["≥ \(JSONValue.format(band)) %", NumberText.fixed(s.mean, 4), NumberText.fixed(s.quantiles.isEmpty ? nil : s.quantiles[3], 4), NumberText.fixed(s.max, 4)])
+      table.add([
+        "≥ \(JSONValue.format(band)) %", NumberText.fixed(s.mean, 4), NumberText.fixed(s.quantiles.isEmpty ? nil : s.quantiles[3], 4),
+        NumberText.fixed(s.max, 4),
+      ])
     }
     return text + "\n" + table.rendered(indent: "  ") + "\n"
   }

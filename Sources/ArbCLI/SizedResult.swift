@@ -23,9 +23,13 @@ struct SizedResult {
       ("valid_points", .int(sized.premium.validPoints)),
       ("short_points", .int(sized.shortPoints)),
       ("exec", PremiumResult.json(analysis.exec, oneSided: true)),
-      ("capacity", .array(zip(sized.bands, analysis.capacity).map { band, s in
-        .object([("band", .number(band)), ("mean", .number(s.mean)), ("p50", .number(s.quantiles.isEmpty ? nil : s.quantiles[3])), ("max", .number(s.max))])
-      })),
+      (
+        "capacity",
+        .array(
+          zip(sized.bands, analysis.capacity).map { band, s in
+            .object([("band", .number(band)), ("mean", .number(s.mean)), ("p50", .number(s.quantiles.isEmpty ? nil : s.quantiles[3])), ("max", .number(s.max))])
+          })
+      ),
     ])
   }
 }

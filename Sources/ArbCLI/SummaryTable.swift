@@ -48,15 +48,16 @@ enum SummaryTable {
   /// The legs as JSON: `{role, venue, market, symbol, field, instrument, rows,
   /// first_ts_us, last_ts_us, price_source}` each.
   static func legsJSON(_ legs: [(role: String, leg: LoadedLeg, canonical: CanonicalInstrument?)]) -> JSONValue {
-    .array(legs.map { role, leg, canonical in
-      let s = leg.series
-      return .object([
-        ("role", .string(role)), ("venue", .string(s.instrument.venue)), ("market", .string(s.instrument.market.rawValue)),
-        ("symbol", .string(s.instrument.symbol)), ("field", .string(s.field.rawValue)),
-        ("instrument", canonical.map { .string($0.description) } ?? .null), ("rows", .int(s.count)),
-        ("first_ts_us", .int(s.time.first)), ("last_ts_us", .int(s.time.last)), ("price_source", .string(s.priceSource.rawValue)),
-      ])
-    })
+    .array(
+      legs.map { role, leg, canonical in
+        let s = leg.series
+        return .object([
+          ("role", .string(role)), ("venue", .string(s.instrument.venue)), ("market", .string(s.instrument.market.rawValue)),
+          ("symbol", .string(s.instrument.symbol)), ("field", .string(s.field.rawValue)),
+          ("instrument", canonical.map { .string($0.description) } ?? .null), ("rows", .int(s.count)),
+          ("first_ts_us", .int(s.time.first)), ("last_ts_us", .int(s.time.last)), ("price_source", .string(s.priceSource.rawValue)),
+        ])
+      })
   }
 
   /// The table of legs: venue, market, symbol, field, canonical instrument, rows, span, price source.

@@ -78,12 +78,14 @@ struct SweepCommand: Command {
     self.path = path
     do { grid = try SweepGrid(parsing: cursor.values("--grid")) } catch { throw UsageError(error.message) }
     overrides = cursor.values("--set")
-    let requestedJobs = try cursor.value("--jobs", "a positive number of threads", { Int($0).flatMap { $0 > 0 ? $0 : nil } })
+    let requestedJobs =
+      try cursor.value("--jobs", "a positive number of threads", { Int($0).flatMap { $0 > 0 ? $0 : nil } })
       ?? ProcessInfo.processInfo.activeProcessorCount
-    shard = try cursor.value("--shard", "I/N with 1 ≤ I ≤ N") { text -> (Int, Int)? in
-      let parts = text.split(separator: "/").compactMap { Int($0) }
-      return parts.count == 2 && parts[1] >= 1 && (1...parts[1]).contains(parts[0]) ? (parts[0], parts[1]) : nil
-    } ?? (1, 1)
+    shard =
+      try cursor.value("--shard", "I/N with 1 ≤ I ≤ N") { text -> (Int, Int)? in
+        let parts = text.split(separator: "/").compactMap { Int($0) }
+        return parts.count == 2 && parts[1] >= 1 && (1...parts[1]).contains(parts[0]) ? (parts[0], parts[1]) : nil
+      } ?? (1, 1)
     guard shard.count <= grid.cellCount else {
       throw UsageError("--shard \(shard.index)/\(shard.count): N must be at most the grid's \(grid.cellCount) cells")
     }
@@ -152,7 +154,8 @@ struct SweepCommand: Command {
     guard let bytes = FileManager.default.contents(atPath: path) else { throw FileError.missing(path: path) }
     let checksum = String(bytes.withUnsafeBytes { XXHash64.hash($0) }, radix: 16)
     return SweepOutput.Meta(
-      scenarioChecksum: String(repeating: "0", count: 16 - checksum.count) + checksum, grid: grid.specs, overrides: overrides, shard: "\(shard.index)/\(shard.count)",
+      scenarioChecksum: String(repeating: "0", count: 16 - checksum.count) + checksum, grid: grid.specs, overrides: overrides,
+      shard: "\(shard.index)/\(shard.count)",
       cells: cells.count, totalCells: grid.cellCount, pnlMatrix: matrix?.path, period: matrix?.period.text)
   }
 
@@ -201,9 +204,10 @@ struct SweepCommand: Command {
     }
     if json {
       let keys = grid.axes.map(\.key)
-      terminal.print(JSONValue.object([
-        ("keys", .array(keys.map(JSONValue.string))), ("metrics", .array(Self.metrics.map(JSONValue.string))), ("cells", .array(cellObjects)),
-      ]).rendered())
+      terminal.print(
+        JSONValue.object([
+          ("keys", .array(keys.map(JSONValue.string))), ("metrics", .array(Self.metrics.map(JSONValue.string))), ("cells", .array(cellObjects)),
+        ]).rendered())
     }
     if out != nil && skip == 0 && shard.count == 1 {
       terminal.print(SweepRanking(grid: grid, metric: rank, values: values, top: top).table)
@@ -577,7 +581,8 @@ struct SweepRanking {
     var table = TextTable(["rank"] + grid.axes.map(\.key) + [metric, "robustness"], rightAligned: Set(0...(grid.axes.count + 2)))
     for (k, cell) in ranked.prefix(top).enumerated() {
       let here = grid.coordinates(cell)
-      table.add(["\(k + 1)"] + grid.axes.indices.map { grid.axes[$0].values[here[$0]] } + [NumberText.fixed(values[cell], 4), NumberText.fixed(robustness(cell), 4)])
+      table.add(
+        ["\(k + 1)"] + grid.axes.indices.map { grid.axes[$0].values[here[$0]] } + [NumberText.fixed(values[cell], 4), NumberText.fixed(robustness(cell), 4)])
     }
     return "Top \(min(top, ranked.count)) of \(values.count) cells by \(metric) (robustness: mean over the cell and its grid neighbours)\n"
       + table.rendered(indent: "  ")

@@ -106,28 +106,40 @@ struct Validation {
       ("sharpe_variance", .number(deflated.variance)), ("skewness", .number(deflated.skewness)), ("kurtosis", .number(deflated.kurtosis)),
     ]
     if let walk = evidence.walkForward {
-      members.append(("walk_forward", .object([
-        ("train", .int(walk.train)), ("test", .int(walk.test)), ("anchored", .bool(walk.anchored)),
-        ("windows", .array(walk.windows.map { window in
+      members.append(
+        (
+          "walk_forward",
           .object([
-            ("train_from", .int(window.train.lowerBound)), ("train_to", .int(window.train.upperBound)),
-            ("test_from", .int(window.test.lowerBound)), ("test_to", .int(window.test.upperBound)),
-            ("best_cell", .int(window.bestCell)), ("train_sharpe", Self.bounded(window.trainSharpe)), ("test_pnl", .number(window.testPnL)),
+            ("train", .int(walk.train)), ("test", .int(walk.test)), ("anchored", .bool(walk.anchored)),
+            (
+              "windows",
+              .array(
+                walk.windows.map { window in
+                  .object([
+                    ("train_from", .int(window.train.lowerBound)), ("train_to", .int(window.train.upperBound)),
+                    ("test_from", .int(window.test.lowerBound)), ("test_to", .int(window.test.upperBound)),
+                    ("best_cell", .int(window.bestCell)), ("train_sharpe", Self.bounded(window.trainSharpe)), ("test_pnl", .number(window.testPnL)),
+                  ])
+                })
+            ),
+            ("oos_pnl", .number(walk.outOfSamplePnL)), ("oos_sharpe", Self.bounded(walk.outOfSampleSharpe)), ("in_sample_pnl", .number(walk.inSamplePnL)),
           ])
-        })),
-        ("oos_pnl", .number(walk.outOfSamplePnL)), ("oos_sharpe", Self.bounded(walk.outOfSampleSharpe)), ("in_sample_pnl", .number(walk.inSamplePnL)),
-      ])))
+        ))
     } else {
       members.append(("walk_forward", .null))
     }
     if let bootstrap = evidence.bootstrap {
       let pnl = bootstrap.pnlQuantiles, sharpe = bootstrap.sharpeQuantiles
-      members.append(("bootstrap", .object([
-        ("resamples", .int(bootstrap.resamples)), ("block_length", .int(bootstrap.blockLength)), ("seed", .int(Int64(bootstrap.seed))),
-        ("pnl_q2_5", .number(pnl[0])), ("pnl_q50", .number(pnl[1])), ("pnl_q97_5", .number(pnl[2])),
-        ("sharpe_q2_5", .number(sharpe[0])), ("sharpe_q50", .number(sharpe[1])), ("sharpe_q97_5", .number(sharpe[2])),
-        ("share_pnl_le_0", .number(bootstrap.sharePnLAtMostZero)),
-      ])))
+      members.append(
+        (
+          "bootstrap",
+          .object([
+            ("resamples", .int(bootstrap.resamples)), ("block_length", .int(bootstrap.blockLength)), ("seed", .int(Int64(bootstrap.seed))),
+            ("pnl_q2_5", .number(pnl[0])), ("pnl_q50", .number(pnl[1])), ("pnl_q97_5", .number(pnl[2])),
+            ("sharpe_q2_5", .number(sharpe[0])), ("sharpe_q50", .number(sharpe[1])), ("sharpe_q97_5", .number(sharpe[2])),
+            ("share_pnl_le_0", .number(bootstrap.sharePnLAtMostZero)),
+          ])
+        ))
     } else {
       members.append(("bootstrap", .null))
     }

@@ -39,7 +39,9 @@ struct VenuesCommand: Command {
     resolve = try cursor.values("--resolve").map { text throws(UsageError) in
       let parts = text.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
       guard parts.count == 3, !parts[0].isEmpty, !parts[2].isEmpty, let market = MarketKind(rawValue: parts[1]) else {
-        throw UsageError("invalid value for '--resolve', expected VENUE:MARKET:SYMBOL with MARKET one of \(MarketKind.allCases.map(\.rawValue).joined(separator: ", ")), was '\(text)'")
+        throw UsageError(
+          "invalid value for '--resolve', expected VENUE:MARKET:SYMBOL with MARKET one of \(MarketKind.allCases.map(\.rawValue).joined(separator: ", ")), was '\(text)'"
+        )
       }
       return Instrument(venue: parts[0], market: market, symbol: parts[2])
     }
@@ -58,10 +60,11 @@ struct VenuesCommand: Command {
     let rows = registry.venues.flatMap { venue in venue.markets.map { Row(registry: registry, venue: venue, market: $0) } }
     switch format {
     case .json:
-      terminal.print(JSONValue.object([
-        ("fees_read", .string(registry.feesRead)),
-        ("venues", .array(rows.map(\.json))),
-      ]).rendered())
+      terminal.print(
+        JSONValue.object([
+          ("fees_read", .string(registry.feesRead)),
+          ("venues", .array(rows.map(\.json))),
+        ]).rendered())
     case .csv:
       terminal.print(Row.csvHeader)
       for row in rows { terminal.print(row.csv) }
@@ -84,24 +87,33 @@ struct VenuesCommand: Command {
     }
     switch format {
     case .json:
-      terminal.print(JSONValue.array(resolved.map { instrument, r in
-        .object([("instrument", .string(instrument.description))] + Self.json(r.canonical) + [
-          ("venue_name", .string(r.market.venueName)), ("grammar", .string(r.grammar.text)),
-        ])
-      }).rendered())
+      terminal.print(
+        JSONValue.array(
+          resolved.map { instrument, r in
+            .object(
+              [("instrument", .string(instrument.description))] + Self.json(r.canonical) + [
+                ("venue_name", .string(r.market.venueName)), ("grammar", .string(r.grammar.text)),
+              ])
+          }
+        ).rendered())
     case .csv:
       terminal.print("instrument,canonical,base,quote,kind,settle,expiry,contract_size,venue_name,grammar")
       for (instrument, r) in resolved {
         let c = r.canonical
-        terminal.print([instrument.description, c.description, c.base, c.quote, c.kind.rawValue, c.settle ?? "", c.expiry?.description ?? "",
-          c.contractSize.map(JSONValue.format) ?? "", CSV.field(r.market.venueName), r.grammar.text].joined(separator: ","))
+        terminal.print(
+          [
+            instrument.description, c.description, c.base, c.quote, c.kind.rawValue, c.settle ?? "", c.expiry?.description ?? "",
+            c.contractSize.map(JSONValue.format) ?? "", CSV.field(r.market.venueName), r.grammar.text,
+          ].joined(separator: ","))
       }
     case .table:
       var table = TextTable(["instrument", "canonical", "settle", "contract", "venue name", "grammar"], rightAligned: [])
       for (instrument, r) in resolved {
         let c = r.canonical
-        table.add([instrument.description, c.description, c.settle ?? "-", c.contractSize.map { "\(JSONValue.format($0)) \(c.quote)" } ?? "-",
-          r.market.venueName, r.grammar.text])
+        table.add([
+          instrument.description, c.description, c.settle ?? "-", c.contractSize.map { "\(JSONValue.format($0)) \(c.quote)" } ?? "-",
+          r.market.venueName, r.grammar.text,
+        ])
       }
       terminal.print(table.rendered())
     }
@@ -167,10 +179,12 @@ private struct Row {
   static let csvHeader = "venue,name,region,market,venue_name,symbols,example,canonical,quote,settle,contract_size,maker,taker,fees_read,verified,tardis"
 
   var csv: String {
-    [venue.id, CSV.field(venue.name), venue.region, market.kind.rawValue, CSV.field(market.venueName), CSV.field(symbols),
+    [
+      venue.id, CSV.field(venue.name), venue.region, market.kind.rawValue, CSV.field(market.venueName), CSV.field(symbols),
       CSV.field(market.example), example?.description ?? "", market.quote, settle ?? "", contract ?? "",
       JSONValue.format(market.maker), JSONValue.format(market.taker), feesRead, market.verified == true ? "true" : "false",
-      market.tardis ?? ""].joined(separator: ",")
+      market.tardis ?? "",
+    ].joined(separator: ",")
   }
 
   var tableCells: [String] {

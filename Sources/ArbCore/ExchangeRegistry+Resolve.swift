@@ -166,7 +166,8 @@ public struct ResolveError: Error, Sendable, CustomStringConvertible {
     case .unknownSymbol(let closest):
       return "unknown symbol '\(instrument.symbol)' on \(where_); closest known symbols: \(closest.joined(separator: ", "))"
     case .unknownBase(let base, let closest):
-      return "unknown base asset '\(base)' in symbol '\(instrument.symbol)' on \(where_) (add it to the venue's \"bases\" with --registry); closest known symbols: \(closest.joined(separator: ", "))"
+      return
+        "unknown base asset '\(base)' in symbol '\(instrument.symbol)' on \(where_) (add it to the venue's \"bases\" with --registry); closest known symbols: \(closest.joined(separator: ", "))"
     case .notTradable:
       return "'\(instrument)' is an FX series, not an instrument of a venue"
     case .noGrammar(let markets):

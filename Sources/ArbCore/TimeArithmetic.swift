@@ -145,7 +145,9 @@ public enum TimeArithmetic {
   ///
   /// - Throws: `TimeError.Reason.overflow` when the first point is before `Int64.min`,
   ///   `.tooManyPoints` above `limit` points.
-  public static func grid(from first: Int64, through last: Int64, step: Int64, limit: Int = gridPointLimit) throws(TimeError) -> (
+  public static func grid(
+    from first: Int64, through last: Int64, step: Int64, limit: Int = gridPointLimit
+  ) throws(TimeError) -> (
     start: Int64, count: Int
   ) {
     precondition(step > 0 && first <= last, "grid of \(step) over \(first)…\(last)")

@@ -159,8 +159,10 @@ public final class ArrowFileWriter {
   public func finish() throws -> AtomicFile {
     try emit([0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0])
     let footer = FlatBuffer.serialize(
-      .table([.int16(4), .object(schema), .object(.structs(dictionaryBlocks, count: dictionaryBlocks.count / 24)),
-      .object(.structs(blocks, count: blockCount)),]))
+      .table([
+        .int16(4), .object(schema), .object(.structs(dictionaryBlocks, count: dictionaryBlocks.count / 24)),
+        .object(.structs(blocks, count: blockCount)),
+      ]))
     var tail = footer
     FlatBuffer.append(&tail, Int32(footer.count))
     tail.append(contentsOf: Array("ARROW1".utf8))

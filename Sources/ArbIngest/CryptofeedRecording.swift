@@ -188,7 +188,8 @@ struct CryptofeedHandler: JSONLineHandler {
         let raw = m.raw(node)
         return raw.isEmpty ? nil : TimeParser.parse(raw.baseAddress!, raw.count, form: .iso8601, defaultOffset: 9 * 3_600_000_000)
       }
-      points.appendQuote(Instrument(venue: "bithumb", market: .spot, symbol: symbol), time: time, exchangeTime: exchangeTime,
+      points.appendQuote(
+        Instrument(venue: "bithumb", market: .spot, symbol: symbol), time: time, exchangeTime: exchangeTime,
         bid: nil, ask: nil, last: try m.price(m.member(trade, "contPrice"), "contPrice"))
     }
     return .points

@@ -16,7 +16,9 @@ extension Ingest {
     switch options.format {
     case .restSnapshots: return try JSONLinesReader.read(source: stream(), path: path, options: options, format: .restSnapshots, handler: RESTSnapshotHandler())
     case .cryptofeed: return try JSONLinesReader.read(source: stream(), path: path, options: options, format: .cryptofeed, handler: CryptofeedHandler())
-    case .orderBookLines: return try JSONLinesReader.read(source: stream(), path: path, options: options, format: .orderBookLines, handler: OrderBookLineHandler(keepsDepth: options.keepDepth))
+    case .orderBookLines:
+      return try JSONLinesReader.read(
+        source: stream(), path: path, options: options, format: .orderBookLines, handler: OrderBookLineHandler(keepsDepth: options.keepDepth))
     default: break
     }
     guard options.format == .freqtradeOHLCV else {

@@ -122,7 +122,9 @@ extension [JSONPoint] {
     bid: Double?, ask: Double?, bidSize: Double = .nan, askSize: Double = .nan, last: Double?
   ) {
     if let bid, let ask {
-      append(JSONPoint(instrument: instrument, field: .price, time: time, exchangeTime: exchangeTime, bid: bid, ask: ask, bidSize: bidSize, askSize: askSize, book: true))
+      append(
+        JSONPoint(
+          instrument: instrument, field: .price, time: time, exchangeTime: exchangeTime, bid: bid, ask: ask, bidSize: bidSize, askSize: askSize, book: true))
     } else if let last {
       append(JSONPoint(instrument: instrument, field: .price, time: time, exchangeTime: exchangeTime, bid: last, ask: last, book: false))
     }

@@ -157,10 +157,12 @@ extension LegSpec {
     }
     // The exact instrument first: one file may hold a symbol on several markets of a venue.
     let exact = candidates.first { series[$0].instrument == instrument }
-    if let match = exact ?? candidates.first(where: {
-      series[$0].instrument.symbol == instrument.symbol
-        && (series[$0].instrument.venue == instrument.venue || series[$0].instrument.venue == "unknown")
-    }) {
+    if let match = exact
+      ?? candidates.first(where: {
+        series[$0].instrument.symbol == instrument.symbol
+          && (series[$0].instrument.venue == instrument.venue || series[$0].instrument.venue == "unknown")
+      })
+    {
       return (match, instrument)
     }
     if candidates.count == 1 && series[candidates[0]].instrument.symbol == "unknown" { return (candidates[0], series[candidates[0]].instrument) }

@@ -31,7 +31,8 @@ struct OrderBookLineHandler: JSONLineHandler {
     let symbol = Self.venueSymbol(try document.name(document.member(0, "symbol"), "symbol", at: 0), venue: venue)
     let bid = try best(document, "bids", higher: true)
     let ask = try best(document, "asks", higher: false)
-    points.appendQuote(Instrument(venue: venue, market: .spot, symbol: symbol), time: time, exchangeTime: nil,
+    points.appendQuote(
+      Instrument(venue: venue, market: .spot, symbol: symbol), time: time, exchangeTime: nil,
       bid: bid.price, ask: ask.price, bidSize: bid.size, askSize: ask.size, last: nil)
     if keepsDepth { points[points.count - 1].depth = try book(document) }
     return .points
@@ -48,14 +49,16 @@ struct OrderBookLineHandler: JSONLineHandler {
         let pair = document.elements(level)
         let size = try document.size(pair[1], "\(key)")
         if size.isNaN {
-          throw JSONFault(reason: .invalidValue(column: "\(key)", text: document.text(level), expected: "the size of a level"), offset: document.nodes[level].start)
+          throw JSONFault(
+            reason: .invalidValue(column: "\(key)", text: document.text(level), expected: "the size of a level"), offset: document.nodes[level].start)
         }
         levels.append((try document.price(pair[0], "\(key)")!, size))
       }
       levels.sort { isBid ? $0.price > $1.price : $0.price < $1.price }
       for k in levels.indices {
         if k > 0 && levels[k].price == levels[k - 1].price {
-          throw JSONFault(reason: .invalidValue(column: "\(key)", text: "\(levels[k].price)", expected: "one level per price"), offset: document.nodes[side].start)
+          throw JSONFault(
+            reason: .invalidValue(column: "\(key)", text: "\(levels[k].price)", expected: "one level per price"), offset: document.nodes[side].start)
         }
         depth.appendLevel(bid: isBid, price: levels[k].price, size: levels[k].size)
       }

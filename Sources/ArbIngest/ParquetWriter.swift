@@ -57,7 +57,9 @@ struct ThriftWriter {
   /// A list field of `count` elements of type `kind`, each written by `element`.
   mutating func list(_ id: Int16, kind: UInt8, count: Int, _ element: (inout ThriftWriter, Int) -> Void) {
     header(id, ThriftReader.Kind.list)
-    if count < 15 { bytes.append(UInt8(count) << 4 | kind) } else {
+    if count < 15 {
+      bytes.append(UInt8(count) << 4 | kind)
+    } else {
       bytes.append(0xF0 | kind)
       varint(UInt64(count))
     }

@@ -100,7 +100,8 @@ struct RESTSnapshotHandler: JSONLineHandler {
     } else if document.member(0, "code") != nil && document.member(0, "data") != nil {
       shape = ("okx", "/api/v5/market/tickers")
     } else if document.member(0, "markPrice") != nil {
-      shape = (document.member(0, "symbol").map { document.text($0).contains("_") } ?? false)
+      shape =
+        (document.member(0, "symbol").map { document.text($0).contains("_") } ?? false)
         ? ("binance", "/dapi/v1/premiumIndex") : ("binance", "/fapi/v1/premiumIndex")
     } else if document.member(0, "bidPrice") != nil {
       shape = ("binance", document.member(0, "time") != nil ? "/fapi/v1/ticker/bookTicker" : "/api/v3/ticker/bookTicker")
@@ -177,7 +178,8 @@ struct RESTSnapshotHandler: JSONLineHandler {
         let exchangeTime = try document.millis(document.member(item, "time"), "time")
         switch kind {
         case "ticker/price":
-          points.appendQuote(instrument, time: time, exchangeTime: exchangeTime, bid: nil, ask: nil,
+          points.appendQuote(
+            instrument, time: time, exchangeTime: exchangeTime, bid: nil, ask: nil,
             last: try document.price(document.member(item, "price"), "price"))
         case "ticker/bookTicker":
           points.appendQuote(
@@ -187,11 +189,14 @@ struct RESTSnapshotHandler: JSONLineHandler {
             bidSize: try document.size(document.member(item, "bidQty"), "bidQty"),
             askSize: try document.size(document.member(item, "askQty"), "askQty"), last: nil)
         default:
-          points.appendValue(instrument, .mark, time: time, exchangeTime: exchangeTime,
+          points.appendValue(
+            instrument, .mark, time: time, exchangeTime: exchangeTime,
             try document.price(document.member(item, "markPrice"), "markPrice", optional: true))
-          points.appendValue(instrument, .index, time: time, exchangeTime: exchangeTime,
+          points.appendValue(
+            instrument, .index, time: time, exchangeTime: exchangeTime,
             try document.price(document.member(item, "indexPrice"), "indexPrice", optional: true))
-          points.appendValue(instrument, .fundingRate, time: time, exchangeTime: exchangeTime,
+          points.appendValue(
+            instrument, .fundingRate, time: time, exchangeTime: exchangeTime,
             try document.rate(document.member(item, "lastFundingRate"), "lastFundingRate"))
         }
       }
@@ -223,7 +228,8 @@ struct RESTSnapshotHandler: JSONLineHandler {
             bidSize: try document.size(document.member(top, "bid_size"), "bid_size"),
             askSize: try document.size(document.member(top, "ask_size"), "ask_size"), last: nil)
         } else {
-          points.appendQuote(instrument, time: time, exchangeTime: exchangeTime, bid: nil, ask: nil,
+          points.appendQuote(
+            instrument, time: time, exchangeTime: exchangeTime, bid: nil, ask: nil,
             last: try document.price(document.member(item, "trade_price"), "trade_price"))
         }
       }
@@ -255,7 +261,8 @@ struct RESTSnapshotHandler: JSONLineHandler {
         tickers.append((String(pair), data))
       }
       for (symbol, node) in tickers {
-        points.appendQuote(Instrument(venue: "bithumb", market: .spot, symbol: symbol), time: time, exchangeTime: exchangeTime,
+        points.appendQuote(
+          Instrument(venue: "bithumb", market: .spot, symbol: symbol), time: time, exchangeTime: exchangeTime,
           bid: nil, ask: nil, last: try document.price(document.member(node, "closing_price"), "closing_price"))
       }
       return .points

@@ -23,7 +23,8 @@ enum StoreLayout {
     if name.isEmpty { return "%" }
     var out = ""
     for (k, byte) in name.utf8.enumerated() {
-      let kept = (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+      let kept =
+        (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
         || byte == 0x2D || byte == 0x5F || (byte == 0x2E && k > 0)
       if kept {
         out.unicodeScalars.append(Unicode.Scalar(byte))

@@ -93,9 +93,10 @@ public final class StoreTransaction {
           reason: "has \(priceSource.rawValue) prices of \(instrument) (\(field.rawValue)), the store \(entry.priceSource) prices")
       }
     } else {
-      manifest.series.append(StoreSeries(
-        venue: instrument.venue, market: instrument.market.rawValue, symbol: instrument.symbol, field: field.rawValue,
-        priceSource: priceSource.rawValue, folder: folder, columns: [], partitions: []))
+      manifest.series.append(
+        StoreSeries(
+          venue: instrument.venue, market: instrument.market.rawValue, symbol: instrument.symbol, field: field.rawValue,
+          priceSource: priceSource.rawValue, folder: folder, columns: [], partitions: []))
     }
     let writer = StoreWriter(transaction: self, instrument: instrument, field: field, priceSource: priceSource)
     writers.append(writer)

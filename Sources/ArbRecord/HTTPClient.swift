@@ -93,7 +93,11 @@ private final class FirstOutcome: Sendable {
   /// Resumes with `outcome` unless an earlier one did; whether this one did.
   @discardableResult
   func finish(_ outcome: FetchOutcome) -> Bool {
-    guard let waiting = continuation.withLock({ value in defer { value = nil }; return value }) else { return false }
+    guard
+      let waiting = continuation.withLock({ value in
+        defer { value = nil }; return value
+      })
+    else { return false }
     waiting.resume(returning: outcome)
     return true
   }

@@ -88,7 +88,8 @@ struct VenueRequests: Sendable {
       return tickers + (books ? each { VenueRequest(path: "/public/v2/orderbook/KRW/\($0)") } : [])
     case .bybit:
       let category = QueryParameter(name: "category", value: market.rawValue)
-      let tickers = symbols.isEmpty
+      let tickers =
+        symbols.isEmpty
         ? [VenueRequest(path: "/v5/market/tickers", query: [category])]
         : each { VenueRequest(path: "/v5/market/tickers", query: [category, .init(name: "symbol", value: $0)]) }
       let depth = each { VenueRequest(path: "/v5/market/orderbook", query: [category, .init(name: "symbol", value: $0), .init(name: "limit", value: "50")]) }
@@ -103,14 +104,16 @@ struct VenueRequests: Sendable {
         let list = "[" + symbols.map { "\"\($0)\"" }.joined(separator: ",") + "]"
         requests = [VenueRequest(path: "\(api)/ticker/bookTicker", query: [.init(name: "symbols", value: list)])]
       } else {
-        requests = each { VenueRequest(path: "\(api)/ticker/bookTicker", query: [.init(name: "symbol", value: $0)]) }
+        requests =
+          each { VenueRequest(path: "\(api)/ticker/bookTicker", query: [.init(name: "symbol", value: $0)]) }
           + each { VenueRequest(path: "\(api)/premiumIndex", query: [.init(name: "symbol", value: $0)]) }
       }
       let depth = each { VenueRequest(path: "\(api)/depth", query: [.init(name: "symbol", value: $0), .init(name: "limit", value: "20")]) }
       return requests + (books ? depth : [])
     case .okx:
       let instType = market == .spot ? "SPOT" : market == .future ? "FUTURES" : "SWAP"
-      let tickers = symbols.isEmpty
+      let tickers =
+        symbols.isEmpty
         ? [VenueRequest(path: "/api/v5/market/tickers", query: [.init(name: "instType", value: instType)])]
         : each { VenueRequest(path: "/api/v5/market/ticker", query: [.init(name: "instId", value: $0)]) }
       let depth = each { VenueRequest(path: "/api/v5/market/books", query: [.init(name: "instId", value: $0), .init(name: "sz", value: "20")]) }

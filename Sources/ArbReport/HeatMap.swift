@@ -94,8 +94,10 @@ public struct HeatMap: Sendable {
     if let marked {
       svg.element(
         "rect",
-        [("x", SVG.f(left + Double(marked.column) * cellWidth - 1)), ("y", SVG.f(top + Double(marked.row) * cellHeight - 1)),
-         ("width", SVG.f(cellWidth + 1)), ("height", SVG.f(cellHeight + 1)), ("fill", "none"), ("stroke", "#000"), ("stroke-width", "2.5")])
+        [
+          ("x", SVG.f(left + Double(marked.column) * cellWidth - 1)), ("y", SVG.f(top + Double(marked.row) * cellHeight - 1)),
+          ("width", SVG.f(cellWidth + 1)), ("height", SVG.f(cellHeight + 1)), ("fill", "none"), ("stroke", "#000"), ("stroke-width", "2.5"),
+        ])
     }
     drawLegend(&svg, x: left, y: top + Double(rows.count) * cellHeight + 22)
     return svg

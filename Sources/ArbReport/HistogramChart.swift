@@ -55,7 +55,10 @@ public struct HistogramChart: Sendable {
       }
     }
     frame.drawXAxis(&svg, ticks: NiceTicks.numbers(edges.first!, edges.last!, count: 8), title: xTitle)
-    frame.drawLegend(&svg, [(colour, countTitle + " per bin")] + bands.enumerated().map { (TimeSeriesChart.bandLineColours[min($0.offset, 1)], "band " + ReportNumber.fixed($0.element, 2) + " %") })
+    frame.drawLegend(
+      &svg,
+      [(colour, countTitle + " per bin")]
+        + bands.enumerated().map { (TimeSeriesChart.bandLineColours[min($0.offset, 1)], "band " + ReportNumber.fixed($0.element, 2) + " %") })
     return svg
   }
 }

@@ -41,7 +41,11 @@ extension ReportDocument {
     if let caption = table.caption { out += "<caption>" + Markup.escape(caption) + "</caption>\n" }
     out += "<thead><tr>" + table.header.map { "<th scope=\"col\">" + Markup.escape($0) + "</th>" }.joined() + "</tr></thead>\n<tbody>\n"
     for row in table.rows {
-      out += "<tr>" + row.enumerated().map { table.numeric.contains($0.offset) ? "<td class=\"n\">" + Markup.escape($0.element) + "</td>" : "<td>" + Markup.escape($0.element) + "</td>" }.joined() + "</tr>\n"
+      out +=
+        "<tr>"
+        + row.enumerated().map {
+          table.numeric.contains($0.offset) ? "<td class=\"n\">" + Markup.escape($0.element) + "</td>" : "<td>" + Markup.escape($0.element) + "</td>"
+        }.joined() + "</tr>\n"
     }
     return out + "</tbody>\n</table>\n"
   }

@@ -16,7 +16,8 @@ extension ResearchReport {
           ]
         }, numeric: [0, 4, 5, 6],
         caption: "Points: rows accepted after rows with the same time collapsed to the last. Times UTC."))
-    section.paragraph("Files: " + coverage.enumerated().map { "leg \($0.offset + 1): " + $0.element.files.joined(separator: ", ") }.joined(separator: "; ") + ".")
+    section.paragraph(
+      "Files: " + coverage.enumerated().map { "leg \($0.offset + 1): " + $0.element.files.joined(separator: ", ") }.joined(separator: "; ") + ".")
     let stale = scenario.maxStale
     section.heading("Gaps longer than the staleness limit")
     if let stale {
@@ -60,7 +61,9 @@ extension ResearchReport {
     full.bands = bands
     full.signed = coverage.count == 2
     full.zone = zone
-    section.figure(full.svg, file: "premium.svg", caption: "Premium over time (" + premiumName + "), full range; shaded near zero and in the band strip: "
+    section.figure(
+      full.svg, file: "premium.svg",
+      caption: "Premium over time (" + premiumName + "), full range; shaded near zero and in the band strip: "
         + zip(["grey", "orange"], bands).map { $0 + " from " + ReportNumber.fixed($1, 2) + " %" }.joined(separator: ", "))
     let q = analysis.mid.statistics.quantiles
     if q.count == 7 {
@@ -68,9 +71,13 @@ extension ResearchReport {
       var zoom = full
       zoom.id = "premium-zoom"
       zoom.title = "Premium over time, ±" + ReportNumber.fixed(limit, 2) + " %"
-      zoom.description = "The same series with the y axis limited to ±" + ReportNumber.fixed(limit, 2) + " % (about 1.5 times the 5 % and 95 % quantiles); values beyond are drawn at the edge."
+      zoom.description =
+        "The same series with the y axis limited to ±" + ReportNumber.fixed(limit, 2)
+        + " % (about 1.5 times the 5 % and 95 % quantiles); values beyond are drawn at the edge."
       zoom.yRange = (-limit, limit)
-      section.figure(zoom.svg, file: "premium-zoom.svg", caption: "Premium over time, y axis limited to ±" + ReportNumber.fixed(limit, 2) + " %, values beyond drawn at the edge")
+      section.figure(
+        zoom.svg, file: "premium-zoom.svg",
+        caption: "Premium over time, y axis limited to ±" + ReportNumber.fixed(limit, 2) + " %, values beyond drawn at the edge")
     }
     return section
   }
@@ -85,7 +92,8 @@ extension ResearchReport {
       let (edges, counts) = HistogramChart.bin(values, low: low, high: high, bins: 80)
       var chart = HistogramChart(
         id: "histogram", title: "Distribution of the premium",
-        description: "Histogram of the " + premiumName + " over " + ReportNumber.count(values.count) + " valid points, 80 bins from the 1 % to the 99 % quantile; values beyond fall in the edge bins. Dashed lines mark the bands.",
+        description: "Histogram of the " + premiumName + " over " + ReportNumber.count(values.count)
+          + " valid points, 80 bins from the 1 % to the 99 % quantile; values beyond fall in the edge bins. Dashed lines mark the bands.",
         xTitle: "premium, %", edges: edges, counts: counts)
       chart.bands = bands
       chart.signed = coverage.count == 2
@@ -103,7 +111,9 @@ extension ResearchReport {
     rows.append(["skew", ReportNumber.fixed(m.skew, 3), ReportNumber.fixed(e.skew, 3)])
     rows.append(["kurtosis (excess)", ReportNumber.fixed(m.kurtosis, 3), ReportNumber.fixed(e.kurtosis, 3)])
     rows.append(["half-life", ReportNumber.duration(analysis.mid.halfLife?.seconds), ReportNumber.duration(analysis.exec.halfLife?.seconds)])
-    section.table(ReportDocument.Table(header: ["statistic, %", "mid", "exec"], rows: rows, numeric: [1, 2], caption: "As arbkit premium prints them (docs/definitions.md)."))
+    section.table(
+      ReportDocument.Table(
+        header: ["statistic, %", "mid", "exec"], rows: rows, numeric: [1, 2], caption: "As arbkit premium prints them (docs/definitions.md)."))
     return section
   }
 
@@ -133,7 +143,9 @@ extension ResearchReport {
         description: "Number of episodes of the mid premium beyond " + ReportNumber.fixed(band.band, 2) + " % by duration class; "
           + ReportNumber.count(band.episodes) + " episodes in all.",
         xTitle: "episode duration", yTitle: "episodes", labels: classes.map(\.label), values: counts)
-      section.figure(chart.svg, file: "durations-\(ReportNumber.fixed(band.band * 100, 0)).svg", caption: "Episode durations of the mid premium, band " + ReportNumber.fixed(band.band, 2) + " %")
+      section.figure(
+        chart.svg, file: "durations-\(ReportNumber.fixed(band.band * 100, 0)).svg",
+        caption: "Episode durations of the mid premium, band " + ReportNumber.fixed(band.band, 2) + " %")
     }
     return section
   }
@@ -141,12 +153,16 @@ extension ResearchReport {
   var timeOfDaySection: ReportDocument.Section {
     var section = ReportDocument.Section(id: "time-of-day", title: Self.sectionTitles[4])
     section.paragraph(
-      "Share of time the mid premium spends at or beyond each band, by hour of day and day of week, time-weighted by point durations (a point spanning an hour boundary is split across the hours it covers; docs/definitions.md).")
+      "Share of time the mid premium spends at or beyond each band, by hour of day and day of week, time-weighted by point durations (a point spanning an hour boundary is split across the hours it covers; docs/definitions.md)."
+    )
     let duration = premium.duration
     let profiles = [ReportZone.utc, ReportZone.seoul].map { zone in
-      (zone, TimeOfDayProfile(
-        values: premium.mid, valid: premium.valid, time: premium.time, duration: duration, bands: bands, oneSided: coverage.count > 2,
-        zone: zone.name, offset: zone.offset))
+      (
+        zone,
+        TimeOfDayProfile(
+          values: premium.mid, valid: premium.valid, time: premium.time, duration: duration, bands: bands, oneSided: coverage.count > 2,
+          zone: zone.name, offset: zone.offset)
+      )
     }
     for (zone, profile) in profiles {
       for (b, band) in bands.enumerated() {
@@ -155,7 +171,8 @@ extension ResearchReport {
         let file = "time-of-day-\(zone.offset == 0 ? "utc" : "kst")-\(ReportNumber.fixed(band * 100, 0)).svg"
         let chart = HeatMap(
           id: "tod-\(zone.offset == 0 ? "utc" : "kst")-\(b)", title: "Share of time beyond " + ReportNumber.fixed(band, 2) + " %, " + zone.label,
-          description: "Heat map of the share of time the mid premium is at or beyond " + ReportNumber.fixed(band, 2) + " % by weekday (rows) and hour of day (columns) in " + zone.label + "; darker is more.",
+          description: "Heat map of the share of time the mid premium is at or beyond " + ReportNumber.fixed(band, 2)
+            + " % by weekday (rows) and hour of day (columns) in " + zone.label + "; darker is more.",
           rowTitle: "day", columnTitle: "hour of day (" + zone.label + ")", rows: TimeOfDayProfile.dayNames,
           columns: (0..<24).map { $0 < 10 ? "0\($0)" : "\($0)" }, values: values, scale: .sequential(low: 0, high: high),
           format: { ReportNumber.percent($0) })

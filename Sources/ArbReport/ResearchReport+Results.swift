@@ -89,7 +89,9 @@ extension ResearchReport {
       (overrides.isEmpty ? "The scenario as written" : "The scenario with the best sweep cell applied (" + overrides.joined(separator: ", ") + ")")
         + ": mode \(strategy.mode), entry " + ReportNumber.fixed(strategy.entry, 4) + " %" + exit
         + ", notional " + ReportNumber.fixed(strategy.notional, 2) + (strategy.mode == .inventory ? " per trade." : " per leg."))
-    section.table(ReportDocument.Table(header: ["metric", "value"], rows: backtest.metrics.map { [$0.name, $0.value] }, numeric: [1], caption: "As arbkit backtest prints them."))
+    section.table(
+      ReportDocument.Table(
+        header: ["metric", "value"], rows: backtest.metrics.map { [$0.name, $0.value] }, numeric: [1], caption: "As arbkit backtest prints them."))
     let journal = backtest.journal
     if let first = journal.firstTime, let last = journal.lastTime {
       // Cumulative PnL and drawdown as steps at each booking, from 0 at the first valid point.
@@ -110,13 +112,16 @@ extension ResearchReport {
       drawdown.append(cumulative - peak)
       let valid = [Bool](repeating: true, count: time.count)
       var equityChart = TimeSeriesChart(
-        id: "equity", title: "Equity curve", description: "Cumulative PnL in quote currency, booked at each exit, from 0 at the first valid point; " + ReportNumber.count(journal.bookings.count) + " bookings.",
+        id: "equity", title: "Equity curve",
+        description: "Cumulative PnL in quote currency, booked at each exit, from 0 at the first valid point; " + ReportNumber.count(journal.bookings.count)
+          + " bookings.",
         yTitle: "cumulative PnL", series: [TimeSeriesChart.Series(name: "equity", colour: "#2b8a3e", time: time, values: equity, valid: valid)])
       equityChart.zone = zone
       equityChart.height = 260
       section.figure(equityChart.svg, file: "equity.svg", caption: "Equity curve (cumulative PnL at each exit)")
       var drawdownChart = TimeSeriesChart(
-        id: "drawdown", title: "Drawdown", description: "Cumulative PnL below its running peak; max drawdown " + ReportNumber.fixed(journal.maxDrawdown, 2) + ".",
+        id: "drawdown", title: "Drawdown",
+        description: "Cumulative PnL below its running peak; max drawdown " + ReportNumber.fixed(journal.maxDrawdown, 2) + ".",
         yTitle: "drawdown", series: [TimeSeriesChart.Series(name: "drawdown", colour: "#c92a2a", time: time, values: drawdown, valid: valid)])
       drawdownChart.zone = zone
       drawdownChart.height = 220
@@ -126,7 +131,8 @@ extension ResearchReport {
     let days = journal.daily(offset: s.timeZoneOffset)
     if !days.isEmpty {
       let chart = BarChart(
-        id: "daily", title: "Daily PnL (" + s.timeZone + " days)", description: "PnL booked per calendar day in " + s.timeZone + "; " + ReportNumber.count(days.count) + " days, days without an exit at 0.",
+        id: "daily", title: "Daily PnL (" + s.timeZone + " days)",
+        description: "PnL booked per calendar day in " + s.timeZone + "; " + ReportNumber.count(days.count) + " days, days without an exit at 0.",
         xTitle: "day (" + s.timeZone + ")", yTitle: "PnL", labels: days.map { String($0.date.dropFirst(5)) }, values: days.map(\.pnl))
       section.figure(chart.svg, file: "daily.svg", caption: "Daily PnL journal (" + s.timeZone + " days)")
       section.heading("Daily PnL journal")
@@ -180,25 +186,39 @@ extension ResearchReport {
     let s = scenario
     var rows: [[String]] = []
     for (k, leg) in s.legs.enumerated() {
-      rows.append(["taker fee, " + legName(k), ReportNumber.fixed(fees[k] * 100, 4) + " %" + (s.fees[leg.venue] != nil ? " (costs.fees." + leg.venue + ")" : " (registry)")])
+      rows.append([
+        "taker fee, " + legName(k),
+        ReportNumber.fixed(fees[k] * 100, 4) + " %" + (s.fees[leg.venue] != nil ? " (costs.fees." + leg.venue + ")" : " (registry)"),
+      ])
     }
     rows.append(["slippage", ReportNumber.fixed(s.slippageBps, 2) + " bps per fill"])
     rows.append(["latency", TimeText.durationText(s.latency) + " after the signal"])
     for (venue, latency) in s.venueLatency.sorted(by: { $0.key < $1.key }) { rows.append(["latency, " + venue, TimeText.durationText(latency)]) }
     rows.append(["staleness limit", s.maxStale.map(TimeText.durationText) ?? "none"])
-    rows.append(["clock", (s.clock == .local ? "receive time" : "exchange time") + (s.grid.map { ", grid " + TimeText.durationText($0) } ?? ", union of quote times")])
+    rows.append([
+      "clock", (s.clock == .local ? "receive time" : "exchange time") + (s.grid.map { ", grid " + TimeText.durationText($0) } ?? ", union of quote times"),
+    ])
     let fx: String
     if let rate = s.fx {
       let files = rate.files.map { $0.split(separator: "/").last.map(String.init) ?? $0 }.joined(separator: ", ")
-      fx = files + ": the " + rate.converts + " prices divided by the rate in force, at most " + (rate.maxStale.map(TimeText.durationText) ?? "any age") + " old (fx)"
+      fx =
+        files + ": the " + rate.converts + " prices divided by the rate in force, at most " + (rate.maxStale.map(TimeText.durationText) ?? "any age")
+        + " old (fx)"
     } else {
-      fx = s.legs.contains { $0.market == .fx } ? "an fx leg of the scenario" : "none: the legs are compared in their own quote currency (" + Set(s.legs.map(\.symbol)).sorted().joined(separator: ", ") + ")"
+      fx =
+        s.legs.contains { $0.market == .fx }
+        ? "an fx leg of the scenario"
+        : "none: the legs are compared in their own quote currency (" + Set(s.legs.map(\.symbol)).sorted().joined(separator: ", ") + ")"
     }
     rows.append(["FX source", fx])
     for (venue, micros) in s.offsets.sorted(by: { $0.key < $1.key }) {
       rows.append(["clock offset, " + venue, (micros < 0 ? "-" : "+") + TimeText.durationText(abs(micros)) + " added before alignment"])
     }
-    rows.append(["price source", coverage.map { $0.instrument.venue + " " + $0.priceSource.rawValue }.joined(separator: ", ") + (coverage.contains { $0.priceSource == .last } ? " (last: one price per row, bid = ask; fills at that price are not tradable quotes)" : "")])
+    rows.append([
+      "price source",
+      coverage.map { $0.instrument.venue + " " + $0.priceSource.rawValue }.joined(separator: ", ")
+        + (coverage.contains { $0.priceSource == .last } ? " (last: one price per row, bid = ask; fills at that price are not tradable quotes)" : ""),
+    ])
     let rules = s.strategy.threshold
     rows.append(["mode", s.strategy.mode.rawValue])
     // Mode inventory trades at once: its exit is its entry.
@@ -210,7 +230,10 @@ extension ResearchReport {
     rows.append(["bands", bands.map { ReportNumber.fixed($0, 2) + " %" }.joined(separator: ", ")])
     rows.append(["journal days", s.timeZone])
     rows.append(["time axes", zone.label])
-    section.table(ReportDocument.Table(header: ["assumption", "value"], rows: rows, caption: "Printed from the scenario " + scenarioName + (overrides.isEmpty ? "" : " with " + overrides.joined(separator: ", ")) + "."))
+    section.table(
+      ReportDocument.Table(
+        header: ["assumption", "value"], rows: rows,
+        caption: "Printed from the scenario " + scenarioName + (overrides.isEmpty ? "" : " with " + overrides.joined(separator: ", ")) + "."))
     return section
   }
 }

@@ -100,8 +100,10 @@ public struct TimeSeriesChart: Sendable {
       svg.polyline(points, stroke: s.colour, width: 0.8)
     }
     if strip > 0, let first = series.first {
-      drawOccupancy(&svg, frame, MinMaxDownsample.runs(
-        time: first.time, values: first.values, valid: first.valid, start: start, end: max(end, start + 1), columns: columns), columns: columns)
+      drawOccupancy(
+        &svg, frame,
+        MinMaxDownsample.runs(
+          time: first.time, values: first.values, valid: first.valid, start: start, end: max(end, start + 1), columns: columns), columns: columns)
     }
     var legend = series.map { ($0.colour, $0.name) }
     for (k, band) in bands.enumerated() where k < Self.bandColours.count {

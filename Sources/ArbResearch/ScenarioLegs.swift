@@ -29,8 +29,9 @@ public enum ScenarioLegs {
     var specs: [LegSpec] = []
     for (k, leg) in scenario.legs.enumerated() {
       try checkSpecSet(leg.specSet, format: leg.format, key: "legs.\(k)")
-      specs.append(LegSpec(
-        instrument: Instrument(venue: leg.venue, market: leg.market, symbol: leg.symbol), paths: leg.files, format: leg.format, specSet: leg.specSet))
+      specs.append(
+        LegSpec(
+          instrument: Instrument(venue: leg.venue, market: leg.market, symbol: leg.symbol), paths: leg.files, format: leg.format, specSet: leg.specSet))
     }
     return specs
   }

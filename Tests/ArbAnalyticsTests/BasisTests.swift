@@ -121,10 +121,12 @@ struct BasisTests {
 
   @Test func `a record of the rate in force is sampled at the funding instants`() {
     // Ticker rates at 07:59:30, 08:00:00.5, 15:00 and 23:59; funding every 8 h.
-    let ticker = quoteLeg(.linear, [
-      (8 * Self.hour - 30_000_000, 0.0001, 0.0001), (8 * Self.hour + 500_000, 0.0002, 0.0002),
-      (15 * Self.hour, 0.0003, 0.0003), (24 * Self.hour - 60_000_000, -0.0001, -0.0001),
-    ], field: .fundingRate)
+    let ticker = quoteLeg(
+      .linear,
+      [
+        (8 * Self.hour - 30_000_000, 0.0001, 0.0001), (8 * Self.hour + 500_000, 0.0002, 0.0002),
+        (15 * Self.hour, 0.0003, 0.0003), (24 * Self.hour - 60_000_000, -0.0001, -0.0001),
+      ], field: .fundingRate)
     let events = FundingEvents(ticker)
     #expect(events.sampled && events.interval == 8 * Self.hour)
     // 08:00 takes the rate of 07:59:30, 16:00 that of 15:00; 24:00 is after the last record.

@@ -134,9 +134,10 @@ struct BoardPremiumTests {
           if edge > best.edge { best = (edge, s.k, b.k) }
         }
       }
-      points.append(OraclePoint(
-        usable: usable.count, mid: (mids[top] / mids[bottom] - 1) * 100, exec: best.edge,
-        top: usable[top].k, bottom: usable[bottom].k, rich: best.rich, cheap: best.cheap))
+      points.append(
+        OraclePoint(
+          usable: usable.count, mid: (mids[top] / mids[bottom] - 1) * 100, exec: best.edge,
+          top: usable[top].k, bottom: usable[bottom].k, rich: best.rich, cheap: best.cheap))
     }
     return (time, points)
   }

@@ -161,7 +161,9 @@ struct BookWalkTests {
         for c in 0..<3 where c != s {
           guard let js = state[s], let jc = state[c] else { continue }
           capacity = max(capacity, Self.slowCapacity(books[s][js].0, books[c][jc].1, band: 0.05))
-          guard let bid = Self.slowAverage(books[s][js].0, bid: true, quantity), let ask = Self.slowAverage(books[c][jc].1, bid: false, quantity) else { continue }
+          guard let bid = Self.slowAverage(books[s][js].0, bid: true, quantity), let ask = Self.slowAverage(books[c][jc].1, bid: false, quantity) else {
+            continue
+          }
           best = max(best ?? -.infinity, (bid / ask - 1) * 100)
         }
       }

@@ -18,11 +18,12 @@ struct CandleTests {
     let t = [30, 50, 70, 179, 180].map { Int64($0) * Self.second }
     let v: [Double] = [1, 3, 2, .nan, 5]
     let candles = Candles.make(time: t, values: v, every: 60 * Self.second)
-    #expect(candles == [
-      Candle(start: 0, open: 1, high: 3, low: 1, close: 3, mean: 2, meanTW: 50.0 / 30, count: 2),
-      Candle(start: 60 * Self.second, open: 2, high: 2, low: 2, close: 2, mean: 2, meanTW: 2, count: 1),
-      Candle(start: 180 * Self.second, open: 5, high: 5, low: 5, close: 5, mean: 5, meanTW: nil, count: 1),
-    ])
+    #expect(
+      candles == [
+        Candle(start: 0, open: 1, high: 3, low: 1, close: 3, mean: 2, meanTW: 50.0 / 30, count: 2),
+        Candle(start: 60 * Self.second, open: 2, high: 2, low: 2, close: 2, mean: 2, meanTW: 2, count: 1),
+        Candle(start: 180 * Self.second, open: 5, high: 5, low: 5, close: 5, mean: 5, meanTW: nil, count: 1),
+      ])
   }
 
   @Test func `Seoul days start at 15:00 UTC`() {
@@ -36,7 +37,8 @@ struct CandleTests {
     #expect(utc.map(\.start) == [start] && utc[0].count == 3)
   }
 
-  @Test("equal to a slow grouping", arguments: [(Int64(60), Int64(0)), (Int64(600), Int64(0)), (Int64(3600), Int64(9 * 3600)), (Int64(86_400), Int64(9 * 3600))])
+  @Test(
+    "equal to a slow grouping", arguments: [(Int64(60), Int64(0)), (Int64(600), Int64(0)), (Int64(3600), Int64(9 * 3600)), (Int64(86_400), Int64(9 * 3600))])
   func againstGrouping(every: Int64, offset: Int64) {
     var rng = SplitMix64(seed: 31)
     var t: [Int64] = [], v: [Double] = []

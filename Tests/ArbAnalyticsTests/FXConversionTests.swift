@@ -10,7 +10,9 @@ struct FXConversionTests {
   /// KRW quotes at 0, 10, 20, 30 and 50 s; rates from 5 s (1000) and 25 s (mid of
   /// 1240/1260 = 1250); rates older than 20 s are stale.
   static func converted(maxStale: Int64?) -> FXConversion {
-    var krw = quoteLeg(.spot, [(0, 99_000, 99_500), (10 * s, 100_000, 101_000), (20 * s, 102_000, 103_000), (30 * s, 125_000, 127_500), (50 * s, 130_000, 131_000)], symbol: "KRW-BTC")
+    var krw = quoteLeg(
+      .spot, [(0, 99_000, 99_500), (10 * s, 100_000, 101_000), (20 * s, 102_000, 103_000), (30 * s, 125_000, 127_500), (50 * s, 130_000, 131_000)],
+      symbol: "KRW-BTC")
     var depth = BookDepth()
     for j in 0..<krw.count {
       depth.appendLevel(bid: true, price: krw.bid[j], size: 1)

@@ -84,7 +84,9 @@ struct TimeOfDayProfileTests {
 
   /// Independent: for every hour of the span, the overlap of each valid point's
   /// interval with it; the weekday from Foundation's calendar.
-  static func slowProfile(values: [Double], valid: [Bool], time: [Int64], duration: [Int64], band: Double, offset: Int64)
+  static func slowProfile(
+    values: [Double], valid: [Bool], time: [Int64], duration: [Int64], band: Double, offset: Int64
+  )
     -> (seconds: [Double], weighted: [Double], inside: [Double])
   {
     var calendar = Calendar(identifier: .gregorian)

@@ -18,7 +18,8 @@ struct BasisCommandTests {
   }
 
   @Test func `freqtrade XRP: last over mark with the 8h funding carry summed per window`() throws {
-    let run = arbkit("basis", "--spot", Self.xrpMark, "--perp", Self.xrpPerp, "--funding", Self.xrpFunding, "--window", "8h", "--max-stale", "1h", "--format", "json")
+    let run = arbkit(
+      "basis", "--spot", Self.xrpMark, "--perp", Self.xrpPerp, "--funding", Self.xrpFunding, "--window", "8h", "--max-stale", "1h", "--format", "json")
     #expect(run.code == .success, "\(run.errors)")
     let object = run.object
     #expect(object["kind"] as? String == "spot-perp")

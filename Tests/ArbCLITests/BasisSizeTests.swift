@@ -27,14 +27,18 @@ struct BasisSizeTests {
   @Test func `open and close at a size, a partial fill and the capacity of open, worked by hand`() throws {
     let folder = TemporaryFolder()
     // The perpetual on Bybit and spot on Binance, books at 1 s and 2 s.
-    let perp = Self.books(folder, "bybit", [
-      (1000, [(100.5, 1), (100.3, 2)], [(100.6, 0.5), (100.8, 1)]),
-      (2000, [(100.9, 3)], [(101.0, 2)]),
-    ])
-    let spot = Self.books(folder, "binance", [
-      (1000, [(99.9, 2), (99.7, 1)], [(100.0, 0.4), (100.2, 1)]),
-      (2000, [(100.0, 0.6)], [(100.1, 0.5)]),
-    ])
+    let perp = Self.books(
+      folder, "bybit",
+      [
+        (1000, [(100.5, 1), (100.3, 2)], [(100.6, 0.5), (100.8, 1)]),
+        (2000, [(100.9, 3)], [(101.0, 2)]),
+      ])
+    let spot = Self.books(
+      folder, "binance",
+      [
+        (1000, [(99.9, 2), (99.7, 1)], [(100.0, 0.4), (100.2, 1)]),
+        (2000, [(100.0, 0.6)], [(100.1, 0.5)]),
+      ])
     let run = arbkit("basis", "--spot", spot, "--perp", perp, "--size", "1", "--bands", "0.3", "--format", "json")
     #expect(run.code == .success, "\(run.errors)")
     let size = try #require(run.object["size"] as? [String: Any])
@@ -69,8 +73,10 @@ struct BasisSizeTests {
     #expect(allNumbersFinite(run.object) && allNumbersFinite(half.object))
     // The table says the same.
     let table = arbkit("basis", "--spot", spot, "--perp", perp, "--size", "1")
-    for text in ["At size 1 (base units): open valid 1, short of depth 1; close valid 1, short of depth 1",
-                 "depth bybit:linear:BTCUSDT: book, up to 2 levels", "Bands, open at 1", "capacity of open, base units"] {
+    for text in [
+      "At size 1 (base units): open valid 1, short of depth 1; close valid 1, short of depth 1",
+      "depth bybit:linear:BTCUSDT: book, up to 2 levels", "Bands, open at 1", "capacity of open, base units",
+    ] {
       #expect(table.output.contains(text), "missing \(text)")
     }
     // Without --size the member is null.
@@ -140,8 +146,12 @@ struct BasisSizeTests {
     let header = "exchange,symbol,timestamp,local_timestamp,ask_amount,ask_price,bid_price,bid_amount\n"
     // The perpetual (Bybit) at 0, 100, 200 ms, mids 100.5, 101.5, 102.5; spot (Binance) at 50, 150 ms, mids 99.5, 100.5.
     var perpText = header, spotText = header
-    for (k, ms) in [0, 100, 200].enumerated() { perpText += "bybit,BTCUSDT,\(Self.t0 + Int64(ms) * 1000),\(Self.t0 + Int64(ms) * 1000),1,\(101 + k),\(100 + k),1\n" }
-    for (k, ms) in [50, 150].enumerated() { spotText += "binance,BTCUSDT,\(Self.t0 + Int64(ms) * 1000),\(Self.t0 + Int64(ms) * 1000),1,\(100 + k),\(99 + k),1\n" }
+    for (k, ms) in [0, 100, 200].enumerated() {
+      perpText += "bybit,BTCUSDT,\(Self.t0 + Int64(ms) * 1000),\(Self.t0 + Int64(ms) * 1000),1,\(101 + k),\(100 + k),1\n"
+    }
+    for (k, ms) in [50, 150].enumerated() {
+      spotText += "binance,BTCUSDT,\(Self.t0 + Int64(ms) * 1000),\(Self.t0 + Int64(ms) * 1000),1,\(100 + k),\(99 + k),1\n"
+    }
     let perp = folder.write("perp.csv", perpText), spot = folder.write("spot.csv", spotText)
     let plain = arbkit("basis", "--spot", spot, "--perp", perp, "--format", "json")
     let moved = arbkit("basis", "--spot", spot, "--perp", perp, "--offset", "binance=+60ms", "--format", "json")
@@ -165,8 +175,10 @@ struct BasisSizeTests {
   }
 
   @Test func `--offset leaves a funding series at its settlement times`() throws {
-    let arguments = ["basis", "--spot", BasisCommandTests.xrpMark, "--perp", BasisCommandTests.xrpPerp, "--funding", BasisCommandTests.xrpFunding,
-                     "--window", "8h", "--max-stale", "1h", "--format", "json"]
+    let arguments = [
+      "basis", "--spot", BasisCommandTests.xrpMark, "--perp", BasisCommandTests.xrpPerp, "--funding", BasisCommandTests.xrpFunding,
+      "--window", "8h", "--max-stale", "1h", "--format", "json",
+    ]
     let plain = arbkit(arguments), moved = arbkit(arguments + ["--offset", "unknown=-10m"])
     #expect(moved.code == .success, "\(moved.errors)")
     // The hourly candles move to 10 minutes before the hour; the funding events stay on it,
@@ -190,10 +202,11 @@ struct BasisSizeTests {
       let format = DateFormatter()
       format.dateFormat = "yyyy-MM-dd HH:mm:ss"
       format.timeZone = TimeZone(identifier: "UTC")
-      return Dictionary(uniqueKeysWithValues: text.split(whereSeparator: \.isNewline).dropFirst().map { line in
-        let f = line.split(separator: ",")
-        return (format.date(from: String(f[0]))!, Double(f[4])!)
-      })
+      return Dictionary(
+        uniqueKeysWithValues: text.split(whereSeparator: \.isNewline).dropFirst().map { line in
+          let f = line.split(separator: ",")
+          return (format.date(from: String(f[0]))!, Double(f[4])!)
+        })
     }
     let krw = try rows("upbit_BTC_KRW_5m_2025-07-26.csv"), usd = try rows("binance_BTC_USDT_5m_2025-07-26.csv")
     // Upbit's candle of t meets Binance's of t + 5m; the FX rate is Friday's before 2025-07-27, then Sunday's.
@@ -208,7 +221,8 @@ struct BasisSizeTests {
     let premium = try #require(venue["premium"] as? [String: Any])
     #expect(isClose(premium["mean"] as? Double, values.reduce(0, +) / Double(values.count), rel: 1e-9))
     #expect(isClose(premium["max"] as? Double, values.max(), rel: 1e-12))
-    let table = arbkit("kimchi", "--krw", KimchiCommandTests.upbit5m, "--usd", KimchiCommandTests.binance5m, "--fx", KimchiCommandTests.usdkrw, "--offset", "upbit=+5m")
+    let table = arbkit(
+      "kimchi", "--krw", KimchiCommandTests.upbit5m, "--usd", KimchiCommandTests.binance5m, "--fx", KimchiCommandTests.usdkrw, "--offset", "upbit=+5m")
     #expect(table.output.contains("Clock offsets (added before alignment): upbit +5m"))
   }
 

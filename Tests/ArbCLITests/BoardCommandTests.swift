@@ -27,9 +27,11 @@ struct BoardCommandTests {
     folder.write("binance-1.csv", quotes([("binance", "BTCUSDT", 0, 100, 100.2), ("binance", "ETHUSDT", 0, 2000, 2001)]))
     folder.write("binance-2.csv", quotes([("binance", "BTCUSDT", 20, 100.6, 100.8), ("binance", "ETHUSDT", 20, 2000.5, 2001.5)]))
     folder.write("bybit.csv", quotes([("bybit-spot", "BTCUSDT", 10, 100.3, 100.5), ("bybit-spot", "SOLUSDT", 10, 20, 20.01)]))
-    folder.write("okex.csv", quotes([
-      ("okex", "BTC-USDT", 10, 99.9, 100.1), ("okex", "ETH-USDT", 10, 2002, 2003), ("okex", "BTC-USDT", 30, 100, 100.2),
-    ]))
+    folder.write(
+      "okex.csv",
+      quotes([
+        ("okex", "BTC-USDT", 10, 99.9, 100.1), ("okex", "ETH-USDT", 10, 2002, 2003), ("okex", "BTC-USDT", 30, 100, 100.2),
+      ]))
     folder.write("README.md", "not data\n")
     return folder
   }
@@ -116,7 +118,10 @@ struct BoardCommandTests {
     // share_0.1 of ETH: nothing at or above 0.1 %; of 0.05: both points, all of the time.
     #expect(eth[12] == "1" && eth[13] == "0")
     let header = byMean.output.split(separator: "\n")[0]
-    #expect(header == "instrument,venues,points,valid_points,top,top_share,bottom,bottom_share,mean,p50,p95,max,share_0.05,share_0.1,longest_0.05_s,longest_0.1_s,best_exec,best_exec_sell,best_exec_buy,best_exec_ts_us")
+    #expect(
+      header
+        == "instrument,venues,points,valid_points,top,top_share,bottom,bottom_share,mean,p50,p95,max,share_0.05,share_0.1,longest_0.05_s,longest_0.1_s,best_exec,best_exec_sell,best_exec_buy,best_exec_ts_us"
+    )
     let wrong = arbkit("board", folder.path, "--sort", "share_0.2")
     #expect(wrong.code == .usage && wrong.errors.contains("unknown column 'share_0.2' for --sort, did you mean 'share_0.1'?"))
   }
@@ -166,7 +171,8 @@ struct BoardCommandTests {
   @Test("usage errors")
   func usage() {
     #expect(arbkit("board").errors.contains("no input given"))
-    let unnamed = arbkit("board", Repository.data("samples/binanceus_BTCUSDC_1m_2023-03-01_21.csv") + "@" + Repository.data("formats/binanceus-kline-1m.json"), DemoPair.kraken)
+    let unnamed = arbkit(
+      "board", Repository.data("samples/binanceus_BTCUSDC_1m_2023-03-01_21.csv") + "@" + Repository.data("formats/binanceus-kline-1m.json"), DemoPair.kraken)
     #expect(unnamed.code == .usage && unnamed.errors.contains("does not name the venue and symbol of its rows; give it as VENUE:MARKET:SYMBOL="))
   }
 }

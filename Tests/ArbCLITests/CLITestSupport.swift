@@ -45,9 +45,11 @@ func expectScenarioCommandsRefuse(
 
 /// The demo pair shipped in Data/: Binance.US and Kraken BTC/USDC 1-minute candles.
 enum DemoPair {
-  static let binance = "binanceus:spot:BTCUSDC=" + Repository.data("samples/binanceus_BTCUSDC_1m_2023-03-01_21.csv")
+  static let binance =
+    "binanceus:spot:BTCUSDC=" + Repository.data("samples/binanceus_BTCUSDC_1m_2023-03-01_21.csv")
     + "@" + Repository.data("formats/binanceus-kline-1m.json")
-  static let kraken = "kraken:spot:BTCUSDC=" + Repository.data("samples/kraken_BTCUSDC_1m_2023-03-01_21.csv.gz")
+  static let kraken =
+    "kraken:spot:BTCUSDC=" + Repository.data("samples/kraken_BTCUSDC_1m_2023-03-01_21.csv.gz")
     + "@" + Repository.data("formats/kraken-ohlcvt-1m.json")
 }
 

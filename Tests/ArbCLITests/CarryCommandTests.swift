@@ -30,7 +30,9 @@ struct CarryCommandTests {
     #expect(object["funding"] as? Double == 0 && object["funding_payments"] as? Int == 0 && object["funding_from"] is NSNull)
     #expect((object["skipped"] as? [String: Int])?["cooldown"] == 8)
     let rows = try Self.ledger(trades)
-    #expect(rows[0].joined(separator: ",") == "entry_ts_us,exit_ts_us,spot,perp,entry_basis,exit_basis,spot_buy,spot_sell,perp_sell,perp_buy,spot_quantity,perp_quantity,funding,fees,pnl,pnl_bps")
+    #expect(
+      rows[0].joined(separator: ",")
+        == "entry_ts_us,exit_ts_us,spot,perp,entry_basis,exit_basis,spot_buy,spot_sell,perp_sell,perp_buy,spot_quantity,perp_quantity,funding,fees,pnl,pnl_bps")
     var total = 0.0, totalFees = 0.0
     for row in rows.dropFirst() {
       let v = row.map { Double($0) }
@@ -77,7 +79,8 @@ struct CarryCommandTests {
       #expect(isClose(v[14]!, q * (sellS - buyS) + coin * sellS - fees, rel: 1e-12))
     }
     let unknown = arbkit("backtest", Self.scenario, "--set", "legs.1.market=inverse")
-    #expect(unknown.code == .usage && unknown.errors.contains("no contract size known for bybit:inverse:BTCUSDT; set legs.1.contract_size"), "\(unknown.errors)")
+    #expect(
+      unknown.code == .usage && unknown.errors.contains("no contract size known for bybit:inverse:BTCUSDT; set legs.1.contract_size"), "\(unknown.errors)")
   }
 
   @Test("a ticker's current funding rate is not a settlement series: a data error (exit 65)")
@@ -107,10 +110,11 @@ struct CarryCommandTests {
     let rates = [0.01, 0.01, 0.0001, -0.0002, 0.0003, 0.01]
     _ = folder.write(
       "BTCUSDT-fundingRate-2025-01.csv",
-      "calc_time,funding_interval_hours,last_funding_rate\n" + rates.indices.map { k -> String in
-        let millis: Int64 = (start + Int64(k) * hour) / 1000 + 3
-        return "\(millis),8,\(rates[k])\n"
-      }.joined())
+      "calc_time,funding_interval_hours,last_funding_rate\n"
+        + rates.indices.map { k -> String in
+          let millis: Int64 = (start + Int64(k) * hour) / 1000 + 3
+          return "\(millis),8,\(rates[k])\n"
+        }.joined())
     return folder.write(
       "carry.json",
       """
@@ -160,9 +164,11 @@ struct CarryCommandTests {
     #expect(table.output.contains("Funding: 3 settlements paid or received; the funding file has 6 from 2025-01-01T00:00:00Z to 2025-01-01T05:00:00Z"))
   }
 
-  @Test("a clock offset moves the funding settlements with the legs of its venue", arguments: [
-    ("+1h", 3_600_000_000), ("+35ms", 35_000), ("-2h", -7_200_000_000),
-  ] as [(String, Int64)])
+  @Test(
+    "a clock offset moves the funding settlements with the legs of its venue",
+    arguments: [
+      ("+1h", 3_600_000_000), ("+35ms", 35_000), ("-2h", -7_200_000_000),
+    ] as [(String, Int64)])
   func offsetMovesFunding(c: (offset: String, micros: Int64)) throws {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }

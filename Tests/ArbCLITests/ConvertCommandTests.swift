@@ -57,9 +57,13 @@ struct ConvertCommandTests {
     #expect(arbkit("convert", DemoPair.kraken, "--out", folder.path + "/cache").code == .success)
     let again = arbkit("convert", folder.path + "/cache", "--out", folder.path + "/again")
     #expect(again.code == .usage && again.errors.contains("/cache is a store, not a source file"))
-    let source = folder.write("quotes.csv", "exchange,symbol,timestamp,local_timestamp,ask_amount,ask_price,bid_price,bid_amount\nbinance,BTCUSDT,1,100,1,10.5,10.4,2\n")
+    let source = folder.write(
+      "quotes.csv", "exchange,symbol,timestamp,local_timestamp,ask_amount,ask_price,bid_price,bid_amount\nbinance,BTCUSDT,1,100,1,10.5,10.4,2\n")
     #expect(arbkit("convert", source, "--out", folder.path + "/cache").code == .success)
-    folder.write("quotes.csv", "exchange,symbol,timestamp,local_timestamp,ask_amount,ask_price,bid_price,bid_amount\nbinance,BTCUSDT,1,100,1,10.5,10.3,2\nbinance,BTCUSDT,2,200,1,10.5,10.4,2\n")
+    folder.write(
+      "quotes.csv",
+      "exchange,symbol,timestamp,local_timestamp,ask_amount,ask_price,bid_price,bid_amount\nbinance,BTCUSDT,1,100,1,10.5,10.3,2\nbinance,BTCUSDT,2,200,1,10.5,10.4,2\n"
+    )
     let stale = arbkit("inspect", folder.path + "/cache")
     #expect(stale.code == .dataError)
     #expect(stale.errors.contains("stale store, source ") && stale.errors.contains("/quotes.csv changed since it was converted (size "))
@@ -101,8 +105,10 @@ struct ConvertCommandTests {
     let direct = arbkit(["premium", "--leg", legs[0], "--leg", legs[1]] + window)
     let stored = arbkit(["premium", "--leg", stores[0], "--leg", stores[1]] + window)
     #expect(direct.code == .success && stored.code == .success, "\(direct.errors) \(stored.errors)")
-    #expect(direct.output == stored.output.replacingOccurrences(of: "\"" + stores[0] + "\"", with: "\"" + legs[0] + "\"")
-      .replacingOccurrences(of: "\"" + stores[1] + "\"", with: "\"" + legs[1] + "\"").replacingOccurrences(of: "\"store\"", with: "\"arbkit.quotes\""))
+    #expect(
+      direct.output
+        == stored.output.replacingOccurrences(of: "\"" + stores[0] + "\"", with: "\"" + legs[0] + "\"")
+        .replacingOccurrences(of: "\"" + stores[1] + "\"", with: "\"" + legs[1] + "\"").replacingOccurrences(of: "\"store\"", with: "\"arbkit.quotes\""))
     #expect(direct.object["points"] as? Int == 30, "24 hours of the second day and 6 of the third")
     let whole = arbkit("premium", "--leg", legs[0], "--leg", legs[1], "--format", "json")
     #expect(whole.object["points"] as? Int == 72)

@@ -20,8 +20,10 @@ import Testing
     (FileError.unreadable(path: "a.csv", reason: "permission denied"), .ioError, "a.csv: error: cannot read, permission denied"),
     (StoreError.corrupt(file: "s/store.json", reason: "rows"), .dataError, "s/store.json: error: corrupt store, rows; convert into a new store"),
     (SpecError(path: "s.json", message: "bad"), .dataError, "s.json: error: bad"),
-    (ParquetError(path: "q.parquet", rowGroup: 2, column: "bid", reason: "corrupt ZSTD page"), .dataError,
-     "q.parquet: error: row group 2, column 'bid': corrupt ZSTD page"),
+    (
+      ParquetError(path: "q.parquet", rowGroup: 2, column: "bid", reason: "corrupt ZSTD page"), .dataError,
+      "q.parquet: error: row group 2, column 'bid': corrupt ZSTD page"
+    ),
     (LegSpecError(message: "bad leg"), .usage, "arbkit: error: bad leg"),
     (AlignmentError.tooFewLegs(count: 1), .dataError, "arbkit: error: need at least two legs, was 1"),
     (FundingError("no funding"), .dataError, "arbkit: error: no funding"),
@@ -35,8 +37,10 @@ import Testing
     (ResolveError(instrument: instrument, reason: .notTradable), .usage, "arbkit: error: 'upbit:spot:KRW-XYZ' is an FX series"),
     (TimeError(.overflow(operation: .latency, time: 1_700_000_000_000_000, amount: .max)), .usage, "arbkit: error: fill latency +"),
     (TimeError(.spanOverflow(first: .min, last: .max)), .dataError, "arbkit: error: times span from"),
-    (AlignmentError.time(TimeError(.tooManyPoints(step: 1, first: 0, last: 1 << 40, count: 1 << 40, limit: 20_000_000))), .usage,
-     "arbkit: error: a grid of 1us"),
+    (
+      AlignmentError.time(TimeError(.tooManyPoints(step: 1, first: 0, last: 1 << 40, count: 1 << 40, limit: 20_000_000))), .usage,
+      "arbkit: error: a grid of 1us"
+    ),
     (TimeError(.lastInstant), .dataError, "arbkit: error: a quote at 9223372036854775807"),
   ]
 

@@ -8,7 +8,9 @@ struct HelpAndUsageTests {
   @Test func `overview lists every command and exits 0`() {
     let run = arbkit("--help")
     #expect(run.code == .success)
-    for command in ["inspect", "premium", "basis", "kimchi", "convert", "report", "profile", "rolling", "venues", "record"] { #expect(run.output.contains("  \(command)")) }
+    for command in ["inspect", "premium", "basis", "kimchi", "convert", "report", "profile", "rolling", "venues", "record"] {
+      #expect(run.output.contains("  \(command)"))
+    }
     #expect(run.errors.isEmpty)
   }
 
@@ -22,10 +24,12 @@ struct HelpAndUsageTests {
   }
 
   /// The help texts are part of the contract users read: a change must be deliberate.
-  @Test("help text matches its snapshot", arguments: [
-    "inspect", "premium", "board", "basis", "kimchi", "convert", "backtest", "sweep", "merge", "report", "profile", "rolling", "candles", "correlate",
-    "venues", "validate", "record",
-  ])
+  @Test(
+    "help text matches its snapshot",
+    arguments: [
+      "inspect", "premium", "board", "basis", "kimchi", "convert", "backtest", "sweep", "merge", "report", "profile", "rolling", "candles", "correlate",
+      "venues", "validate", "record",
+    ])
   func helpSnapshot(command: String) throws {
     let snapshot = Repository.root.appendingPathComponent("Tests/ArbCLITests/Snapshots/\(command)-help.txt")
     let expected = try String(contentsOf: snapshot, encoding: .utf8)
@@ -35,10 +39,14 @@ struct HelpAndUsageTests {
   static let usageErrors: [(arguments: [String], message: String)] = [
     (["primium"], "unknown command 'primium', did you mean 'premium'?"),
     (["premium", "--leg", "a.csv"], "need at least 2 --leg, was 1"),
-    (["premium", "--leg", "d.csv#funding_rate", "--leg", "b.csv"],
-     "the series leg d.csv asks for with #funding_rate is a funding_rate series, a rate: a premium needs price, mark or index legs"),
-    (["premium", "--leg", "a.csv#last", "--leg", "b.csv"],
-     "unknown field 'last' in leg 'a.csv#last', expected one of price, mark, index, funding_rate, premium_index"),
+    (
+      ["premium", "--leg", "d.csv#funding_rate", "--leg", "b.csv"],
+      "the series leg d.csv asks for with #funding_rate is a funding_rate series, a rate: a premium needs price, mark or index legs"
+    ),
+    (
+      ["premium", "--leg", "a.csv#last", "--leg", "b.csv"],
+      "unknown field 'last' in leg 'a.csv#last', expected one of price, mark, index, funding_rate, premium_index"
+    ),
     (["premium", "--leg", "a", "--leg", "b", "--max-stal", "5s"], "unknown option '--max-stal', did you mean '--max-stale'?"),
     (["premium", "--leg", "a", "--leg", "b", "--max-stale", "soon"], "invalid value for '--max-stale'"),
     (["premium", "--leg", "a", "--leg", "b", "--bands", "0.1,x"], "invalid value for '--bands'"),
@@ -49,7 +57,9 @@ struct HelpAndUsageTests {
     (["convert", "a.csv"], "missing --out DIR"),
     (["inspect", "a.csv", "--bad-rows", "maybe"], "invalid value for '--bad-rows'"),
     (["record", "upbit:spot"], "missing --out DIR"),
-    (["record", "kraken:spot", "--out", "r"], "invalid target, expected VENUE:MARKET[:SYMBOL,…] with VENUE one of upbit, bithumb, coinone, bybit, binance, okx"),
+    (
+      ["record", "kraken:spot", "--out", "r"], "invalid target, expected VENUE:MARKET[:SYMBOL,…] with VENUE one of upbit, bithumb, coinone, bybit, binance, okx"
+    ),
     (["record", "upbit:linear", "--out", "r"], "invalid market for upbit, expected one of spot, was 'linear'"),
     (["record", "bybit:linear", "--books", "--out", "r"], "--books on bybit:linear needs a symbol list"),
     (["record", "upbit:spot", "--out", "r", "--every", "0s"], "invalid value for '--every'"),

@@ -52,7 +52,9 @@ struct InputKindTests {
   @Test func `a registry fee out of range is refused with the venue, market and field`() {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
-    let path = folder.write("r.json", """
+    let path = folder.write(
+      "r.json",
+      """
       {"fees_read": "2026-01-01", "venues": [{"id": "upbit", "name": "Upbit", "region": "KR", "markets": [
         {"kind": "spot", "venue_name": "KRW market", "example": "KRW-BTC", "quote": "KRW", "symbols": ["{QUOTE}-{BASE}"], "maker": 0.0005, "taker": -0.5}]}]}
       """)

@@ -76,7 +76,9 @@ struct InspectCommandTests {
   @Test func `csv and table outputs name the instrument`() {
     let fixtures = Repository.root.appendingPathComponent("Tests/ArbIngestTests/Fixtures").path
     let csv = arbkit("inspect", "\(fixtures)/bitmex_trades_XBTUSD.csv", "--format", "csv")
-    #expect(csv.output.split(separator: "\n").first == "file,format,rows_read,rows_accepted,rows_rejected,rows_collapsed,first_ts_us,last_ts_us,venue,market,symbol,field,rows")
+    #expect(
+      csv.output.split(separator: "\n").first
+        == "file,format,rows_read,rows_accepted,rows_rejected,rows_collapsed,first_ts_us,last_ts_us,venue,market,symbol,field,rows")
     #expect(csv.output.contains(",bitmex,inverse,XBTUSD,price,2\n"), "10 trades in 2 distinct instants")
     let table = arbkit("inspect", "\(fixtures)/bitmex_trades_XBTUSD.csv")
     #expect(table.output.contains("rows read 10 = accepted 10 + rejected 0"))

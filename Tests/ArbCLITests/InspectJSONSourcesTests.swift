@@ -32,7 +32,10 @@ struct InspectJSONSourcesTests {
     #expect(table.code == .success)
     let text: String = table.output
     #expect(text.contains("rows read 367 = accepted 367 + rejected 0"))
-    #expect(text.contains("skipped messages 276 (accepted, no series read): header 1, connect 2, send 24, bybit subscribe 20, bybit orderbook 207, bybit kline 13, bybit publicTrade 9"))
+    #expect(
+      text.contains(
+        "skipped messages 276 (accepted, no series read): header 1, connect 2, send 24, bybit subscribe 20, bybit orderbook 207, bybit kline 13, bybit publicTrade 9"
+      ))
     #expect(text.contains("bybit  linear  BTCUSDT   price           31  book"))
     #expect(text.contains("bybit  linear  BTCUSDT   mark             5  last"))
     let csv = arbkit("inspect", "\(Self.fixtures)/history-slice.json", "--format", "csv")

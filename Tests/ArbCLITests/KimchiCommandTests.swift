@@ -83,10 +83,11 @@ struct KimchiCommandTests {
     #expect(usdt["basis"] as? String == "assumed_1")
     func rows(_ name: String) throws -> [String: Double] {
       let text = try String(contentsOfFile: Repository.data("samples/kimchi-5m/\(name)"), encoding: .utf8)
-      return Dictionary(uniqueKeysWithValues: text.split(whereSeparator: \.isNewline).dropFirst().map { line in
-        let f = line.split(separator: ",")
-        return (String(f[0]), Double(f[4])!)
-      })
+      return Dictionary(
+        uniqueKeysWithValues: text.split(whereSeparator: \.isNewline).dropFirst().map { line in
+          let f = line.split(separator: ",")
+          return (String(f[0]), Double(f[4])!)
+        })
     }
     let krw = try rows("upbit_BTC_KRW_5m_2025-07-26.csv"), usd = try rows("binance_BTC_USDT_5m_2025-07-26.csv")
     let values = krw.keys.sorted().map { t in (krw[t]! / (usd[t]! * (t < "2025-07-27" ? 1383.64 : 1383.78)) - 1) * 100 }
@@ -109,8 +110,10 @@ struct KimchiCommandTests {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
     // 0.9995 USD per USDT at 2025-07-26 18:00 and 2025-07-27 11:55 UTC.
-    let usdt = folder.write("usdt.csv", "ts_us,venue,market,symbol,bid,ask,bid_size,ask_size,last\n"
-      + "1753552800000000,test,spot,USDTUSD,0.9994,0.9996,,,\n1753617300000000,test,spot,USDTUSD,0.9994,0.9996,,,\n")
+    let usdt = folder.write(
+      "usdt.csv",
+      "ts_us,venue,market,symbol,bid,ask,bid_size,ask_size,last\n"
+        + "1753552800000000,test,spot,USDTUSD,0.9994,0.9996,,,\n1753617300000000,test,spot,USDTUSD,0.9994,0.9996,,,\n")
     let run = arbkit(
       "kimchi", "--krw", Self.upbit5m, "--usd", Self.binance5m, "--fx", Self.usdkrw, "--usdt-usd", usdt, "--max-stale", "1d",
       "--format", "json")

@@ -191,14 +191,16 @@ struct LookaheadCheckTests {
     #expect(throws: UsageError.self) { try LookaheadCheck.cutTimes(3, span: 0...3) }
   }
 
-  @Test("bad flag values are exit 64", arguments: [
-    (["--lookahead-check", "--cuts", "0"], "invalid value for '--cuts', expected a whole number of cuts, at least 1, was '0'"),
-    (["--lookahead-check", "--cuts", "-3"], "was '-3'"), (["--lookahead-check", "--cuts", "1.5"], "was '1.5'"),
-    (["--lookahead-check", "--cuts", "many"], "was 'many'"), (["--lookahead-check", "--cuts", ""], "was ''"),
-    (["--cuts", "5"], "--cuts is a setting of --lookahead-check, was --cuts 5 without it"),
-    (["--lookahead-check", "--trades", "t.csv"], "--lookahead-check writes no ledger, was --trades t.csv"),
-    (["--lookahead-check", "--cuts", "100000000"], "--cuts 100000000 needs data spanning more than 100000000 µs"),
-  ])
+  @Test(
+    "bad flag values are exit 64",
+    arguments: [
+      (["--lookahead-check", "--cuts", "0"], "invalid value for '--cuts', expected a whole number of cuts, at least 1, was '0'"),
+      (["--lookahead-check", "--cuts", "-3"], "was '-3'"), (["--lookahead-check", "--cuts", "1.5"], "was '1.5'"),
+      (["--lookahead-check", "--cuts", "many"], "was 'many'"), (["--lookahead-check", "--cuts", ""], "was ''"),
+      (["--cuts", "5"], "--cuts is a setting of --lookahead-check, was --cuts 5 without it"),
+      (["--lookahead-check", "--trades", "t.csv"], "--lookahead-check writes no ledger, was --trades t.csv"),
+      (["--lookahead-check", "--cuts", "100000000"], "--cuts 100000000 needs data spanning more than 100000000 µs"),
+    ])
   func badFlags(_ extra: [String], _ message: String) {
     expectUsageError(["backtest", Repository.data("scenarios/bybit-btcusdt-carry.json")] + extra, message)
   }

@@ -28,16 +28,18 @@ struct OffsetFlagTests {
     }
   }
 
-  @Test("an offset moves a venue's quotes on the union clock, and the as-of match with them", arguments: [
-    // binance at 0, 100, 200 ms; bybit at 50, 150 ms (bids 100, 101, 102 and 100, 101).
-    ("", [(50, 100.0, 100.0), (100, 101, 100), (150, 101, 101), (200, 102, 101)]),
-    // bybit +60 ms: at 110, 210 → clock from 110; at 200 bybit's quote in force is still the one moved to 110.
-    ("bybit=+60ms", [(110, 101, 100), (200, 102, 100), (210, 102, 101)]),
-    // bybit +50 ms lands exactly on binance's times: a quote at t is in force at t.
-    ("bybit=+50ms", [(100, 101, 100), (200, 102, 101)]),
-    // binance −60 ms: at −60, 40, 140 → clock from 50.
-    ("binance=-60ms", [(50, 101, 100), (140, 102, 100), (150, 102, 101)]),
-  ] as [(String, [(Int64, Double, Double)])])
+  @Test(
+    "an offset moves a venue's quotes on the union clock, and the as-of match with them",
+    arguments: [
+      // binance at 0, 100, 200 ms; bybit at 50, 150 ms (bids 100, 101, 102 and 100, 101).
+      ("", [(50, 100.0, 100.0), (100, 101, 100), (150, 101, 101), (200, 102, 101)]),
+      // bybit +60 ms: at 110, 210 → clock from 110; at 200 bybit's quote in force is still the one moved to 110.
+      ("bybit=+60ms", [(110, 101, 100), (200, 102, 100), (210, 102, 101)]),
+      // bybit +50 ms lands exactly on binance's times: a quote at t is in force at t.
+      ("bybit=+50ms", [(100, 101, 100), (200, 102, 101)]),
+      // binance −60 ms: at −60, 40, 140 → clock from 50.
+      ("binance=-60ms", [(50, 101, 100), (140, 102, 100), (150, 102, 101)]),
+    ] as [(String, [(Int64, Double, Double)])])
   func asOf(c: (offset: String, expected: [(Int64, Double, Double)])) throws {
     let folder = TemporaryFolder()
     let a = Self.write(folder, "binance", [0, 100, 200]), b = Self.write(folder, "bybit-spot", [50, 150])

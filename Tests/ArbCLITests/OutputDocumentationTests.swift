@@ -12,7 +12,8 @@ struct OutputDocumentationTests {
   static let daily = Repository.data("formats/investing-daily-ko.json")
   static let scenario = Repository.data("scenarios/binanceus-kraken-btcusdc.json")
   static let demo = ["--leg", DemoPair.binance, "--leg", DemoPair.kraken, "--max-stale", "2m"]
-  static let third = "binanceus:spot:BTCUSDT=" + Repository.data("samples/binanceus_BTCUSDT_1m_2023-03-01_02.csv") + "@"
+  static let third =
+    "binanceus:spot:BTCUSDT=" + Repository.data("samples/binanceus_BTCUSDT_1m_2023-03-01_02.csv") + "@"
     + Repository.data("formats/binanceus-kline-1m.json")
 
   /// A command run on shipped data, and the other sections its section refers to for
@@ -50,7 +51,8 @@ struct OutputDocumentationTests {
     Case(command: "backtest", arguments: [scenario, "--format", "json"]),
     Case(command: "backtest", arguments: [Repository.data("scenarios/binanceus-kraken-inventory.json"), "--format", "json"]),
     Case(command: "backtest", arguments: [Repository.data("scenarios/bybit-btcusdt-carry.json"), "--format", "json"]),
-    Case(command: "backtest", arguments: [Repository.data("scenarios/upbit-binance-kimchi.json"), "--set", "alignment.offsets.upbit=+1ms", "--format", "json"]),
+    Case(
+      command: "backtest", arguments: [Repository.data("scenarios/upbit-binance-kimchi.json"), "--set", "alignment.offsets.upbit=+1ms", "--format", "json"]),
     Case(command: "backtest", arguments: [Repository.data("scenarios/upbit-binance-kimchi.json"), "--lookahead-check", "--format", "json"]),
     Case(command: "sweep", arguments: [scenario, "--grid", "strategy.entry=0.6,1", "--quiet", "--format", "json"]),
     Case(command: "profile", arguments: demo + ["--format", "json"]),

@@ -17,7 +17,8 @@ struct OutputFixture {
   var b: String { folder.path + "/b.csv" }
   var scenario: String { folder.path + "/s.json" }
   var leg: String { folder.path + "/leg.csv" }
-  static let aText = "ts_us,venue,market,symbol,bid,ask,bid_size,ask_size,last\n1000000,a,spot,BTCUSD,100,101,1,1,100\n2000000,a,spot,BTCUSD,bad,101,1,1,100\n3000000,a,spot,BTCUSD,100,101,1,1,100\n"
+  static let aText =
+    "ts_us,venue,market,symbol,bid,ask,bid_size,ask_size,last\n1000000,a,spot,BTCUSD,100,101,1,1,100\n2000000,a,spot,BTCUSD,bad,101,1,1,100\n3000000,a,spot,BTCUSD,100,101,1,1,100\n"
 
   static let bText = "ts_us,venue,market,symbol,bid,ask,bid_size,ask_size,last\n1000000,b,spot,BTCUSD,102,103,1,1,102\n3000000,b,spot,BTCUSD,102,103,1,1,102\n"
 
@@ -33,9 +34,10 @@ struct OutputFixture {
 
   /// The bytes of every file in the folder by name, hidden ones included (a folder: no bytes).
   var snapshot: [String: Data] {
-    Dictionary(uniqueKeysWithValues: folderNames(folder.path).map { name in
-      (name, FileManager.default.contents(atPath: folder.path + "/" + name) ?? Data())
-    })
+    Dictionary(
+      uniqueKeysWithValues: folderNames(folder.path).map { name in
+        (name, FileManager.default.contents(atPath: folder.path + "/" + name) ?? Data())
+      })
   }
 }
 

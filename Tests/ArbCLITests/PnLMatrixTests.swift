@@ -151,8 +151,9 @@ struct PnLMatrixTests {
     _ = Self.sweep(["--resume"], out: path("torn.csv"), matrix: path("whole-matrix.csv"))
     #expect(try bytes("torn.csv") == csv && bytes("whole-matrix.csv") == whole)
     // Resumed with another period: refused as another sweep.
-    let other = arbkit(["sweep", Self.convergence, "--quiet", "--out", path("torn.csv"), "--resume", "--pnl-matrix", path("whole-matrix.csv")]
-      + ["strategy.entry=0.6:1.0:0.2", "strategy.exit=0,0.1"].flatMap { ["--grid", $0] } + ["--set", "journal.tz=Asia/Seoul"])
+    let other = arbkit(
+      ["sweep", Self.convergence, "--quiet", "--out", path("torn.csv"), "--resume", "--pnl-matrix", path("whole-matrix.csv")]
+        + ["strategy.entry=0.6:1.0:0.2", "strategy.exit=0,0.1"].flatMap { ["--grid", $0] } + ["--set", "journal.tz=Asia/Seoul"])
     #expect(other.code == .usage && other.errors.contains("written by another sweep"), "\(other.errors)")
   }
 

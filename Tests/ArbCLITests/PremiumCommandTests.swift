@@ -45,7 +45,10 @@ struct PremiumCommandTests {
       #expect(isClose(quantiles["50"], s.quantiles[3], rel: 1e-15))
       let bands = try #require(series["bands"] as? [[String: Any]])
       #expect(bands.map { $0["band"] as? Double } == [0.05, 0.1])
-      for key in ["share_events", "share_time", "share_events_pos", "share_events_neg", "episodes", "duration_mean_s", "duration_median_s", "duration_max_s", "peak_mean", "peak_max"] {
+      for key in [
+        "share_events", "share_time", "share_events_pos", "share_events_neg", "episodes", "duration_mean_s", "duration_median_s", "duration_max_s", "peak_mean",
+        "peak_max",
+      ] {
         #expect(bands[1][key] != nil, "missing band key \(key)")
       }
       #expect(bands[1]["episodes"] as? Int == summary.bands[1].episodes)
@@ -66,7 +69,8 @@ struct PremiumCommandTests {
     #expect(try runProgram("/bin/sh", ["-c", "tac '\(plain)' > '\(reversed)'"]) == 0)
     let spec = Repository.data("formats/kraken-ohlcvt-1m.json")
     let specText = try String(contentsOfFile: spec, encoding: .utf8)
-    let newestFirstSpec = folder.write("kraken-newest-first.json", specText.replacingOccurrences(of: "\"header\": false,", with: "\"header\": false, \"order\": \"descending\","))
+    let newestFirstSpec = folder.write(
+      "kraken-newest-first.json", specText.replacingOccurrences(of: "\"header\": false,", with: "\"header\": false, \"order\": \"descending\","))
     func run(_ leg: String) -> [String: Any] {
       let result = arbkit(["premium", "--leg", DemoPair.binance, "--leg", leg, "--max-stale", "2m", "--format", "json"])
       #expect(result.code == .success, "\(result.errors)")

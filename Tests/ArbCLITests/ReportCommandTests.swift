@@ -89,11 +89,14 @@ struct ReportCommandTests {
     #expect(written.markdown.contains(String(format: "%d,%03d valid", valid / 1000, valid % 1000)))
     let mid = premium["mid"] as! [String: Any], exec = premium["exec"] as! [String: Any]
     for key in ["mean", "std", "min", "max"] {
-      #expect(written.markdown.contains("| \(key) | " + String(format: "%.5f", mid[key] as! Double) + " | " + String(format: "%.5f", exec[key] as! Double) + " |"), "\(key)")
+      #expect(
+        written.markdown.contains("| \(key) | " + String(format: "%.5f", mid[key] as! Double) + " | " + String(format: "%.5f", exec[key] as! Double) + " |"),
+        "\(key)")
     }
     let band = (mid["bands"] as! [[String: Any]])[1]
     let episodes = band["episodes"] as! Int
-    let row = "| 0.10 | " + String(format: "%.2f %%", band["share_events"] as! Double * 100) + " | " + String(format: "%.2f %%", band["share_time"] as! Double * 100)
+    let row =
+      "| 0.10 | " + String(format: "%.2f %%", band["share_events"] as! Double * 100) + " | " + String(format: "%.2f %%", band["share_time"] as! Double * 100)
     #expect(written.markdown.contains(row))
     #expect(written.markdown.contains(String(format: "| %d,%03d |", episodes / 1000, episodes % 1000)))
   }
@@ -129,7 +132,9 @@ struct ReportCommandTests {
       "--quiet", "--out", csv)
     #expect(sweep.code == .success)
     // The best cell by pnl_bps, found here from the CSV.
-    let lines = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+    let lines = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n").map {
+      $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+    }
     let column = lines[0].firstIndex(of: "pnl_bps")!
     let best = lines.dropFirst().max { Double($0[column])! < Double($1[column])! }!
     let written = Self.report([Self.scenario, "--sweep", csv], in: folder)
@@ -175,9 +180,14 @@ struct ReportCommandTests {
     let scenario: [String: Any] = [
       "description": "</title><script>alert(1)</script> & \"quotes\"",
       "legs": [
-        ["venue": venue, "market": "spot", "symbol": "BTC&\"USD'<i>", "files": ["a<script>&'.csv"], "format": Repository.data("formats/binanceus-kline-1m.json")],
-        ["venue": "kraken", "market": "spot", "symbol": "BTCUSDC", "files": [Repository.data("samples/kraken_BTCUSDC_1m_2023-03-01_21.csv.gz")],
-         "format": Repository.data("formats/kraken-ohlcvt-1m.json")],
+        [
+          "venue": venue, "market": "spot", "symbol": "BTC&\"USD'<i>", "files": ["a<script>&'.csv"],
+          "format": Repository.data("formats/binanceus-kline-1m.json"),
+        ],
+        [
+          "venue": "kraken", "market": "spot", "symbol": "BTCUSDC", "files": [Repository.data("samples/kraken_BTCUSDC_1m_2023-03-01_21.csv.gz")],
+          "format": Repository.data("formats/kraken-ohlcvt-1m.json"),
+        ],
       ],
       "alignment": ["max_stale": "2m"],
       "strategy": ["entry": 0.8, "exit": 0.1, "notional": 10000],

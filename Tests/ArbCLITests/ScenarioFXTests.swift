@@ -141,7 +141,9 @@ struct ScenarioFXTests {
     // Sunday 00:00, so only Saturday's points keep a rate.
     let run = arbkit("sweep", Self.kimchi, "--grid", "fx.max_stale=1d,4d", "--grid", "strategy.entry=1.45,1.5", "--quiet", "--out", out)
     #expect(run.code == .success, "\(run.errors)")
-    let lines = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+    let lines = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").map {
+      $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+    }
     let trades = try #require(lines[0].firstIndex(of: "trades")), pnl = try #require(lines[0].firstIndex(of: "pnl"))
     var counts: [String: Int] = [:]
     for row in lines.dropFirst() {

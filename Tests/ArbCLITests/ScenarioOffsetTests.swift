@@ -45,16 +45,18 @@ struct ScenarioOffsetTests {
   /// force at 60 ms; at the end buy binance back at 99.4 and sell bybit at 99.5.
   static func pnl(bybitAsk: Double) -> Double { 100 * (100 - 99.4) + 10_000 / bybitAsk * (99.5 - bybitAsk) }
 
-  @Test("an offset changes the quote a signal fills at", arguments: [
-    // No offset: at 60 ms bybit's quote in force is the one of 0 ms (ask 99.1).
-    ("", 99.1),
-    // bybit −20 ms: its second quote moves to 50 ms, in force at the 60 ms fill.
-    ("\"bybit\": \"-20ms\"", 99.6),
-    // bybit +5 ms: at 75 ms, still after the fill.
-    ("\"bybit\": \"+5ms\"", 99.1),
-    // binance +15 ms: the signal moves to 25 ms, the fill to 75 ms, after bybit's 70 ms.
-    ("\"binance\": \"+15ms\"", 99.6),
-  ] as [(String, Double)])
+  @Test(
+    "an offset changes the quote a signal fills at",
+    arguments: [
+      // No offset: at 60 ms bybit's quote in force is the one of 0 ms (ask 99.1).
+      ("", 99.1),
+      // bybit −20 ms: its second quote moves to 50 ms, in force at the 60 ms fill.
+      ("\"bybit\": \"-20ms\"", 99.6),
+      // bybit +5 ms: at 75 ms, still after the fill.
+      ("\"bybit\": \"+5ms\"", 99.1),
+      // binance +15 ms: the signal moves to 25 ms, the fill to 75 ms, after bybit's 70 ms.
+      ("\"binance\": \"+15ms\"", 99.6),
+    ] as [(String, Double)])
   func fills(c: (offsets: String, bybitAsk: Double)) throws {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
@@ -84,12 +86,14 @@ struct ScenarioOffsetTests {
     #expect(table.output.contains("Clock offsets (added before alignment): binance +30ms, bybit +5ms"), "\(table.output)")
   }
 
-  @Test("an offset for a venue with no leg, or no signed duration, stops before any data is read", arguments: [
-    (["--set", "alignment.offsets.okx=+1s"], "unknown key 'alignment.offsets.okx' (no leg trades on okx)"),
-    (["--set", "alignment.offsets.bybt=+1s"], "did you mean 'alignment.offsets.bybit'?"),
-    (["--set", "alignment.offsets.bybit=soon"], "alignment.offsets.bybit expects a signed duration such as +35ms or -1s, was 'soon'"),
-    (["--set", "alignment.offsets.bybit=+"], "alignment.offsets.bybit expects a signed duration"),
-  ])
+  @Test(
+    "an offset for a venue with no leg, or no signed duration, stops before any data is read",
+    arguments: [
+      (["--set", "alignment.offsets.okx=+1s"], "unknown key 'alignment.offsets.okx' (no leg trades on okx)"),
+      (["--set", "alignment.offsets.bybt=+1s"], "did you mean 'alignment.offsets.bybit'?"),
+      (["--set", "alignment.offsets.bybit=soon"], "alignment.offsets.bybit expects a signed duration such as +35ms or -1s, was 'soon'"),
+      (["--set", "alignment.offsets.bybit=+"], "alignment.offsets.bybit expects a signed duration"),
+    ])
   func mistakes(c: (arguments: [String], message: String)) {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
@@ -107,7 +111,9 @@ struct ScenarioOffsetTests {
     let out = folder.path + "/sweep.csv"
     let run = arbkit("sweep", path, "--grid", "alignment.offsets.bybit=-20ms,0ms,+5ms", "--quiet", "--out", out)
     #expect(run.code == .success, "\(run.errors)")
-    let lines = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+    let lines = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").map {
+      $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+    }
     #expect(lines.count == 4)
     let pnl = try #require(lines[0].firstIndex(of: "pnl"))
     for row in lines.dropFirst() {

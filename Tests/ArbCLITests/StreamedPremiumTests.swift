@@ -38,7 +38,9 @@ struct StreamedPremiumTests {
     #expect(expectedSeries.split(separator: "\n").count == (reference.object["points"] as? Int ?? 0) + 1)
     var expected = reference.object
     expected["legs"] = nil  // rows_read counts the whole store from a store, the file from CSV
-    for (legs, chunk) in [(fromStore, "1"), (fromStore, "7"), (fromStore, "300"), (fromStore, "65536"), (["--leg", DemoPair.binance, "--leg", DemoPair.kraken], "300")] {
+    for (legs, chunk) in [
+      (fromStore, "1"), (fromStore, "7"), (fromStore, "300"), (fromStore, "65536"), (["--leg", DemoPair.binance, "--leg", DemoPair.kraken], "300"),
+    ] {
       let series = folder.path + "/series-\(chunk).csv"
       let run = arbkit(["premium"] + legs + options + ["--chunk-rows", chunk, "--series", series])
       #expect(run.code == .success, "\(run.errors)")

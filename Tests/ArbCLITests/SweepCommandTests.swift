@@ -8,7 +8,9 @@ import Testing
 @Suite("arbkit sweep and merge")
 struct SweepCommandTests {
   static let scenario = Repository.data("scenarios/binanceus-kraken-btcusdc.json")
-  static let grid = ["--grid", "strategy.entry=0.6:1.0:0.4", "--grid", "strategy.exit=0,0.1", "--grid", "costs.fees.kraken=0.0016,0.004", "--grid", "costs.slippage_bps=0,5"]
+  static let grid = [
+    "--grid", "strategy.entry=0.6:1.0:0.4", "--grid", "strategy.exit=0,0.1", "--grid", "costs.fees.kraken=0.0016,0.004", "--grid", "costs.slippage_bps=0,5",
+  ]
 
   static func sweep(_ extra: [String], in folder: TemporaryFolder, name: String) throws -> String {
     let out = folder.path + "/" + name
@@ -30,9 +32,15 @@ struct SweepCommandTests {
   func rowsEqualBacktests() throws {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
-    let lines = try Self.sweep([], in: folder, name: "sweep.csv").split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+    let lines = try Self.sweep([], in: folder, name: "sweep.csv").split(separator: "\n").map {
+      $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+    }
     let header = lines[0]
-    #expect(header == ["strategy.entry", "strategy.exit", "costs.fees.kraken", "costs.slippage_bps", "trades", "wins", "pnl", "pnl_bps", "fees", "max_drawdown", "exposure", "mean_holding_s", "forced_exits", "sharpe", "funding"])
+    #expect(
+      header == [
+        "strategy.entry", "strategy.exit", "costs.fees.kraken", "costs.slippage_bps", "trades", "wins", "pnl", "pnl_bps", "fees", "max_drawdown", "exposure",
+        "mean_holding_s", "forced_exits", "sharpe", "funding",
+      ])
     #expect(lines.count == 1 + 2 * 2 * 2 * 2)
     for row in lines.dropFirst() {
       let sets = (0..<4).flatMap { ["--set", "\(header[$0])=\(row[$0])"] }
@@ -53,7 +61,9 @@ struct SweepCommandTests {
   func jsonOutput() throws {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
-    let lines = try Self.sweep([], in: folder, name: "sweep.csv").split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+    let lines = try Self.sweep([], in: folder, name: "sweep.csv").split(separator: "\n").map {
+      $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+    }
     let run = arbkit(["sweep", Self.scenario] + Self.grid + ["--quiet", "--format", "json"])
     #expect(run.code == .success, "\(run.errors)")
     let keys = try #require(run.object["keys"] as? [String]), metrics = try #require(run.object["metrics"] as? [String])
@@ -75,7 +85,13 @@ struct SweepCommandTests {
   }
 
   static let carryGrids: [(sets: [String], grid: [String])] = [
-    ([], ["strategy.entry=-0.0404,-0.0403", "costs.fees.bybit=0.0005,0.001", "strategy.notional=1000,10000", "costs.latency=0ms,2s", "strategy.max_holding=5s,10s"]),
+    (
+      [],
+      [
+        "strategy.entry=-0.0404,-0.0403", "costs.fees.bybit=0.0005,0.001", "strategy.notional=1000,10000", "costs.latency=0ms,2s",
+        "strategy.max_holding=5s,10s",
+      ]
+    ),
     (["legs.1.market=inverse"], ["legs.1.contract_size=10,100", "costs.slippage_bps=0,3", "strategy.cooldown=none,5s"]),
   ]
 
@@ -115,7 +131,9 @@ struct SweepCommandTests {
     let merged = arbkit(["merge"] + shards + ["--out", folder.path + "/merged.csv"])
     #expect(merged.code == .success, "\(merged.errors)")
     #expect(try String(contentsOfFile: folder.path + "/merged.csv", encoding: .utf8) == whole)
-    #expect(try Data(contentsOf: URL(fileURLWithPath: folder.path + "/merged.csv.meta.json")) == Data(contentsOf: URL(fileURLWithPath: folder.path + "/whole.csv.meta.json")))
+    #expect(
+      try Data(contentsOf: URL(fileURLWithPath: folder.path + "/merged.csv.meta.json"))
+        == Data(contentsOf: URL(fileURLWithPath: folder.path + "/whole.csv.meta.json")))
 
     // A torn write: cut the file mid-row, then resume.
     let torn = folder.path + "/torn.csv"
@@ -148,7 +166,10 @@ struct SweepCommandTests {
     try #require(FileManager.default.isExecutableFile(atPath: binary), "the arbkit binary is built beside the tests")
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
-    let arguments = ["sweep", Repository.data("scenarios/binanceus-kraken-inventory.json"), "--grid", "strategy.entry=0.5:1.5:0.1", "--grid", "rebalance.cost=10,40", "--jobs", "1", "--quiet"]
+    let arguments = [
+      "sweep", Repository.data("scenarios/binanceus-kraken-inventory.json"), "--grid", "strategy.entry=0.5:1.5:0.1", "--grid", "rebalance.cost=10,40", "--jobs",
+      "1", "--quiet",
+    ]
     let whole = folder.path + "/whole.csv", killed = folder.path + "/killed.csv"
     #expect(try runProgram(binary, arguments + ["--out", whole]) == 0)
     let process = Process()
@@ -174,9 +195,13 @@ struct SweepCommandTests {
   func ranking() throws {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
-    let run = arbkit(["sweep", Self.scenario, "--grid", "strategy.entry=0.7,0.8,0.9", "--quiet", "--out", folder.path + "/r.csv", "--rank", "pnl", "--top", "2"])
+    let run = arbkit([
+      "sweep", Self.scenario, "--grid", "strategy.entry=0.7,0.8,0.9", "--quiet", "--out", folder.path + "/r.csv", "--rank", "pnl", "--top", "2",
+    ])
     #expect(run.code == .success)
-    let rows = try String(contentsOfFile: folder.path + "/r.csv", encoding: .utf8).split(separator: "\n").dropFirst().map { $0.split(separator: ",").map(String.init) }
+    let rows = try String(contentsOfFile: folder.path + "/r.csv", encoding: .utf8).split(separator: "\n").dropFirst().map {
+      $0.split(separator: ",").map(String.init)
+    }
     let pnl = rows.map { Double($0[3])! }
     let best = pnl.indices.max { pnl[$0] < pnl[$1] }!
     let around = [best - 1, best, best + 1].filter { pnl.indices.contains($0) }.map { pnl[$0] }

@@ -12,8 +12,9 @@ struct SweepProgressTests {
   @Test("rate over the cells this run computed, time left at that rate, a 30-character bar")
   func lineArithmetic() {
     // 250 of 1000 done in 5 s: 50 cells/s, 750 left → 15 s.
-    #expect(Progress.line(done: 250, total: 1000, doneHere: 250, seconds: 5)
-      == "\r[" + String(repeating: "#", count: 7) + String(repeating: ".", count: 23) + "] 250/1000 cells, 50.0/s, ETA 15 s")
+    #expect(
+      Progress.line(done: 250, total: 1000, doneHere: 250, seconds: 5)
+        == "\r[" + String(repeating: "#", count: 7) + String(repeating: ".", count: 23) + "] 250/1000 cells, 50.0/s, ETA 15 s")
     // A resumed sweep: 600 rows were on disk, 100 more in 4 s → 25/s, 300 left → 12 s.
     #expect(Progress.line(done: 700, total: 1000, doneHere: 100, seconds: 4).hasSuffix("] 700/1000 cells, 25.0/s, ETA 12 s"))
     // No time has passed yet: no rate, no ETA.

@@ -31,8 +31,9 @@ struct TimeSeriesCommandTests {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
     let out = folder.path + "/rolling.csv"
-    let run = arbkit("rolling", "--leg", DemoPair.binance, "--leg", DemoPair.kraken, "--max-stale", "2m", "--window", "60",
-                     "--ewma", "30m", "--out", out, "--format", "json")
+    let run = arbkit(
+      "rolling", "--leg", DemoPair.binance, "--leg", DemoPair.kraken, "--max-stale", "2m", "--window", "60",
+      "--ewma", "30m", "--out", out, "--format", "json")
     #expect(run.code == .success, "\(run.errors)")
     let text = try String(contentsOfFile: out, encoding: .utf8)
     #expect(text.hasPrefix("ts_us,value,mean,std,z,ewma_mean,ewma_std,half_life_s\n"))

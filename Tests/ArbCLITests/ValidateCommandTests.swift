@@ -47,10 +47,11 @@ struct ValidateCommandTests {
     ])
     try #require(run.code == .success, "\(run.errors)")
     let json = run.object
-    #expect(json.map(\.key).sorted() == [
-      "best_cell", "best_cell_values", "best_sharpe", "blocks", "bootstrap", "cells", "combinations", "deflated_sharpe", "kurtosis", "logits",
-      "metric", "pbo", "periods", "sharpe_variance", "skewness", "sr0", "trials", "walk_forward",
-    ])
+    #expect(
+      json.map(\.key).sorted() == [
+        "best_cell", "best_cell_values", "best_sharpe", "blocks", "bootstrap", "cells", "combinations", "deflated_sharpe", "kurtosis", "logits",
+        "metric", "pbo", "periods", "sharpe_variance", "skewness", "sr0", "trials", "walk_forward",
+      ])
     #expect(json["cells"] as? Int == 9 && json["periods"] as? Int == 40 && json["blocks"] as? Int == 8 && json["combinations"] as? Int == 70)
     let logits = OverfittingOracle.logits(rows, blocks: 8)
     #expect(zip(Self.numbers(json["logits"]), logits).allSatisfy { isClose($0, $1, rel: 1e-12) } && Self.numbers(json["logits"]).count == 70)
@@ -159,8 +160,10 @@ struct ValidateCommandTests {
 
   static let badMatrices: [(text: String, message: String)] = [
     ("", "matrix.csv:1:1: error: empty file, expected the header period_start_us,0,1,…"),
-    ("period_start_us,0,1,2,3,4,5,6,8\n",
-     "matrix.csv:1:31: error: header field 9 should be '7' (period_start_us, then the cell numbers from 0 in grid order), was '8'"),
+    (
+      "period_start_us,0,1,2,3,4,5,6,8\n",
+      "matrix.csv:1:31: error: header field 9 should be '7' (period_start_us, then the cell numbers from 0 in grid order), was '8'"
+    ),
     ("time,0,1,2,3,4,5,6,7,8\n", "matrix.csv:1:1: error: header field 1 should be 'period_start_us'"),
     ("period_start_us,0,1,2,3,4,5,6,7\n", "matrix.csv:1:32: error: the header has columns for 8 cells, the sweep has 9 cells"),
     ("period_start_us,0,1,2,3,4,5,6,7,8,9\n", "matrix.csv:1:36: error: the header has columns for 10 cells, the sweep has 9 cells"),
@@ -169,10 +172,14 @@ struct ValidateCommandTests {
     ("period_start_us,0,1,2,3,4,5,6,7,8\n1,1,1,1,1,1,1,1,1,\n", "matrix.csv:2:19: error: invalid PnL of cell 8, expected a finite number, was ''"),
     ("period_start_us,0,1,2,3,4,5,6,7,8\n1,1,1,1,1,1,1,1,1,nan\n", "matrix.csv:2:19: error: invalid PnL of cell 8, expected a finite number, was 'nan'"),
     ("period_start_us,0,1,2,3,4,5,6,7,8\n1.5,1,1,1,1,1,1,1,1,1\n", "matrix.csv:2:1: error: invalid period_start_us, expected an integer, was '1.5'"),
-    ("period_start_us,0,1,2,3,4,5,6,7,8\n2,1,1,1,1,1,1,1,1,1\n2,1,1,1,1,1,1,1,1,1\n",
-     "matrix.csv:3:1: error: period_start_us does not increase, previous 2, was 2"),
-    ("period_start_us,0,1,2,3,4,5,6,7,8\n2,1,1,1,1,1,1,1,1,1\n3,1,1,1,1,1,1,1,1,1\n",
-     "matrix.csv:3:1: error: 2 periods, fewer than the 16 blocks of --blocks"),
+    (
+      "period_start_us,0,1,2,3,4,5,6,7,8\n2,1,1,1,1,1,1,1,1,1\n2,1,1,1,1,1,1,1,1,1\n",
+      "matrix.csv:3:1: error: period_start_us does not increase, previous 2, was 2"
+    ),
+    (
+      "period_start_us,0,1,2,3,4,5,6,7,8\n2,1,1,1,1,1,1,1,1,1\n3,1,1,1,1,1,1,1,1,1\n",
+      "matrix.csv:3:1: error: 2 periods, fewer than the 16 blocks of --blocks"
+    ),
   ]
 
   @Test func `a bad matrix is exit 65 at its position`() throws {

@@ -9,8 +9,13 @@ struct VenueResolutionTests {
     let run = arbkit("venues")
     #expect(run.code == .success)
     let lines = run.output.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ") }
-    #expect(lines.contains("binance linear USDⓈ-M {BASE}{QUOTE} {BASE}{QUOTE}_{YYMMDD} BTCUSDT BTC/USDT linear perp USDT/USDT - 0.020* 0.050* 2026-12-02 binance-futures"))
-    #expect(lines.contains("binance inverse COIN-M {BASE}{QUOTE}_PERP {BASE}{QUOTE}_{YYMMDD} BTCUSD_PERP BTC/USD inverse perp USD/base BTC:100 *:10 0.020* 0.050* 2026-12-02 binance-delivery"))
+    #expect(
+      lines.contains(
+        "binance linear USDⓈ-M {BASE}{QUOTE} {BASE}{QUOTE}_{YYMMDD} BTCUSDT BTC/USDT linear perp USDT/USDT - 0.020* 0.050* 2026-12-02 binance-futures"))
+    #expect(
+      lines.contains(
+        "binance inverse COIN-M {BASE}{QUOTE}_PERP {BASE}{QUOTE}_{YYMMDD} BTCUSD_PERP BTC/USD inverse perp USD/base BTC:100 *:10 0.020* 0.050* 2026-12-02 binance-delivery"
+      ))
     #expect(lines.contains("okx linear SWAP {BASE}-{QUOTE}-SWAP BTC-USDT-SWAP BTC/USDT linear perp USDT/USDT - 0.020* 0.050* 2026-12-02 okex-swap"))
     #expect(lines.contains("upbit spot KRW market {QUOTE}-{BASE} KRW-BTC BTC/KRW spot KRW - 0.050* 0.050* 2026-12-02 upbit"))
     // The verified OKX spot fees carry no mark.
@@ -45,12 +50,13 @@ struct VenueResolutionTests {
     #expect(rows[1]["canonical"] as? String == "BTC/KRW spot")
     #expect(rows[1]["settle"] is NSNull && rows[1]["contract_size"] is NSNull)
     let table = arbkit("venues", "--resolve", "deribit:inverse:BTC-PERPETUAL")
-    #expect(table.output == """
-      instrument                     canonical             settle  contract  venue name  grammar
-      -----------------------------  --------------------  ------  --------  ----------  ----------------
-      deribit:inverse:BTC-PERPETUAL  BTC/USD inverse perp  BTC     10 USD    perpetual   {BASE}-PERPETUAL
+    #expect(
+      table.output == """
+        instrument                     canonical             settle  contract  venue name  grammar
+        -----------------------------  --------------------  ------  --------  ----------  ----------------
+        deribit:inverse:BTC-PERPETUAL  BTC/USD inverse perp  BTC     10 USD    perpetual   {BASE}-PERPETUAL
 
-      """)
+        """)
   }
 
   @Test func `an unknown symbol is a usage error naming the venue and the closest symbols`() {
@@ -59,7 +65,10 @@ struct VenueResolutionTests {
     #expect(run.errors.hasPrefix("arbkit: error: unknown symbol 'BTCUSTD' on binance linear; closest known symbols: BTCUSDT, BTCUSDC, LTCUSDT\n"))
     let malformed = arbkit("venues", "--resolve", "binance:perp:BTCUSDT")
     #expect(malformed.code == .usage)
-    #expect(malformed.errors.hasPrefix("arbkit: error: invalid value for '--resolve', expected VENUE:MARKET:SYMBOL with MARKET one of spot, linear, inverse, future, fx, was 'binance:perp:BTCUSDT'"))
+    #expect(
+      malformed.errors.hasPrefix(
+        "arbkit: error: invalid value for '--resolve', expected VENUE:MARKET:SYMBOL with MARKET one of spot, linear, inverse, future, fx, was 'binance:perp:BTCUSDT'"
+      ))
   }
 
   static let header = "exchange,symbol,timestamp,local_timestamp,ask_amount,ask_price,bid_price,bid_amount\n"
@@ -67,7 +76,8 @@ struct VenueResolutionTests {
   @Test func `premium reports each leg's canonical instrument`() throws {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
-    let a = folder.write("a.csv", Self.header + "binance-delivery,BTCUSD_PERP,1000,1500,1,100.1,100.0,1\nbinance-delivery,BTCUSD_PERP,3000,3500,1,100.3,100.2,1\n")
+    let a = folder.write(
+      "a.csv", Self.header + "binance-delivery,BTCUSD_PERP,1000,1500,1,100.1,100.0,1\nbinance-delivery,BTCUSD_PERP,3000,3500,1,100.3,100.2,1\n")
     let b = folder.write("b.csv", Self.header + "okex-swap,BTC-USD-SWAP,2000,2100,1,100.2,100.1,1\nokex-swap,BTC-USD-SWAP,4000,4100,1,100.4,100.3,1\n")
     let run = arbkit("premium", "--leg", a, "--leg", b, "--format", "json")
     #expect(run.code == .success)

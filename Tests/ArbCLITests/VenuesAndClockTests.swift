@@ -21,7 +21,9 @@ struct VenuesAndClockTests {
   @Test func `a user registry extends the built-in one: new venues are added, same markets replaced`() throws {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
-    let path = folder.write("registry.json", """
+    let path = folder.write(
+      "registry.json",
+      """
       { "fees_read": "2026-01-01", "bases": ["FOO"], "venues": [
         { "id": "myvenue", "name": "My Venue", "region": "test", "markets": [
           { "kind": "spot", "venue_name": "spot", "example": "BTC.USD", "quote": "USD", "symbols": ["{BASE}.{QUOTE}"], "maker": 0.001, "taker": 0.002 } ] },
@@ -35,17 +37,21 @@ struct VenuesAndClockTests {
     // The replaced market keeps its place and takes the file's fees and their date; the
     // Tardis id stays with the built-in market since the file gives none.
     #expect(lines[1] == "binance,Binance,global,spot,spot,{BASE}{QUOTE},BTCUSDT,BTC/USDT spot,USDT,,,0.0005,0.0007,2026-02-03,false,")
-    #expect(lines[2] == "binance,Binance,global,linear,USDⓈ-M,{BASE}{QUOTE} {BASE}{QUOTE}_{YYMMDD},BTCUSDT,BTC/USDT linear perp,USDT,USDT,,0.0002,0.0005,2026-12-02,false,binance-futures")
+    #expect(
+      lines[2]
+        == "binance,Binance,global,linear,USDⓈ-M,{BASE}{QUOTE} {BASE}{QUOTE}_{YYMMDD},BTCUSDT,BTC/USDT linear perp,USDT,USDT,,0.0002,0.0005,2026-12-02,false,binance-futures"
+    )
     #expect(lines.last == "myvenue,My Venue,test,spot,spot,{BASE}.{QUOTE},BTC.USD,BTC/USD spot,USD,,,0.001,0.002,2026-01-01,false,")
     #expect(lines.count == 1 + ExchangeRegistry.builtin.venues.reduce(0) { $0 + $1.markets.count } + 1)
     // The shared base added by the file is known on every venue.
     let resolved = arbkit("venues", "--registry", path, "--resolve", "myvenue:spot:foo.usd", "--resolve", "binance:spot:FOOUSDT", "--format", "csv")
-    #expect(resolved.output == """
-      instrument,canonical,base,quote,kind,settle,expiry,contract_size,venue_name,grammar
-      myvenue:spot:foo.usd,FOO/USD spot,FOO,USD,spot,,,,spot,{BASE}.{QUOTE}
-      binance:spot:FOOUSDT,FOO/USDT spot,FOO,USDT,spot,,,,spot,{BASE}{QUOTE}
+    #expect(
+      resolved.output == """
+        instrument,canonical,base,quote,kind,settle,expiry,contract_size,venue_name,grammar
+        myvenue:spot:foo.usd,FOO/USD spot,FOO,USD,spot,,,,spot,{BASE}.{QUOTE}
+        binance:spot:FOOUSDT,FOO/USDT spot,FOO,USDT,spot,,,,spot,{BASE}{QUOTE}
 
-      """)
+        """)
     let broken = folder.write("broken.json", "{ \"venues\": 3 }")
     #expect(arbkit("venues", "--registry", broken).code == .usage)
   }

@@ -38,7 +38,8 @@ struct RegistryGrammarTests {
   }
 
   @Test func `a symbol the grammar splits two ways needs its base on a list`() throws {
-    let registry = try Self.user(#"""
+    let registry = try Self.user(
+      #"""
       {"kind": "spot", "venue_name": "spot", "example": "BTCUSD", "quote": "USD", "quotes": ["USD", "TUSD"],
        "symbols": ["{BASE}{QUOTE}"], "maker": 0, "taker": 0.001}
       """#)
@@ -58,8 +59,9 @@ struct RegistryGrammarTests {
     let registry = try Self.user(#"{"kind": "spot", "venue_name": "spot", "example": "BTC-USD", "quote": "USD", "maker": 0, "taker": 0.001}"#)
     let error = #expect(throws: ResolveError.self) { try registry.resolve(Instrument(venue: "acme", market: .spot, symbol: "BTC-USD")) }
     #expect(error?.reason == .noGrammar(["spot"]))
-    #expect(error?.description
-      == "cannot read symbol 'BTC-USD' on acme spot: the registry has no \"symbols\" grammar for market 'spot' (add it with --registry)")
+    #expect(
+      error?.description
+        == "cannot read symbol 'BTC-USD' on acme spot: the registry has no \"symbols\" grammar for market 'spot' (add it with --registry)")
   }
 
   @Test func `the rejected symbol is never among the closest known symbols`() throws {

@@ -113,18 +113,30 @@ struct RegistryResolveTests {
   }
 
   static let unknown: [(Instrument, String)] = [
-    (Instrument(venue: "binance", market: .linear, symbol: "BTCUSTD"),
-     "unknown symbol 'BTCUSTD' on binance linear; closest known symbols: BTCUSDT, BTCUSDC, LTCUSDT"),
-    (Instrument(venue: "binance", market: .spot, symbol: "BTCUSD_PERP"),
-     "unknown symbol 'BTCUSD_PERP' on binance spot; closest known symbols: BTCUSDT, BTCUSDC, LTCUSDT"),
-    (Instrument(venue: "upbit", market: .spot, symbol: "BTC-KRW"),
-     "unknown symbol 'BTC-KRW' on upbit spot; closest known symbols: KRW-BTC, BTC-XRP, BTC-TRX"),
-    (Instrument(venue: "okx", market: .linear, symbol: "BTC-USDT-SWP"),
-     "unknown symbol 'BTC-USDT-SWP' on okx linear; closest known symbols: BTC-USDT-SWAP, BTC-USDC-SWAP, LTC-USDT-SWAP"),
-    (Instrument(venue: "bitmex", market: .inverse, symbol: "ETHUSD"),
-     "unknown base asset 'ETH' in symbol 'ETHUSD' on bitmex inverse (add it to the venue's \"bases\" with --registry); closest known symbols: XBTUSD"),
-    (Instrument(venue: "binanse", market: .spot, symbol: "BTCUSDT"),
-     "unknown venue 'binanse'; closest known venues: binance, binanceus, coinone"),
+    (
+      Instrument(venue: "binance", market: .linear, symbol: "BTCUSTD"),
+      "unknown symbol 'BTCUSTD' on binance linear; closest known symbols: BTCUSDT, BTCUSDC, LTCUSDT"
+    ),
+    (
+      Instrument(venue: "binance", market: .spot, symbol: "BTCUSD_PERP"),
+      "unknown symbol 'BTCUSD_PERP' on binance spot; closest known symbols: BTCUSDT, BTCUSDC, LTCUSDT"
+    ),
+    (
+      Instrument(venue: "upbit", market: .spot, symbol: "BTC-KRW"),
+      "unknown symbol 'BTC-KRW' on upbit spot; closest known symbols: KRW-BTC, BTC-XRP, BTC-TRX"
+    ),
+    (
+      Instrument(venue: "okx", market: .linear, symbol: "BTC-USDT-SWP"),
+      "unknown symbol 'BTC-USDT-SWP' on okx linear; closest known symbols: BTC-USDT-SWAP, BTC-USDC-SWAP, LTC-USDT-SWAP"
+    ),
+    (
+      Instrument(venue: "bitmex", market: .inverse, symbol: "ETHUSD"),
+      "unknown base asset 'ETH' in symbol 'ETHUSD' on bitmex inverse (add it to the venue's \"bases\" with --registry); closest known symbols: XBTUSD"
+    ),
+    (
+      Instrument(venue: "binanse", market: .spot, symbol: "BTCUSDT"),
+      "unknown venue 'binanse'; closest known venues: binance, binanceus, coinone"
+    ),
     (Instrument(venue: "upbit", market: .fx, symbol: "USDKRW"), "'upbit:fx:USDKRW' is an FX series, not an instrument of a venue"),
   ]
 
@@ -135,7 +147,8 @@ struct RegistryResolveTests {
   }
 
   @Test func `a user registry adds venues, replaces markets of the same kind and name, and takes Tardis ids`() throws {
-    let user = try decode("""
+    let user = try decode(
+      """
       {"fees_read": "2026-01-01", "bases": ["FOO"], "venues": [
         {"id": "kraken", "name": "Kraken Pro", "region": "global", "aliases": {"XXBT": "BTC"}, "markets": [
           {"kind": "spot", "venue_name": "spot", "example": "XXBTZUSD", "quote": "USD", "quotes": ["ZUSD", "USD"], "symbols": ["{BASE}{QUOTE}"], "maker": 0.002, "taker": 0.003}]},

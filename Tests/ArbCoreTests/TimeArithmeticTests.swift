@@ -73,8 +73,9 @@ struct TimeArithmeticTests {
     #expect(normal.isCausedBySetting)
     #expect(!TimeError(.overflow(operation: .cooldown, time: .max - 5, amount: day)).isCausedBySetting)
     #expect(!TimeError(.spanOverflow(first: .min, last: .max)).isCausedBySetting)
-    #expect(normal.description == "cooldown +9223372036854.775s from time 1677628800000000 µs leaves the range of times "
-      + "(Int64 µs, -290308-12-21T19:59:05.224192Z to 294247-01-10T04:00:54.775807Z)")
+    #expect(
+      normal.description == "cooldown +9223372036854.775s from time 1677628800000000 µs leaves the range of times "
+        + "(Int64 µs, -290308-12-21T19:59:05.224192Z to 294247-01-10T04:00:54.775807Z)")
     #expect(TimeError(.overflow(operation: .clockOffset, time: 0, amount: .min)).description.hasPrefix("clock offset -9223372036854775808us from"))
   }
 

@@ -200,10 +200,11 @@ struct BadRowTests {
     #expect(report.rowsRejected == 9)
     #expect(report.rowsRead == report.rowsAccepted + report.rowsRejected)
     let kinds = report.rejectedByKind.map { "\($0.kind)=\($0.count)" }
-    #expect(kinds == [
-      "wrong_field_count=1", "invalid_number=1", "non_finite=2", "non_positive_price=2",
-      "negative_size=1", "crossed_book=1", "timestamp_backwards=1",
-    ])
+    #expect(
+      kinds == [
+        "wrong_field_count=1", "invalid_number=1", "non_finite=2", "non_positive_price=2",
+        "negative_size=1", "crossed_book=1", "timestamp_backwards=1",
+      ])
     #expect(report.errors.count == 4)
     #expect(report.errors.map(\.position.line) == [3, 4, 5, 6])
     #expect(report.errors[1] == IngestError(.invalidNumber(column: "ask_price", text: "abc"), at: SourcePosition(path: path, line: 4, column: 25)))
@@ -233,9 +234,10 @@ struct BadRowTests {
     #expect(file.report.rowsRead == 4)
     #expect(file.report.rowsAccepted == 2)
     #expect(file.report.rejectedByKind.map(\.kind) == ["invalid_number", "non_positive_price"])
-    #expect(file.report.errors.map(\.position) == [
-      SourcePosition(path: path, line: 2, column: 5), SourcePosition(path: path, line: 4, column: 5),
-    ])
+    #expect(
+      file.report.errors.map(\.position) == [
+        SourcePosition(path: path, line: 2, column: 5), SourcePosition(path: path, line: 4, column: 5),
+      ])
     #expect(file.report.errors.first?.reason == .invalidNumber(column: "#2", text: "x"))
     #expect(file.series[0].time == [60_000_000, 180_000_000])
     #expect(try String(contentsOfFile: folder.path + "/q.csv", encoding: .utf8) == "120,x\n240,0\n")

@@ -24,7 +24,8 @@ func zipped(_ file: String, in folder: TemporaryFolder, stored: Bool = false, st
       : try runProgram("/usr/bin/zip", ["-q", "-j", "-X", level, target, file])
   } else {
     let method = stored ? "ZIP_STORED" : "ZIP_DEFLATED"
-    let script = streamed
+    let script =
+      streamed
       ? "import zipfile,sys\nclass W:\n def __init__(s,f): s.f=f\n def write(s,b): return s.f.write(b)\n def flush(s): s.f.flush()\nwith open(sys.argv[2],'wb') as f, zipfile.ZipFile(W(f),'w',zipfile.\(method)) as z, z.open('x.csv','w') as e: e.write(open(sys.argv[1],'rb').read())"
       : "import zipfile,sys\nwith zipfile.ZipFile(sys.argv[2],'w',zipfile.\(method)) as z: z.write(sys.argv[1],'x.csv')"
     status = try runProgram("/usr/bin/env", ["python3", "-c", script, file, target])
@@ -125,14 +126,22 @@ struct BinanceFormatTests {
   }
 
   static let tradeFiles: [(file: String, format: String, times: [Int64], prices: [Double], collapsed: Int)] = [
-    ("BTCUSDT-aggTrades-2025-01-01-spot.csv", "binance.aggTrades",
-     [1_735_689_600_012_345, 1_735_689_600_012_999, 1_735_689_600_250_000], [93512.5, 93512.1, 93513.0], 1),
-    ("BTCUSDT-aggTrades-2024-03-01-futures-header.csv", "binance.aggTrades",
-     [1_709_251_200_069_000, 1_709_251_200_140_000], [61505.3, 61505.6], 1),
-    ("BTCUSDT-trades-2025-01-01-spot.csv", "binance.trades",
-     [1_735_689_600_012_345, 1_735_689_600_013_001], [93512.4, 93512.5], 1),
-    ("BTCUSDT-trades-2024-03-01-futures-header.csv", "binance.trades",
-     [1_709_251_200_069_000, 1_709_251_200_070_000], [61505.4, 61505.3], 1),
+    (
+      "BTCUSDT-aggTrades-2025-01-01-spot.csv", "binance.aggTrades",
+      [1_735_689_600_012_345, 1_735_689_600_012_999, 1_735_689_600_250_000], [93512.5, 93512.1, 93513.0], 1
+    ),
+    (
+      "BTCUSDT-aggTrades-2024-03-01-futures-header.csv", "binance.aggTrades",
+      [1_709_251_200_069_000, 1_709_251_200_140_000], [61505.3, 61505.6], 1
+    ),
+    (
+      "BTCUSDT-trades-2025-01-01-spot.csv", "binance.trades",
+      [1_735_689_600_012_345, 1_735_689_600_013_001], [93512.4, 93512.5], 1
+    ),
+    (
+      "BTCUSDT-trades-2024-03-01-futures-header.csv", "binance.trades",
+      [1_709_251_200_069_000, 1_709_251_200_070_000], [61505.4, 61505.3], 1
+    ),
   ]
 
   @Test("aggTrades and trades, spot (µs, no header) and futures (ms, header): price and time", arguments: tradeFiles)
@@ -201,8 +210,9 @@ struct BinanceFormatTests {
 
   // MARK: Zip
 
-  @Test("a zip (deflated, stored, or streamed with a data descriptor) reads as the plain file",
-        arguments: [(false, false), (true, false), (false, true)])
+  @Test(
+    "a zip (deflated, stored, or streamed with a data descriptor) reads as the plain file",
+    arguments: [(false, false), (true, false), (false, true)])
   func zipEqualsPlain(mode: (stored: Bool, streamed: Bool)) throws {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }

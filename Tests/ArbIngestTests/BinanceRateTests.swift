@@ -65,10 +65,11 @@ struct BinanceRateTests {
     #expect(file.report.instruments.first?.field == .fundingRate)
 
     // The same rows in µs, and without a header when named: the same series.
-    let micros = Self.fundingRows.split(separator: "\n").map { line -> String in
-      let parts = line.split(separator: ",", maxSplits: 1)
-      return "\(parts[0])000,\(parts[1])"
-    }.joined(separator: "\n") + "\n"
+    let micros =
+      Self.fundingRows.split(separator: "\n").map { line -> String in
+        let parts = line.split(separator: ",", maxSplits: 1)
+        return "\(parts[0])000,\(parts[1])"
+      }.joined(separator: "\n") + "\n"
     let microsPath = try Self.write(BinanceFiles.fundingRateHeader + "\n" + micros, at: "f/BTCUSDT-fundingRate-2025-01.csv", in: folder)
     let m = try #require(try Self.read(microsPath, folder: folder).series.first)
     #expect(m.time == s.time && m.bid == s.bid && m.fundingInterval == s.fundingInterval)
@@ -136,10 +137,12 @@ struct BinanceRateTests {
     #expect(try Self.read(elsewhere, format: .binancePremiumIndexKlines, folder: folder).series.first?.field == .premiumIndex)
   }
 
-  @Test("mark and index price klines by folder: positive prices of their field", arguments: [
-    ("markPriceKlines", RecordFormat.binanceMarkPriceKlines, SeriesField.mark),
-    ("indexPriceKlines", RecordFormat.binanceIndexPriceKlines, SeriesField.index),
-  ])
+  @Test(
+    "mark and index price klines by folder: positive prices of their field",
+    arguments: [
+      ("markPriceKlines", RecordFormat.binanceMarkPriceKlines, SeriesField.mark),
+      ("indexPriceKlines", RecordFormat.binanceIndexPriceKlines, SeriesField.index),
+    ])
   func markAndIndexKlines(c: (folder: String, format: RecordFormat, field: SeriesField)) throws {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }

@@ -23,7 +23,9 @@ struct BookDepthTests {
     return (start[i]..<start[i + 1]).map { [prices[$0], sizes[$0]] }
   }
 
-  @Test("every level of the real book_snapshot_5 and _25 rows", arguments: [(5, "binance-futures_book_snapshot_5_BTCUSDT.csv"), (25, "binance-futures_book_snapshot_25_BTCUSDT.csv")])
+  @Test(
+    "every level of the real book_snapshot_5 and _25 rows",
+    arguments: [(5, "binance-futures_book_snapshot_5_BTCUSDT.csv"), (25, "binance-futures_book_snapshot_25_BTCUSDT.csv")])
   func snapshots(c: (levels: Int, file: String)) throws {
     let path = fixture(c.file)
     let series = try #require(try Self.read(path).series.first)
@@ -94,9 +96,11 @@ struct BookDepthTests {
       row(1, true, false, 100.5 + Double(k) * 0.5, Double(k + 1))
     }
     func snapshotOfBook() {
-      expected.append((
-        bids.sorted { $0.key > $1.key }.prefix(3).map { [$0.key, $0.value] },
-        asks.sorted { $0.key < $1.key }.prefix(3).map { [$0.key, $0.value] }))
+      expected.append(
+        (
+          bids.sorted { $0.key > $1.key }.prefix(3).map { [$0.key, $0.value] },
+          asks.sorted { $0.key < $1.key }.prefix(3).map { [$0.key, $0.value] }
+        ))
     }
     snapshotOfBook()
     func draw(_ n: UInt64) -> Int { Int(rng.next() % n) }

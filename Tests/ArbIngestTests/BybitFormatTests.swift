@@ -21,14 +21,20 @@ struct BybitFormatTests {
 
   static let files: [(file: String, format: String, rows: Int, collapsed: Int, instrument: Instrument, times: [Int64], prices: [Double])] = [
     // 1735689600.0974 twice (the later row, 93512.30, is kept), .5, 1.0001; RPI 0/1/false.
-    ("BTCUSDT2025-01-01.csv", "bybit.trading", 4, 1, Instrument(venue: "bybit", market: .linear, symbol: "BTCUSDT"),
-     [1_735_689_600_097_400, 1_735_689_600_500_000, 1_735_689_601_000_100], [93512.30, 93512.50, 93511.00]),
+    (
+      "BTCUSDT2025-01-01.csv", "bybit.trading", 4, 1, Instrument(venue: "bybit", market: .linear, symbol: "BTCUSDT"),
+      [1_735_689_600_097_400, 1_735_689_600_500_000, 1_735_689_601_000_100], [93512.30, 93512.50, 93511.00]
+    ),
     // Older header without RPI; an inverse perpetual.
-    ("BTCUSD2025-01-01.csv", "bybit.trading", 2, 0, Instrument(venue: "bybit", market: .inverse, symbol: "BTCUSD"),
-     [1_735_689_600_123_400, 1_735_689_602_999_900], [93490.5, 93491.0]),
+    (
+      "BTCUSD2025-01-01.csv", "bybit.trading", 2, 0, Instrument(venue: "bybit", market: .inverse, symbol: "BTCUSD"),
+      [1_735_689_600_123_400, 1_735_689_602_999_900], [93490.5, 93491.0]
+    ),
     // Spot: ms times, two rows at …884 collapse to the later one.
-    ("BTCUSDT_2025-01-01.csv", "bybit.spot", 3, 1, Instrument(venue: "bybit", market: .spot, symbol: "BTCUSDT"),
-     [1_735_689_600_884_000, 1_735_689_601_017_000], [93512.42, 93512.9]),
+    (
+      "BTCUSDT_2025-01-01.csv", "bybit.spot", 3, 1, Instrument(venue: "bybit", market: .spot, symbol: "BTCUSDT"),
+      [1_735_689_600_884_000, 1_735_689_601_017_000], [93512.42, 93512.9]
+    ),
   ]
 
   @Test("each file is detected from its header: rows, times exact to the µs, prices, instrument", arguments: files)
@@ -114,7 +120,8 @@ struct BybitFormatTests {
 
   @Test("unsorted rows go to the order check: rejected at their line, or sorted with sort")
   func unsorted() throws {
-    let text = BybitFiles.tradingHeader + "\n"
+    let text =
+      BybitFiles.tradingHeader + "\n"
       + "1735689601.0000,BTCUSD,Buy,1,93500,PlusTick,a,1069,0.0000107,1\n"
       + "1735689600.2500,BTCUSD,Sell,1,93400,MinusTick,b,1070,0.0000107,1\n"
     let error = #expect(throws: IngestError.self) { try ingest(text) }

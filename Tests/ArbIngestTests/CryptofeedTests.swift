@@ -13,41 +13,59 @@ import Testing
 
 @Suite("cryptofeed recordings")
 struct CryptofeedTests {
-  typealias Expected = (venue: String, market: MarketKind, symbol: String, field: SeriesField, book: Bool, count: Int, lastTime: Int64, bid: Double, ask: Double)
+  typealias Expected = (
+    venue: String, market: MarketKind, symbol: String, field: SeriesField, book: Bool, count: Int, lastTime: Int64, bid: Double, ask: Double
+  )
 
   static let cases: [(file: String, rows: Int, skipped: [String: Int], series: [Expected])] = [
-    ("bybit-slice.jsonl.zst", 367, ["header": 1, "connect": 2, "send": 24, "bybit subscribe": 20, "bybit orderbook": 207, "bybit kline": 13, "bybit publicTrade": 9], [
-      ("bybit", .linear, "BTCUSDT", .price, true, 31, 1_786_310_822_490_062, 65114.2, 65114.3),
-      ("bybit", .linear, "BTCUSDT", .mark, false, 5, 1_786_310_822_191_475, 65117.98, 65117.98),
-      ("bybit", .linear, "BTCUSDT", .index, false, 5, 1_786_310_822_191_475, 65138.39, 65138.39),
-      ("bybit", .linear, "BTCUSDT", .fundingRate, false, 1, 1_786_310_819_526_357, 0.0001, 0.0001),
-      ("bybit", .linear, "ETHUSDT", .price, true, 18, 1_786_310_822_082_199, 1922.54, 1922.55),
-      ("bybit", .linear, "ETHUSDT", .fundingRate, false, 2, 1_786_310_822_282_545, 4.709e-05, 4.709e-05),
-      ("bybit", .linear, "SOLUSDT", .index, false, 3, 1_786_310_820_387_955, 77.338, 77.338),
-      ("bybit", .linear, "DOGEUSDT", .price, true, 14, 1_786_310_822_441_440, 0.07053, 0.07054),
-      ("bybit", .spot, "BTCUSDT", .price, false, 1, 1_786_310_819_526_088, 65140.5, 65140.5),
-      ("bybit", .spot, "ETHUSDT", .price, false, 1, 1_786_310_819_526_314, 1923.27, 1923.27),
-    ]),
-    ("binance-delivery-slice.jsonl.zst", 200, ["header": 1, "connect": 1, "binance depth": 82, "binance aggTrade": 1], [
-      ("binance", .inverse, "BCHUSD_PERP", .price, true, 41, 1_626_916_409_221_064, 427.9, 427.91),
-      ("binance", .future, "ETHUSD_210924", .price, true, 10, 1_626_916_409_220_886, 1992.17, 1992.18),
-      ("binance", .future, "BCHUSD_210924", .price, true, 17, 1_626_916_409_221_049, 429.35, 429.58),
-      ("binance", .inverse, "ETCUSD_PERP", .price, true, 29, 1_626_916_409_221_324, 42.269, 42.289),
-    ]),
-    ("okx-slice.jsonl.zst", 120, ["header": 1, "connect": 1, "send": 3, "okx subscribe": 18, "okx trades": 16, "okx books": 73], [
-      ("okx", .future, "BTC-USD-220527", .price, true, 1, 1_652_459_225_506_609, 30210.4, 30220.1),
-      ("okx", .inverse, "UNI-USD-SWAP", .price, true, 1, 1_652_459_225_506_837, 5.134, 5.142),
-      ("okx", .spot, "BTC-USDT", .price, true, 6, 1_652_459_227_462_719, 30243.4, 30243.5),
-    ]),
-    ("upbit-slice.jsonl.zst", 80, ["header": 1, "connect": 1, "send": 1], [
-      ("upbit", .spot, "KRW-LAMB", .price, false, 53, 1_618_678_268_906_859, 127, 127),
-      ("upbit", .spot, "KRW-LAMB", .price, true, 18, 1_618_678_268_493_939, 126, 127),
-      ("upbit", .spot, "BTC-XTZ", .price, true, 4, 1_618_678_268_955_551, 0.00011802, 0.00012221),
-    ]),
-    ("bithumb-slice.jsonl.zst", 9, ["header": 1, "connect": 1, "send": 1, "bithumb status": 2], [
-      ("bithumb", .spot, "CON_KRW", .price, false, 1, 1_622_591_015_093_842, 3.908, 3.908),
-      ("bithumb", .spot, "GOM2_KRW", .price, false, 3, 1_622_591_024_414_725, 7.525, 7.525),
-    ]),
+    (
+      "bybit-slice.jsonl.zst", 367,
+      ["header": 1, "connect": 2, "send": 24, "bybit subscribe": 20, "bybit orderbook": 207, "bybit kline": 13, "bybit publicTrade": 9],
+      [
+        ("bybit", .linear, "BTCUSDT", .price, true, 31, 1_786_310_822_490_062, 65114.2, 65114.3),
+        ("bybit", .linear, "BTCUSDT", .mark, false, 5, 1_786_310_822_191_475, 65117.98, 65117.98),
+        ("bybit", .linear, "BTCUSDT", .index, false, 5, 1_786_310_822_191_475, 65138.39, 65138.39),
+        ("bybit", .linear, "BTCUSDT", .fundingRate, false, 1, 1_786_310_819_526_357, 0.0001, 0.0001),
+        ("bybit", .linear, "ETHUSDT", .price, true, 18, 1_786_310_822_082_199, 1922.54, 1922.55),
+        ("bybit", .linear, "ETHUSDT", .fundingRate, false, 2, 1_786_310_822_282_545, 4.709e-05, 4.709e-05),
+        ("bybit", .linear, "SOLUSDT", .index, false, 3, 1_786_310_820_387_955, 77.338, 77.338),
+        ("bybit", .linear, "DOGEUSDT", .price, true, 14, 1_786_310_822_441_440, 0.07053, 0.07054),
+        ("bybit", .spot, "BTCUSDT", .price, false, 1, 1_786_310_819_526_088, 65140.5, 65140.5),
+        ("bybit", .spot, "ETHUSDT", .price, false, 1, 1_786_310_819_526_314, 1923.27, 1923.27),
+      ]
+    ),
+    (
+      "binance-delivery-slice.jsonl.zst", 200, ["header": 1, "connect": 1, "binance depth": 82, "binance aggTrade": 1],
+      [
+        ("binance", .inverse, "BCHUSD_PERP", .price, true, 41, 1_626_916_409_221_064, 427.9, 427.91),
+        ("binance", .future, "ETHUSD_210924", .price, true, 10, 1_626_916_409_220_886, 1992.17, 1992.18),
+        ("binance", .future, "BCHUSD_210924", .price, true, 17, 1_626_916_409_221_049, 429.35, 429.58),
+        ("binance", .inverse, "ETCUSD_PERP", .price, true, 29, 1_626_916_409_221_324, 42.269, 42.289),
+      ]
+    ),
+    (
+      "okx-slice.jsonl.zst", 120, ["header": 1, "connect": 1, "send": 3, "okx subscribe": 18, "okx trades": 16, "okx books": 73],
+      [
+        ("okx", .future, "BTC-USD-220527", .price, true, 1, 1_652_459_225_506_609, 30210.4, 30220.1),
+        ("okx", .inverse, "UNI-USD-SWAP", .price, true, 1, 1_652_459_225_506_837, 5.134, 5.142),
+        ("okx", .spot, "BTC-USDT", .price, true, 6, 1_652_459_227_462_719, 30243.4, 30243.5),
+      ]
+    ),
+    (
+      "upbit-slice.jsonl.zst", 80, ["header": 1, "connect": 1, "send": 1],
+      [
+        ("upbit", .spot, "KRW-LAMB", .price, false, 53, 1_618_678_268_906_859, 127, 127),
+        ("upbit", .spot, "KRW-LAMB", .price, true, 18, 1_618_678_268_493_939, 126, 127),
+        ("upbit", .spot, "BTC-XTZ", .price, true, 4, 1_618_678_268_955_551, 0.00011802, 0.00012221),
+      ]
+    ),
+    (
+      "bithumb-slice.jsonl.zst", 9, ["header": 1, "connect": 1, "send": 1, "bithumb status": 2],
+      [
+        ("bithumb", .spot, "CON_KRW", .price, false, 1, 1_622_591_015_093_842, 3.908, 3.908),
+        ("bithumb", .spot, "GOM2_KRW", .price, false, 3, 1_622_591_024_414_725, 7.525, 7.525),
+      ]
+    ),
   ]
 
   @Test("real slices: every line accepted, skipped messages by kind, series counts and last values as replayed independently", arguments: cases)
@@ -83,7 +101,12 @@ struct CryptofeedTests {
   func bybitDeltas() throws {
     let lines = [
       Self.header, Self.connect,
-      Self.recv("2.0", Self.ticker("snapshot", #","lastPrice":"100","markPrice":"100.5","indexPrice":"100.4","fundingRate":"0.0001","bid1Price":"99.9","bid1Size":"1","ask1Price":"100.1","ask1Size":"2""#)),
+      Self.recv(
+        "2.0",
+        Self.ticker(
+          "snapshot",
+          #","lastPrice":"100","markPrice":"100.5","indexPrice":"100.4","fundingRate":"0.0001","bid1Price":"99.9","bid1Size":"1","ask1Price":"100.1","ask1Size":"2""#
+        )),
       Self.recv("3.0", Self.ticker("delta", #","bid1Price":"100.0","bid1Size":"3""#)),
       Self.recv("4.0", Self.ticker("delta", #","volume24h":"10""#)),
       Self.recv("5.0", Self.ticker("delta", #","bid1Price":"abc""#)),

@@ -56,12 +56,13 @@ struct FileShapeTests {
 
   @Test("Tardis quotes accept an empty side: it is nan, the other side is kept")
   func emptySide() throws {
-    let text = [
-      tardisQuotesHeader,
-      "binance,BTCUSDT,1,100,,,10.4,2",  // no asks
-      "binance,BTCUSDT,2,200,3,10.7,,",  // no bids
-      "binance,BTCUSDT,3,300,3,10.7,10.6,4",
-    ].joined(separator: "\n") + "\n"
+    let text =
+      [
+        tardisQuotesHeader,
+        "binance,BTCUSDT,1,100,,,10.4,2",  // no asks
+        "binance,BTCUSDT,2,200,3,10.7,,",  // no bids
+        "binance,BTCUSDT,3,300,3,10.7,10.6,4",
+      ].joined(separator: "\n") + "\n"
     let file = try ingest(text)
     #expect(file.report.rowsRejected == 0)
     let series = try #require(file.series.first)

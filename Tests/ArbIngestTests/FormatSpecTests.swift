@@ -15,26 +15,40 @@ struct FormatSpecTests {
 
   static let files: [(file: String, spec: String, rows: Int, first: Int64, last: Int64, instrument: String)] = [
     // 2023-03-01 00:00 +1m shift = 1677628860 s; last open 2023-03-21 23:59 +1m = 2023-03-22T00:00Z
-    ("binanceus_BTCUSDC_1m_2023-03-01_21.csv", "binanceus-kline-1m.json", 30240,
-     1_677_628_860_000_000, 1_679_443_200_000_000, "binanceus:spot:unknown"),
+    (
+      "binanceus_BTCUSDC_1m_2023-03-01_21.csv", "binanceus-kline-1m.json", 30240,
+      1_677_628_860_000_000, 1_679_443_200_000_000, "binanceus:spot:unknown"
+    ),
     // first 1677628800 + 60, last 1679443080 + 60 (unix seconds in column 1)
-    ("kraken_BTCUSDC_1m_2023-03-01_21.csv.gz", "kraken-ohlcvt-1m.json", 15719,
-     1_677_628_860_000_000, 1_679_443_140_000_000, "kraken:spot:unknown"),
+    (
+      "kraken_BTCUSDC_1m_2023-03-01_21.csv.gz", "kraken-ohlcvt-1m.json", 15719,
+      1_677_628_860_000_000, 1_679_443_140_000_000, "kraken:spot:unknown"
+    ),
     // newest first: "2025- 08- 01" … "2018- 02- 20"
-    ("investing/upbit_BTC_KRW_daily.csv", "investing-daily-ko.json", 2720,
-     1_519_084_800_000_000, 1_754_006_400_000_000, "unknown:spot:unknown"),
+    (
+      "investing/upbit_BTC_KRW_daily.csv", "investing-daily-ko.json", 2720,
+      1_519_084_800_000_000, 1_754_006_400_000_000, "unknown:spot:unknown"
+    ),
     // 2017-05-23 … 2025-08-05
-    ("investing/bithumb_BTC_KRW_daily.csv", "investing-daily-ko.json", 2994,
-     1_495_497_600_000_000, 1_754_352_000_000_000, "unknown:spot:unknown"),
+    (
+      "investing/bithumb_BTC_KRW_daily.csv", "investing-daily-ko.json", 2994,
+      1_495_497_600_000_000, 1_754_352_000_000_000, "unknown:spot:unknown"
+    ),
     // 2017-08-17 … 2025-08-05
-    ("investing/coinone_BTC_KRW_daily.csv", "investing-daily-ko.json", 2911,
-     1_502_928_000_000_000, 1_754_352_000_000_000, "unknown:spot:unknown"),
+    (
+      "investing/coinone_BTC_KRW_daily.csv", "investing-daily-ko.json", 2911,
+      1_502_928_000_000_000, 1_754_352_000_000_000, "unknown:spot:unknown"
+    ),
     // 2017-01-01 … 2025-08-05
-    ("investing/bitstamp_BTC_USD_daily.csv", "investing-daily-ko.json", 2232,
-     1_483_228_800_000_000, 1_754_352_000_000_000, "unknown:spot:unknown"),
+    (
+      "investing/bitstamp_BTC_USD_daily.csv", "investing-daily-ko.json", 2232,
+      1_483_228_800_000_000, 1_754_352_000_000_000, "unknown:spot:unknown"
+    ),
     // 2011-01-03 … 2025-08-01, kind fx
-    ("investing/USD_KRW_daily.csv", "investing-usdkrw-ko.json", 3806,
-     1_294_012_800_000_000, 1_754_006_400_000_000, "fx:fx:USDKRW"),
+    (
+      "investing/USD_KRW_daily.csv", "investing-usdkrw-ko.json", 3806,
+      1_294_012_800_000_000, 1_754_006_400_000_000, "fx:fx:USDKRW"
+    ),
   ]
 
   @Test("each spec reads its real file with zero rejected rows", arguments: files)
@@ -198,4 +212,3 @@ struct FormatSpecValueTests {
     #expect(bad?.message.contains("field") == true)
   }
 }
-

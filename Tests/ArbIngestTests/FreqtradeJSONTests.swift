@@ -16,12 +16,16 @@ struct FreqtradeJSONTests {
     // [ 1637110800000, 1.0801, …, 1.07925, 3153694.607359 ] (2021-11-17 01:00)
     // [ 1637118000000, 1.07607, 1.08521, 1.05896, 1.06804, … ] (third row)
     // [ 1637467200000, 1.07685, 1.08229, 1.07552, 1.0765, … ] (2021-11-21 04:00)
-    ("XRP_USDT_USDT-1h-futures.json", 100, 1_637_110_800_000_000, 1_637_467_200_000_000,
-     [(1_637_110_800_000_000, 1.07925), (1_637_118_000_000_000, 1.06804), (1_637_467_200_000_000, 1.0765)]),
+    (
+      "XRP_USDT_USDT-1h-futures.json", 100, 1_637_110_800_000_000, 1_637_467_200_000_000,
+      [(1_637_110_800_000_000, 1.07925), (1_637_118_000_000_000, 1.06804), (1_637_467_200_000_000, 1.0765)]
+    ),
     // [1636956000000, 1.20932, 1.21787, 1.20763, 1.21431, null] (2021-11-15 06:00)
     // [1637312400000, 1.05721, 1.06464, 1.05619, 1.06051, null] (2021-11-19 09:00)
-    ("XRP_USDT_USDT-1h-mark.json", 100, 1_636_956_000_000_000, 1_637_312_400_000_000,
-     [(1_636_956_000_000_000, 1.21431), (1_637_312_400_000_000, 1.06051)]),
+    (
+      "XRP_USDT_USDT-1h-mark.json", 100, 1_636_956_000_000_000, 1_637_312_400_000_000,
+      [(1_636_956_000_000_000, 1.21431), (1_637_312_400_000_000, 1.06051)]
+    ),
   ]
 
   @Test("each real file is detected: rows, first/last times, closes checked by hand, instrument", arguments: files)
@@ -68,7 +72,11 @@ struct FreqtradeJSONTests {
     options.instrument = Instrument(venue: "binance", market: .linear, symbol: "XRPUSDT")
     #expect(try ingest(text, name: "XRP_USDT-8h.json", options: options).series.first?.instrument == options.instrument)
     // An empty array: no rows, no series; whitespace between the brackets still detects.
-    let empty = try ingest(" [ ]", name: "x.json", options: { var o = IngestOptions(); o.format = .freqtradeOHLCV; return o }())
+    let empty = try ingest(
+      " [ ]", name: "x.json",
+      options: {
+        var o = IngestOptions(); o.format = .freqtradeOHLCV; return o
+      }())
     #expect(empty.report.rowsRead == 0 && empty.series.isEmpty)
     #expect(try ingest("[\n [1,1,1,1,1,1]]", name: "x.json").report.format == "freqtrade.ohlcv")
   }
@@ -139,22 +147,32 @@ struct FreqtradeJSONTests {
 
   static let malformed: [(name: String, text: String, reason: IngestError.Reason, line: Int, column: Int)] = [
     ("missing closing bracket", "[" + row1, .malformedJSON(expected: "',' or ']' after a row", found: "end of file"), 1, row1.utf8.count + 2),
-    ("missing row bracket", "[[1637110800000,1,1,1,1,1 [1637114400000,1,1,1,1,1]]",
-     .malformedJSON(expected: "',' or ']' inside a row", found: "["), 1, 27),
+    (
+      "missing row bracket", "[[1637110800000,1,1,1,1,1 [1637114400000,1,1,1,1,1]]",
+      .malformedJSON(expected: "',' or ']' inside a row", found: "["), 1, 27
+    ),
     ("trailing comma in a row", "[[1637110800000,1,1,1,1,]]", .malformedJSON(expected: "a value", found: "]"), 1, 25),
     ("not an array", "{\"a\": 1}", .unknownFormat(firstLine: "{\"a\": 1}"), 1, 1),
-    ("non-number close", "[" + row1 + ",[1637114400000,1.0,1.1,0.9,abc,10]]",
-     .invalidNumber(column: "close", text: "abc"), 1, column("abc", in: "[" + row1 + ",[1637114400000,1.0,1.1,0.9,abc,10]]")),
+    (
+      "non-number close", "[" + row1 + ",[1637114400000,1.0,1.1,0.9,abc,10]]",
+      .invalidNumber(column: "close", text: "abc"), 1, column("abc", in: "[" + row1 + ",[1637114400000,1.0,1.1,0.9,abc,10]]")
+    ),
     ("non-number open", "[[1637110800000,\"1.0\",1.1,0.9,1.05,10]]", .invalidNumber(column: "open", text: "\"1.0\""), 1, 17),
-    ("short row", "[" + row1 + ",[1637114400000,1.0,1.1,0.9,1.05]]",
-     .wrongFieldCount(expected: 6, found: 5), 1, row1.utf8.count + 35 - 1),
+    (
+      "short row", "[" + row1 + ",[1637114400000,1.0,1.1,0.9,1.05]]",
+      .wrongFieldCount(expected: 6, found: 5), 1, row1.utf8.count + 35 - 1
+    ),
     ("bad time", "[[16371108x0000,1,1,1,1,1]]", .invalidTimestamp(column: "open_time", text: "16371108x0000"), 1, 3),
     ("null close", "[[1637110800000,1,1,1,null,1]]", .missingPrice(column: "close"), 1, 23),
     ("zero close", "[[1637110800000,1,1,1,0,1]]", .nonPositivePrice(column: "close", text: "0"), 1, 23),
-    ("backwards time", "[" + row1 + ",[1637107200000,1,1,1,1,1]]",
-     .timestampNotIncreasing(previous: 1_637_110_800_000_000, found: 1_637_107_200_000_000), 1, row1.utf8.count + 4),
-    ("second line", "[\n  [1637110800000, 1, 1, 1, 1.05, 1],\n  [1637114400000, 1, 1, 1, x, 1]\n]",
-     .invalidNumber(column: "close", text: "x"), 3, 28),
+    (
+      "backwards time", "[" + row1 + ",[1637107200000,1,1,1,1,1]]",
+      .timestampNotIncreasing(previous: 1_637_110_800_000_000, found: 1_637_107_200_000_000), 1, row1.utf8.count + 4
+    ),
+    (
+      "second line", "[\n  [1637110800000, 1, 1, 1, 1.05, 1],\n  [1637114400000, 1, 1, 1, x, 1]\n]",
+      .invalidNumber(column: "close", text: "x"), 3, 28
+    ),
   ]
 
   @Test("malformed input reports its reason at line:column", arguments: malformed)

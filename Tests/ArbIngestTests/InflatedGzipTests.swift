@@ -234,7 +234,8 @@ struct InflatedGzipTests {
     #expect(try gzip.bytes(rest) == Array(expected[rest]))
   }
 
-  @Test("a large gzip parsed while it inflates, in two parts: the plain file's columns, counts, errors and quarantine",
+  @Test(
+    "a large gzip parsed while it inflates, in two parts: the plain file's columns, counts, errors and quarantine",
     arguments: [1 << 20, 4096])
   func pipelineMatchesPlain(chunk: Int) throws {
     let folder = TemporaryFolder()
@@ -261,7 +262,8 @@ struct InflatedGzipTests {
     #expect(error?.position.line == 9_974 && error?.position.path == gzipped)
   }
 
-  @Test("stopping at a bad row late in the file: its line in the whole file, wherever the split fell",
+  @Test(
+    "stopping at a bad row late in the file: its line in the whole file, wherever the split fell",
     arguments: [1 << 20, 4096])
   func pipelineLateError(chunk: Int) throws {
     let folder = TemporaryFolder()
@@ -317,11 +319,12 @@ struct InflatedGzipTests {
   }
 
   /// The shipped real files, and fixtures of the three layouts the benchmark times.
-  static let realFiles = CompressionTests.realFiles + [
-    (fixture("BTCUSDT-bookTicker-2024-03-01.csv"), nil),
-    (fixture("BTCUSDT-aggTrades-2025-01-01-spot.csv"), nil),
-    (fixture("BTCUSDT2025-01-01.csv"), nil),
-  ]
+  static let realFiles =
+    CompressionTests.realFiles + [
+      (fixture("BTCUSDT-bookTicker-2024-03-01.csv"), nil),
+      (fixture("BTCUSDT-aggTrades-2025-01-01-spot.csv"), nil),
+      (fixture("BTCUSDT2025-01-01.csv"), nil),
+    ]
 
   @Test("real files: the same row accounting plain, inflated in memory and streamed", arguments: realFiles)
   func realFileAccounting(c: (file: String, spec: String?)) throws {

@@ -35,10 +35,12 @@ func withDocument<T>(_ text: String, _ body: (JSONDocument) throws -> T) throws 
 
 @Suite("JSON scanner")
 struct JSONScannerTests {
-  @Test("valid documents scan, and agree with JSONSerialization on validity", arguments: [
-    "{}", "[]", "0", "-0.5e-3", "\"a\\\"b\\\\c\\u00e9\\ud83d\\ude00\"", "true", " null ",
-    "{\"a\":[1,2,{\"b\":\"c\"}],\"d\":false,\"e\":null}", "[[1.5,\"2\"],[],{}]", "1E+2",
-  ])
+  @Test(
+    "valid documents scan, and agree with JSONSerialization on validity",
+    arguments: [
+      "{}", "[]", "0", "-0.5e-3", "\"a\\\"b\\\\c\\u00e9\\ud83d\\ude00\"", "true", " null ",
+      "{\"a\":[1,2,{\"b\":\"c\"}],\"d\":false,\"e\":null}", "[[1.5,\"2\"],[],{}]", "1E+2",
+    ])
   func valid(text: String) throws {
     guard case .success(let nodes) = scanJSON(text) else {
       Issue.record("\(text) did not scan")
@@ -48,14 +50,16 @@ struct JSONScannerTests {
     #expect((try? JSONSerialization.jsonObject(with: Data(text.utf8), options: .fragmentsAllowed)) != nil)
   }
 
-  @Test("invalid documents fail at the offending byte", arguments: [
-    ("{\"a\":1,:}", 7, "a key string"), ("[1 2]", 3, "',' or ']'"), ("01", 1, "end of input after the value"),
-    ("-", 1, "a digit"), ("1.", 2, "a digit after '.'"), ("1e", 2, "a digit in the exponent"),
-    ("\"abc", 4, "'\"' closing the string"), ("\"a\\x\"", 3, "an escape character"), ("\"\\u12g4\"", 5, "4 hex digits after \\u"),
-    ("[1,2", 4, "',' or ']'"), ("tru", 0, "a value"), ("{\"a\" 1}", 5, "':' after a key"), ("", 0, "a value"),
-    ("\"a\u{01}b\"", 2, "a string character (control bytes must be escaped)"), ("[1] x", 4, "end of input after the value"),
-    ("NaN", 0, "a value"), ("+1", 0, "a value"),
-  ])
+  @Test(
+    "invalid documents fail at the offending byte",
+    arguments: [
+      ("{\"a\":1,:}", 7, "a key string"), ("[1 2]", 3, "',' or ']'"), ("01", 1, "end of input after the value"),
+      ("-", 1, "a digit"), ("1.", 2, "a digit after '.'"), ("1e", 2, "a digit in the exponent"),
+      ("\"abc", 4, "'\"' closing the string"), ("\"a\\x\"", 3, "an escape character"), ("\"\\u12g4\"", 5, "4 hex digits after \\u"),
+      ("[1,2", 4, "',' or ']'"), ("tru", 0, "a value"), ("{\"a\" 1}", 5, "':' after a key"), ("", 0, "a value"),
+      ("\"a\u{01}b\"", 2, "a string character (control bytes must be escaped)"), ("[1] x", 4, "end of input after the value"),
+      ("NaN", 0, "a value"), ("+1", 0, "a value"),
+    ])
   func invalid(c: (text: String, offset: Int, expected: String)) {
     guard case .failure(let error) = scanJSON(c.text) else {
       Issue.record("\(c.text) scanned")

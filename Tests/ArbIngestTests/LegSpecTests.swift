@@ -12,20 +12,28 @@ import Testing
 @Suite("LegSpec")
 struct LegSpecTests {
   static let parsed: [(text: String, leg: LegSpec)] = [
-    ("binance:linear:BTCUSDT=a.csv,b.csv@tardis.quotes",
-     LegSpec(instrument: Instrument(venue: "binance", market: .linear, symbol: "BTCUSDT"), paths: ["a.csv", "b.csv"], format: "tardis.quotes")),
+    (
+      "binance:linear:BTCUSDT=a.csv,b.csv@tardis.quotes",
+      LegSpec(instrument: Instrument(venue: "binance", market: .linear, symbol: "BTCUSDT"), paths: ["a.csv", "b.csv"], format: "tardis.quotes")
+    ),
     ("a.csv", LegSpec(instrument: nil, paths: ["a.csv"])),
     ("a.csv.gz@tardis.trades", LegSpec(instrument: nil, paths: ["a.csv.gz"], format: "tardis.trades")),
-    ("kraken:spot:BTCUSDC=k.csv.gz@Data/formats/kraken-ohlcvt-1m.json",
-     LegSpec(instrument: Instrument(venue: "kraken", market: .spot, symbol: "BTCUSDC"), paths: ["k.csv.gz"], format: "Data/formats/kraken-ohlcvt-1m.json")),
+    (
+      "kraken:spot:BTCUSDC=k.csv.gz@Data/formats/kraken-ohlcvt-1m.json",
+      LegSpec(instrument: Instrument(venue: "kraken", market: .spot, symbol: "BTCUSDC"), paths: ["k.csv.gz"], format: "Data/formats/kraken-ohlcvt-1m.json")
+    ),
     ("fx:fx:USDKRW=usd.csv@arbkit.fx", LegSpec(instrument: Instrument(venue: "fx", market: .fx, symbol: "USDKRW"), paths: ["usd.csv"], format: "arbkit.fx")),
     // an @ that names no format is part of the path
     ("data/a@b.csv", LegSpec(instrument: nil, paths: ["data/a@b.csv"])),
     ("okx:future:BTC-USD-250328=x.csv", LegSpec(instrument: Instrument(venue: "okx", market: .future, symbol: "BTC-USD-250328"), paths: ["x.csv"])),
-    ("binance:linear:BTCUSDT=deriv.csv.gz#mark",
-     LegSpec(instrument: Instrument(venue: "binance", market: .linear, symbol: "BTCUSDT"), paths: ["deriv.csv.gz"], field: .mark)),
-    ("a.csv,b.csv#funding_rate@tardis.derivative_ticker",
-     LegSpec(instrument: nil, paths: ["a.csv", "b.csv"], format: "tardis.derivative_ticker", field: .fundingRate)),
+    (
+      "binance:linear:BTCUSDT=deriv.csv.gz#mark",
+      LegSpec(instrument: Instrument(venue: "binance", market: .linear, symbol: "BTCUSDT"), paths: ["deriv.csv.gz"], field: .mark)
+    ),
+    (
+      "a.csv,b.csv#funding_rate@tardis.derivative_ticker",
+      LegSpec(instrument: nil, paths: ["a.csv", "b.csv"], format: "tardis.derivative_ticker", field: .fundingRate)
+    ),
     ("p.csv#premium_index", LegSpec(instrument: nil, paths: ["p.csv"], field: .premiumIndex)),
     // a # followed by a path or a file name is part of the path
     ("data/#1/a.csv", LegSpec(instrument: nil, paths: ["data/#1/a.csv"])),
@@ -50,8 +58,10 @@ struct LegSpecTests {
     ("binance:linear:BTCUSDT=@tardis.quotes", "leg 'binance:linear:BTCUSDT=@tardis.quotes' names no file"),
     ("", "leg '' names no file"),
     ("a.csv#last", "unknown field 'last' in leg 'a.csv#last', expected one of price, mark, index, funding_rate, premium_index"),
-    ("a.csv#Mark@tardis.derivative_ticker",
-     "unknown field 'Mark' in leg 'a.csv#Mark@tardis.derivative_ticker', expected one of price, mark, index, funding_rate, premium_index"),
+    (
+      "a.csv#Mark@tardis.derivative_ticker",
+      "unknown field 'Mark' in leg 'a.csv#Mark@tardis.derivative_ticker', expected one of price, mark, index, funding_rate, premium_index"
+    ),
   ]
 
   @Test("a bad leg text is a usage error that says what is wrong", arguments: invalid)
@@ -168,7 +178,8 @@ struct LegSpecTests {
 
   @Test("a leg prefix names the instrument of a file that names none")
   func prefixNamesSpecFile() throws {
-    let leg = try LegSpec(parsing: "upbit:spot:KRW-BTC=\(Repository.data("samples/investing/upbit_BTC_KRW_daily.csv"))@\(Repository.data("formats/investing-daily-ko.json"))")
+    let leg = try LegSpec(
+      parsing: "upbit:spot:KRW-BTC=\(Repository.data("samples/investing/upbit_BTC_KRW_daily.csv"))@\(Repository.data("formats/investing-daily-ko.json"))")
     let loaded = try leg.load(options: IngestOptions())
     #expect(loaded.series.instrument == Instrument(venue: "upbit", market: .spot, symbol: "KRW-BTC"))
     #expect(loaded.series.count == 2720)
@@ -189,13 +200,15 @@ struct LegSpecTests {
 
   static let ticker = fixture("tardis_derivative_ticker_hand-made.csv")
 
-  @Test("#FIELD picks a series of a derivative ticker; without it the leg takes price", arguments: [
-    ("binance:linear:BTCUSDT", "", SeriesField.price, [93510.1, 93512.3, 93509.0]),
-    ("binance:linear:BTCUSDT", "#price", .price, [93510.1, 93512.3, 93509.0]),
-    ("binance:linear:BTCUSDT", "#mark", .mark, [93505.43, 93505.80, 93504.9]),
-    ("binance:linear:BTCUSDT", "#index", .index, [93498.76, 93499.01, 93497.5]),
-    ("okx:linear:BTC-USDT-SWAP", "#funding_rate", .fundingRate, [-0.00003127, 0]),
-  ])
+  @Test(
+    "#FIELD picks a series of a derivative ticker; without it the leg takes price",
+    arguments: [
+      ("binance:linear:BTCUSDT", "", SeriesField.price, [93510.1, 93512.3, 93509.0]),
+      ("binance:linear:BTCUSDT", "#price", .price, [93510.1, 93512.3, 93509.0]),
+      ("binance:linear:BTCUSDT", "#mark", .mark, [93505.43, 93505.80, 93504.9]),
+      ("binance:linear:BTCUSDT", "#index", .index, [93498.76, 93499.01, 93497.5]),
+      ("okx:linear:BTC-USDT-SWAP", "#funding_rate", .fundingRate, [-0.00003127, 0]),
+    ])
   func pickField(c: (leg: String, suffix: String, field: SeriesField, values: [Double])) throws {
     let loaded = try LegSpec(parsing: "\(c.leg)=\(Self.ticker)\(c.suffix)").load(options: IngestOptions())
     #expect(loaded.series.field == c.field && loaded.series.instrument.description == c.leg)

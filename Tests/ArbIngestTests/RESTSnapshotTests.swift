@@ -95,7 +95,8 @@ struct RESTSnapshotTests {
     #expect(quarantined.count == 2 && quarantined[0].contains("/api/v3/ticker/price"))
   }
 
-  static let good = #"{"recv_ts_us": 100, "venue": "bybit", "endpoint": "/v5/market/tickers", "params": {"category": "linear"}, "response": {"retCode":0,"result":{"list":[{"symbol":"BTCUSDT","bid1Price":"10","ask1Price":"11"}]},"time":90}}"#
+  static let good =
+    #"{"recv_ts_us": 100, "venue": "bybit", "endpoint": "/v5/market/tickers", "params": {"category": "linear"}, "response": {"retCode":0,"result":{"list":[{"symbol":"BTCUSDT","bid1Price":"10","ask1Price":"11"}]},"time":90}}"#
 
   /// Hand-made bad lines: the line, the marker its error column points at (nil: column
   /// 1; "$": one past the end) and the reason's kind.
@@ -105,12 +106,21 @@ struct RESTSnapshotTests {
     (#"{"recv_ts_us": "soon", "venue": "bybit", "endpoint": "/x", "response": {}}"#, "\"soon\"", "invalid_timestamp"),
     (good.replacingOccurrences(of: "100", with: "300").replacingOccurrences(of: #""10""#, with: #""abc""#), "\"abc\"", "invalid_number"),
     (good.replacingOccurrences(of: "100", with: "400").replacingOccurrences(of: #""11""#, with: #""9""#), nil, "crossed_book"),
-    (good.replacingOccurrences(of: "100", with: "500").replacingOccurrences(of: #""ask1Price""#, with: #""markPrice":"-5","ask1Price""#), "\"-5\"", "non_positive_price"),
-    (#"{"recv_ts_us": 600, "venue": "binance", "endpoint": "/api/v3/ticker/bookTicker", "response": {"symbol":"BTCUSDT","askPrice":"1"}}"#, nil, "missing_price"),
+    (
+      good.replacingOccurrences(of: "100", with: "500").replacingOccurrences(of: #""ask1Price""#, with: #""markPrice":"-5","ask1Price""#), "\"-5\"",
+      "non_positive_price"
+    ),
+    (
+      #"{"recv_ts_us": 600, "venue": "binance", "endpoint": "/api/v3/ticker/bookTicker", "response": {"symbol":"BTCUSDT","askPrice":"1"}}"#, nil,
+      "missing_price"
+    ),
     (good.replacingOccurrences(of: "100", with: "50"), nil, "timestamp_backwards"),
     ("[1,2]", nil, "invalid_value"),
     (#"{"recv_ts_us": 700, "venue": "okx", "endpoint": "/api/v5/market/tickers", "response": {"code":0,"data":[]}}"#, "0,\"data", "invalid_value"),
-    (#"{"recv_ts_us": 800, "venue": "bybit", "endpoint": "/v5/market/tickers", "response": {"retCode":0,"result":{"category":"linear","list":[{"symbol":"X","lastPrice":"1e999"}]}}}"#, "\"1e999\"", "non_finite"),
+    (
+      #"{"recv_ts_us": 800, "venue": "bybit", "endpoint": "/v5/market/tickers", "response": {"retCode":0,"result":{"category":"linear","list":[{"symbol":"X","lastPrice":"1e999"}]}}}"#,
+      "\"1e999\"", "non_finite"
+    ),
   ]
 
   @Test("bad lines: rejected with line, column and reason; skip keeps going and quarantines them; fail stops at the first")
@@ -134,7 +144,10 @@ struct RESTSnapshotTests {
     let quarantined = try String(contentsOfFile: folder.path + "/q.jsonl", encoding: .utf8)
     #expect(quarantined == Self.bad.map { $0.line + "\n" }.joined())
     options.badRows = .fail
-    #expect(throws: IngestError(.malformedJSON(expected: "',' or '}'", found: "end of input"), at: SourcePosition(path: path, line: 2, column: Self.bad[0].line.utf8.count + 1))) {
+    #expect(
+      throws: IngestError(
+        .malformedJSON(expected: "',' or '}'", found: "end of input"), at: SourcePosition(path: path, line: 2, column: Self.bad[0].line.utf8.count + 1))
+    ) {
       try Ingest.read(path: path, options: options)
     }
   }

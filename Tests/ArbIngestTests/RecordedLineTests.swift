@@ -11,7 +11,8 @@ import Testing
 
 @Suite("Recorded REST lines")
 struct RecordedLineTests {
-  static let good = #"{"recv_ts_us":1000000,"send_ts_us":990000,"venue":"upbit","endpoint":"/v1/ticker","params":{"markets":"KRW-BTC"},"status":200,"#
+  static let good =
+    #"{"recv_ts_us":1000000,"send_ts_us":990000,"venue":"upbit","endpoint":"/v1/ticker","params":{"markets":"KRW-BTC"},"status":200,"#
     + #""response":[{"market":"KRW-BTC","trade_price":43251000.0,"timestamp":1622591001520}]}"#
 
   static func line(at micros: Int, price: String = "43251000.0") -> String {
@@ -68,11 +69,13 @@ struct RecordedLineTests {
   @Test("Coinone tickers: the first best bid and ask as a book quote, last without them; an error code is an error record")
   func coinone() throws {
     let head = #"{"recv_ts_us":1000000,"venue":"coinone","endpoint":"/public/v2/ticker_new/KRW","params":{},"status":200,"response":"#
-    let tickers = #"{"result":"success","error_code":"0","server_time":1622591001602,"tickers":["#
+    let tickers =
+      #"{"result":"success","error_code":"0","server_time":1622591001602,"tickers":["#
       + #"{"quote_currency":"KRW","target_currency":"BTC","timestamp":1622591001000,"last":"43240000","#
       + #""best_asks":[{"price":"43245000","qty":"0.0321"}],"best_bids":[{"price":"43235000","qty":"0.5"}]},"#
       + #"{"quote_currency":"KRW","target_currency":"ETH","timestamp":1622591000900,"last":"3101000","best_asks":[],"best_bids":[]}]}}"#
-    let error = #"{"recv_ts_us":2000000,"venue":"coinone","endpoint":"/public/v2/ticker_new/KRW","params":{},"status":200,"#
+    let error =
+      #"{"recv_ts_us":2000000,"venue":"coinone","endpoint":"/public/v2/ticker_new/KRW","params":{},"status":200,"#
       + #""response":{"result":"error","error_code":"107","error_msg":"Parameter value is wrong"}}"#
     let file = try Self.read(head + tickers + "\n" + error + "\n")
     #expect(file.report.rowsAccepted == 2 && file.report.errorRecords == 1)

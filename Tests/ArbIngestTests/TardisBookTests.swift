@@ -101,7 +101,8 @@ struct TardisBookTests {
     func row(_ local: Int, _ top: String, deeper: String = ",,,") -> String {
       "binance,BTCUSDT,1,\(local),\(top)," + Array(repeating: deeper, count: 4).joined(separator: ",")
     }
-    let text = [header, row(100, levels.a, deeper: "10.6,3,10.3,4"), row(110, levels.askEmpty), row(120, levels.bidEmpty), row(130, levels.none)]
+    let text =
+      [header, row(100, levels.a, deeper: "10.6,3,10.3,4"), row(110, levels.askEmpty), row(120, levels.bidEmpty), row(130, levels.none)]
       .joined(separator: "\n") + "\n"
     let file = try ingest(text)
     #expect(file.report.format == "tardis.book_snapshot_5")
@@ -131,7 +132,10 @@ struct TardisBookTests {
   @Test("a snapshot of another depth is read when named")
   func otherDepthNamed() throws {
     let header = TardisBooks.snapshotHeader(levels: 2)
-    #expect(header == "exchange,symbol,timestamp,local_timestamp,asks[0].price,asks[0].amount,bids[0].price,bids[0].amount,asks[1].price,asks[1].amount,bids[1].price,bids[1].amount")
+    #expect(
+      header
+        == "exchange,symbol,timestamp,local_timestamp,asks[0].price,asks[0].amount,bids[0].price,bids[0].amount,asks[1].price,asks[1].amount,bids[1].price,bids[1].amount"
+    )
     let text = header + "\nbinance-futures,BTCUSDT,1,100,10.5,1,10.4,2,10.6,3,10.3,4\n"
     #expect(throws: IngestError.self) { try ingest(text) }  // not detected: unknown header
     var options = IngestOptions()

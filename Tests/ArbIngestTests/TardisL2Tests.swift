@@ -97,10 +97,12 @@ struct TardisL2Tests {
       "5,140,false,bid,9,0",  // last bid deleted: the bid side is empty
       "6,150,false,ask,12,7",  // absolute, not a delta: 7, not 11
     ])
-    Self.expectQuotes(try #require(file.series.first), [
-      (100, 10, 1, 11, 3), (110, 9, 2, 11, 3), (120, 9, 2, 12, 4), (130, 9, 2, 12, 4),
-      (140, .nan, .nan, 12, 4), (150, .nan, .nan, 12, 7),
-    ])
+    Self.expectQuotes(
+      try #require(file.series.first),
+      [
+        (100, 10, 1, 11, 3), (110, 9, 2, 11, 3), (120, 9, 2, 12, 4), (130, 9, 2, 12, 4),
+        (140, .nan, .nan, 12, 4), (150, .nan, .nan, 12, 7),
+      ])
     #expect(file.report.rowsAccepted == 9 && file.report.crossedStates == 0)
   }
 
@@ -115,9 +117,11 @@ struct TardisL2Tests {
       "4,130,false,ask,9.6,1",
       "5,140,false,ask,9.5,0",  // the old ask 11 is gone too: 9.6 is next
     ])
-    Self.expectQuotes(try #require(file.series.first), [
-      (100, 10, 1, 11, 1), (110, 10.5, 2, 11, 1), (120, 9, 5, 9.5, 6), (130, 9, 5, 9.5, 6), (140, 9, 5, 9.6, 1),
-    ])
+    Self.expectQuotes(
+      try #require(file.series.first),
+      [
+        (100, 10, 1, 11, 1), (110, 10.5, 2, 11, 1), (120, 9, 5, 9.5, 6), (130, 9, 5, 9.5, 6), (140, 9, 5, 9.6, 1),
+      ])
     #expect(file.report.crossedStates == 0)
   }
 
@@ -143,12 +147,13 @@ struct TardisL2Tests {
 
   @Test("many rows of one instant give one quote, the book after the last of them", arguments: [Clock.local, .exchange])
   func oneQuotePerInstant(clock: Clock) throws {
-    let file = try Self.read([
-      "1,100,true,bid,10,1", "1,100,true,ask,11,1",
-      "2,110,false,bid,10.1,1", "2,110,false,bid,10.2,1", "2,110,false,bid,10.2,0",
-      "2,110,false,bid,11.5,1", "2,110,false,bid,11.5,0",  // crossed only inside the message
-      "2,110,false,ask,10.9,4", "2,110,false,bid,10.05,7",
-    ], clock: clock)
+    let file = try Self.read(
+      [
+        "1,100,true,bid,10,1", "1,100,true,ask,11,1",
+        "2,110,false,bid,10.1,1", "2,110,false,bid,10.2,1", "2,110,false,bid,10.2,0",
+        "2,110,false,bid,11.5,1", "2,110,false,bid,11.5,0",  // crossed only inside the message
+        "2,110,false,ask,10.9,4", "2,110,false,bid,10.05,7",
+      ], clock: clock)
     let series = try #require(file.series.first)
     // After all rows of 110: bids 10.1 × 1, 10.05 × 7, 10 × 1; asks 10.9 × 4, 11 × 1.
     let times: [Int64] = clock == .local ? [100, 110] : [1, 2]

@@ -100,12 +100,13 @@ struct TardisTests {
 
   @Test("a Tardis file with two symbols gives two series in order of appearance")
   func twoSymbols() throws {
-    let text = [
-      tardisQuotesHeader,
-      "binance-futures,BTCUSDT,1,100,1,10.5,10.4,2",
-      "binance-futures,ETHUSDT,2,110,1,2.5,2.4,2",
-      "binance-futures,BTCUSDT,3,120,1,10.6,10.5,2",
-    ].joined(separator: "\n") + "\n"
+    let text =
+      [
+        tardisQuotesHeader,
+        "binance-futures,BTCUSDT,1,100,1,10.5,10.4,2",
+        "binance-futures,ETHUSDT,2,110,1,2.5,2.4,2",
+        "binance-futures,BTCUSDT,3,120,1,10.6,10.5,2",
+      ].joined(separator: "\n") + "\n"
     let file = try ingest(text)
     #expect(file.series.map(\.instrument.symbol) == ["BTCUSDT", "ETHUSDT"])
     #expect(file.report.instruments.map(\.rows) == [2, 1])

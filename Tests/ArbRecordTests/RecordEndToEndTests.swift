@@ -85,7 +85,8 @@ struct RecordEndToEndTests {
     let server = try VenueServer(scenario: scenario, logIn: folder)
     defer { server.stop() }
     let out = folder.path + "/rec"
-    let arguments = ["record", "upbit:spot", "bithumb:spot", "coinone:spot", "binance:spot:BTCUSDT,ETHUSDT", "bybit:linear"]
+    let arguments =
+      ["record", "upbit:spot", "bithumb:spot", "coinone:spot", "binance:spot:BTCUSDT,ETHUSDT", "bybit:linear"]
       + ["--out", out, "--every", "200ms", "--timeout", "1s"]
       + server.baseURLFlags
     let first = Process()
@@ -134,20 +135,26 @@ struct RecordEndToEndTests {
     func leg(_ instrument: String, _ stem: String) -> String {
       instrument + "=" + paths.filter { $0.contains("/\(stem)-") }.joined(separator: ",")
     }
-    let premium = try runToEnd(arbkitExecutable(), [
-      "premium", "--leg", leg("upbit:spot:KRW-BTC", "upbit-spot"), "--leg", leg("bithumb:spot:BTC_KRW", "bithumb-spot"),
-      "--max-stale", "5s", "--format", "json",
-    ])
+    let premium = try runToEnd(
+      arbkitExecutable(),
+      [
+        "premium", "--leg", leg("upbit:spot:KRW-BTC", "upbit-spot"), "--leg", leg("bithumb:spot:BTC_KRW", "bithumb-spot"),
+        "--max-stale", "5s", "--format", "json",
+      ])
     #expect(premium.status == 0 && premium.output.contains("\"count\""), "\(premium.output.prefix(300))")
-    let korean = try runToEnd(arbkitExecutable(), [
-      "premium", "--leg", leg("upbit:spot:KRW-BTC", "upbit-spot"), "--leg", leg("coinone:spot:BTC", "coinone-spot"),
-      "--max-stale", "5s", "--format", "json",
-    ])
+    let korean = try runToEnd(
+      arbkitExecutable(),
+      [
+        "premium", "--leg", leg("upbit:spot:KRW-BTC", "upbit-spot"), "--leg", leg("coinone:spot:BTC", "coinone-spot"),
+        "--max-stale", "5s", "--format", "json",
+      ])
     #expect(korean.status == 0 && korean.output.contains("\"count\""), "\(korean.output.prefix(300))")
-    let kimchi = try runToEnd(arbkitExecutable(), [
-      "kimchi", "--krw", leg("upbit:spot:KRW-BTC", "upbit-spot"), "--usd", leg("binance:spot:BTCUSDT", "binance-spot"),
-      "--fx-market", leg("upbit:spot:KRW-USDT", "upbit-spot"), "--max-stale", "5s", "--format", "json",
-    ])
+    let kimchi = try runToEnd(
+      arbkitExecutable(),
+      [
+        "kimchi", "--krw", leg("upbit:spot:KRW-BTC", "upbit-spot"), "--usd", leg("binance:spot:BTCUSDT", "binance-spot"),
+        "--fx-market", leg("upbit:spot:KRW-USDT", "upbit-spot"), "--max-stale", "5s", "--format", "json",
+      ])
     #expect(kimchi.status == 0 && kimchi.output.contains("upbit"), "\(kimchi.output.prefix(300))")
   }
 

@@ -28,8 +28,10 @@ struct RecordPartsTests {
     ("coinone:spot", false, [], ["/public/v2/ticker_new/KRW"]),
     ("coinone:spot:BTC", true, ["BTC"], ["/public/v2/ticker_new/KRW/BTC", "/public/v2/orderbook/KRW/BTC"]),
     ("bybit:inverse", false, [], ["/v5/market/tickers?category=inverse"]),
-    ("bybit:spot:BTCUSDT", true, ["BTCUSDT"],
-     ["/v5/market/tickers?category=spot&symbol=BTCUSDT", "/v5/market/orderbook?category=spot&symbol=BTCUSDT&limit=50"]),
+    (
+      "bybit:spot:BTCUSDT", true, ["BTCUSDT"],
+      ["/v5/market/tickers?category=spot&symbol=BTCUSDT", "/v5/market/orderbook?category=spot&symbol=BTCUSDT&limit=50"]
+    ),
     ("binance:spot", false, [], ["/api/v3/ticker/bookTicker"]),
     ("binance:spot:BTCUSDT,ETHUSDT", false, ["BTCUSDT", "ETHUSDT"], ["/api/v3/ticker/bookTicker?symbols=%5B%22BTCUSDT%22,%22ETHUSDT%22%5D"]),
     ("binance:linear", false, [], ["/fapi/v1/ticker/bookTicker", "/fapi/v1/premiumIndex"]),
@@ -116,8 +118,9 @@ struct RecordPartsTests {
     let failed = Self.line(.failed("timed out"))
     #expect(failed.isError && String(decoding: failed.bytes, as: UTF8.self).hasSuffix(",\"error\":\"timed out\"}"))
     #expect(Self.line(.answer(status: 429, retryAfter: "2", body: Data("{\"retCode\":0}".utf8))).isError)
-    #expect(Self.line(.answer(status: 200, retryAfter: nil, body: try Self.fixture("bybit-error.json"))).verdict
-      == .errorRecord(detail: "bybit retCode 10006: Too many visits!"))
+    #expect(
+      Self.line(.answer(status: 200, retryAfter: nil, body: try Self.fixture("bybit-error.json"))).verdict
+        == .errorRecord(detail: "bybit retCode 10006: Too many visits!"))
     let html = Self.line(.answer(status: 502, retryAfter: nil, body: Data("<html>\n\"x\"\u{1}</html>".utf8)))
     let object = try #require(try JSONSerialization.jsonObject(with: Data(html.bytes)) as? [String: Any])
     #expect(html.isError && object["body"] as? String == "<html>\n\"x\"\u{1}</html>" && object["error"] as? String == "body is not JSON")

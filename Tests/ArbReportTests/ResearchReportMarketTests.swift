@@ -164,9 +164,10 @@ struct ResearchReportMarketTests {
         ["0.10", p(5.0 / 29), p(50.0 / 280), p(4.0 / 29), p(1.0 / 29), "4", d(12.5), d(10), d(20), "0.1345", "0.2000"],
       ])
     // The executable premium is |p| (one-sided): the same points and episodes, all on the positive side.
-    #expect(tables[1].rows.map { [$0[0], $0[1], $0[3], $0[4], $0[5], $0[8]] } == [
-      ["0.05", p(13.0 / 29), p(13.0 / 29), p(0), "6", d(30)], ["0.10", p(5.0 / 29), p(5.0 / 29), p(0), "4", d(20)],
-    ])
+    #expect(
+      tables[1].rows.map { [$0[0], $0[1], $0[3], $0[4], $0[5], $0[8]] } == [
+        ["0.05", p(13.0 / 29), p(13.0 / 29), p(0), "6", d(30)], ["0.10", p(5.0 / 29), p(5.0 / 29), p(0), "4", d(20)],
+      ])
     // One bar chart of episode durations per band, each episode in its class.
     let figures = ReportFixture.figures(section)
     #expect(figures.map(\.file) == ["durations-5.svg", "durations-10.svg"])

@@ -11,13 +11,15 @@ import FoundationXML
 /// The SVG writer and its pieces: nice ticks, time ticks, escaping, min/max downsampling.
 @Suite("SVG writer")
 struct SVGWriterTests {
-  @Test("nice ticks: the smallest 1, 2 or 5 × 10^k step ≥ range / count, covering the range, labels without noise", arguments: [
-    (0.0, 1.0, [0.0, 0.2, 0.4, 0.6, 0.8, 1.0], 1),
-    // 12.96 / 6 = 2.16 → the next nice step is 5.
-    (-9.72799, 3.23464, [-10.0, -5, 0, 5], 0),
-    (0.0, 0.3, [0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3], 2),
-    (-1638.17, 120.0, [-2000.0, -1500, -1000, -500, 0, 500], 0),
-  ])
+  @Test(
+    "nice ticks: the smallest 1, 2 or 5 × 10^k step ≥ range / count, covering the range, labels without noise",
+    arguments: [
+      (0.0, 1.0, [0.0, 0.2, 0.4, 0.6, 0.8, 1.0], 1),
+      // 12.96 / 6 = 2.16 → the next nice step is 5.
+      (-9.72799, 3.23464, [-10.0, -5, 0, 5], 0),
+      (0.0, 0.3, [0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3], 2),
+      (-1638.17, 120.0, [-2000.0, -1500, -1000, -500, 0, 500], 0),
+    ])
   func niceTicks(low: Double, high: Double, expected: [Double], decimals: Int) {
     let ticks = NiceTicks.numbers(low, high, count: 6)
     #expect(ticks.values.count == expected.count)

@@ -95,7 +95,9 @@ public enum OverfittingOracle {
   public typealias Window = (train: Range<Int>, test: Range<Int>, best: Int, trainSharpe: Double, testPnL: Double)
 
   /// The windows, then oos_pnl, oos_sharpe and in_sample_pnl (nil without a window).
-  public static func walkForward(_ m: [[Double]], train: Int, test: Int, anchored: Bool)
+  public static func walkForward(
+    _ m: [[Double]], train: Int, test: Int, anchored: Bool
+  )
     -> (windows: [Window], oosPnL: Double?, oosSharpe: Double?, inSamplePnL: Double?)
   {
     let t = m.count, cells = m[0].count
@@ -119,7 +121,9 @@ public enum OverfittingOracle {
   /// The stationary bootstrap of `x` as defined (SplitMix64 draws in the documented
   /// order), with type-7 quantiles from a full sort: (pnl quantiles, sharpe quantiles,
   /// share of totals ≤ 0).
-  public static func bootstrap(_ x: [Double], resamples: Int, blockLength: Int, seed: UInt64)
+  public static func bootstrap(
+    _ x: [Double], resamples: Int, blockLength: Int, seed: UInt64
+  )
     -> (pnl: [Double], sharpe: [Double], shareAtMostZero: Double)
   {
     var g = SplitMix64(seed: seed)
