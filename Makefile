@@ -9,6 +9,8 @@ ARBKIT  := .build/release/arbkit
 SAMPLES := Data/samples
 FORMATS := Data/formats
 DEMO_OUT := out/demo
+# The Swift files swift-format keeps in shape: all but the generated registry.
+FORMATTED = $(shell find Sources Tests -name '*.swift' ! -name BuiltinRegistry.swift)
 
 .PHONY: demo test bench fuzz build deps registry check-real-data clean
 
@@ -54,11 +56,14 @@ demo: build
 # with the zstd tool; sweeps are sharded with GNU parallel and on a single-node Slurm
 # cluster started by scripts/test-sharding; scripts/test-report renders the report in
 # headless Chromium; scripts/test-notebooks runs every notebook (in Notebooks/.venv);
-# GNU time measures the peak memory of whole runs (BoundedMemoryTests);
+# GNU time measures the peak memory of whole runs (BoundedMemoryTests); `swift format lint`
+# keeps the sources as .swift-format lays them out (`swift format -i $(FORMATTED)`; the
+# registry generated from Data/exchanges.json is left as scripts/embed-registry writes it);
 # scripts/test-columnar reads the Arrow and Parquet files arbkit writes with pyarrow,
 # polars and DuckDB (in Tests/.venv) and compares them with the same outputs' CSV.
 test:
 	@scripts/install-deps zip zstd parallel slurm-wlm munge chromium python3-venv time
+	$(SWIFT) format lint --strict Package.swift $(FORMATTED)
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	scripts/test-sharding .build/debug/arbkit
