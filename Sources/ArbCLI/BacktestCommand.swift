@@ -99,8 +99,13 @@ struct BacktestCommand: Command {
     let report = try ScenarioRun(scenario, fees: fees, recording: recording, registry: registry)
     let json = try report.checkedFinite()
     if let cuts {
-      let check = try LookaheadCheck.run(scenario, cuts: cuts, recording: recording) { data, engine in
-        try ScenarioRun(scenario, fees: fees, recording: data, registry: registry, engine: engine)
+      let check: LookaheadCheck
+      do {
+        check = try LookaheadCheck.run(scenario, cuts: cuts, recording: recording) { data, engine in
+          try ScenarioRun(scenario, fees: fees, recording: data, registry: registry, engine: engine)
+        }
+      } catch let error as LookaheadCutsError {
+        throw UsageError("--cuts \(error.cuts) needs data spanning more than \(error.cuts) µs, the legs quote together for \(error.span) µs")
       }
       terminal.print(format == .json ? check.json.rendered() : check.table)
       return check.differences.isEmpty ? .success : .failure

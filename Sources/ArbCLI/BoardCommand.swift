@@ -63,7 +63,7 @@ struct BoardCommand: Command {
     for text in cursor.arguments {
       do { inputs.append(ingest.leg(try LegSpec(parsing: text))) } catch { throw UsageError(error.message) }
     }
-    if let rate = inputs.first(where: { $0.field?.isRate == true }) { throw PremiumCommand.rateLeg(named: rate) }
+    if let rate = inputs.first(where: { $0.field?.isRate == true }) { throw LegInputs.rateLeg(named: rate) }
     for case let instrument? in inputs.map(\.instrument) {
       do { _ = try ingest.options.registry.canonical(ofLeg: instrument) } catch { throw UsageError(error.description) }
     }
@@ -92,7 +92,7 @@ struct BoardCommand: Command {
     var unplaced: [(QuoteSeries, String)] = []
     var sameVenue: [QuoteSeries] = []
     for leg in try execution.shifted(loaded.legs) {
-      if leg.field.isRate { throw PremiumCommand.rateLeg(leg.field, leg.instrument.description) }
+      if leg.field.isRate { throw LegInputs.rateLeg(leg.field, leg.instrument.description) }
       // A named leg was resolved when parsed; a symbol read from a file that the
       // registry does not know is set aside with the reason, not fatal for the board.
       let canonical: CanonicalInstrument?

@@ -19,7 +19,7 @@ struct CandlesCommand: Command {
     buckets without a valid point are left out. Definitions: docs/definitions.md.
 
     Options:
-    \(HelpText.options(PremiumInputs.help + [
+    \(HelpText.options(LegInputs.help + [
       ("--every DURATION", "bucket width: 1m, 10m, 30m, 1h, 4h, 1d…; required"),
       ("--tz UTC|Asia/Seoul", "align buckets to UTC (default) or Seoul (UTC+9) day boundaries"),
       ("--of mid|premium|exec", "mid: the leg's mid price (one leg, default then); premium (default with two or more legs) or exec"),
@@ -32,7 +32,7 @@ struct CandlesCommand: Command {
 
   enum Source: String { case mid, premium, exec }
 
-  let inputs: PremiumInputs
+  let inputs: LegInputs
   let every: Int64
   let zone: String
   let source: Source
@@ -43,9 +43,9 @@ struct CandlesCommand: Command {
 
   init(arguments: [String]) throws(UsageError) {
     let cursor = ArgumentCursor(
-      arguments, flags: PremiumInputs.flags + ["--every", "--tz", "--of", "--out", "--chunk-rows", "--format"], switches: IngestFlags.switches)
+      arguments, flags: LegInputs.flags + ["--every", "--tz", "--of", "--out", "--chunk-rows", "--format"], switches: IngestFlags.switches)
     try cursor.validate()
-    inputs = try PremiumInputs(cursor, minimum: 1)
+    inputs = try LegInputs(cursor, minimum: 1)
     guard let every = try cursor.value("--every", "a positive duration such as 1m, 1h or 1d", { TimeText.parseDuration($0).flatMap { $0 > 0 ? $0 : nil } })
     else {
       throw UsageError("missing --every DURATION")
@@ -69,10 +69,7 @@ struct CandlesCommand: Command {
   /// Streams the legs (as `arbkit premium` does) into the candles: memory holds the
   /// candles and a chunk per leg, whatever the length of the history.
   func run(_ terminal: inout Terminal) throws -> ExitCode {
-    let legs = try StreamedLegs.open(inputs.legs, ingest: inputs.ingest, whole: false, chunkRows: chunkRows)
-    if let rate = zip(inputs.legs, legs.legs).first(where: { $1.stream.field.isRate }) {
-      throw PremiumCommand.rateLeg(rate.1.stream.field, rate.0.paths[0])
-    }
+    let legs = try inputs.open(whole: false, chunkRows: chunkRows)
     var builder = CandleBuilder(every: every, offset: Self.zones[zone]!)
     var range = StreamedRangeCheck { [every, offset = builder.offset] in try Candles.checkRange($0, every: every, offset: offset) }
     if source == .mid {

@@ -18,7 +18,7 @@ struct CorrelateCommand: Command {
     are. Definitions: docs/definitions.md.
 
     Options:
-    \(HelpText.options(PremiumInputs.help + [
+    \(HelpText.options(LegInputs.help + [
       ("--base N", "the 1-based leg the premiums are taken over (default 1)"),
       ("--pairwise", "each pair uses the points where both premiums are valid (default: complete case)"),
       ("--format table|csv|json", "output (default table)"),
@@ -26,16 +26,16 @@ struct CorrelateCommand: Command {
     \(IngestFlags.help)
     """
 
-  let inputs: PremiumInputs
+  let inputs: LegInputs
   let base: Int
   let missing: CovarianceMatrix.Missing
   let format: OutputFormat
 
   init(arguments: [String]) throws(UsageError) {
     let cursor = ArgumentCursor(
-      arguments, flags: PremiumInputs.flags + ["--base", "--format"], switches: IngestFlags.switches + ["--pairwise"])
+      arguments, flags: LegInputs.flags + ["--base", "--format"], switches: IngestFlags.switches + ["--pairwise"])
     try cursor.validate()
-    inputs = try PremiumInputs(cursor, minimum: 3)
+    inputs = try LegInputs(cursor, minimum: 3)
     let count = inputs.legs.count
     base = try cursor.value("--base", "a leg number from 1 to \(count)", { Int($0).flatMap { (1...count).contains($0) ? $0 - 1 : nil } }) ?? 0
     missing = cursor.flag("--pairwise") ? .pairwise : .completeCase

@@ -69,7 +69,7 @@ struct KimchiCommand: Command {
       for text in cursor.values(flag) {
         let spec: LegSpec
         do { spec = ingest.leg(try LegSpec(parsing: text)) } catch { throw UsageError(error.message) }
-        if spec.field?.isRate == true { throw PremiumCommand.rateLeg(named: spec) }
+        if spec.field?.isRate == true { throw LegInputs.rateLeg(named: spec) }
         if let instrument = spec.instrument {
           do { _ = try ingest.options.registry.canonical(ofLeg: instrument) } catch { throw UsageError(error.description) }
         }
@@ -111,7 +111,7 @@ struct KimchiCommand: Command {
     let quotes = try execution.shifted(loaded.map(\.series))
     var canonical: [CanonicalInstrument?] = []
     for (spec, leg) in zip(specs, loaded) {
-      if leg.series.field.isRate { throw PremiumCommand.rateLeg(leg.series.field, spec.paths[0]) }
+      if leg.series.field.isRate { throw LegInputs.rateLeg(leg.series.field, spec.paths[0]) }
       do { canonical.append(try ingest.options.registry.canonical(ofLeg: leg.series.instrument)) } catch {
         throw RegistryError(message: "\(spec.paths[0]): error: \(error)")
       }

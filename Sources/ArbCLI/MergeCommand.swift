@@ -1,4 +1,5 @@
 import ArbIngest
+import ArbResearch
 import Foundation
 
 /// `arbkit merge SHARD.csv… --out PATH`: joins the shards of one sweep into the bytes

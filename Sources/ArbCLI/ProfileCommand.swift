@@ -30,25 +30,20 @@ struct ProfileCommand: Command {
     \(IngestFlags.help)
     """
 
-  let legs: [LegSpec]
-  let alignment: AlignmentOptions
+  let inputs: LegInputs
   let bands: [Double]
   let zone: (name: String, offset: Int64)
   let exec: Bool
   /// Points, and quotes per leg, worked on at a time.
   let chunkRows: Int
   let format: OutputFormat
-  let ingest: IngestFlags
 
   init(arguments: [String]) throws(UsageError) {
     let cursor = ArgumentCursor(
       arguments, flags: ["--leg", "--tz", "--premium", "--max-stale", "--grid", "--bands", "--chunk-rows", "--format"] + IngestFlags.flags,
       switches: IngestFlags.switches)
     try cursor.validate()
-    if let stray = cursor.arguments.first { throw UsageError("unexpected argument '\(stray)' (legs are given with --leg)") }
-    ingest = try IngestFlags(cursor)
-    legs = try PremiumCommand.legs(cursor, ingest: ingest)
-    alignment = try AnalysisFlags.alignment(cursor)
+    inputs = try LegInputs(cursor, minimum: 2)
     bands = try AnalysisFlags.bands(cursor).bands
     zone = try cursor.value("--tz", "UTC or Asia/Seoul") { name in TimeOfDayProfile.zones.first { $0.name == name } } ?? TimeOfDayProfile.zones[0]
     exec = try cursor.value("--premium", "mid or exec") { $0 == "mid" || $0 == "exec" ? $0 == "exec" : nil } ?? false
@@ -56,15 +51,14 @@ struct ProfileCommand: Command {
     format = try OutputFormat.parse(cursor)
   }
 
-  var files: RunFiles { ingest.files(inputs: legs.flatMap(\.paths)) }
+  var files: RunFiles { inputs.files() }
 
   /// Streams the legs (as `arbkit premium` does) into the profile's sums: memory holds
   /// the 168 cells and a chunk per leg, whatever the length of the history.
   func run(_ terminal: inout Terminal) throws -> ExitCode {
-    let inputs = try StreamedLegs.open(legs, ingest: ingest, whole: false, chunkRows: chunkRows)
-    if let rate = zip(legs, inputs.legs).first(where: { $1.stream.field.isRate }) { throw PremiumCommand.rateLeg(rate.1.stream.field, rate.0.paths[0]) }
-    let premium = try PremiumStream(legs: inputs.legs.map(\.stream), options: alignment, chunkPoints: chunkRows, legChunkRows: chunkRows)
-    var accumulator = TimeOfDayProfile.Accumulator(bands: bands, oneSided: exec || legs.count > 2, zone: zone.name, offset: zone.offset)
+    let opened = try inputs.open(whole: false, chunkRows: chunkRows)
+    let premium = try PremiumStream(legs: opened.legs.map(\.stream), options: inputs.alignment, chunkPoints: chunkRows, legChunkRows: chunkRows)
+    var accumulator = TimeOfDayProfile.Accumulator(bands: bands, oneSided: exec || opened.legs.count > 2, zone: zone.name, offset: zone.offset)
     var range = StreamedRangeCheck { [offset = zone.offset] in try TimeOfDayProfile.checkRange($0, offset: offset) }
     while let chunk = try premium.next() {
       try range.check(chunk.time) { try premium.next()?.time.last }
@@ -79,7 +73,7 @@ struct ProfileCommand: Command {
     case .csv: terminal.print(csv(profile), terminator: "")
     case .table: terminal.print(table(profile, validPoints: premium.validPoints))
     }
-    for leg in inputs.legs { for report in leg.reports { IngestSummary.warn(report, terminal: &terminal) } }
+    for leg in opened.legs { for report in leg.reports { IngestSummary.warn(report, terminal: &terminal) } }
     return .success
   }
 

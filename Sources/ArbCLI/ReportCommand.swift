@@ -68,11 +68,7 @@ struct ReportCommand: Command {
       throw UsageError("\(flag) needs --pnl-matrix PATH")
     }
     if validation.anchored && validation.walkForward == nil { throw UsageError("--anchored needs --walk-forward TRAIN/TEST") }
-    metric = cursor.value("--metric") ?? "pnl_bps"
-    guard SweepCommand.metrics.contains(metric) else {
-      let suggestion = ArgumentCursor.closest(metric, among: SweepCommand.metrics)
-      throw UsageError("--metric: unknown metric '\(metric)'" + (suggestion.map { ", did you mean '\($0)'?" } ?? ""))
-    }
+    metric = try BacktestMetrics.Column.parse(cursor.value("--metric"), flag: "--metric").rawValue
     overrides = cursor.values("--set")
     zone = try cursor.value("--tz", "UTC or Asia/Seoul") { $0 == "UTC" ? ReportZone.utc : $0 == "Asia/Seoul" ? ReportZone.seoul : nil } ?? .utc
     ingest = try IngestFlags(cursor)
@@ -128,11 +124,6 @@ struct ReportCommand: Command {
       // validate's JSON of the same evidence (the grid values are not printed here).
       ("out_of_sample", outOfSample.map { Validation(evidence: $0.evidence, grid: []).json } ?? .null),
     ]).checkedFinite()
-    var trades: [Trade] = []
-    switch outcome {
-    case .convergence(let run), .carry(let run, _): trades = run.trades
-    case .inventory: break
-    }
     let coverage = zip(zip(loaded, series), scenario.legs).map { legSeries, spec in
       let (leg, shifted) = legSeries
       return LegCoverage(
@@ -143,7 +134,7 @@ struct ReportCommand: Command {
     var report = ResearchReport(
       scenarioName: (path as NSString).lastPathComponent, scenario: scenario, overrides: overrides + cellOverrides, coverage: coverage, fees: fees,
       premium: premium, analysis: analysis, bands: bands.bands,
-      backtest: ResearchReport.Backtest(metrics: backtest.summaryRows, journal: backtest.journal, trades: trades))
+      backtest: ResearchReport.Backtest(metrics: backtest.summaryRows, journal: backtest.journal, trades: backtest.roundTrips))
     report.sweep = sweep
     report.sweepName = sweepPath.map { ($0 as NSString).lastPathComponent }
     report.metric = metric

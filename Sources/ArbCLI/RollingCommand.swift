@@ -19,7 +19,7 @@ struct RollingCommand: Command {
     summary; --out writes every valid point. Definitions: docs/definitions.md.
 
     Options:
-    \(HelpText.options(PremiumInputs.help + [
+    \(HelpText.options(LegInputs.help + [
       ("--window N|DURATION", "the last N valid points (300) or the last DURATION of time (5m); required"),
       ("--ewma N|DURATION", "EWMA half-life in points (100) or in time (30s)"),
       ("--series premium|exec", "the mid premium (default) or the executable premium"),
@@ -29,7 +29,7 @@ struct RollingCommand: Command {
     \(IngestFlags.help)
     """
 
-  let inputs: PremiumInputs
+  let inputs: LegInputs
   let window: RollingWindow
   let ewma: EWMAHalfLife?
   let exec: Bool
@@ -38,9 +38,9 @@ struct RollingCommand: Command {
 
   init(arguments: [String]) throws(UsageError) {
     let cursor = ArgumentCursor(
-      arguments, flags: PremiumInputs.flags + ["--window", "--ewma", "--series", "--out", "--format"], switches: IngestFlags.switches)
+      arguments, flags: LegInputs.flags + ["--window", "--ewma", "--series", "--out", "--format"], switches: IngestFlags.switches)
     try cursor.validate()
-    inputs = try PremiumInputs(cursor, minimum: 2)
+    inputs = try LegInputs(cursor, minimum: 2)
     guard let window = try cursor.value("--window", "a count of points (300) or a duration (5m)", Self.window) else {
       throw UsageError("missing --window N|DURATION")
     }

@@ -48,8 +48,6 @@ struct SweepCommand: Command {
     ]))
     """
 
-  static let metrics = ["trades", "wins", "pnl", "pnl_bps", "fees", "max_drawdown", "exposure", "mean_holding_s", "forced_exits", "sharpe", "funding"]
-
   let path: String
   let grid: SweepGrid
   let overrides: [String]
@@ -59,7 +57,7 @@ struct SweepCommand: Command {
   let resume: Bool
   /// `--pnl-matrix PATH` and its `--period`.
   let matrix: (path: String, period: SweepPnLMatrix.Period)?
-  let rank: String
+  let rank: BacktestMetrics.Column
   let top: Int
   let quiet: Bool
   let json: Bool
@@ -98,11 +96,7 @@ struct SweepCommand: Command {
       throw UsageError("--pnl-matrix: \(matrix.path) is also the sweep's --out file or its sidecar")
     }
     if period != nil && matrix == nil { throw UsageError("--period needs --pnl-matrix") }
-    rank = cursor.value("--rank") ?? "pnl_bps"
-    guard Self.metrics.contains(rank) else {
-      let suggestion = ArgumentCursor.closest(rank, among: Self.metrics)
-      throw UsageError("--rank: unknown metric '\(rank)'" + (suggestion.map { ", did you mean '\($0)'?" } ?? ""))
-    }
+    rank = try BacktestMetrics.Column.parse(cursor.value("--rank"), flag: "--rank")
     top = try cursor.value("--top", "a positive number", { Int($0).flatMap { $0 > 0 ? $0 : nil } }) ?? 10
     quiet = cursor.flag("--quiet")
     json = try cursor.value("--format", "csv or json") { ["csv": false, "json": true][$0] } ?? false
@@ -159,11 +153,18 @@ struct SweepCommand: Command {
       cells: cells.count, totalCells: grid.cellCount, pnlMatrix: matrix?.path, period: matrix?.period.text)
   }
 
-  var header: String { (grid.axes.map(\.key) + Self.metrics).map(CSV.field).joined(separator: ",") }
+  var header: String { (grid.axes.map(\.key) + BacktestMetrics.Column.names).map(CSV.field).joined(separator: ",") }
 
   func run(_ terminal: inout Terminal) throws -> ExitCode {
-    var output = try out.map {
-      try SweepOutput(path: $0, header: header, meta: try meta(), resume: resume, metrics: Self.metrics.count) { row in gridFields(cells[row].cell) }
+    var output: SweepOutput?
+    do {
+      output = try out.map {
+        try SweepOutput(path: $0, header: header, meta: try meta(), resume: resume, metrics: BacktestMetrics.Column.allCases.count) { row in
+          gridFields(cells[row].cell)
+        }
+      }
+    } catch let error as SweepFileError {
+      throw UsageError("--resume: \(error); remove it or drop --resume")
     }
     defer { output?.close() }
     let skip = output?.rowsDone ?? 0
@@ -172,10 +173,9 @@ struct SweepCommand: Command {
     let rerun = matrix == nil ? 0 : skip
     let plan = try SweepPlan(cells: Array(cells.dropFirst(skip - rerun)), options: ingest.options, period: matrix?.period.length)
     let progress = Progress(total: cells.count, done: skip, show: !quiet && terminal.passthrough && isatty(STDERR_FILENO) == 1)
-    var rows: [String] = []
     var values: [Double?] = []
     var cellObjects: [JSONValue] = []
-    var overflowed: [String: Int] = [:]
+    var overflowed: [BacktestMetrics.Column: Int] = [:]
     var columns: [SweepPnLMatrix.Column] = []
     var rerunLeft = rerun
     try plan.run(jobs: jobs) { all throws in
@@ -184,11 +184,10 @@ struct SweepCommand: Command {
       let batch = all.dropFirst(rerunLeft)
       rerunLeft -= all.count - batch.count
       guard !batch.isEmpty else { return }
-      let text = batch.map { row in gridFields(row.cell) + "," + row.row + "\n" }.joined()
+      let text = batch.map { row in gridFields(row.cell) + "," + row.csvFields + "\n" }.joined()
       if output != nil { try output!.append(text) } else if !json { terminal.print(text, terminator: "") }
       if json { cellObjects += batch.map(jsonCell) }
-      rows += batch.map(\.row)
-      values += batch.map { $0.metrics[rank] ?? nil }
+      values += batch.map { $0.value(rank) }
       for row in batch { for metric in row.overflowed { overflowed[metric, default: 0] += 1 } }
       progress.advance(batch.count)
     }
@@ -199,18 +198,19 @@ struct SweepCommand: Command {
       try file.commit()
     }
     if !overflowed.isEmpty {
-      let counts = Self.metrics.compactMap { metric in overflowed[metric].map { "\(metric) (\($0) cells)" } }.joined(separator: ", ")
+      let counts = BacktestMetrics.Column.allCases.compactMap { metric in overflowed[metric].map { "\(metric.rawValue) (\($0) cells)" } }.joined(
+        separator: ", ")
       terminal.printError("arbkit: warning: figures that are not finite numbers (an overflow on extreme prices or amounts) are left empty: \(counts)")
     }
     if json {
       let keys = grid.axes.map(\.key)
       terminal.print(
         JSONValue.object([
-          ("keys", .array(keys.map(JSONValue.string))), ("metrics", .array(Self.metrics.map(JSONValue.string))), ("cells", .array(cellObjects)),
+          ("keys", .array(keys.map(JSONValue.string))), ("metrics", .array(BacktestMetrics.Column.names.map(JSONValue.string))), ("cells", .array(cellObjects)),
         ]).rendered())
     }
     if out != nil && skip == 0 && shard.count == 1 {
-      terminal.print(SweepRanking(grid: grid, metric: rank, values: values, top: top).table)
+      terminal.print(SweepRanking(grid: grid, metric: rank, values: values).table(top: top))
     }
     return .success
   }
@@ -223,290 +223,7 @@ struct SweepCommand: Command {
   /// One cell of `--format json`: its grid values as given, then every metric.
   private func jsonCell(_ row: SweepRow) -> JSONValue {
     let axes = zip(grid.axes, grid.coordinates(row.cell)).map { ($0.key, JSONValue.string($0.values[$1])) }
-    return .object(axes + Self.metrics.map { ($0, JSONValue.number(row.metrics[$0] ?? nil)) })
-  }
-}
-
-/// One computed cell: its CSV metrics and their values.
-struct SweepRow {
-  var cell: Int
-  var row: String
-  /// A figure that is not a finite number is `nil` (empty in `row`) and named in `overflowed`.
-  var metrics: [String: Double?]
-  var overflowed: [String]
-  /// The cell's column of the PnL matrix, when the sweep writes one.
-  var column: SweepPnLMatrix.Column?
-}
-
-/// The work of a sweep: legs loaded once per distinct set of files, alignment (and
-/// the first-passage index) once per distinct clock and staleness, and one
-/// convergence or carry simulation per distinct set of rules, found by first-passage
-/// queries and priced for every cell that shares it.
-struct SweepPlan {
-  /// One cell: its scenario, each leg's taker fee and the engine that runs it.
-  struct Cell {
-    var cell: Int
-    var scenario: Scenario
-    var fees: [Double]
-    var engine: ScenarioEngine
-  }
-
-  /// Cells with equal keys share one simulation: the same prepared data, and engines
-  /// that decide the same round trips (`decisionKey`: every parameter but the
-  /// price-only ones). Inventory cells never share.
-  enum SimulationKey: Hashable {
-    case convergence(data: Int, rules: ConvergenceParameters)
-    case carry(data: Int, rules: ConvergenceParameters)
-    case inventory(cell: Int)
-  }
-
-  /// A leg as read: its source and the clock that orders its rows.
-  private struct LegKey: Hashable {
-    var leg: Scenario.Leg
-    var clock: Clock
-  }
-
-  struct Group {
-    var cells: [Cell]
-    var data: Int
-    /// The scenario mode of every cell of the group.
-    var mode: Strategy.Mode
-  }
-
-  /// Legs and what is built on them once for every cell.
-  struct Prepared {
-    var legs: [QuoteSeries]
-    /// The scenario's alignment (staleness, grid).
-    var alignment: ArbAnalytics.AlignmentOptions
-    /// The aligned legs, for mode inventory.
-    var aligned: AlignedLegs?
-    /// The first-passage index of mode convergence and of mode carry (perp sold): each
-    /// aligns the legs itself, keeping only the valid points.
-    var index: ConvergenceIndex?
-    var carryIndex: ConvergenceIndex?
-    /// Mode carry: the perp's funding settlements.
-    var funding: FundingSettlements
-  }
-
-  let groups: [Group]
-  let data: [Prepared]
-  let cellOrder: [Int]
-  /// The period of the PnL matrix (µs), when the sweep writes one.
-  let period: Int64?
-
-  init(cells: [(cell: Int, scenario: Scenario)], options: IngestOptions, period: Int64? = nil) throws {
-    self.period = period
-    var dataIndexes: [Scenario: Int] = [:]
-    var data: [Prepared] = []
-    var loaded: [LegKey: QuoteSeries] = [:]
-    var groupIndexes: [SimulationKey: Int] = [:]
-    var groups: [Group] = []
-    // Only cap_at_book reads the book sizes; nothing here reads the other clock.
-    let readsSizes = cells.contains { $0.scenario.capAtBook }
-    for (cell, scenario) in cells {
-      let dataKey = scenario.preparationKey
-      var dataIndex = dataIndexes[dataKey]
-      if dataIndex == nil {
-        var legOptions = options
-        legOptions.clock = scenario.clock
-        legOptions.storeColumns = readsSizes ? .all : .skippingSizesAndOtherClock
-        // The legs not read yet (on this clock), side by side.
-        let specs = try ScenarioLegs.specs(scenario)
-        let legKeys = dataKey.legs.map { LegKey(leg: $0, clock: scenario.clock) }
-        let missing = legKeys.indices.filter { k in loaded[legKeys[k]] == nil && legKeys.firstIndex(of: legKeys[k]) == k }
-        for (k, leg) in zip(missing, try LoadedLegs.load(missing.map { specs[$0] }, options: legOptions)) { loaded[legKeys[k]] = leg.series }
-        let loadedLegs = legKeys.map { loaded[$0]! }
-        let legs = try ScenarioLegs.prepared(scenario, loaded: loadedLegs, options: legOptions).legs
-        // None outside mode carry.
-        let settlements = try ScenarioRun.settlements(scenario, perp: legs[1], options: legOptions)
-        data.append(Prepared(legs: legs, alignment: AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid), funding: settlements))
-        dataIndex = data.count - 1
-        dataIndexes[dataKey] = dataIndex
-      }
-      let prepared = data[dataIndex!]
-      // Cells sharing the legs may differ in latency, cooldown, holding or zone.
-      try scenario.checkTimes(of: prepared.legs)
-      switch scenario.strategy.mode {
-      case .inventory where prepared.aligned == nil:
-        data[dataIndex!].aligned = try AlignedLegs(legs: prepared.legs, options: prepared.alignment)
-      case .carry where prepared.carryIndex == nil:
-        data[dataIndex!].carryIndex = try ConvergenceIndex(legs: prepared.legs, options: prepared.alignment, sellLeg: 1)
-      case .convergence where prepared.index == nil:
-        data[dataIndex!].index = try ConvergenceIndex(legs: prepared.legs, options: prepared.alignment)
-      default: break
-      }
-      let fees = try scenario.takerFees(registry: options.registry)
-      let engine = try ScenarioEngine(scenario, fees: fees, registry: options.registry)
-      let key: SimulationKey =
-        switch engine {
-        case .inventory: .inventory(cell: cell)
-        case .carry(let carry): .carry(data: dataIndex!, rules: carry.decisionKey)
-        case .convergence(let convergence): .convergence(data: dataIndex!, rules: convergence.parameters.decisionKey)
-        }
-      let run = Cell(cell: cell, scenario: scenario, fees: fees, engine: engine)
-      if let g = groupIndexes[key] {
-        groups[g].cells.append(run)
-      } else {
-        groupIndexes[key] = groups.count
-        groups.append(Group(cells: [run], data: dataIndex!, mode: scenario.strategy.mode))
-      }
-    }
-    self.groups = groups
-    self.data = data
-    cellOrder = cells.map(\.cell)
-  }
-
-  /// Computes every group on `jobs` threads and hands finished rows to `deliver` in
-  /// cell order (on the calling thread).
-  func run(jobs: Int, deliver: ([SweepRow]) throws -> Void) throws {
-    let batches = batched(jobs: jobs)
-    let state = Mutex<(next: Int, finished: [Int: SweepRow], error: (any Error)?)>((0, [:], nil))
-    let ready = DispatchSemaphore(value: 0)
-    let workers = min(jobs, max(batches.count, 1))
-    let queue = DispatchQueue(label: "arbkit.sweep", attributes: .concurrent)
-    for _ in 0..<workers {
-      queue.async {
-        while true {
-          let g: Int? = state.withLock { s in
-            guard s.error == nil, s.next < batches.count else { return nil }
-            s.next += 1
-            return s.next - 1
-          }
-          guard let g else { break }
-          do {
-            let rows = try compute(batches[g].map { groups[$0] })
-            state.withLock { s in for row in rows { s.finished[row.cell] = row } }
-          } catch {
-            state.withLock { s in s.error = s.error ?? error }
-          }
-          ready.signal()
-        }
-      }
-    }
-    var delivered = 0
-    var batchesDone = 0
-    while batchesDone < batches.count {
-      ready.wait()
-      batchesDone += 1
-      let (batch, failure) = state.withLock { s -> ([SweepRow], (any Error)?) in
-        var batch: [SweepRow] = []
-        while delivered + batch.count < cellOrder.count, let row = s.finished.removeValue(forKey: cellOrder[delivered + batch.count]) {
-          batch.append(row)
-        }
-        return (batch, s.error)
-      }
-      if let failure {
-        queue.sync(flags: .barrier) {}
-        throw failure
-      }
-      delivered += batch.count
-      if !batch.isEmpty { try deliver(batch) }
-    }
-  }
-
-  /// The groups in batches that one worker decides together (`ConvergenceBacktest.decide`
-  /// of several runs reads the data once per batch): consecutive groups on the same
-  /// data and mode, at most 16, and a multiple of `jobs` batches of about equal size so
-  /// that every worker stays busy.
-  private func batched(jobs: Int) -> [[Int]] {
-    let workers = max(jobs, 1)
-    let count = workers * ((groups.count + 16 * workers - 1) / (16 * workers))
-    let size = max(1, (groups.count + count - 1) / max(count, 1))
-    var batches: [[Int]] = []
-    for g in groups.indices {
-      if let last = batches.last?.last, batches[batches.count - 1].count < size, groups[last].data == groups[g].data,
-        groups[last].mode == groups[g].mode, groups[g].mode != .inventory
-      {
-        batches[batches.count - 1].append(g)
-      } else {
-        batches.append([g])
-      }
-    }
-    return batches
-  }
-
-  /// The rows of a batch of groups: one simulation per group (convergence, carry; the
-  /// batch's simulations side by side), priced per cell.
-  private func compute(_ batch: [Group]) throws -> [SweepRow] {
-    let prepared = data[batch[0].data]
-    // The rules of each group's first cell: its other cells differ only in pricing.
-    let rules = batch.compactMap { $0.cells[0].engine.rules }
-    let decisions: [ConvergenceDecisions?]
-    switch batch[0].mode {
-    case .inventory: decisions = batch.map { _ in nil }
-    case .carry: decisions = ConvergenceBacktest.decide(rules, legs: prepared.legs, index: prepared.carryIndex!)
-    case .convergence: decisions = ConvergenceBacktest.decide(rules, legs: prepared.legs, index: prepared.index!)
-    }
-    return zip(batch, decisions).flatMap { group, decisions in rows(group, decisions: decisions, prepared: prepared) }
-  }
-
-  /// The rows of one group's cells, each pricing the group's `decisions` (inventory:
-  /// each cell run in full).
-  private func rows(_ group: Group, decisions: ConvergenceDecisions?, prepared: Prepared) -> [SweepRow] {
-    let legs = prepared.legs
-    return group.cells.map { cell in
-      let outcome: ScenarioRun.Outcome
-      let points: (count: Int, valid: Int)
-      switch cell.engine {
-      case .inventory(let engine):
-        let aligned = prepared.aligned!
-        outcome = .inventory(engine.run(legs: legs, aligned: aligned))
-        points = (aligned.count, aligned.validPoints)
-      case .carry(let engine):
-        outcome = .carry(engine.price(decisions!, funding: prepared.funding), prepared.funding)
-        points = (prepared.carryIndex!.clockPoints, prepared.carryIndex!.validPoints)
-      case .convergence(let engine):
-        outcome = .convergence(engine.price(decisions!))
-        points = (prepared.index!.clockPoints, prepared.index!.validPoints)
-      }
-      let report = ScenarioRun(
-        scenario: cell.scenario, legs: legs, fees: cell.fees, points: points.count, validPoints: points.valid, outcome: outcome)
-      let journal = report.journal
-      var metrics = Dictionary(uniqueKeysWithValues: report.metrics(journal: journal).map { ($0.0, $0.1) })
-      let overflowed = SweepCommand.metrics.filter { metrics[$0]?.firstNonFinite() != nil }
-      for key in overflowed { metrics[key] = .null }
-      let row = SweepCommand.metrics.map { key -> String in
-        switch metrics[key] {
-        case .int(let value): String(value)
-        case .number(let value): NumberText.csv(value)
-        default: ""
-        }
-      }.joined(separator: ",")
-      let values = metrics.mapValues { value -> Double? in
-        switch value {
-        case .int(let v): Double(v)
-        case .number(let v): v
-        default: nil
-        }
-      }
-      let column = period.map { SweepPnLMatrix.Column(cell: cell.cell, journal: journal, length: $0, offset: cell.scenario.timeZoneOffset) }
-      return SweepRow(cell: cell.cell, row: row, metrics: values, overflowed: overflowed, column: column)
-    }
-  }
-}
-
-extension Scenario {
-  /// What the prepared legs of a sweep depend on: the legs' sources (their balances and
-  /// contract size cleared), clock, alignment, offsets, FX, and mode carry's funding
-  /// files when it books funding, with every other field reset. Cells with equal keys
-  /// share their legs, their alignment and their first-passage indexes; a new field is
-  /// part of the key unless it is reset here.
-  var preparationKey: Scenario {
-    var key = self
-    key.description = nil
-    for k in key.legs.indices {
-      key.legs[k].base = nil
-      key.legs[k].quote = nil
-      key.legs[k].contractSize = nil
-    }
-    let none = ThresholdRules(entry: 0, exit: 0, notional: 0)
-    if case .carry(let rules) = strategy, rules.booksFunding {
-      key.strategy = .carry(CarryRules(threshold: none, booksFunding: true, funding: rules.funding))
-    } else {
-      key.strategy = .convergence(none)
-    }
-    (key.capAtBook, key.fees, key.slippageBps, key.latency, key.venueLatency, key.timeZone) = (false, [:], 0, 0, [:], "UTC")
-    return key
+    return .object(axes + BacktestMetrics.Column.allCases.map { ($0.rawValue, JSONValue.number(row.value($0))) })
   }
 }
 
@@ -563,28 +280,31 @@ final class Progress: @unchecked Sendable {
   }
 }
 
-/// The best cells by one metric, each with the mean of the metric over the cell and
-/// its grid neighbours (`robustness`): a lone spike has a low one, a plateau a high one.
-struct SweepRanking {
-  let grid: SweepGrid
-  let metric: String
-  /// The metric of every cell, in cell order (`nil`: undefined for that cell).
-  let values: [Double?]
-  let top: Int
-
-  func robustness(_ cell: Int) -> Double? {
-    SweepResults.mean(([cell] + grid.neighbours(cell)).compactMap { values[$0] })
-  }
-
-  var table: String {
-    let ranked = values.indices.filter { values[$0] != nil }.sorted { values[$0]! != values[$1]! ? values[$0]! > values[$1]! : $0 < $1 }
-    var table = TextTable(["rank"] + grid.axes.map(\.key) + [metric, "robustness"], rightAligned: Set(0...(grid.axes.count + 2)))
+extension SweepRanking {
+  /// The `top` best cells as `arbkit sweep --out` prints them after the run.
+  func table(top: Int) -> String {
+    let ranked = ranked
+    var table = TextTable(["rank"] + grid.axes.map(\.key) + [metric.rawValue, "robustness"], rightAligned: Set(0...(grid.axes.count + 2)))
     for (k, cell) in ranked.prefix(top).enumerated() {
       let here = grid.coordinates(cell)
       table.add(
         ["\(k + 1)"] + grid.axes.indices.map { grid.axes[$0].values[here[$0]] } + [NumberText.fixed(values[cell], 4), NumberText.fixed(robustness(cell), 4)])
     }
-    return "Top \(min(top, ranked.count)) of \(values.count) cells by \(metric) (robustness: mean over the cell and its grid neighbours)\n"
+    return "Top \(min(top, ranked.count)) of \(values.count) cells by \(metric.rawValue) (robustness: mean over the cell and its grid neighbours)\n"
       + table.rendered(indent: "  ")
+  }
+}
+
+extension BacktestMetrics.Column {
+  /// The metric a flag names (`--rank`, `--metric`); `pnl_bps` when the flag is absent.
+  ///
+  /// - Throws: `UsageError` for a name that is no metric, with the closest one.
+  static func parse(_ name: String?, flag: String) throws(UsageError) -> Self {
+    guard let name else { return .pnlBps }
+    guard let column = Self(name: name) else {
+      let suggestion = ArgumentCursor.closest(name, among: names)
+      throw UsageError("\(flag): unknown metric '\(name)'" + (suggestion.map { ", did you mean '\($0)'?" } ?? ""))
+    }
+    return column
   }
 }

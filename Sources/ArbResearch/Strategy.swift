@@ -44,6 +44,15 @@ public enum Strategy: Sendable, Hashable {
     if case .carry(let rules) = self { rules.funding.files } else { [] }
   }
 
+  /// What the notional is spent on, as the summary says it: `per leg`, `per trade`, `on spot`.
+  public var notionalScope: String {
+    switch self {
+    case .convergence: "per leg"
+    case .inventory: "per trade"
+    case .carry: "on spot"
+    }
+  }
+
   /// Quote currency per leg and trade; the base of every figure in basis points.
   public var notional: Double {
     get {

@@ -1,7 +1,7 @@
 import ArbBacktest
 import ArbCore
 import ArbIngest
-import ArbResearch
+@testable import ArbResearch
 import Foundation
 import TestSupport
 import Testing
@@ -188,7 +188,7 @@ struct LookaheadCheckTests {
     #expect(try LookaheadCheck.cutTimes(2, span: 10...13) == [11, 12])
     // k × width is taken at full width: no overflow on the widest span.
     #expect(try LookaheadCheck.cutTimes(3, span: 0...Int64.max) == [Int64.max / 4, Int64.max / 2, Int64.max / 4 * 3 + 2])
-    #expect(throws: UsageError.self) { try LookaheadCheck.cutTimes(3, span: 0...3) }
+    #expect(throws: LookaheadCutsError(cuts: 3, span: 3)) { try LookaheadCheck.cutTimes(3, span: 0...3) }
   }
 
   @Test(

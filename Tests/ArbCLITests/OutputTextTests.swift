@@ -1,3 +1,4 @@
+@testable import ArbCore
 import Foundation
 import Testing
 import TestSupport

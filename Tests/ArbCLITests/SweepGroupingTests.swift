@@ -1,6 +1,6 @@
 import ArbBacktest
 import ArbIngest
-import ArbResearch
+@testable import ArbResearch
 import Foundation
 import TestSupport
 import Testing

@@ -7,19 +7,19 @@ import Foundation
 /// daily journal books it (a trade on the period of its exit, funding on the period it
 /// is paid), one row per period from that of the first valid point to that of the last
 /// and one column per cell: `period_start_us,CELL,…` (docs/cli.md, sweep).
-enum SweepPnLMatrix {
-  static let firstColumn = "period_start_us"
+public enum SweepPnLMatrix {
+  public static let firstColumn = "period_start_us"
 
   /// `--period`: a whole number of hours or days, `6h`, `1d`, `2d`.
-  struct Period: Equatable {
-    let text: String
+  public struct Period: Equatable, Sendable {
+    public let text: String
     /// µs.
-    let length: Int64
+    public let length: Int64
 
-    static let day = Period("1d")!
+    public static let day = Period("1d")!
 
     /// `nil` unless `text` is digits and `h` or `d`, a positive duration.
-    init?(_ text: String) {
+    public init?(_ text: String) {
       let units: [Character: Int64] = ["h": 3_600_000_000, "d": TimeText.microsPerDay]
       guard let unit = text.last.flatMap({ units[$0] }), text.dropLast().allSatisfy({ ("0"..."9").contains($0) }),
         let count = Int64(text.dropLast()), count > 0
@@ -33,12 +33,12 @@ enum SweepPnLMatrix {
 
   /// One cell's column: the span of its valid points and the PnL of its periods that
   /// have a booking, in time order.
-  struct Column {
-    var cell: Int
-    var times: ClosedRange<Int64>?
-    var booked: [(period: Int64, pnl: Double)]
+  public struct Column: Sendable {
+    public var cell: Int
+    public var times: ClosedRange<Int64>?
+    public var booked: [(period: Int64, pnl: Double)]
 
-    init(cell: Int, journal: PnLJournal, length: Int64, offset: Int64) {
+    public init(cell: Int, journal: PnLJournal, length: Int64, offset: Int64) {
       self.cell = cell
       times = journal.firstTime.flatMap { first in journal.lastTime.map { first...$0 } }
       booked = journal.bookedPerPeriod(length: length, offset: offset)
@@ -49,7 +49,7 @@ enum SweepPnLMatrix {
   ///
   /// - Throws: `NonFiniteResult` for a period's PnL that is not a finite number (`pnl_matrix.ROW.CELL`);
   ///   `TimeError` when the first period starts before the range of times.
-  static func text(_ columns: [Column], length: Int64, offset: Int64) throws -> String {
+  public static func text(_ columns: [Column], length: Int64, offset: Int64) throws -> String {
     var text = ([firstColumn] + columns.map { String($0.cell) }).joined(separator: ",") + "\n"
     let spans = columns.compactMap(\.times)
     guard let first = spans.map(\.lowerBound).min(), let last = spans.map(\.upperBound).max() else { return text }
@@ -77,13 +77,13 @@ enum SweepPnLMatrix {
   }
 
   /// A matrix file read back for `arbkit merge`: its cells, and each row's start and fields.
-  struct File {
-    var cells: [Int]
-    var rows: [(start: Int64, values: [Substring])]
+  public struct File {
+    public var cells: [Int]
+    public var rows: [(start: Int64, values: [Substring])]
 
     /// Reads the matrix at `path`, written with periods of `length` µs.
     /// - Throws: `ShardMatrixError` naming the line that is not one of a matrix.
-    init(path: String, length: Int64) throws {
+    public init(path: String, length: Int64) throws {
       try InputFile.check(path)
       guard let data = FileManager.default.contents(atPath: path) else { throw FileError.missing(path: path) }
       let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
@@ -111,10 +111,10 @@ enum SweepPnLMatrix {
   /// The matrix of the whole sweep from its shards' matrices (`shards[i]` holds the
   /// cells i, i + N, … of `totalCells`): rows over the union of the shards' periods, 0
   /// where a shard has no row.
-  static func merged(_ shards: [File], paths: [String], totalCells: Int, length: Int64) throws(UsageError) -> String {
+  public static func merged(_ shards: [File], paths: [String], totalCells: Int, length: Int64) throws(SweepError) -> String {
     let count = shards.count
     for (k, shard) in shards.enumerated() where shard.cells != Array(stride(from: k, to: totalCells, by: count)) {
-      throw UsageError("\(paths[k]): its columns are not the cells of its shard \(k + 1)/\(count)")
+      throw SweepError("\(paths[k]): its columns are not the cells of its shard \(k + 1)/\(count)")
     }
     var text = ([firstColumn] + (0..<totalCells).map(String.init)).joined(separator: ",") + "\n"
     guard let earliest = shards.indices.filter({ !shards[$0].rows.isEmpty }).min(by: { shards[$0].rows[0].start < shards[$1].rows[0].start }),
@@ -126,7 +126,7 @@ enum SweepPnLMatrix {
     for (k, shard) in shards.enumerated() {
       let start = shard.rows.first?.start ?? first
       guard (start - first).floorMod(length) == 0 else {
-        throw UsageError("\(paths[k]): its periods start at other times than those of \(paths[earliest]) (journal.tz differs)")
+        throw SweepError("\(paths[k]): its periods start at other times than those of \(paths[earliest]) (journal.tz differs)")
       }
       offsets.append(Int((start - first) / length))
     }
@@ -144,8 +144,8 @@ enum SweepPnLMatrix {
 }
 
 /// A line of a file given as a shard's PnL matrix that is not one `sweep --pnl-matrix` writes (exit 65).
-struct ShardMatrixError: Diagnostic {
-  enum Reason: Equatable {
+public struct ShardMatrixError: Diagnostic {
+  public enum Reason: Equatable, Sendable {
     /// The first line is not `period_start_us,CELL,…`, or the last line has no newline.
     case header
     /// A header column that is not a cell number (the header).
@@ -156,14 +156,14 @@ struct ShardMatrixError: Diagnostic {
     case gap(start: Int64, previous: Int64, length: Int64)
   }
 
-  var path: String
-  var line: Int
-  var reason: Reason
+  public var path: String
+  public var line: Int
+  public var reason: Reason
 
-  var kind: DiagnosticKind { .data }
-  var isFramed: Bool { true }
+  public var kind: DiagnosticKind { .data }
+  public var isFramed: Bool { true }
 
-  var description: String {
+  public var description: String {
     let text: String
     switch reason {
     case .header: text = "not a pnl matrix of arbkit sweep (header \(SweepPnLMatrix.firstColumn),CELL,… and rows ending in a newline)"

@@ -1,34 +1,33 @@
 import ArbBacktest
 import ArbCore
 import ArbIngest
-import ArbResearch
 
 /// `backtest --lookahead-check` (`docs/cli.md`, `docs/definitions.md`): the backtest rerun
 /// on its recording cut at evenly spaced times, each trade decided before a cut
 /// compared with the same trade of the run on the cut recording. A backtest that uses
 /// no data from its future reproduces every one of them.
-struct LookaheadCheck {
+public struct LookaheadCheck: Sendable {
   /// One field of a trade, valued as the ledger prints it.
-  struct Field: Sendable, Equatable {
-    var name: String
-    var value: JSONValue
+  public struct Field: Sendable, Equatable {
+    public var name: String
+    public var value: JSONValue
   }
 
   /// A trade as the check compares it.
-  struct Record: Sendable, Equatable {
+  public struct Record: Sendable, Equatable {
     /// The entry and exit signal times (equal for an immediate trade of mode inventory).
-    var entryTime: Int64
-    var exitTime: Int64
+    public var entryTime: Int64
+    public var exitTime: Int64
     /// Closed at the last valid point because the data ended (`end_of_data`).
-    var forced: Bool
+    public var forced: Bool
     /// Every field, those of the entry side first.
-    var fields: [Field]
-    var entryFields: Int
+    public var fields: [Field]
+    public var entryFields: Int
   }
 
   /// A trade decided before a cut that the run on the cut recording does not reproduce.
-  struct Difference: Sendable {
-    enum Kind: String, Sendable {
+  public struct Difference: Sendable {
+    public enum Kind: String, Sendable {
       /// A field differs: any field of a trade closed before the cut, an entry field of one open at it.
       case differs
       /// The trade is not in the run on the cut recording.
@@ -38,61 +37,46 @@ struct LookaheadCheck {
       /// Open at the cut in the full run, closed before it (not by the end of the data) in the other.
       case closedEarly = "closed_early"
     }
-    var cut: Int64
+    public var cut: Int64
     /// The engine of both runs.
-    var engine: ScenarioRun.Engine = .pass
+    public var engine: ScenarioRun.Engine = .pass
     /// The trade's number (from 1) in both runs.
-    var trade: Int
-    var kind: Kind
+    public var trade: Int
+    public var kind: Kind
     /// The fields that differ (`differs`).
-    var fields: [String]
-    var full: Record?
-    var truncated: Record?
+    public var fields: [String]
+    public var full: Record?
+    public var truncated: Record?
   }
 
   /// What one cut compared (with every engine).
-  struct Cut: Sendable {
-    var time: Int64
+  public struct Cut: Sendable {
+    public var time: Int64
     /// Trades decided before the cut in either run, and those of them open at the cut (entry side compared).
-    var compared: Int
-    var open: Int
-    var differences: [Difference]
+    public var compared: Int
+    public var open: Int
+    public var differences: [Difference]
   }
 
-  let mode: String
+  public let mode: String
   /// The engines checked: the pass, and for modes convergence and carry the first-passage search too.
-  let engines: [ScenarioRun.Engine]
+  public let engines: [ScenarioRun.Engine]
   /// The largest fill latency of the legs: a signal at `t` is decided at `t + latency`.
-  let latency: Int64
+  public let latency: Int64
   /// Trades of the run on the whole recording.
-  let trades: Int
-  let cuts: [Cut]
+  public let trades: Int
+  public let cuts: [Cut]
 
-  var differences: [Difference] { cuts.flatMap(\.differences) }
+  public var differences: [Difference] { cuts.flatMap(\.differences) }
 
-  static let defaultCuts = 20
-
-  /// `--cuts N` with `--lookahead-check` (default 20); `nil` without the check.
-  ///
-  /// - Throws: `UsageError` for a count that is not a whole number of at least 1, or
-  ///   `--cuts` without `--lookahead-check`.
-  static func cuts(_ cursor: ArgumentCursor) throws(UsageError) -> Int? {
-    let count = try cursor.value("--cuts", "a whole number of cuts, at least 1") { Int($0).flatMap { $0 >= 1 ? $0 : nil } }
-    guard cursor.flag("--lookahead-check") else {
-      if let count { throw UsageError("--cuts is a setting of --lookahead-check, was --cuts \(count) without it") }
-      return nil
-    }
-    return count ?? defaultCuts
-  }
+  public static let defaultCuts = 20
 
   /// `count` cut times evenly spaced strictly inside `span`: `first + ⌊k · (last − first) / (count + 1)⌋`, k = 1 … count.
   ///
-  /// - Throws: `UsageError` when the span holds fewer than `count + 1` µs (the cuts would not be distinct).
-  static func cutTimes(_ count: Int, span: ClosedRange<Int64>) throws(UsageError) -> [Int64] {
+  /// - Throws: `LookaheadCutsError` when the span holds fewer than `count + 1` µs (the cuts would not be distinct).
+  static func cutTimes(_ count: Int, span: ClosedRange<Int64>) throws(LookaheadCutsError) -> [Int64] {
     let width = span.upperBound - span.lowerBound
-    guard width > Int64(count) else {
-      throw UsageError("--cuts \(count) needs data spanning more than \(count) µs, the legs quote together for \(width) µs")
-    }
+    guard width > Int64(count) else { throw LookaheadCutsError(cuts: count, span: width) }
     let parts = Int64(count) + 1
     return (1...Int64(count)).map { k in span.lowerBound + parts.dividingFullWidth(width.multipliedFullWidth(by: k)).quotient }
   }
@@ -103,7 +87,7 @@ struct LookaheadCheck {
   /// a leg to the last quote of any, on the corrected clock), so that every cut
   /// recording still has quotes on every leg. `backtest` runs the scenario with an
   /// engine on the whole recording or a cut one; the cuts run concurrently.
-  static func run(
+  public static func run(
     _ scenario: Scenario, cuts count: Int, recording: ScenarioRecording,
     backtest: @Sendable (ScenarioRecording, ScenarioRun.Engine) throws -> ScenarioRun
   ) throws -> LookaheadCheck {
@@ -213,41 +197,8 @@ struct LookaheadCheck {
     }
   }
 
-  /// The summary, the counts of each cut and every difference with the trade in both runs.
-  var table: String {
-    let compared = cuts.reduce(0) { $0 + $1.compared }, open = cuts.reduce(0) { $0 + $1.open }
-    var text = "Lookahead check, mode \(mode), engines \(engines.map(\.rawValue).joined(separator: " and ")): \(cuts.count) cuts, "
-    text += "fills \(TimeText.durationText(latency)) after the signal; "
-    text += "\(compared) trades compared (\(open) open at a cut: entry side), \(differences.count) differences\n\n"
-    var table = TextTable(["#", "cut", "compared", "open", "differences"], rightAligned: [0, 2, 3, 4])
-    for (k, cut) in cuts.enumerated() {
-      table.add(["\(k + 1)", TimeText.iso8601(cut.time), "\(cut.compared)", "\(cut.open)", "\(cut.differences.count)"])
-    }
-    text += table.rendered(indent: "  ") + "\n"
-    for difference in differences {
-      text += "\nAt the cut \(TimeText.iso8601(difference.cut)), engine \(difference.engine.rawValue), trade \(difference.trade) "
-      text += Self.explain(difference) + "\n"
-      text += "  full run:      " + Self.line(difference.full) + "\n"
-      text += "  truncated run: " + Self.line(difference.truncated) + "\n"
-    }
-    return text
-  }
-
-  private static func explain(_ difference: Difference) -> String {
-    switch difference.kind {
-    case .differs: "differs in " + difference.fields.joined(separator: ", ")
-    case .missing: "is missing from the run on the cut data"
-    case .extra: "is only in the run on the cut data"
-    case .closedEarly: "is open at the cut in the full run but closed before it on the cut data"
-    }
-  }
-
-  private static func line(_ record: Record?) -> String {
-    record.map { $0.fields.map { "\($0.name)=\($0.value.rendered(indent: 0))" }.joined(separator: " ") } ?? "-"
-  }
-
   /// The keys of `docs/cli.md`.
-  var json: JSONValue {
+  public var json: JSONValue {
     func object(_ record: Record?) -> JSONValue { record.map { .object($0.fields.map { ($0.name, $0.value) }) } ?? .null }
     return .object([
       ("mode", .string(mode)), ("engines", .array(engines.map { .string($0.rawValue) })), ("cuts", .int(cuts.count)),
@@ -286,4 +237,21 @@ extension LookaheadCheck.Record {
       entryTime: trade.entryTime, exitTime: trade.exitTime, forced: trade.exitReason == .endOfData,
       fields: (entry + exit).map { LookaheadCheck.Field(name: $0.0, value: $0.1) }, entryFields: entry.count)
   }
+}
+
+/// A lookahead check asked for more cuts than the legs' common span has microseconds:
+/// the cuts would not be distinct (exit 64).
+public struct LookaheadCutsError: Diagnostic, Equatable {
+  public var cuts: Int
+  /// µs the legs quote together.
+  public var span: Int64
+
+  public init(cuts: Int, span: Int64) {
+    self.cuts = cuts
+    self.span = span
+  }
+
+  public var kind: DiagnosticKind { .usage }
+  public var isFramed: Bool { false }
+  public var description: String { "\(cuts) cuts need data spanning more than \(cuts) µs, the legs quote together for \(span) µs" }
 }

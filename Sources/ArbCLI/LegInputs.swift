@@ -1,10 +1,12 @@
 import ArbAnalytics
 import ArbCore
 import ArbIngest
+import ArbResearch
 
-/// The legs and alignment flags of the commands that work on premiums (`rolling`,
-/// `candles`, `correlate`), parsed and checked as `arbkit premium` does.
-struct PremiumInputs {
+/// The `--leg` legs, the alignment flags and the ingest flags of the commands that
+/// compare legs (`premium`, `rolling`, `candles`, `correlate`, `profile`): parsed,
+/// resolved, read and warned about in one place.
+struct LegInputs {
   static let flags = ["--leg", "--max-stale", "--grid"] + IngestFlags.flags
   static let help: [(String, String)] = [
     ("--leg SPEC", "a leg, as for arbkit premium (repeat)"),
@@ -14,26 +16,59 @@ struct PremiumInputs {
 
   let legs: [LegSpec]
   let alignment: AlignmentOptions
-  let ingest: IngestFlags
+  var ingest: IngestFlags
 
   /// Parses `--leg` (at least `minimum`), `--max-stale`, `--grid` and the ingest flags.
   init(_ cursor: ArgumentCursor, minimum: Int) throws(UsageError) {
     if let stray = cursor.arguments.first { throw UsageError("unexpected argument '\(stray)' (legs are given with --leg)") }
     ingest = try IngestFlags(cursor)
-    legs = try PremiumCommand.legs(cursor, ingest: ingest, minimum: minimum)
+    legs = try Self.legs(cursor, ingest: ingest, minimum: minimum)
     alignment = try AnalysisFlags.alignment(cursor)
   }
 
-  /// The files of a run reading these legs and writing `outputs`.
-  func files(outputs: [String?]) -> RunFiles { ingest.files(inputs: legs.flatMap(\.paths), outputs: outputs) }
+  /// The `--leg` specs: at least `minimum`, no rate leg, registry symbols that resolve.
+  static func legs(_ cursor: ArgumentCursor, ingest: IngestFlags, minimum: Int = 2) throws(UsageError) -> [LegSpec] {
+    var legs: [LegSpec] = []
+    for text in cursor.values("--leg") {
+      do { legs.append(ingest.leg(try LegSpec(parsing: text))) } catch { throw UsageError(error.message) }
+    }
+    guard legs.count >= minimum else { throw UsageError("need at least \(minimum) --leg, was \(legs.count)") }
+    if let rate = legs.first(where: { $0.field?.isRate == true }) { throw Self.rateLeg(named: rate) }
+    for case let instrument? in legs.map(\.instrument) {
+      do { _ = try ingest.options.registry.canonical(ofLeg: instrument) } catch { throw UsageError(error.description) }
+    }
+    return legs
+  }
 
-  /// Reads every leg (warnings about rejected rows go to `terminal`).
+  /// A premium compares prices; between rates (funding, premium index) it means nothing.
+  static func rateLeg(_ field: SeriesField, _ path: String) -> UsageError {
+    UsageError(ScenarioLegError(.rateSeries(field: field, path: path)).description)
+  }
+
+  /// A leg whose `#FIELD` names a rate: what the file holds is not known yet, only what was asked for.
+  static func rateLeg(named spec: LegSpec) -> UsageError {
+    let field = spec.field?.rawValue ?? "price"
+    return UsageError("the series leg \(spec.paths[0]) asks for with #\(field) is a \(field) series, a rate: a premium needs price, mark or index legs")
+  }
+
+  /// The files of a run reading these legs and writing `outputs`.
+  func files(outputs: [String?] = []) -> RunFiles { ingest.files(inputs: legs.flatMap(\.paths), outputs: outputs) }
+
+  /// Reads every leg whole (warnings about rejected rows go to `terminal`).
   func load(_ terminal: inout Terminal) throws -> [QuoteSeries] {
     let loaded = try LoadedLegs.load(legs, options: ingest.options, specOverrides: ingest.specOverrides)
     for leg in loaded { for report in leg.reports { IngestSummary.warn(report, terminal: &terminal) } }
     let series = loaded.map(\.series)
-    if let rate = zip(legs, series).first(where: { $1.field.isRate }) { throw PremiumCommand.rateLeg(rate.1.field, rate.0.paths[0]) }
+    if let rate = zip(legs, series).first(where: { $1.field.isRate }) { throw Self.rateLeg(rate.1.field, rate.0.paths[0]) }
     return series
+  }
+
+  /// Opens every leg as a stream of chunks of `chunkRows` quotes (`whole`: each read
+  /// whole first), refusing a leg that turns out to hold a rate.
+  func open(whole: Bool, chunkRows: Int) throws -> StreamedLegs {
+    let opened = try StreamedLegs.open(legs, ingest: ingest, whole: whole, chunkRows: chunkRows)
+    if let rate = zip(legs, opened.legs).first(where: { $1.stream.field.isRate }) { throw Self.rateLeg(rate.1.stream.field, rate.0.paths[0]) }
+    return opened
   }
 }
 

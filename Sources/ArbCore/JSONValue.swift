@@ -1,5 +1,3 @@
-import ArbCore
-
 /// A JSON value with object keys kept in the order written, so output is stable and
 /// reads in the order `docs/cli.md` lists.
 public indirect enum JSONValue: Sendable, Equatable {
@@ -14,14 +12,14 @@ public indirect enum JSONValue: Sendable, Equatable {
   public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool { lhs.rendered() == rhs.rendered() }
 
   /// A number, or `null` when absent.
-  static func number(_ value: Double?) -> JSONValue { value.map { .number($0) } ?? .null }
+  public static func number(_ value: Double?) -> JSONValue { value.map { .number($0) } ?? .null }
 
-  static func int(_ value: Int?) -> JSONValue { value.map { .int(Int64($0)) } ?? .null }
-  static func int(_ value: Int64?) -> JSONValue { value.map { .int($0) } ?? .null }
+  public static func int(_ value: Int?) -> JSONValue { value.map { .int(Int64($0)) } ?? .null }
+  public static func int(_ value: Int64?) -> JSONValue { value.map { .int($0) } ?? .null }
 
   /// The first number that is not finite (depth first) and where it is (`mid.std`,
   /// `daily.3.pnl`); `nil` when every number is finite.
-  func firstNonFinite() -> NonFiniteResult? {
+  public func firstNonFinite() -> NonFiniteResult? {
     switch self {
     case .number(let value) where !value.isFinite: return NonFiniteResult(key: "", value: value)
     case .array(let items):
@@ -37,7 +35,7 @@ public indirect enum JSONValue: Sendable, Equatable {
   /// command's result passes before any of its formats (table, CSV, JSON) is written.
   ///
   /// - Throws: `NonFiniteResult` naming the first number that is not.
-  func checkedFinite() throws(NonFiniteResult) -> JSONValue {
+  public func checkedFinite() throws(NonFiniteResult) -> JSONValue {
     if let found = firstNonFinite() { throw found }
     return self
   }
@@ -81,13 +79,13 @@ public indirect enum JSONValue: Sendable, Equatable {
 
   /// Shortest text that reads back to the same double; integral values print without
   /// a fraction (`3`, not `3.0`).
-  static func format(_ value: Double) -> String {
+  public static func format(_ value: Double) -> String {
     precondition(value.isFinite, "non-finite number reached the output: check results with checkedFinite() first")
     if value == value.rounded() && abs(value) < 1e15 { return String(Int64(value)) }
     return "\(value)"
   }
 
-  static func quote(_ text: String, into out: inout String) {
+  public static func quote(_ text: String, into out: inout String) {
     out += "\""
     for scalar in text.unicodeScalars {
       switch scalar {
@@ -108,18 +106,23 @@ public indirect enum JSONValue: Sendable, Equatable {
 
 /// A computed figure that is not a finite number (an overflow, or 0/0, on extreme
 /// data): refused before any output is written (exit 65), never printed as `inf` or `nan`.
-struct NonFiniteResult: Diagnostic {
+public struct NonFiniteResult: Diagnostic {
   /// Where the figure is in the command's JSON output (`mid.std`, `daily.3.pnl`).
-  var key: String
-  var value: Double
+  public var key: String
+  public var value: Double
+
+  public init(key: String, value: Double) {
+    self.key = key
+    self.value = value
+  }
 
   /// The same figure one level down, under `parent`.
-  func inside(_ parent: String) -> NonFiniteResult { NonFiniteResult(key: key.isEmpty ? parent : parent + "." + key, value: value) }
+  public func inside(_ parent: String) -> NonFiniteResult { NonFiniteResult(key: key.isEmpty ? parent : parent + "." + key, value: value) }
 
-  var kind: DiagnosticKind { .data }
-  var isFramed: Bool { false }
+  public var kind: DiagnosticKind { .data }
+  public var isFramed: Bool { false }
 
-  var description: String {
+  public var description: String {
     let what = value.isNaN ? "undefined (0/0 or ∞ − ∞)" : "an overflow"
     return "\(key) is not a finite number but \(what): the input's prices or amounts are too extreme for double arithmetic"
   }

@@ -1,3 +1,4 @@
+import ArbCore
 import ArbIngest
 import Foundation
 
@@ -8,35 +9,45 @@ import Foundation
 /// The sweep's CSV file: written append-only in cell order, each batch of rows
 /// fsync'ed, so that a sweep killed at any moment can be resumed to the same bytes.
 /// A sidecar `PATH.meta.json` names the scenario (by checksum), the grid and the
-/// shard, so that `--resume` and `arbkit merge` refuse files of another sweep.
-struct SweepOutput {
+/// shard, so that a resumed sweep and a merge refuse files of another sweep.
+public struct SweepOutput {
   /// What a sweep file was made from.
-  struct Meta: Codable, Equatable {
-    var scenarioChecksum: String
-    var grid: [String]
-    var overrides: [String]
-    var shard: String
-    var cells: Int
-    var totalCells: Int
-    /// `--pnl-matrix` (as given) and `--period`, when the sweep writes a PnL matrix.
-    var pnlMatrix: String? = nil
-    var period: String? = nil
+  public struct Meta: Codable, Equatable, Sendable {
+    public var scenarioChecksum: String
+    public var grid: [String]
+    public var overrides: [String]
+    public var shard: String
+    public var cells: Int
+    public var totalCells: Int
+    /// The PnL matrix's path (as given) and its period, when the sweep writes one.
+    public var pnlMatrix: String?
+    public var period: String?
+
+    public init(
+      scenarioChecksum: String, grid: [String], overrides: [String], shard: String, cells: Int, totalCells: Int, pnlMatrix: String? = nil,
+      period: String? = nil
+    ) {
+      (self.scenarioChecksum, self.grid, self.overrides, self.shard) = (scenarioChecksum, grid, overrides, shard)
+      (self.cells, self.totalCells, self.pnlMatrix, self.period) = (cells, totalCells, pnlMatrix, period)
+    }
 
     enum CodingKeys: String, CodingKey {
       case scenarioChecksum = "scenario_checksum", grid, overrides, shard, cells, totalCells = "total_cells", pnlMatrix = "pnl_matrix", period
     }
 
-    static func read(_ path: String) throws -> Meta {
+    /// The sidecar of the sweep file `path`.
+    /// - Throws: `SweepFileError` when it is missing or not a sidecar.
+    public static func read(_ path: String) throws(SweepFileError) -> Meta {
       guard let data = FileManager.default.contents(atPath: path + ".meta.json") else {
-        throw UsageError("\(path): no sidecar \(path).meta.json: not written by arbkit sweep")
+        throw SweepFileError(path: path, reason: .noSidecar)
       }
       do { return try JSONDecoder().decode(Meta.self, from: data) } catch {
-        throw UsageError("\(path).meta.json: not a sweep sidecar")
+        throw SweepFileError(path: path, reason: .notSidecar)
       }
     }
 
     /// The sidecar of the sweep file `path`, written but not yet committed.
-    func sidecar(_ path: String) throws -> AtomicFile {
+    public func sidecar(_ path: String) throws -> AtomicFile {
       let encoder = JSONEncoder()
       encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
       let file = try AtomicFile(path: path + ".meta.json", named: false)
@@ -45,11 +56,11 @@ struct SweepOutput {
     }
   }
 
-  let path: String
+  public let path: String
   private let fd: Int32
   private let lock: SweepLock
   /// Rows already in the file (complete lines after the header).
-  private(set) var rowsDone: Int
+  public private(set) var rowsDone: Int
 
   /// Opens `path` for a sweep: fresh (header written), or with `resume` continuing
   /// an earlier run of the same sweep after its last complete row; a torn last line
@@ -58,24 +69,24 @@ struct SweepOutput {
   /// after them; a last row that is not is torn, an earlier one refuses the file.
   /// Unlike other outputs the file is written in place, row by row, so that `--resume`
   /// can continue it; `SweepLock` keeps a second sweep out of it meanwhile.
-  init(path: String, header: String, meta: Meta, resume: Bool, metrics: Int, gridFields: (Int) -> String) throws {
+  public init(path: String, header: String, meta: Meta, resume: Bool, metrics: Int, gridFields: (Int) -> String) throws {
     self.path = path
     lock = try SweepLock(output: path)
     var done = 0
     if resume, let existing = FileManager.default.contents(atPath: path) {
       guard (try? Meta.read(path)) == meta else {
-        throw UsageError("--resume: \(path) was written by another sweep (scenario, grid, shard, --pnl-matrix or --period differ); remove it or drop --resume")
+        throw SweepFileError(path: path, reason: .otherSweep)
       }
       let bytes = [UInt8](existing)
       var complete = (bytes.lastIndex(of: 10).map { $0 + 1 }) ?? 0
       var lines = bytes[..<complete].split(separator: 10, omittingEmptySubsequences: false).dropLast()
       guard let first = lines.first, String(decoding: first, as: UTF8.self) == header else {
-        throw UsageError("--resume: \(path) does not start with this sweep's header")
+        throw SweepFileError(path: path, reason: .header)
       }
-      guard lines.count - 1 <= meta.cells else { throw UsageError("--resume: \(path) has more rows than the sweep has cells") }
+      guard lines.count - 1 <= meta.cells else { throw SweepFileError(path: path, reason: .moreRows) }
       for (row, line) in lines.dropFirst().enumerated() where !Self.isRow(line, gridFields: gridFields(row), metrics: metrics) {
         guard row == lines.count - 2 else {
-          throw UsageError("--resume: line \(row + 2) of \(path) is not row \(row + 1) of this sweep; remove the file or drop --resume")
+          throw SweepFileError(path: path, reason: .notRow(line: row + 2))
         }
         complete = line.startIndex
         lines.removeLast()
@@ -83,7 +94,7 @@ struct SweepOutput {
       done = lines.count - 1
       fd = open(path, O_WRONLY)
       guard fd >= 0, ftruncate(fd, off_t(complete)) == 0, lseek(fd, 0, SEEK_END) >= 0 else {
-        throw FileError.unreadable(path: path, reason: "cannot reopen for --resume")
+        throw FileError.unreadable(path: path, reason: "cannot reopen to resume")
       }
     } else {
       try meta.sidecar(path).commit()
@@ -103,12 +114,12 @@ struct SweepOutput {
   }
 
   /// Appends rows (each with its newline) and syncs them to disk.
-  mutating func append(_ rows: String) throws {
+  public mutating func append(_ rows: String) throws {
     try Self.append(fd, rows, path: path)
     rowsDone += rows.utf8.reduce(0) { $0 + ($1 == 10 ? 1 : 0) }
   }
 
-  func close() {
+  public func close() {
     _ = Glibc.close(fd)
     lock.release()
   }
@@ -155,5 +166,40 @@ struct SweepLock {
   func release() {
     unlink(path)
     Glibc.close(fd)
+  }
+}
+
+/// A sweep file or sidecar that is not one of this sweep (exit 64).
+public struct SweepFileError: Diagnostic {
+  public enum Reason: Equatable, Sendable {
+    /// No `PATH.meta.json` beside the file.
+    case noSidecar
+    /// `PATH.meta.json` is not a sidecar.
+    case notSidecar
+    /// The sidecar names another scenario, grid, shard or PnL matrix.
+    case otherSweep
+    /// The file does not start with the sweep's header.
+    case header
+    /// The file has more rows than the sweep has cells.
+    case moreRows
+    /// A line before the last that is not the row of its cell.
+    case notRow(line: Int)
+  }
+
+  public var path: String
+  public var reason: Reason
+
+  public var kind: DiagnosticKind { .usage }
+  public var isFramed: Bool { false }
+
+  public var description: String {
+    switch reason {
+    case .noSidecar: "\(path): no sidecar \(path).meta.json: not written by arbkit sweep"
+    case .notSidecar: "\(path).meta.json: not a sweep sidecar"
+    case .otherSweep: "\(path) was written by another sweep (scenario, grid, shard, PnL matrix or period differ)"
+    case .header: "\(path) does not start with this sweep's header"
+    case .moreRows: "\(path) has more rows than the sweep has cells"
+    case .notRow(let line): "line \(line) of \(path) is not row \(line - 1) of this sweep"
+    }
   }
 }

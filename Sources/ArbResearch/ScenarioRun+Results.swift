@@ -1,45 +1,24 @@
 import ArbAnalytics
 import ArbBacktest
 import ArbCore
-import ArbResearch
 
-/// The printed forms of a backtest: summary table, JSON (`docs/cli.md`), ledger,
-/// equity and inventory CSV.
+/// The results of a backtest as data: the JSON (`docs/cli.md`), the summary rows, the
+/// ledger, equity, inventory and funding tables.
 extension ScenarioRun {
-  /// The figures every mode reports, in `docs/cli.md` order.
-  var metrics: [(String, JSONValue)] { metrics(journal: journal) }
-
-  /// `metrics` from the run's `journal`, built once by the caller.
-  func metrics(journal: PnLJournal) -> [(String, JSONValue)] {
-    let offset = scenario.timeZoneOffset
-    let common: (trades: Int, wins: Int, pnl: Double, fees: Double, skipped: [(reason: SkipReason, count: Int)])
-    let holding: [(String, JSONValue)]
-    var funding: [(String, JSONValue)] = []
+  /// The positions held from an entry to an exit (modes convergence and carry); none
+  /// in mode inventory, whose trades are immediate.
+  public var roundTrips: [Trade] {
     switch outcome {
-    case .convergence(let run), .carry(let run, _):
-      common = (run.trades.count, run.wins, run.pnl, run.fees, run.skipped)
-      if case .carry = outcome { funding = [("funding", .number(run.funding))] }
-      holding = [
-        ("exposure", .number(run.exposure)), ("mean_holding_s", .number(run.meanHoldingSeconds)), ("forced_exits", .int(run.forcedExits)),
-      ]
-    case .inventory(let run):
-      // Round trips are immediate: nothing is held.
-      common = (run.trades.count, run.wins, run.pnl, run.fees, run.skipped)
-      holding = [("exposure", .number(0)), ("mean_holding_s", .number(run.trades.isEmpty ? nil : 0)), ("forced_exits", .int(0))]
+    case .convergence(let run), .carry(let run, _): run.trades
+    case .inventory: []
     }
-    return [
-      ("trades", .int(common.trades)), ("wins", .int(common.wins)), ("pnl", .number(common.pnl)),
-      ("pnl_bps", .number(common.pnl / scenario.strategy.notional * 10_000)), ("fees", .number(common.fees)),
-    ] + funding + [
-      ("max_drawdown", .number(journal.maxDrawdown))
-    ] + holding + [
-      ("sharpe", .number(journal.sharpe(offset: offset))),
-      ("skipped", .object(common.skipped.map { ($0.reason.rawValue, .int($0.count)) })),
-    ]
   }
 
-  var json: JSONValue {
-    var members = metrics
+  /// The figures every mode reports.
+  public var metrics: BacktestMetrics { BacktestMetrics(self, journal: journal) }
+
+  public var json: JSONValue {
+    var members = metrics.members
     if case .inventory(let run) = outcome {
       members += [
         ("missed", .int(run.missed)), ("rebalances", .int(run.rebalances.count)), ("rebalance_cost", .number(run.rebalanceCost)),
@@ -71,21 +50,12 @@ extension ScenarioRun {
   }
 
   /// `fx`: the series, the converted venue, its staleness limit and what it left unusable.
-  static func fxJSON(_ fx: ScenarioLegs.FXSummary) -> JSONValue {
+  public static func fxJSON(_ fx: ScenarioLegs.FXSummary) -> JSONValue {
     .object([
       ("series", .string(fx.series.description)), ("converts", .string(fx.converts)),
       ("max_stale_us", fx.maxStale.map { .int($0) } ?? .null), ("quotes", .int(Int64(fx.quotes))),
       ("unusable_quotes", .int(Int64(fx.unusable))), ("usdt_as_usd", .bool(fx.usdtAsUSD)),
     ])
-  }
-
-  /// `FX: upbit prices divided by fx:…:USDKRW …`, and the USDT assumption when made.
-  static func fxLine(_ fx: ScenarioLegs.FXSummary) -> String {
-    let limit = fx.maxStale.map { "at most \(TimeText.durationText($0)) old" } ?? "no age limit"
-    var text = "FX: \(fx.converts) prices divided by \(fx.series.symbol), the rate in force (\(limit)); "
-    text += "\(fx.unusable) of \(fx.quotes) quotes without a usable rate\n"
-    if fx.usdtAsUSD { text += "Note: USDT is taken as 1 USD: the premium includes the USDT/USD deviation.\n" }
-    return text
   }
 
   private static func balances(_ state: InventoryState) -> JSONValue {
@@ -94,16 +64,20 @@ extension ScenarioRun {
 
   /// The metrics as the summary table prints them (skipped signals one row per reason;
   /// mode inventory adds rebalances and the balances at start and end).
-  var summaryRows: [(name: String, value: String)] {
+  public var summaryRows: [(name: String, value: String)] {
+    let metrics = metrics
     var rows: [(name: String, value: String)] = []
-    for (key, value) in metrics {
-      switch value {
-      case .object(let counts): for (reason, count) in counts { rows.append(("skipped: \(reason)", count.rendered(indent: 0))) }
-      case .number(let x) where key == "exposure": rows.append((key, NumberText.percent(x)))
-      case .number(let x): rows.append((key, NumberText.fixed(x, key == "sharpe" ? 3 : 2)))
-      default: rows.append((key, value == .null ? "-" : value.rendered(indent: 0)))
+    for column in BacktestMetrics.Column.allCases {
+      let name = column.rawValue
+      switch (column, metrics.value(column)) {
+      case (.funding, .null): continue
+      case (.exposure, .number(let x)): rows.append((name, NumberText.percent(x)))
+      case (_, .number(let x)): rows.append((name, NumberText.fixed(x, column == .sharpe ? 3 : 2)))
+      case (_, .null): rows.append((name, "-"))
+      case (_, let value): rows.append((name, value.rendered(indent: 0)))
       }
     }
+    for (reason, count) in metrics.skipped { rows.append(("skipped: \(reason.rawValue)", "\(count)")) }
     if case .inventory(let run) = outcome {
       rows.append(("rebalances", "\(run.rebalances.count)"))
       rows.append(("rebalance cost", NumberText.fixed(run.rebalanceCost, 2)))
@@ -116,43 +90,17 @@ extension ScenarioRun {
     return rows
   }
 
-  var table: String {
-    var text = "Legs\n"
-    var legTable = TextTable(["#", "venue", "market", "symbol", "rows", "taker fee", "price"], rightAligned: [0, 4, 5])
-    for (k, leg) in legs.enumerated() {
-      legTable.add([
-        "\(k + 1)", leg.instrument.venue, leg.instrument.market.rawValue, leg.instrument.symbol, "\(leg.count)",
-        NumberText.fixed(fees[k] * 100, 4) + "%", leg.priceSource.rawValue,
-      ])
-    }
-    text += legTable.rendered(indent: "  ") + "\n"
-    text += "Points \(points), valid \(validPoints)\n"
-    text += ExecutionFlags.offsetsLine(ScenarioLegs.offsets(scenario))
-    if let fx { text += Self.fxLine(fx) }
-    if legs.contains(where: { $0.priceSource == .last }) {
-      text += "Note: price_source last for some legs (bid = ask = one price): fills at that price are not tradable quotes.\n"
-    }
-    let s = scenario, strategy = scenario.strategy
-    let exit = strategy.threshold.map { ", exit \(JSONValue.format($0.exit))%" } ?? ""
-    text += "Strategy \(strategy.mode): entry \(JSONValue.format(strategy.entry))%\(exit), notional \(JSONValue.format(strategy.notional)) "
-    text += [.inventory: "per trade, ", .carry: "on spot, "][strategy.mode] ?? "per leg, "
-    text += "slippage \(JSONValue.format(s.slippageBps)) bps, latency \(TimeText.durationText(s.latency))\n\n"
-    var summary = TextTable(["", "value"], rightAligned: [1])
-    for row in summaryRows { summary.add([row.name, row.value]) }
-    text += summary.rendered(indent: "  ") + "\n"
-    if case .carry(let run, let settlements) = outcome {
-      if let first = settlements.time.first, let last = settlements.time.last {
-        text += "Funding: \(run.payments.count) settlements paid or received; the funding file has \(settlements.time.count) "
-        text += "from \(TimeText.iso8601(first)) to \(TimeText.iso8601(last))\n"
-      } else {
-        text += "Funding: not booked (strategy.funding false)\n"
-      }
-    }
-    return text
+  /// What the summary says after its table about the mode's own bookings (mode carry:
+  /// the funding settlements); empty for the other modes.
+  public var bookingNotes: String {
+    guard case .carry(let run, let settlements) = outcome else { return "" }
+    guard let first = settlements.time.first, let last = settlements.time.last else { return "Funding: not booked (strategy.funding false)\n" }
+    return "Funding: \(run.payments.count) settlements paid or received; the funding file has \(settlements.time.count) "
+      + "from \(TimeText.iso8601(first)) to \(TimeText.iso8601(last))\n"
   }
 
   /// The trades, one row each (by mode).
-  var ledger: CSVTable {
+  public var ledger: CSVTable {
     switch outcome {
     case .convergence(let run):
       var table = CSVTable("entry_ts_us,exit_ts_us,direction,rich,cheap,entry_premium,exit_premium,pnl,pnl_bps,fees")
@@ -186,7 +134,7 @@ extension ScenarioRun {
   }
 
   /// The running sum of the journal's bookings.
-  var equity: CSVTable {
+  public var equity: CSVTable {
     var table = CSVTable("ts_us,equity")
     var equity = 0.0
     for booking in journal.bookings {
@@ -197,7 +145,7 @@ extension ScenarioRun {
   }
 
   /// Balances after each trade and rebalance (mode inventory; header only otherwise).
-  var inventory: CSVTable {
+  public var inventory: CSVTable {
     var table = CSVTable("ts_us" + legs.indices.map { ",base_\($0 + 1),quote_\($0 + 1)" }.joined())
     guard case .inventory(let run) = outcome else { return table }
     for state in run.path { table.add(["\(state.time)"], state.base.indices.flatMap { [state.base[$0], state.quote[$0]] }) }
@@ -205,7 +153,7 @@ extension ScenarioRun {
   }
 
   /// Funding settlements paid or received (mode carry; header only otherwise).
-  var funding: CSVTable {
+  public var funding: CSVTable {
     var table = CSVTable("ts_us,trade,rate,price,amount")
     guard case .carry(let run, _) = outcome else { return table }
     for payment in run.payments { table.add(["\(payment.time)", "\(payment.trade + 1)"], [payment.rate, payment.price, payment.amount]) }
@@ -217,7 +165,7 @@ extension ScenarioRun {
   ///
   /// - Throws: `NonFiniteResult` naming the first figure that is not finite
   ///   (`pnl`, `trades.2.entry_premium`).
-  func checkedFinite() throws(NonFiniteResult) -> JSONValue {
+  public func checkedFinite() throws(NonFiniteResult) -> JSONValue {
     let json = try json.checkedFinite()
     for (name, table) in [("trades", ledger), ("equity", equity), ("inventory", inventory), ("funding", funding)] {
       if let found = table.firstNonFinite() { throw found.inside(name) }
@@ -226,33 +174,4 @@ extension ScenarioRun {
   }
 
   private func name(_ k: Int) -> String { CSV.field(legs[k].instrument.description) }
-}
-
-/// A CSV file of rows that start with text fields and end with numbers, whose numbers are
-/// checked before it is written.
-struct CSVTable {
-  let header: String
-  private(set) var rows: [(fields: [String], numbers: [Double])] = []
-
-  init(_ header: String) { self.header = header }
-
-  mutating func add(_ fields: [String], _ numbers: [Double]) { rows.append((fields, numbers)) }
-
-  /// Header and rows, each line ended by a newline.
-  var text: String {
-    var text = header + "\n"
-    for row in rows { text += (row.fields + row.numbers.map { NumberText.csv($0) }).joined(separator: ",") + "\n" }
-    return text
-  }
-
-  /// The first number that is not finite, as `ROW.COLUMN` (rows from 1, after the header).
-  func firstNonFinite() -> NonFiniteResult? {
-    let columns = header.split(separator: ",").map(String.init)
-    for (k, row) in rows.enumerated() {
-      if let j = row.numbers.firstIndex(where: { !$0.isFinite }) {
-        return NonFiniteResult(key: columns[row.fields.count + j], value: row.numbers[j]).inside(String(k + 1))
-      }
-    }
-    return nil
-  }
 }

@@ -1,0 +1,90 @@
+import ArbBacktest
+import ArbCore
+
+/// The figures every mode reports (`docs/definitions.md`): the backtest's JSON and
+/// summary, each sweep row, `--rank`, and the report's reading of a sweep all name them
+/// through `Column`, the one list of them.
+public struct BacktestMetrics: Sendable {
+  /// The metric columns in the order of a sweep row and of the backtest's JSON.
+  public enum Column: String, Sendable, CaseIterable {
+    case trades, wins, pnl
+    case pnlBps = "pnl_bps"
+    case fees
+    case maxDrawdown = "max_drawdown"
+    case exposure
+    case meanHoldingSeconds = "mean_holding_s"
+    case forcedExits = "forced_exits"
+    case sharpe
+    /// Mode carry only: absent from the other modes' JSON, empty in their sweep rows.
+    case funding
+
+    /// The column of `name`, or `nil` for a name that is no metric.
+    public init?(name: String) { self.init(rawValue: name) }
+
+    /// Every column's name, in order.
+    public static var names: [String] { allCases.map(\.rawValue) }
+  }
+
+  public var trades: Int
+  public var wins: Int
+  /// PnL in quote currency, and in basis points of the notional.
+  public var pnl: Double
+  public var pnlBps: Double
+  public var fees: Double
+  public var maxDrawdown: Double
+  /// Share of the time a position is open (0 in mode inventory: nothing is held).
+  public var exposure: Double
+  /// `nil` without trades.
+  public var meanHoldingSeconds: Double?
+  public var forcedExits: Int
+  /// `nil` when the daily PnL has no spread.
+  public var sharpe: Double?
+  /// Mode carry: the funding received (+) or paid (−); `nil` in the other modes.
+  public var funding: Double?
+  /// Signals not taken, by reason.
+  public var skipped: [(reason: SkipReason, count: Int)]
+
+  /// The metrics of `run`, its `journal` built once by the caller.
+  public init(_ run: ScenarioRun, journal: PnLJournal) {
+    let common: (trades: Int, wins: Int, pnl: Double, fees: Double, skipped: [(reason: SkipReason, count: Int)])
+    switch run.outcome {
+    case .convergence(let result), .carry(let result, _):
+      common = (result.trades.count, result.wins, result.pnl, result.fees, result.skipped)
+      (exposure, meanHoldingSeconds, forcedExits) = (result.exposure, result.meanHoldingSeconds, result.forcedExits)
+      if case .carry = run.outcome { funding = result.funding }
+    case .inventory(let result):
+      common = (result.trades.count, result.wins, result.pnl, result.fees, result.skipped)
+      // Round trips are immediate: nothing is held.
+      (exposure, meanHoldingSeconds, forcedExits) = (0, result.trades.isEmpty ? nil : 0, 0)
+    }
+    (trades, wins, pnl, fees, skipped) = common
+    pnlBps = pnl / run.scenario.strategy.notional * 10_000
+    maxDrawdown = journal.maxDrawdown
+    sharpe = journal.sharpe(offset: run.scenario.timeZoneOffset)
+  }
+
+  /// `column`'s value as JSON: a count, a number, or `null` when undefined.
+  public func value(_ column: Column) -> JSONValue {
+    switch column {
+    case .trades: .int(trades)
+    case .wins: .int(wins)
+    case .pnl: .number(pnl)
+    case .pnlBps: .number(pnlBps)
+    case .fees: .number(fees)
+    case .maxDrawdown: .number(maxDrawdown)
+    case .exposure: .number(exposure)
+    case .meanHoldingSeconds: .number(meanHoldingSeconds)
+    case .forcedExits: .int(forcedExits)
+    case .sharpe: .number(sharpe)
+    case .funding: .number(funding)
+    }
+  }
+
+  /// The metrics as the backtest's JSON lists them: every column (funding only in mode
+  /// carry), then the skipped signals by reason.
+  public var members: [(String, JSONValue)] {
+    Column.allCases.filter { $0 != .funding || funding != nil }.map { ($0.rawValue, value($0)) } + [
+      ("skipped", .object(skipped.map { ($0.reason.rawValue, .int($0.count)) }))
+    ]
+  }
+}
