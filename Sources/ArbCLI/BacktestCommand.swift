@@ -32,6 +32,7 @@ struct BacktestCommand: Command {
       ("--equity PATH", "write the equity curve as CSV: ts_us,equity (cumulative PnL at each exit and funding settlement)"),
       ("--funding PATH", "mode carry: write the funding settlements paid or received as CSV: ts_us,trade,rate,price,amount"),
       ("--inventory PATH", "mode inventory: write the balances after each trade and rebalance as CSV: ts_us,base_1,quote_1,base_2,quote_2"),
+      TableOutput.help,
       ("--tz UTC|Asia/Seoul", "the days of the PnL journal and the Sharpe ratio (same as --set journal.tz=…)"),
       ("--lookahead-check", "rerun on the data cut at evenly spaced times; exit 1 when a trade decided before a cut differs (docs/cli.md)"),
       ("--cuts N", "with --lookahead-check: the number of cuts (default 20)"),
@@ -45,10 +46,10 @@ struct BacktestCommand: Command {
 
   let path: String
   let scenario: Scenario
-  let tradesPath: String?
-  let equityPath: String?
-  let inventoryPath: String?
-  let fundingPath: String?
+  /// `--trades`, `--equity`, `--inventory`, `--funding`, in the order of the ledgers `run` writes.
+  let outputs: [TableOutput?]
+  /// `--set` and `--tz`, as given: a columnar ledger's metadata names them.
+  let overrides: [String]
   let format: OutputFormat
   let ingest: IngestFlags
   /// With `--lookahead-check`: the number of cuts (`--cuts`, default 20).
@@ -57,7 +58,9 @@ struct BacktestCommand: Command {
   init(arguments: [String]) throws(UsageError) {
     let cursor = ArgumentCursor(
       arguments,
-      flags: ["--set", "--tz", "--trades", "--equity", "--inventory", "--funding", "--format", "--bad-rows", "--quarantine", "--registry", "--cuts"],
+      flags: [
+        "--set", "--tz", "--trades", "--equity", "--inventory", "--funding", TableOutput.flag, "--format", "--bad-rows", "--quarantine", "--registry", "--cuts",
+      ],
       switches: ["--sort", "--lookahead-check"])
     try cursor.validate()
     guard cursor.arguments.count == 1, let path = cursor.arguments.first else {
@@ -65,29 +68,21 @@ struct BacktestCommand: Command {
     }
     self.path = path
     try ScenarioFile.check(path)
-    do {
-      let zone = cursor.value("--tz").map { ["journal.tz=" + $0] } ?? []
-      scenario = try Scenario.load(path: path, overrides: cursor.values("--set") + zone)
-    } catch {
-      throw UsageError(ScenarioFile.explain(error, path: path))
-    }
-    tradesPath = cursor.value("--trades")
-    equityPath = cursor.value("--equity")
-    inventoryPath = cursor.value("--inventory")
-    fundingPath = cursor.value("--funding")
+    overrides = cursor.values("--set") + (cursor.value("--tz").map { ["journal.tz=" + $0] } ?? [])
+    do { scenario = try Scenario.load(path: path, overrides: overrides) } catch { throw UsageError(ScenarioFile.explain(error, path: path)) }
+    outputs = try TableOutput.parse(cursor, flags: Self.ledgerFlags)
     format = try OutputFormat.parse(cursor)
     guard format != .csv else { throw UsageError("--format csv is not a backtest output; use --trades PATH for the ledger") }
     ingest = try IngestFlags(cursor)
     cuts = try LookaheadCheck.cuts(cursor)
-    if cuts != nil, let ledger = zip(["--trades", "--equity", "--inventory", "--funding"], outputs).first(where: { $0.1 != nil }) {
-      throw UsageError("--lookahead-check writes no ledger, was \(ledger.0) \(ledger.1!)")
+    if cuts != nil, let ledger = zip(Self.ledgerFlags, outputs).first(where: { $0.1 != nil }) {
+      throw UsageError("--lookahead-check writes no ledger, was \(ledger.0) \(ledger.1!.path)")
     }
   }
 
-  /// The ledger paths, in the order of the ledgers `run` writes.
-  var outputs: [String?] { [tradesPath, equityPath, inventoryPath, fundingPath] }
+  static let ledgerFlags = ["--trades", "--equity", "--inventory", "--funding"]
 
-  var files: RunFiles { ingest.files(inputs: ScenarioLegs.files(scenario, path: path), outputs: outputs) }
+  var files: RunFiles { ingest.files(inputs: ScenarioLegs.files(scenario, path: path), outputs: outputs.map { $0?.path }) }
 
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     var options = ingest.options
@@ -113,9 +108,11 @@ struct BacktestCommand: Command {
     // The ledgers belong together: all are written, or none.
     var written: [AtomicFile] = []
     let ledgers: [KeyPath<ScenarioRun, CSVTable>] = [\.ledger, \.equity, \.inventory, \.funding]
-    for (path, ledger) in zip(outputs, ledgers) {
-      guard let path else { continue }
-      written.append(try report[keyPath: ledger].file(path))
+    // A columnar ledger names the run it comes from.
+    let metadata = [("arbkit.scenario_checksum", try ScenarioFile.checksum(path)), ("arbkit.overrides", overrides.joined(separator: "\n"))]
+    for (output, ledger) in zip(outputs, ledgers) {
+      guard let output else { continue }
+      written.append(try report[keyPath: ledger].file(output, metadata: output.format == .csv ? [] : metadata))
     }
     try FileOutput.commit(written)
     terminal.print(format == .json ? json.rendered() : report.table)

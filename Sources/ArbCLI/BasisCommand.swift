@@ -38,6 +38,7 @@ struct BasisCommand: Command {
       (ExecutionFlags.offsetHelp.0, ExecutionFlags.offsetHelp.1 + " (a funding series is not moved: its times are settlement instants)"),
       ("--series PATH", "also write the basis as CSV: ts_us,basis_pct,open_pct,close_pct (annualised_pct with an expiry), "
         + "then one column per pair of --mark/--index (mark_over_index_pct, perp_over_mark_pct, …); empty where invalid"),
+      TableOutput.help,
       ("--format table|json", "output (default table)"),
     ]))
     \(IngestFlags.help)
@@ -60,12 +61,13 @@ struct BasisCommand: Command {
   let format: OutputFormat
   let ingest: IngestFlags
   /// `--series`: where the per-point basis goes.
-  let seriesPath: String?
+  let series: TableOutput?
 
   init(arguments: [String]) throws(UsageError) {
     let cursor = ArgumentCursor(
       arguments,
-      flags: Self.legFlags + ["--expiry", "--window", "--funding-interval", "--format", "--series"] + AnalysisFlags.flags + ExecutionFlags.flags
+      flags: Self.legFlags + ["--expiry", "--window", "--funding-interval", "--format", "--series", TableOutput.flag] + AnalysisFlags.flags
+        + ExecutionFlags.flags
         + IngestFlags.flags,
       switches: IngestFlags.switches)
     try cursor.validate()
@@ -114,7 +116,7 @@ struct BasisCommand: Command {
     analysis = try AnalysisFlags(cursor)
     format = try OutputFormat.parse(cursor)
     if format == .csv { throw UsageError("invalid value for '--format', expected table or json, was 'csv'") }
-    seriesPath = cursor.value("--series")
+    self.series = try TableOutput.parse(cursor, flags: ["--series"])[0]
   }
 
   /// `YYYY-MM-DD` (at 08:00 UTC) or an ISO-8601 time.
@@ -129,7 +131,7 @@ struct BasisCommand: Command {
     }
   }
 
-  var files: RunFiles { ingest.files(inputs: [spot, perp, future, funding, mark, index].compactMap { $0 }.flatMap(\.paths)) }
+  var files: RunFiles { ingest.files(inputs: [spot, perp, future, funding, mark, index].compactMap { $0 }.flatMap(\.paths), outputs: [series?.path]) }
 
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     let roles: [(String, LegSpec?)] = [
@@ -203,14 +205,14 @@ struct BasisCommand: Command {
       alignment: options, bands: bands, sized: sized, offsets: execution.offsets)
     // Every format prints the figures of the JSON: checked once, before anything is written.
     let json = try result.json.checkedFinite()
-    if let seriesPath {
+    if let seriesFile = self.series {
       let pairs = references.map { SeriesCSV.Column($0.name.split(separator: " ").joined(separator: "_") + "_pct", $0.premium) }
       try SeriesCSV.write(
         columns: [
           SeriesCSV.Column("basis_pct", series.basis), SeriesCSV.Column("open_pct", series.basis, series.open),
           SeriesCSV.Column("close_pct", series.basis, series.close),
         ] + (series.annualised.map { [SeriesCSV.Column("annualised_pct", $0)] } ?? []) + pairs,
-        to: seriesPath)
+        to: seriesFile)
     }
     switch format {
     case .json: terminal.print(json.rendered())

@@ -24,6 +24,7 @@ struct CandlesCommand: Command {
       ("--tz UTC|Asia/Seoul", "align buckets to UTC (default) or Seoul (UTC+9) day boundaries"),
       ("--of mid|premium|exec", "mid: the leg's mid price (one leg, default then); premium (default with two or more legs) or exec"),
       ("--out PATH", "write the candles there instead of stdout; a PATH ending .arrow or .feather (.parquet): the CSV's columns as Arrow IPC (Parquet), typed"),
+      TableOutput.help,
       ("--chunk-rows N", "points, and quotes per leg, worked on at a time (default 65536): memory grows with it, not with the history"),
       ("--format csv|json", "output (default csv): start_us,start,open,high,low,close,mean,mean_tw,count"),
     ]))
@@ -36,14 +37,14 @@ struct CandlesCommand: Command {
   let every: Int64
   let zone: String
   let source: Source
-  let outPath: String?
+  let out: TableOutput?
   /// Points, and quotes per leg, worked on at a time.
   let chunkRows: Int
   let json: Bool
 
   init(arguments: [String]) throws(UsageError) {
     let cursor = ArgumentCursor(
-      arguments, flags: LegInputs.flags + ["--every", "--tz", "--of", "--out", "--chunk-rows", "--format"], switches: IngestFlags.switches)
+      arguments, flags: LegInputs.flags + ["--every", "--tz", "--of", "--out", TableOutput.flag, "--chunk-rows", "--format"], switches: IngestFlags.switches)
     try cursor.validate()
     inputs = try LegInputs(cursor, minimum: 1)
     guard let every = try cursor.value("--every", "a positive duration such as 1m, 1h or 1d", { TimeText.parseDuration($0).flatMap { $0 > 0 ? $0 : nil } })
@@ -59,12 +60,12 @@ struct CandlesCommand: Command {
       throw UsageError("--max-stale and --grid align premiums; a leg's mid uses every quote")
     }
     if source != .mid && legs < 2 { throw UsageError("--of \(source.rawValue) needs at least two --leg, was \(legs)") }
-    outPath = cursor.value("--out")
+    out = try TableOutput.parse(cursor, flags: ["--out"])[0]
     chunkRows = try cursor.value("--chunk-rows", "a positive number of rows", { Int($0).flatMap { $0 > 0 ? $0 : nil } }) ?? 1 << 16
     json = try cursor.value("--format", "csv or json", { ["csv": false, "json": true][$0] }) ?? false
   }
 
-  var files: RunFiles { inputs.files(outputs: [outPath]) }
+  var files: RunFiles { inputs.files(outputs: [out?.path]) }
 
   /// Streams the legs (as `arbkit premium` does) into the candles: memory holds the
   /// candles and a chunk per leg, whatever the length of the history.
@@ -90,17 +91,17 @@ struct CandlesCommand: Command {
     let candles = builder.finish()
     // Both formats print the figures of the JSON: checked once, before anything is written.
     let checked = try JSONValue.array(candles.map(Self.json)).checkedFinite()
-    var out = try RowWriter(path: outPath, types: [.timestampMicros, .utf8] + Array(repeating: .float64, count: 6) + [.int64])
-    if json && !out.isColumnar {
-      try out.append(checked.rendered() + "\n")
+    var writer = try RowWriter(out, types: [.timestampMicros, .utf8] + Array(repeating: .float64, count: 6) + [.int64])
+    if json && !writer.isColumnar {
+      try writer.append(checked.rendered() + "\n")
     } else {
-      try out.append("start_us,start,open,high,low,close,mean,mean_tw,count\n")
+      try writer.append("start_us,start,open,high,low,close,mean,mean_tw,count\n")
       for c in candles {
         let prices = [c.open, c.high, c.low, c.close, c.mean].map { NumberText.csv($0) }.joined(separator: ",")
-        try out.append("\(c.start),\(TimeText.iso8601(c.start)),\(prices),\(NumberText.csv(c.meanTW)),\(c.count)\n")
+        try writer.append("\(c.start),\(TimeText.iso8601(c.start)),\(prices),\(NumberText.csv(c.meanTW)),\(c.count)\n")
       }
     }
-    if let text = try out.finish() { terminal.print(text, terminator: "") }
+    if let text = try writer.finish() { terminal.print(text, terminator: "") }
     return .success
   }
 

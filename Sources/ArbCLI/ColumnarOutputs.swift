@@ -2,6 +2,42 @@ import ArbAnalytics
 import ArbCore
 import ArbIngest
 
+/// A table file a command writes (`--series`, `--trades`, `--out` …) and its format:
+/// `--output-format` when given, else the one the name's extension says.
+struct TableOutput {
+  static let flag = "--output-format"
+  static let help = (
+    "--output-format csv|arrow|parquet", "the format of the table files written (default: by each name's extension: .arrow/.feather, .parquet, else CSV)"
+  )
+
+  let path: String
+  let format: TableFormat
+
+  init(_ path: String, format: TableFormat? = nil) {
+    self.path = path
+    self.format = format ?? TableFormat(path: path)
+  }
+
+  /// The table files named by `flags` (`--series`, `--out` …; `nil` for one not given),
+  /// in the format `--output-format` names or their names say.
+  ///
+  /// - Throws: `UsageError` for a format that is none of csv, arrow, parquet, or one
+  ///   given without any of `flags`.
+  static func parse(_ cursor: ArgumentCursor, flags: [String]) throws(UsageError) -> [TableOutput?] {
+    let format = try cursor.value(flag, "csv, arrow or parquet", TableFormat.init(rawValue:))
+    let outputs = flags.map { cursor.value($0).map { TableOutput($0, format: format) } }
+    if let format, outputs.allSatisfy({ $0 == nil }) {
+      throw UsageError("\(flag) \(format.rawValue) names the format of \(flags.joined(separator: ", ")), none of which was given")
+    }
+    return outputs
+  }
+
+  /// A columnar writer of `fields` for this file; `nil` for CSV.
+  func writer(fields: [ArrowField], metadata: [(String, String)] = []) throws -> (any ColumnarWriter)? {
+    try ColumnarFile.writer(path: path, format: format, fields: fields, metadata: metadata)
+  }
+}
+
 /// A `--series` file of `arbkit premium`, written a chunk at a time and put in place by
 /// `commit`: CSV (`SeriesCSV.PremiumWriter`) or, for a name ending `.arrow`, `.feather`
 /// or `.parquet`, a columnar file (`PremiumColumnarWriter`).
@@ -14,9 +50,9 @@ extension SeriesCSV.PremiumWriter: PremiumSeriesOutput {}
 
 enum SeriesOutput {
   /// The writer of the premium's `--series` file at `path`, by its name.
-  static func premium(path: String, legCount: Int) throws -> any PremiumSeriesOutput {
-    if let columnar = try PremiumColumnarWriter(path: path, legCount: legCount) { return columnar }
-    return try SeriesCSV.PremiumWriter(path: path, legCount: legCount)
+  static func premium(_ output: TableOutput, legCount: Int) throws -> any PremiumSeriesOutput {
+    if let columnar = try PremiumColumnarWriter(output, legCount: legCount) { return columnar }
+    return try SeriesCSV.PremiumWriter(path: output.path, legCount: legCount)
   }
 }
 
@@ -40,14 +76,14 @@ struct PremiumColumnarWriter: PremiumSeriesOutput {
   private let legCount: Int
   private var unwritable: NonFiniteResult? = nil
 
-  /// `nil` when `path` names no columnar file.
-  init?(path: String, legCount: Int) throws {
+  /// `nil` when `output` is a CSV file.
+  init?(_ output: TableOutput, legCount: Int) throws {
     var fields = [
       ArrowField("ts_us", .timestampMicros, nullable: false), ArrowField("valid", .bool, nullable: false),
       ArrowField("mid_pct", .float64), ArrowField("exec_pct", .float64), ArrowField("direction", .utf8),
     ]
     for k in 1...legCount { fields += [ArrowField("bid_\(k)", .float64), ArrowField("ask_\(k)", .float64)] }
-    guard let file = try ColumnarFile.writer(path: path, fields: fields) else { return nil }
+    guard let file = try output.writer(fields: fields) else { return nil }
     self.file = file
     self.legCount = legCount
   }
@@ -80,13 +116,13 @@ struct PremiumColumnarWriter: PremiumSeriesOutput {
 }
 
 extension CSVTable {
-  /// The table written to `path`, not yet in place (`FileOutput.commit`): CSV, or for a
-  /// name ending `.arrow`, `.feather` or `.parquet` a columnar file of the same columns, typed: a
+  /// The table written to `output`, not yet in place (`FileOutput.commit`): CSV, or an
+  /// Arrow IPC or Parquet file of the same columns, typed, with `metadata`: a
   /// text column named `*_us` a TIMESTAMP(µs, UTC), one of whole numbers (a trade's
   /// number) int64, the other text columns (directions, venues) dictionary-encoded
   /// strings, the numbers doubles; an empty field is a null. A table without rows has
   /// only its `*_us` columns as timestamps, the others doubles.
-  func file(_ path: String) throws -> AtomicFile {
+  func file(_ output: TableOutput, metadata: [(String, String)] = []) throws -> AtomicFile {
     let names = header.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
     // The text columns come first (the times among them).
     let textCount = rows.first?.fields.count ?? names.prefix { $0.hasSuffix("_us") }.count
@@ -108,8 +144,8 @@ extension CSVTable {
         columns.append(.strings(texts.map { $0.isEmpty ? nil : $0 }))
       }
     }
-    guard let writer = try ColumnarFile.writer(path: path, fields: fields) else {
-      let file = try AtomicFile(path: path)
+    guard let writer = try output.writer(fields: fields, metadata: metadata) else {
+      let file = try AtomicFile(path: output.path)
       try file.write(text)
       return file
     }
@@ -118,11 +154,12 @@ extension CSVTable {
   }
 }
 
-/// A CSV that ArbKit wrote, as the columnar file (Arrow IPC or Parquet, by the name) of the
-/// same values (`rolling --out`, `candles --out`): one record batch or row group, each
-/// column of its given type, an empty field a null. The numbers parse back to the exact values printed (shortest round-trip text).
+/// A CSV that ArbKit wrote, as the columnar file (Arrow IPC or Parquet) of the same values
+/// (`rolling --out`, `candles --out`, the `--series` of `basis` and `kimchi`, the PnL
+/// matrix): one record batch or row group, each column of its given type, an empty field
+/// a null. The numbers parse back to the exact values printed (shortest round-trip text).
 enum CSVColumnar {
-  static func write(_ csv: String, types: [ArrowType], to path: String) throws {
+  static func write(_ csv: String, types: [ArrowType], to output: TableOutput, metadata: [(String, String)] = []) throws {
     var lines = csv.split(separator: "\n", omittingEmptySubsequences: true).map { $0.split(separator: ",", omittingEmptySubsequences: false) }
     let names = lines.isEmpty ? [] : lines.removeFirst().map(String.init)
     precondition(names.count == types.count, "\(types.count) types for the columns \(names)")
@@ -140,8 +177,50 @@ enum CSVColumnar {
       case .utf8, .dictionaryUTF8: columns.append(.strings(texts.map { $0.isEmpty ? nil : String($0) }))
       }
     }
-    let writer = try ColumnarFile.writer(path: path, fields: zip(names, types).map { ArrowField($0, $1) })!
+    let writer = try output.writer(fields: zip(names, types).map { ArrowField($0, $1) }, metadata: metadata)!
     try writer.write(columns)
     try writer.commit()
+  }
+}
+
+/// Per-row text output of the series commands: CSV rows written to a file in chunks
+/// (an `AtomicFile`, in place at `finish`), or collected for stdout.
+struct RowWriter {
+  private let file: AtomicFile?
+  /// A columnar file and its columns' types: the CSV is collected, then written as the
+  /// columnar file of its values (`CSVColumnar`).
+  private let columnar: (output: TableOutput, types: [ArrowType])?
+  private(set) var text = ""
+
+  /// Writes to `output`, or collects the text when `output` is nil; `types` are the CSV
+  /// columns' types for a columnar `output`.
+  init(_ output: TableOutput?, types: [ArrowType] = []) throws {
+    columnar = output.flatMap { $0.format == .csv ? nil : ($0, types) }
+    file = try columnar == nil ? output.map { try AtomicFile(path: $0.path) } : nil
+  }
+
+  /// Whether the rows go to a columnar file (which holds the CSV's rows, not JSON).
+  var isColumnar: Bool { columnar != nil }
+
+  mutating func append(_ line: String) throws {
+    text += line
+    if file != nil && text.utf8.count > 1 << 20 { try flush() }
+  }
+
+  /// Writes what is left and puts the file in place; returns the collected text for stdout.
+  mutating func finish() throws -> String? {
+    if let columnar {
+      try CSVColumnar.write(text, types: columnar.types, to: columnar.output)
+      return nil
+    }
+    guard let file else { return text }
+    try flush()
+    try file.commit()
+    return nil
+  }
+
+  private mutating func flush() throws {
+    try file?.write(text)
+    text.removeAll(keepingCapacity: true)
   }
 }

@@ -32,6 +32,7 @@ struct KimchiCommand: Command {
     ] + AnalysisFlags.help + [
       ExecutionFlags.offsetHelp,
       ("--series PATH", "also write the premiums as CSV: ts_us, then kimchi_pct_K per --krw leg K (and kimchi_usd_pct_K with --usdt-usd); empty where invalid"),
+      TableOutput.help,
       ("--format table|json", "output (default table)"),
     ]))
     \(IngestFlags.help)
@@ -52,12 +53,13 @@ struct KimchiCommand: Command {
   let format: OutputFormat
   let ingest: IngestFlags
   /// `--series`: where the per-point premiums go.
-  let seriesPath: String?
+  let series: TableOutput?
 
   init(arguments: [String]) throws(UsageError) {
     let cursor = ArgumentCursor(
       arguments,
-      flags: ["--krw", "--usd", "--fx", "--fx-market", "--usdt-usd", "--fx-max-stale", "--format", "--offset", "--series"] + AnalysisFlags.flags
+      flags: ["--krw", "--usd", "--fx", "--fx-market", "--usdt-usd", "--fx-max-stale", "--format", "--offset", "--series", TableOutput.flag]
+        + AnalysisFlags.flags
         + IngestFlags.flags,
       switches: IngestFlags.switches)
     try cursor.validate()
@@ -99,10 +101,10 @@ struct KimchiCommand: Command {
     execution = try ExecutionFlags(cursor)
     format = try OutputFormat.parse(cursor)
     if format == .csv { throw UsageError("invalid value for '--format', expected table or json, was 'csv'") }
-    seriesPath = cursor.value("--series")
+    series = try TableOutput.parse(cursor, flags: ["--series"])[0]
   }
 
-  var files: RunFiles { ingest.files(inputs: (krw + [usd, fx] + [usdtUSD].compactMap { $0 }).flatMap(\.paths)) }
+  var files: RunFiles { ingest.files(inputs: (krw + [usd, fx] + [usdtUSD].compactMap { $0 }).flatMap(\.paths), outputs: [series?.path]) }
 
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     let specs = krw + [usd, fx] + (usdtUSD.map { [$0] } ?? [])
@@ -150,13 +152,13 @@ struct KimchiCommand: Command {
       fxMaxStale: fxMaxStale, alignment: options, bands: analysis.bands, offsets: execution.offsets)
     // Both formats print the figures of the JSON: checked once, before anything is written.
     let json = try result.json.checkedFinite()
-    if let seriesPath {
+    if let series {
       let columns =
         venues.indices.map { k in SeriesCSV.Column("kimchi_pct_\(k + 1)", venues[k].series.premium) }
         + venues.indices.compactMap { k in
           venues[k].series.kimchiUSD.map { SeriesCSV.Column("kimchi_usd_pct_\(k + 1)", venues[k].series.premium, $0) }
         }
-      try SeriesCSV.write(columns: columns, to: seriesPath)
+      try SeriesCSV.write(columns: columns, to: series)
     }
     switch format {
     case .json: terminal.print(json.rendered())

@@ -24,6 +24,7 @@ struct PremiumCommand: Command {
     ] + AnalysisFlags.help + ExecutionFlags.help + [
       ("--series PATH", "also write the aligned series as CSV: ts_us,valid,mid_pct,exec_pct,direction, then bid_K,ask_K per leg; "
         + "a PATH ending .arrow or .feather: an Arrow IPC file of the same columns, typed; .parquet: a Parquet file"),
+      TableOutput.help,
       ("--chunk-rows N", "points, and quotes per leg, worked on at a time (default 65536): memory grows with it, not with the history"),
       ("--format table|csv|json", "output (default table)"),
     ]))
@@ -34,26 +35,26 @@ struct PremiumCommand: Command {
   let bands: BandOptions
   /// `--size` and `--offset`.
   let execution: ExecutionFlags
-  let seriesPath: String?
+  let series: TableOutput?
   let chunkRows: Int
   let format: OutputFormat
 
   init(arguments: [String]) throws(UsageError) {
     let cursor = ArgumentCursor(
       arguments,
-      flags: ["--leg", "--series", "--chunk-rows", "--format"] + AnalysisFlags.flags + ExecutionFlags.flags + IngestFlags.flags,
+      flags: ["--leg", "--series", TableOutput.flag, "--chunk-rows", "--format"] + AnalysisFlags.flags + ExecutionFlags.flags + IngestFlags.flags,
       switches: IngestFlags.switches)
     try cursor.validate()
     var inputs = try LegInputs(cursor, minimum: 2)
     bands = try AnalysisFlags.bands(cursor)
     execution = try ExecutionFlags(cursor, ingest: &inputs.ingest)
     self.inputs = inputs
-    seriesPath = cursor.value("--series")
+    series = try TableOutput.parse(cursor, flags: ["--series"])[0]
     chunkRows = try cursor.value("--chunk-rows", "a positive number of rows", { Int($0).flatMap { $0 > 0 ? $0 : nil } }) ?? 1 << 16
     format = try OutputFormat.parse(cursor)
   }
 
-  var files: RunFiles { inputs.files(outputs: [seriesPath]) }
+  var files: RunFiles { inputs.files(outputs: [series?.path]) }
 
   /// Streams the legs through the premium and its analysis a chunk at a time: a store
   /// leg is read from its mapped partitions, files in time order as they are parsed,
@@ -75,14 +76,14 @@ struct PremiumCommand: Command {
       return micros == 0 ? leg.stream : ShiftedQuoteStream(leg.stream, by: micros)
     }
     let premium = try PremiumStream(
-      legs: streams, options: alignment, chunkPoints: chunkRows, legChunkRows: chunkRows, keepQuotes: seriesPath != nil)
+      legs: streams, options: alignment, chunkPoints: chunkRows, legChunkRows: chunkRows, keepQuotes: series != nil)
     // The values kept for the quantiles stay in memory up to 16 chunks' worth (1 Mi by default).
     let analyzer = PremiumAnalyzer(
       legCount: opened.legs.count, maxPremium: premium.maxPremium, options: bands, spillMemoryLimit: max(1 << 16, 16 * chunkRows))
-    var series = try seriesPath.map { try SeriesOutput.premium(path: $0, legCount: opened.legs.count) }
+    var seriesFile = try series.map { try SeriesOutput.premium($0, legCount: opened.legs.count) }
     while let chunk = try premium.next() {
       try analyzer.add(chunk)
-      try series?.write(chunk)
+      try seriesFile?.write(chunk)
     }
     let analysis = try analyzer.finish()
     var sized: SizedResult? = nil
@@ -101,7 +102,7 @@ struct PremiumCommand: Command {
       alignment: alignment, bands: bands, clock: ingest.options.clock, sized: sized, offsets: execution.offsets)
     // Every format prints the figures of the JSON: checked once, before anything is written.
     let json = try result.json.checkedFinite()
-    try series?.commit()
+    try seriesFile?.commit()
     switch format {
     case .json: terminal.print(json.rendered())
     case .csv: terminal.print(result.csv, terminator: "")

@@ -24,6 +24,7 @@ struct RollingCommand: Command {
       ("--ewma N|DURATION", "EWMA half-life in points (100) or in time (30s)"),
       ("--series premium|exec", "the mid premium (default) or the executable premium"),
       ("--out PATH", "write ts_us,value,mean,std,z,ewma_mean,ewma_std,half_life_s per valid point (CSV; undefined = empty; a PATH ending .arrow or .feather: Arrow IPC, .parquet: Parquet, typed)"),
+      TableOutput.help,
       ("--format table|csv|json", "the summary (default table)"),
     ]))
     \(IngestFlags.help)
@@ -33,12 +34,12 @@ struct RollingCommand: Command {
   let window: RollingWindow
   let ewma: EWMAHalfLife?
   let exec: Bool
-  let outPath: String?
+  let out: TableOutput?
   let format: OutputFormat
 
   init(arguments: [String]) throws(UsageError) {
     let cursor = ArgumentCursor(
-      arguments, flags: LegInputs.flags + ["--window", "--ewma", "--series", "--out", "--format"], switches: IngestFlags.switches)
+      arguments, flags: LegInputs.flags + ["--window", "--ewma", "--series", "--out", TableOutput.flag, "--format"], switches: IngestFlags.switches)
     try cursor.validate()
     inputs = try LegInputs(cursor, minimum: 2)
     guard let window = try cursor.value("--window", "a count of points (300) or a duration (5m)", Self.window) else {
@@ -47,7 +48,7 @@ struct RollingCommand: Command {
     self.window = window
     ewma = try cursor.value("--ewma", "a half-life in points (100) or a duration (30s)", Self.halfLife)
     exec = try cursor.value("--series", "premium or exec", { ["premium": false, "exec": true][$0] }) ?? false
-    outPath = cursor.value("--out")
+    out = try TableOutput.parse(cursor, flags: ["--out"])[0]
     format = try OutputFormat.parse(cursor)
   }
 
@@ -63,7 +64,7 @@ struct RollingCommand: Command {
     return TimeText.parseDuration(text).flatMap { $0 > 0 ? .time($0) : nil }
   }
 
-  var files: RunFiles { inputs.files(outputs: [outPath]) }
+  var files: RunFiles { inputs.files(outputs: [out?.path]) }
 
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     let legs = try inputs.load(&terminal)
@@ -78,7 +79,7 @@ struct RollingCommand: Command {
       points: premium.count, values: values, time: time, window: window, ewma: ewma, exec: exec)
     // Every format prints the figures of the JSON: checked once, before anything is written.
     let json = try result.json.checkedFinite()
-    if let outPath { try result.writeSeries(to: outPath) }
+    if let out { try result.writeSeries(to: out) }
     switch format {
     case .json: terminal.print(json.rendered())
     case .csv: terminal.print(result.csv, terminator: "")

@@ -36,8 +36,8 @@ struct RollingResult {
   static func finite(_ value: Double) -> Double? { value.isFinite ? value : nil }
 
   /// Writes `ts_us,value,mean,std,z,ewma_mean,ewma_std,half_life_s`, one row per valid point.
-  func writeSeries(to path: String) throws {
-    var out = try RowWriter(path: path, types: [.timestampMicros] + Array(repeating: .float64, count: 7))
+  func writeSeries(to output: TableOutput) throws {
+    var out = try RowWriter(output, types: [.timestampMicros] + Array(repeating: .float64, count: 7))
     try out.append("ts_us,value,mean,std,z,ewma_mean,ewma_std,half_life_s\n")
     for i in values.indices {
       var line = String(time[i]) + "," + NumberText.csv(values[i])

@@ -1,6 +1,7 @@
 import ArbCore
 import ArbIngest
 import ArbResearch
+import Foundation
 
 /// The scenario file a command names: checked before it is parsed, its errors told
 /// with the closest known key (backtest, sweep and report).
@@ -28,5 +29,13 @@ enum ScenarioFile {
     }
     let suggestion = ArgumentCursor.closest(key, among: known)
     return "\(error)" + (suggestion.map { ", did you mean '\($0)'?" } ?? "")
+  }
+
+  /// The XXH64 of the scenario file's bytes, as 16 hex digits: what a sweep's sidecar
+  /// and a columnar ledger's metadata name the scenario by.
+  static func checksum(_ path: String) throws -> String {
+    guard let bytes = FileManager.default.contents(atPath: path) else { throw FileError.missing(path: path) }
+    let checksum = String(bytes.withUnsafeBytes { XXHash64.hash($0) }, radix: 16)
+    return String(repeating: "0", count: 16 - checksum.count) + checksum
   }
 }

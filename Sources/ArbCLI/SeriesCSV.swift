@@ -86,11 +86,14 @@ enum SeriesCSV {
   /// row's time (its inputs change only at its own points), empty where that point is
   /// invalid or the column has no point yet.
   ///
+  /// A columnar `output` holds the same values, `ts_us` a TIMESTAMP(µs, UTC) and the
+  /// columns doubles (`CSVColumnar`).
+  ///
   /// - Complexity: O(rows × columns) after sorting the times.
-  static func write(columns: [Column], to path: String) throws {
+  static func write(columns: [Column], to output: TableOutput) throws {
     let clock = Array(Set(columns.flatMap(\.time))).sorted()
     var next = [Int](repeating: 0, count: columns.count)
-    try write(to: path, header: (["ts_us"] + columns.map(\.name)).joined(separator: ","), rows: clock.count) { i, text in
+    try write(to: output, header: (["ts_us"] + columns.map(\.name)).joined(separator: ","), rows: clock.count) { i, text in
       let t = clock[i]
       text += String(t)
       for (c, column) in columns.enumerated() {
@@ -101,21 +104,18 @@ enum SeriesCSV {
     }
   }
 
-  /// Writes `header`, then `rows` lines each appended by `row(i, &text)`, to `path`,
-  /// all or nothing (`AtomicFile`).
-  private static func write(to path: String, header: String, rows: Int, row: (Int, inout String) -> Void) throws {
-    var text = header + "\n"
-    let file = try AtomicFile(path: path)
-    func flush() throws {
-      try file.write(text)
-      text.removeAll(keepingCapacity: true)
-    }
+  /// Writes `header`, then `rows` lines each appended by `row(i, &text)`, to `output`,
+  /// all or nothing: a columnar file of `ts_us` and doubles, or CSV.
+  private static func write(to output: TableOutput, header: String, rows: Int, row: (Int, inout String) -> Void) throws {
+    let columns = header.split(separator: ",").count
+    var writer = try RowWriter(output, types: [.timestampMicros] + Array(repeating: .float64, count: columns - 1))
+    try writer.append(header + "\n")
+    var line = ""
     for i in 0..<rows {
-      row(i, &text)
-      text += "\n"
-      if text.utf8.count > 1 << 20 { try flush() }
+      row(i, &line)
+      try writer.append(line + "\n")
+      line.removeAll(keepingCapacity: true)
     }
-    try flush()
-    try file.commit()
+    _ = try writer.finish()
   }
 }

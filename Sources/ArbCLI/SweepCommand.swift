@@ -145,10 +145,8 @@ struct SweepCommand: Command {
 
   /// The sidecar of this run.
   func meta() throws -> SweepOutput.Meta {
-    guard let bytes = FileManager.default.contents(atPath: path) else { throw FileError.missing(path: path) }
-    let checksum = String(bytes.withUnsafeBytes { XXHash64.hash($0) }, radix: 16)
-    return SweepOutput.Meta(
-      scenarioChecksum: String(repeating: "0", count: 16 - checksum.count) + checksum, grid: grid.specs, overrides: overrides,
+    SweepOutput.Meta(
+      scenarioChecksum: try ScenarioFile.checksum(path), grid: grid.specs, overrides: overrides,
       shard: "\(shard.index)/\(shard.count)",
       cells: cells.count, totalCells: grid.cellCount, pnlMatrix: matrix?.path, period: matrix?.period.text)
   }

@@ -12,20 +12,38 @@ public protocol ColumnarWriter: AnyObject {
 extension ArrowFileWriter: ColumnarWriter {}
 extension ParquetFileWriter: ColumnarWriter {}
 
-/// Picks the columnar format of a table output by its file name.
+/// The format of a table file a command writes: CSV, Arrow IPC or Parquet.
+public enum TableFormat: String, Sendable, CaseIterable {
+  case csv, arrow, parquet
+
+  /// The format `path` names by its extension: `.arrow` or `.feather` Arrow IPC,
+  /// `.parquet` Parquet, anything else CSV.
+  public init(path: String) {
+    let name = path.lowercased()
+    if name.hasSuffix(".arrow") || name.hasSuffix(".feather") {
+      self = .arrow
+    } else if name.hasSuffix(".parquet") {
+      self = .parquet
+    } else {
+      self = .csv
+    }
+  }
+}
+
+/// The writers of the columnar formats.
 public enum ColumnarFile {
   /// Whether `path` names a columnar file: `.arrow` or `.feather` (Arrow IPC), `.parquet`.
-  public static func isColumnar(_ path: String) -> Bool { isArrow(path) || path.lowercased().hasSuffix(".parquet") }
+  public static func isColumnar(_ path: String) -> Bool { TableFormat(path: path) != .csv }
 
-  private static func isArrow(_ path: String) -> Bool {
-    let name = path.lowercased()
-    return name.hasSuffix(".arrow") || name.hasSuffix(".feather")
-  }
-
-  /// The writer of `path` by its name; `nil` for a name that is no columnar file (a CSV).
-  public static func writer(path: String, fields: [ArrowField], metadata: [(String, String)] = []) throws -> (any ColumnarWriter)? {
-    guard isColumnar(path) else { return nil }
-    if isArrow(path) { return try ArrowFileWriter(path: path, fields: fields, metadata: metadata) }
-    return try ParquetFileWriter(path: path, fields: fields, metadata: metadata)
+  /// The writer of `path` in `format` (by default the one its name says), with `metadata`
+  /// as the file's key/value pairs; `nil` for CSV.
+  public static func writer(
+    path: String, format: TableFormat? = nil, fields: [ArrowField], metadata: [(String, String)] = []
+  ) throws -> (any ColumnarWriter)? {
+    switch format ?? TableFormat(path: path) {
+    case .csv: nil
+    case .arrow: try ArrowFileWriter(path: path, fields: fields, metadata: metadata)
+    case .parquet: try ParquetFileWriter(path: path, fields: fields, metadata: metadata)
+    }
   }
 }

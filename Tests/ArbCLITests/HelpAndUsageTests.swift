@@ -66,6 +66,17 @@ struct HelpAndUsageTests {
     (["record", "upbit:spot", "--out", "r", "--every", "2d"], "invalid value for '--every', expected a duration from 1ms to 1d"),
     (["record", "upbit:spot", "--out", "r", "--rotate", "2h"], "invalid value for '--rotate', expected 1h or 1d, was '2h'"),
     (["record", "upbit:spot", "--out", "r", "--base-url", "upbit=ftp://x"], "invalid value for '--base-url'"),
+    (
+      ["premium", "--leg", "a", "--leg", "b", "--output-format", "xml", "--series", "s"], "invalid value for '--output-format', expected csv, arrow or parquet"
+    ),
+    (
+      ["rolling", "--leg", "a", "--leg", "b", "--window", "2", "--output-format", "arrow"],
+      "--output-format arrow names the format of --out, none of which was given"
+    ),
+    (
+      ["backtest", "Data/scenarios/binanceus-kraken-btcusdc.json", "--output-format", "parquet"],
+      "--output-format parquet names the format of --trades, --equity, --inventory, --funding, none of which was given"
+    ),
   ]
 
   @Test("usage errors exit 64 with the message, the usage line and a pointer to help", arguments: usageErrors)
