@@ -1,12 +1,14 @@
 import ArbCore
 import ArbIngest
 
-/// `arbkit convert INPUT… --out DIR`: reads files once and adds them to a store.
+/// `arbkit convert INPUT… --out DIR`: reads files once and adds them to a store, or
+/// writes their quotes as one normalised table (`--output-format csv|arrow|parquet`).
 struct ConvertCommand: Command {
   static let name = "convert"
-  static let abstract = "Read recorded files once and add them to a store, partitioned by series and UTC day"
+  static let abstract = "Read recorded files once and add them to a store, partitioned by series and UTC day (or write one quotes table)"
   static let usage = """
     Usage: arbkit convert INPUT… --out DIR [ingest options]
+           arbkit convert INPUT… --out FILE [--output-format csv|arrow|parquet] [ingest options]
 
     Reads each input as inspect does (an INPUT is [VENUE:MARKET:SYMBOL=]PATH[,PATH…]
     [@FORMAT]) and adds every series it holds to the store DIR, one partition per
@@ -23,21 +25,35 @@ struct ConvertCommand: Command {
     made with. Opening a store whose source file changed is an error (exit 65); a
     source that is gone is only a warning. Layout: docs/formats.md.
 
+    With --output-format csv, arrow or parquet (or an --out FILE ending .csv, .arrow,
+    .feather or .parquet), the price series of every input are written to FILE instead, as
+    ArbKit's normalised quotes ts_us,venue,market,symbol,bid,ask,bid_size,ask_size,last
+    (CSV, Arrow IPC or Parquet, typed), one series after another: a table that pandas,
+    polars and DuckDB open, and that every command reads as a leg (CSV and Parquet).
+
     Options:
-    \(HelpText.option("--out DIR", "the store to make or add to (required)"))
+    \(HelpText.options([
+      ("--out DIR|FILE", "the store to make or add to, or the table file to write (required)"),
+      ("--output-format csv|arrow|parquet", "write --out as this table file (default: by its extension; any other name is a store)"),
+    ]))
     \(IngestFlags.help(sortSwitch: "--sort", window: false))
     """
 
   let inputs: [LegSpec]
   let folder: String
+  /// The table file format of `--to`, `nil` for a store.
+  let table: TableFormat?
   let ingest: IngestFlags
 
   init(arguments: [String]) throws(UsageError) {
-    let cursor = ArgumentCursor(arguments, flags: ["--out"] + IngestFlags.flags, switches: IngestFlags.switches)
+    let cursor = ArgumentCursor(arguments, flags: ["--out", TableOutput.flag] + IngestFlags.flags, switches: IngestFlags.switches)
     try cursor.validate()
     guard !cursor.arguments.isEmpty else { throw UsageError("no file given") }
     guard let folder = cursor.value("--out") else { throw UsageError("missing --out DIR") }
     self.folder = folder
+    // Without --output-format, a table file's extension names its format; any other name is a store.
+    let byName = [".csv", ".arrow", ".feather", ".parquet"].contains { folder.lowercased().hasSuffix($0) } ? TableFormat(path: folder) : nil
+    table = try cursor.value(TableOutput.flag, "csv, arrow or parquet", TableFormat.init(rawValue:)) ?? byName
     ingest = try IngestFlags(cursor)
     if ingest.options.window != nil {
       throw UsageError("convert keeps every quote; give --from/--to to the commands that read the store")
@@ -49,9 +65,10 @@ struct ConvertCommand: Command {
     inputs = specs
   }
 
-  var files: RunFiles { ingest.files(inputs: inputs.flatMap(\.paths)) }
+  var files: RunFiles { ingest.files(inputs: inputs.flatMap(\.paths), outputs: [table == nil ? nil : folder]) }
 
   func run(_ terminal: inout Terminal) throws -> ExitCode {
+    if let table { return try writeTable(table, &terminal) }
     let transaction = try StoreTransaction(path: folder, clock: ingest.options.clock)
     var added: [IngestedFile] = []
     var unchanged: [String] = []
@@ -84,6 +101,32 @@ struct ConvertCommand: Command {
     }
     for path in unchanged { terminal.printError("\(path): note: already in \(folder), unchanged; skipped") }
     for file in added { IngestSummary.warn(file.report, terminal: &terminal) }
+    return .success
+  }
+
+  /// Writes the price series of every input to the table file `folder`, each input read
+  /// whole in turn; a series of another field (mark, funding rate …) has no column there
+  /// and is refused before the file is put in place.
+  private func writeTable(_ format: TableFormat, _ terminal: inout Terminal) throws -> ExitCode {
+    let table = try QuoteTableFile(path: folder, format: format)
+    var files: [IngestedFile] = []
+    for spec in inputs {
+      let options = try spec.ingestOptions(ingest.options, specOverrides: ingest.specOverrides)
+      for path in spec.paths {
+        let file = try Ingest.read(path: path, options: options)
+        for series in file.series {
+          guard series.field == .price else {
+            throw UsageError("\(path): its \(series.instrument) \(series.field.rawValue) series has no column in a quotes table; convert it to a store")
+          }
+          try table.append(series)
+        }
+        files.append(file)
+      }
+    }
+    try table.commit()
+    let series = files.flatMap(\.series)
+    terminal.print("\(folder): wrote \(series.count) series, \(table.rows) rows from \(files.count) files as \(format.rawValue)")
+    for file in files { IngestSummary.warn(file.report, terminal: &terminal) }
     return .success
   }
 }

@@ -143,3 +143,54 @@ struct ConvertCommandTests {
     #expect(convert.code == .usage && convert.errors.contains("convert keeps every quote"))
   }
 }
+
+@Suite("arbkit convert to a quotes table")
+struct ConvertTableTests {
+  static let book = Repository.root.path + "/Tests/ArbIngestTests/Fixtures/huobi-dm-swap_quotes_BTC-USD.csv"
+
+  @Test(arguments: ["csv", "arrow", "parquet"])
+  func `the table holds every accepted quote of every input, each series in time order`(format: String) throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let table = folder.path + "/quotes.\(format)"
+    let run = arbkit("convert", Self.book, DemoPair.binance, "--out", table)
+    #expect(run.code == .success, "\(run.errors)")
+    let direct = [Self.book, DemoPair.binance].map { arbkit("inspect", $0, "--format", "json").object }
+    let accepted = direct.reduce(0) { $0 + ($1["rows_accepted"] as? Int ?? 0) }
+    #expect(accepted > 100)
+    #expect(run.output.contains("wrote 2 series, \(accepted) rows from 2 files as \(format)"), "\(run.output)")
+    guard format != "arrow" else {
+      #expect(FileManager.default.contents(atPath: table)?.prefix(6) == Data("ARROW1".utf8))
+      return
+    }
+    // Read back: the same instruments, price sources and rows as the inputs.
+    let back = arbkit("inspect", table, "--format", "json").object
+    #expect(back["format"] as? String == "arbkit.quotes" && back["rows_accepted"] as? Int == accepted && back["rows_rejected"] as? Int == 0)
+    let instruments = { (object: [String: Any]) in
+      (object["instruments"] as? [[String: Any]] ?? []).map { "\($0["venue"]!) \($0["symbol"]!) \($0["rows"]!) \($0["price_source"]!)" }
+    }
+    #expect(instruments(back).sorted() == direct.flatMap(instruments).sorted())
+  }
+
+  @Test func `premium on converted tables prints what it prints on the sources`() {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    for (k, leg) in [DemoPair.binance, DemoPair.kraken].enumerated() {
+      #expect(arbkit("convert", leg, "--output-format", "parquet", "--out", folder.path + "/leg\(k).dat").code == .success)
+    }
+    let direct = arbkit("premium", "--leg", DemoPair.binance, "--leg", DemoPair.kraken, "--max-stale", "2m", "--format", "json")
+    let converted = arbkit("premium", "--leg", folder.path + "/leg0.dat", "--leg", folder.path + "/leg1.dat", "--max-stale", "2m", "--format", "json")
+    #expect(direct.code == .success && converted.code == .success, "\(converted.errors)")
+    #expect(converted.output == direct.output)
+  }
+
+  @Test func `a series that is not prices is refused, and nothing is written`() {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let funding = Repository.root.path + "/Tests/ArbIngestTests/Fixtures/XRP_USDT_USDT-8h-funding_rate.json"
+    let run = arbkit("convert", funding, "--out", folder.path + "/t.parquet")
+    #expect(run.code == .usage)
+    #expect(run.errors.contains("funding_rate series has no column in a quotes table; convert it to a store"), "\(run.errors)")
+    #expect(folderNames(folder.path).isEmpty)
+  }
+}
