@@ -11,7 +11,7 @@ struct BoardCommand: Command {
   static let abstract = "Premium board: per instrument across venues the top and bottom, max premium, bands, best edge"
   static let usage = """
     Usage: arbkit board INPUT… [options]
-           arbkit board --follow DIR [--speed N] [--alert CONDITION]… [live options]
+           arbkit board --follow DIR|STORE [--speed N] [--alert CONDITION]… [live options]
 
     Groups every leg of the inputs by canonical instrument across venues and, for each
     instrument quoted on two or more venues, prints the historical version of a live
@@ -41,7 +41,7 @@ struct BoardCommand: Command {
     Live board (--follow): the board of a folder written by arbkit record, redrawn once
     a second in place while the recording grows (rotated and compressed files
     included; a last line is read once its newline is written), or a finished
-    recording replayed with --speed. One row per instrument quoted on two or more
+    recording (or a store made from one by arbkit convert) replayed with --speed. One row per instrument quoted on two or more
     venues or with a kimchi premium: the highest and lowest venue by mid, the premium
     (highest / lowest mid − 1, in %; grey from 0.05, orange from 0.1 on a colour
     terminal), the kimchi premium of a KRW market over the USDT markets of its coin

@@ -7,8 +7,8 @@ import Synchronization
 @preconcurrency import Glibc
 #endif
 
-/// `arbkit board --follow DIR`: the live board over a recording folder as it grows,
-/// or over a finished one replayed at `--speed`. Parsed instead of `BoardCommand`
+/// `arbkit board --follow DIR|STORE`: the live board over a recording folder as it
+/// grows, or over a finished one (or a store) replayed at `--speed`. Parsed instead of `BoardCommand`
 /// when `--follow` is given; its help is a section of `board --help`.
 struct BoardFollowCommand: Command {
   static let name = "board"
@@ -17,8 +17,10 @@ struct BoardFollowCommand: Command {
   static let sortSwitch: String? = nil
 
   static let help = HelpText.options([
-    ("--follow DIR", "show the live board of a folder written by arbkit record, read as it grows (new lines once a second)"),
-    ("--speed N[x]", "replay the finished recording in DIR at N times its own pace (by receive times) and stop at its end"),
+    (
+      "--follow DIR|STORE", "show the live board of a folder written by arbkit record, read as it grows (new lines once a second), or of a store (with --speed)"
+    ),
+    ("--speed N[x]", "replay the finished recording (or the store) at N times its own pace, by its receive times, and stop at its end"),
     (
       "--sort COLUMN",
       "order rows by a column (numbers descending, text ascending): \(LiveRow.Column.allCases.map(\.rawValue).joined(separator: ", ")); default premium"
@@ -65,11 +67,12 @@ struct BoardFollowCommand: Command {
     guard let folder = cursor.value("--follow") else { throw UsageError("missing --follow DIR") }
     var isFolder: ObjCBool = false
     guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) else { throw UsageError(file: .missing(path: folder)) }
-    guard isFolder.boolValue else { throw UsageError("--follow \(folder) is not a folder; give the folder of arbkit record --out") }
+    guard isFolder.boolValue else { throw UsageError("--follow \(folder) is not a folder; give the folder of arbkit record --out, or a store") }
     self.folder = folder
     speed = try cursor.value("--speed", "a positive factor such as 10x or 0.5") { text in
       Double(text.hasSuffix("x") ? String(text.dropLast()) : text).flatMap { $0 > 0 && $0.isFinite ? $0 : nil }
     }
+    if speed == nil && Store.isStore(path: folder) { throw UsageError("--follow \(folder) is a store, a finished recording: replay it with --speed") }
     sort = try cursor.value("--sort", "one of \(LiveRow.Column.allCases.map(\.rawValue).joined(separator: ", "))", LiveRow.Column.init) ?? .premium
     var alerts: [BoardAlert] = []
     for text in cursor.values("--alert") { alerts.append(try BoardAlert(parsing: text)) }
@@ -122,9 +125,12 @@ struct BoardFollowCommand: Command {
     var torn = 0
     if let speed {
       // The recording's own clock runs `speed` times the wall clock from its first line.
-      var replay = try RecordingReplay(folder: folder)
-      let first = replay.nextTime() ?? start
-      var next = replay.next()
+      var replay: any QuoteReplay = Store.isStore(path: folder) ? try StoreReplay(path: folder) : try RecordingReplay(folder: folder)
+      guard let first = try replay.nextTime() else {
+        terminal.printError("arbkit: warning: \(folder) holds no quotes to replay")
+        return .success
+      }
+      var next = try replay.next()
       var last = first
       while running() {
         let now = first + Int64(Double(Self.wallMicros() - start) * speed)
@@ -132,7 +138,7 @@ struct BoardFollowCommand: Command {
           for quote in quotes { session.board.apply(quote) }
           last = quotes[0].time
           try session.alert(at: last, &terminal)
-          next = replay.next()
+          next = try replay.next()
         }
         if next == nil { break }
         session.draw(at: now, &terminal)

@@ -175,9 +175,8 @@ struct RecordingFollower {
 /// The files of a finished recording replayed in the order of their receive times:
 /// one stream per target (`VENUE-MARKET`), its files in name order, the streams merged
 /// by the receive time of their next line.
-struct RecordingReplay {
+struct RecordingReplay: QuoteReplay {
   private var streams: [ReplayStream]
-  /// Unfinished last lines, and lines too long to read.
   var tornLines: Int { streams.reduce(0) { $0 + $1.tornLines } }
 
   init(folder: String) throws(FileError) {
@@ -245,9 +244,16 @@ private struct ReplayStream {
       if reader == nil {
         guard let path = files.popLast() else { return false }
         reader = try? DecompressedFile(path: path)
+        // A file gone since the listing (a second replay cleaning up) is not read.
+        if reader == nil { tornLines += 1 }
         continue
       }
-      let n = (try? reader!.read(into: buffer)) ?? 0
+      let n: Int
+      do { n = try reader!.read(into: buffer) } catch {
+        // Bytes that do not decompress end the file: what follows is torn.
+        tornLines += 1
+        n = 0
+      }
       guard n > 0 else {
         tornLines += splitter.overlong
         if splitter.dropTorn() { tornLines += 1 }

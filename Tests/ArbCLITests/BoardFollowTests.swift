@@ -259,6 +259,16 @@ struct BoardFollowTests {
     #expect(run.output.contains("UTC 2026-01-01 00:00:03   KST 2026-01-01 09:00:03"))
     #expect(printed.contains { $0.hasPrefix("  BTC/KRW spot") && $0.contains("bithumb") && $0.contains("0.2004") })
     #expect(try String(contentsOfFile: alerts, encoding: .utf8) == "kept\n" + expected.joined(separator: "\n") + "\n")
+
+    // The same recording converted to a store replays to the same alert lines.
+    let store = folder.path + "/store"
+    let files = try FileManager.default.contentsOfDirectory(atPath: recording).sorted().map { recording + "/" + $0 }
+    let convert = arbkit(["convert"] + files + ["--out", store])
+    #expect(convert.code == .success, "\(convert.errors)")
+    let fromStore = arbkit("board", "--follow", store, "--speed", "1000x", "--alert", "BTC/KRW premium >= 0.1")
+    #expect(fromStore.code == .success, "\(fromStore.errors)")
+    #expect(Array(fromStore.output.split(separator: "\n").map(String.init).prefix(4)) == expected)
+    expectUsageError(["board", "--follow", store], "is a store, a finished recording: replay it with --speed")
   }
 
   @Test("--follow refuses inputs, a missing folder, an unknown sort column, and --alerts without --alert")
