@@ -120,15 +120,34 @@ struct BoardFollowCommand: Command {
     defer { stop.restore() }
     let start = Self.wallMicros()
     let end = duration.map { start + $0 }
-    var tick = start
     func running() -> Bool { !stop.isSet && end.map { Self.wallMicros() < $0 } ?? true }
-    var torn = 0
+    // A frame is drawn on every whole second after the start (one skipped when a read
+    // takes longer, never several at once).
+    func waitForTick() {
+      Self.sleep(until: start + ((Self.wallMicros() - start) / 1_000_000 + 1) * 1_000_000, unless: stop)
+    }
+    do {
+      let torn = try loop(&session, start: start, running: running, waitForTick: waitForTick, &terminal)
+      if torn > 0 { terminal.printError("arbkit: warning: \(torn) torn or overlong lines not read") }
+    } catch {
+      // The terminal gets its cursor back before the error is told.
+      if session.screen != nil { terminal.print(Screen.showCursor) }
+      throw error
+    }
+    return .success
+  }
+
+  /// Replays or follows the recording until the end of the replay or `running()`
+  /// turns false; returns the lines not read (torn, too long, unreadable).
+  private func loop(
+    _ session: inout LiveSession, start: Int64, running: () -> Bool, waitForTick: () -> Void, _ terminal: inout Terminal
+  ) throws -> Int {
     if let speed {
       // The recording's own clock runs `speed` times the wall clock from its first line.
       var replay: any QuoteReplay = Store.isStore(path: folder) ? try StoreReplay(path: folder) : try RecordingReplay(folder: folder)
       guard let first = try replay.nextTime() else {
         terminal.printError("arbkit: warning: \(folder) holds no quotes to replay")
-        return .success
+        return 0
       }
       var next = try replay.next()
       var last = first
@@ -142,28 +161,23 @@ struct BoardFollowCommand: Command {
         }
         if next == nil { break }
         session.draw(at: now, &terminal)
-        tick += 1_000_000
-        Self.sleep(until: tick, unless: stop)
+        waitForTick()
       }
       try session.finish(at: next == nil ? last : first + Int64(Double(Self.wallMicros() - start) * speed), &terminal)
-      torn = replay.tornLines
-    } else {
-      var follower = RecordingFollower(folder: folder)
-      while running() {
-        try follower.poll { line in
-          for quote in RecordingLines.quotes(line: line) ?? [] { session.board.apply(quote) }
-        }
-        let now = Self.wallMicros()
-        try session.alert(at: now, &terminal)
-        session.draw(at: now, &terminal)
-        tick += 1_000_000
-        Self.sleep(until: tick, unless: stop)
-      }
-      try session.finish(at: Self.wallMicros(), &terminal)
-      torn = follower.tornLines
+      return replay.tornLines
     }
-    if torn > 0 { terminal.printError("arbkit: warning: \(torn) torn or overlong lines not read") }
-    return .success
+    var follower = RecordingFollower(folder: folder)
+    while running() {
+      try follower.poll { line in
+        for quote in RecordingLines.quotes(line: line) ?? [] { session.board.apply(quote) }
+      }
+      let now = Self.wallMicros()
+      try session.alert(at: now, &terminal)
+      session.draw(at: now, &terminal)
+      waitForTick()
+    }
+    try session.finish(at: Self.wallMicros(), &terminal)
+    return follower.tornLines
   }
 
   /// The wall clock (µs since the epoch, UTC).
