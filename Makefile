@@ -70,6 +70,7 @@ test:
 	scripts/test-report .build/debug/arbkit
 	scripts/test-notebooks .build/debug/arbkit
 	scripts/test-columnar .build/debug/arbkit
+	scripts/test-board-follow .build/debug/arbkit
 
 bench: deps
 	scripts/bench $(ARGS)

@@ -58,7 +58,8 @@ public enum ArbCLI {
       return .success
     }
     do {
-      let command = try type.init(arguments: rest)
+      // `board --follow` is the live board, a command of its own under the board's name.
+      let command = try (type is BoardCommand.Type && BoardFollowCommand.isRequested(rest) ? BoardFollowCommand.self : type).init(arguments: rest)
       let files = command.files
       try FileOutput.check(named: files.named, derived: files.derived, inputs: files.inputs)
       return try command.run(&terminal)

@@ -11,6 +11,7 @@ struct BoardCommand: Command {
   static let abstract = "Premium board: per instrument across venues the top and bottom, max premium, bands, best edge"
   static let usage = """
     Usage: arbkit board INPUT… [options]
+           arbkit board --follow DIR|STORE [--speed N] [--alert CONDITION]… [live options]
 
     Groups every leg of the inputs by canonical instrument across venues and, for each
     instrument quoted on two or more venues, prints the historical version of a live
@@ -36,6 +37,23 @@ struct BoardCommand: Command {
       ("--format table|csv|json", "output (default table)"),
     ]))
     \(IngestFlags.help(sortSwitch: sortSwitch!))
+
+    Live board (--follow): the board of a folder written by arbkit record, redrawn once
+    a second in place while the recording grows (rotated and compressed files
+    included; a last line is read once its newline is written), or a finished
+    recording (or a store made from one by arbkit convert) replayed with --speed. One row per instrument quoted on two or more
+    venues or with a kimchi premium: the highest and lowest venue by mid, the premium
+    (highest / lowest mid − 1, in %; grey from 0.05, orange from 0.1 on a colour
+    terminal), the kimchi premium of a KRW market over the USDT markets of its coin
+    through Upbit's KRW-USDT (or --fx), the age of the newest quote; the UTC and KST
+    clocks in the header. An alert line, 'TIME alert start|end|open CONDITION value=V
+    [duration_s=D]', is printed when a condition starts to hold, when it ends (with
+    how long it held) and, still holding, when the board stops. Without a terminal
+    the alert lines are printed as they come and the board once at the end. Stops on
+    SIGINT or SIGTERM, after --duration, or at the end of a replay.
+
+    Live options:
+    \(BoardFollowCommand.help)
     """
 
   /// One day: a venue is compared only with quotes at most a day apart (daily closes

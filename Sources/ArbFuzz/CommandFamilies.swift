@@ -32,6 +32,8 @@ enum CommandFamilies {
   /// One command run on one input, as a user would judge it.
   static func run(_ bytes: [UInt8], allowed: Set<String>) -> [String] {
     guard let input = CommandInput(bytes), let command = input.words.first, allowed.contains(command) else { return [] }
+    // The live board (`board --follow`) runs until a signal or its --duration: out of scope.
+    guard !input.words.contains(where: { $0.hasPrefix("--follow") }) else { return [] }
     return Sandbox.shared.withFolder(input.files) { folder in
       var terminal = Terminal()
       let code = ArbCLI.run(["arbkit"] + input.words, terminal: &terminal)

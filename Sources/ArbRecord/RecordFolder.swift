@@ -5,7 +5,7 @@ import Foundation
 
 /// The output folder of a recording: made if missing, locked for one recorder at a
 /// time, and put in order when a recorder starts after one that was killed.
-enum RecordFolder {
+package enum RecordFolder {
   /// The lock file: a `flock` on it is held while recording (the kernel drops it
   /// however the process ends).
   static let lockName = ".arbkit-record.lock"
@@ -31,7 +31,7 @@ enum RecordFolder {
   }
 
   /// The names of a recording's plain files: `VENUE-MARKET-YYYYMMDDTHHMMSSZ[-N].jsonl`.
-  static func isRecordingName(_ name: String) -> Bool {
+  package static func isRecordingName(_ name: String) -> Bool {
     name.wholeMatch(of: /[a-z]+-[a-z]+-[0-9]{8}T[0-9]{6}Z(-[0-9]+)?\.jsonl/) != nil
   }
 

@@ -9,7 +9,7 @@ public enum RecordCompression: String, Sendable, CaseIterable {
   case zstd, gzip
 
   /// The suffix added to a finished file's name.
-  var suffix: String { self == .zstd ? ".zst" : ".gz" }
+  package var suffix: String { self == .zstd ? ".zst" : ".gz" }
 
   /// Compresses the file open at `input` into `output` (both file descriptors),
   /// reading and writing 1 MiB at a time: zstd level 3 with a content checksum, or
