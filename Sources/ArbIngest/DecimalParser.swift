@@ -7,7 +7,8 @@
 /// Fast path (Clinger): a decimal written with at most 19 digits whose integer
 /// mantissa `m ≤ 2⁵³` and whose decimal exponent `k` has `|k| ≤ 22` is `m × 10ᵏ` or
 /// `m ÷ 10⁻ᵏ`, one correctly rounded operation on exact operands, hence exact. Every
-/// other valid number goes to `strtod` on a NUL-terminated copy. The grammar is
+/// other valid number goes to `strtod` on a NUL-terminated copy. Digits are read eight
+/// at a time where eight bytes of the text remain (`eightDigits`). The grammar is
 /// strict: `[+-]? digits [. digits] [(e|E) [+-]? digits]` (digits on at least one side
 /// of the point), or the words `nan`, `inf`, `infinity` in any case, which parse to
 /// non-finite values so that the caller can reject them by name.
@@ -35,19 +36,13 @@ package enum DecimalParser {
     // than 19 digits could overflow and go to strtod.
     var mantissa: UInt64 = 0
     let integerStart = i
-    while i < n, case let d = p[i] &- 48, d < 10 {
-      mantissa = mantissa &* 10 &+ UInt64(d)
-      i += 1
-    }
+    accumulateDigits(p, &i, n, &mantissa)
     var digits = i - integerStart
     var exponent = 0
     if i < n && p[i] == UInt8(ascii: ".") {
       i += 1
       let fractionStart = i
-      while i < n, case let d = p[i] &- 48, d < 10 {
-        mantissa = mantissa &* 10 &+ UInt64(d)
-        i += 1
-      }
+      accumulateDigits(p, &i, n, &mantissa)
       exponent = fractionStart - i
       digits += i - fractionStart
     }
@@ -76,6 +71,48 @@ package enum DecimalParser {
       return negative ? -value : value
     }
     return viaStrtod(p, n)
+  }
+
+  private static let digitPowers: [UInt64] = [1, 10, 100, 1000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000]
+
+  /// Appends the run of digits at `p[i..<n]` to `value` (`value × 10 + digit`, wrapping
+  /// past 2⁶⁴) and moves `i` past it.
+  @inline(__always)
+  static func accumulateDigits(_ p: UnsafePointer<UInt8>, _ i: inout Int, _ n: Int, _ value: inout UInt64) {
+    while n - i >= 8 {
+      let (run, count) = eightDigits(p + i)
+      value = value &* digitPowers[count] &+ run
+      i += count
+      if count < 8 { return }
+    }
+    while i < n, case let d = p[i] &- 48, d < 10 {
+      value = value &* 10 &+ UInt64(d)
+      i += 1
+    }
+  }
+
+  /// The leading digits of the eight bytes at `p`, as a number, and how many there are
+  /// (0–8), found and converted in one 64-bit word (SWAR): a byte is a digit when
+  /// neither `(b & 0x7F) + 0x46` nor `b` has its high bit set and `(b & 0x7F) + 0x50`
+  /// has (no carry crosses bytes); the digits are shifted to the word's top, the
+  /// bytes below becoming leading zeros, and combined pairwise (simdjson's
+  /// `parse_eight_digits_unrolled`).
+  @inline(__always)
+  static func eightDigits(_ p: UnsafePointer<UInt8>) -> (value: UInt64, count: Int) {
+    let word = UnsafeRawPointer(p).loadUnaligned(as: UInt64.self)
+    let low = word & 0x7F7F_7F7F_7F7F_7F7F
+    let above = low &+ 0x4646_4646_4646_4646
+    let atLeast = low &+ 0x5050_5050_5050_5050
+    let notDigit = (above | ~atLeast | word) & 0x8080_8080_8080_8080
+    let count = notDigit.trailingZeroBitCount >> 3
+    guard count > 0 else { return (0, 0) }
+    // Subtracting '0' borrows only out of non-digit bytes, above the digits: shifted out.
+    var v = (word &- 0x3030_3030_3030_3030) &<< UInt64(64 - 8 * count)
+    v = v &* 10 &+ (v >> 8)
+    let mask: UInt64 = 0x0000_00FF_0000_00FF
+    let pairs: UInt64 = (v & mask) &* 0x000F_4240_0000_0064  // 100 + 10⁶ << 32
+    let quads: UInt64 = ((v >> 16) & mask) &* 0x0000_2710_0000_0001  // 1 + 10⁴ << 32
+    return ((pairs &+ quads) >> 32, count)
   }
 
   private static func parseWord(_ p: UnsafePointer<UInt8>, _ n: Int, negative: Bool) -> Double? {
@@ -110,12 +147,10 @@ package enum DecimalParser {
     var value: Int64 = 0
     if n - i <= 18 {
       // At most 18 digits cannot overflow: no check per digit.
-      while i < n {
-        let d = p[i] &- 48
-        guard d < 10 else { return nil }
-        value = value &* 10 &+ Int64(d)
-        i += 1
-      }
+      var magnitude: UInt64 = 0
+      accumulateDigits(p, &i, n, &magnitude)
+      guard i == n else { return nil }
+      value = Int64(magnitude)
       return negative ? -value : value
     }
     while i < n {

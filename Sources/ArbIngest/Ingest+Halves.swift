@@ -142,6 +142,7 @@ extension FileReader {
     }
     for theirs in other.builders {
       if let k = builders.firstIndex(where: { $0.isSameSeries(theirs) }) {
+        builders[k].populate(upTo: builders[k].series.count + theirs.series.count)
         builders[k].series.append(contentsOf: theirs.series)
         builders[k].hasBook = builders[k].hasBook || theirs.hasBook
         builders[k].lastTime = theirs.lastTime

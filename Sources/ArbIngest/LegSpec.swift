@@ -216,11 +216,13 @@ extension QuoteSeries {
 
   /// Appends another series of the same instrument (its columns, in order).
   mutating func append(contentsOf other: QuoteSeries) {
-    // An optional column that only one side has is padded with zeros on the other.
-    func joined(_ mine: [Int64], _ theirs: [Int64]) -> [Int64] {
-      if mine.isEmpty && theirs.isEmpty { return [] }
-      return (mine.isEmpty ? [Int64](repeating: 0, count: count) : mine)
-        + (theirs.isEmpty ? [Int64](repeating: 0, count: other.count) : theirs)
+    // An optional column that only one side has is padded with zeros on the other;
+    // appended in place, into the capacity the column already has.
+    let (count, otherCount) = (self.count, other.count)
+    func appendColumn(_ mine: inout [Int64], _ theirs: [Int64]) {
+      if mine.isEmpty && theirs.isEmpty { return }
+      if mine.isEmpty { mine = [Int64](repeating: 0, count: count) }
+      if theirs.isEmpty { mine += repeatElement(0, count: otherCount) } else { mine += theirs }
     }
     // Depth is kept only when both parts have it.
     if var mine = depth, let theirs = other.depth {
@@ -229,8 +231,8 @@ extension QuoteSeries {
     } else {
       depth = nil
     }
-    otherTime = joined(otherTime, other.otherTime)
-    fundingInterval = joined(fundingInterval, other.fundingInterval)
+    appendColumn(&otherTime, other.otherTime)
+    appendColumn(&fundingInterval, other.fundingInterval)
     time += other.time
     bid += other.bid
     ask += other.ask

@@ -1,4 +1,7 @@
 import ArbCore
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
 
 /// Accumulates the accepted rows of one instrument, then orders and de-duplicates them.
 ///
@@ -19,6 +22,8 @@ struct SeriesBuilder {
   /// keeping them.
   private(set) var tally: PointTally? = nil
   private let stage = RowStage()
+  /// Rows of the columns' capacity whose pages `populate` has mapped.
+  private var populatedRows = 0
   /// The other clock's times are kept (the layout has them and they were asked for).
   let keepsOtherTime: Bool
   private let keepsFundingInterval: Bool
@@ -94,6 +99,7 @@ struct SeriesBuilder {
   mutating func flush() {
     let n = stage.count
     guard n > 0 else { return }
+    if series.count + n > populatedRows { populate(upTo: series.count + 16 * RowStage.capacity) }
     series.time.append(contentsOf: UnsafeBufferPointer(start: stage.time, count: n))
     if keepsOtherTime { series.otherTime.append(contentsOf: UnsafeBufferPointer(start: stage.otherTime, count: n)) }
     if keepsFundingInterval {
@@ -104,6 +110,34 @@ struct SeriesBuilder {
     series.bidSize.append(contentsOf: UnsafeBufferPointer(start: stage.bidSize, count: n))
     series.askSize.append(contentsOf: UnsafeBufferPointer(start: stage.askSize, count: n))
     stage.count = 0
+  }
+
+  /// Maps the pages of the columns' capacity for rows up to `rows` in one call per
+  /// column (`MADV_POPULATE_WRITE`), where appending would take a page fault per page of
+  /// fresh memory: about a third less system time. Only a hint; a column whose capacity
+  /// ends earlier is mapped to its end.
+  mutating func populate(upTo rows: Int) {
+    let from = series.count
+    Self.populate(&series.time, from, rows)
+    if keepsOtherTime { Self.populate(&series.otherTime, from, rows) }
+    if keepsFundingInterval { Self.populate(&series.fundingInterval, from, rows) }
+    Self.populate(&series.bid, from, rows)
+    Self.populate(&series.ask, from, rows)
+    Self.populate(&series.bidSize, from, rows)
+    Self.populate(&series.askSize, from, rows)
+    populatedRows = max(populatedRows, rows)
+  }
+
+  private static func populate<T>(_ column: inout [T], _ from: Int, _ to: Int) {
+    let end = min(to, column.capacity)
+    guard end > from, (end - from) * MemoryLayout<T>.stride >= 1 << 16 else { return }
+    column.withUnsafeMutableBufferPointer { rows in
+      guard let base = rows.baseAddress else { return }
+      let page = pageSize
+      let start = Int(bitPattern: base + from) & ~(page - 1)
+      let stop = Int(bitPattern: base + end) & ~(page - 1)
+      if stop > start { madvise(UnsafeMutableRawPointer(bitPattern: start), stop - start, MADV_POPULATE_WRITE) }
+    }
   }
 
   /// The finished series, ascending in time with duplicates collapsed to the last row
@@ -226,6 +260,9 @@ struct PointTally {
     return .kept
   }
 }
+
+/// The size of a memory page.
+private let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
 
 /// The order rows are expected in while reading.
 enum RowOrder {

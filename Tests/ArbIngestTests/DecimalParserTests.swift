@@ -54,7 +54,98 @@ struct DecimalParserTests {
     #expect(strtodMismatches(fields) == [])
   }
 
+  /// The plain CSV files under `folder`, at any depth.
+  static func csvFiles(under folder: String) -> [String] {
+    let names = FileManager.default.enumerator(atPath: folder)?.compactMap { $0 as? String } ?? []
+    return names.filter { $0.hasSuffix(".csv") }.sorted().map { folder + "/" + $0 }
+  }
+
+  @Test("every decimal field of every plain CSV fixture and sample")
+  func everyFixtureField() throws {
+    let files = Self.csvFiles(under: fixture("")) + Self.csvFiles(under: Repository.data("samples"))
+    #expect(files.count >= 20)
+    let numeric = Set("0123456789.eE+-".utf8)
+    var fields: [String] = []
+    for file in files {
+      for line in try textLines(file) {
+        for cell in line.split(whereSeparator: { $0 == "," || $0 == ";" || $0 == "\t" }) {
+          let text = cell.trimmingCharacters(in: CharacterSet(charactersIn: "\" "))
+          if text.utf8.contains(where: { $0 >= 48 && $0 <= 57 }) && text.utf8.allSatisfy(numeric.contains) && strtodValue(text) != nil {
+            fields.append(text)
+          }
+        }
+      }
+    }
+    #expect(fields.count > 100_000)
+    #expect(strtodMismatches(fields) == [])
+  }
+
   // MARK: Seeded random decimals
+
+  /// A number as exchanges print it, and around it: optional sign, leading zeros,
+  /// 0–20 integer and 0–20 fraction digits (19 and 20 significant digits often),
+  /// trailing zeros, sometimes an exponent.
+  static func randomExchangeDecimal(_ g: inout SplitMix64) -> String {
+    func roll(_ n: Int) -> Int { Int(g.next() % UInt64(n)) }
+    func digits(_ count: Int) -> String { String((0..<count).map { _ in Character(String(roll(10))) }) }
+    var text = roll(3) == 0 ? "-" : ""
+    if roll(5) == 0 { text += String(repeating: "0", count: 1 + roll(3)) }
+    let significant = [19, 20, roll(21)][roll(3)]
+    let integer = roll(significant + 1)
+    text += digits(integer)
+    if integer < significant || roll(3) == 0 { text += "." + digits(significant - integer) }
+    if roll(3) == 0 { text += String(repeating: "0", count: 1 + roll(6)) }
+    if text.allSatisfy({ $0 == "-" || $0 == "." || $0 == "0" }) { text += "1" }
+    if roll(6) == 0 { text += "e" + ["", "-", "+"][roll(3)] + String(roll(30)) }
+    return text
+  }
+
+  @Test("seeded exchange-shaped decimals parse to strtod's double")
+  func randomExchangeDecimals() {
+    var g = SplitMix64(seed: 0xE8C4_A11E)
+    let texts = (0..<200_000).map { _ in Self.randomExchangeDecimal(&g) }
+    #expect(strtodMismatches(texts) == [])
+  }
+
+  @Test("seeded halfway cases, exact midpoints between neighbouring doubles, parse to strtod's double")
+  func randomHalfwayCases() {
+    var g = SplitMix64(seed: 0x4A1F)
+    var texts: [String] = []
+    for _ in 0..<50_000 {
+      // An integer m in [2⁵², 2⁵⁴): its doubles are 1 or 2 apart; m + ½ or m + 1 lies midway.
+      let m = (UInt64(1) << 52) + g.next() % (UInt64(3) << 52)
+      let sign = g.next() % 2 == 0 ? "" : "-"
+      if m < 1 << 53 {
+        texts += [sign + "\(m).5", sign + "\(m).5000", sign + "\(m)5e-1", sign + "\(m).4999999", sign + "\(m).5000001"]
+      } else {
+        let odd = m | 1
+        texts += [sign + "\(odd)", sign + "\(odd).0", sign + "\(odd)0e-1", sign + "0.\(odd)e17"]
+      }
+    }
+    #expect(strtodMismatches(texts) == [])
+  }
+
+  @Test("digit runs cut at every place of the eight-byte reads")
+  func digitRunsAroundWords() {
+    var g = SplitMix64(seed: 8)
+    let others = Array("./:-+eE ,a".utf8) + [0x00, 0x80, 0xB0, 0xB9, 0xFF]
+    var mismatches: [String] = []
+    for _ in 0..<200_000 {
+      let count = Int(g.next() % 26)
+      let bytes = (0..<count).map { _ in g.next() % 5 == 0 ? others[Int(g.next() % UInt64(others.count))] : UInt8(48 + g.next() % 10) }
+      let text = String(decoding: bytes, as: UTF8.self)
+      let found = bytes.withUnsafeBufferPointer { b in b.baseAddress.map { DecimalParser.parseInt64($0, count) } ?? nil }
+      let expected = bytes.allSatisfy { $0 < 0x80 && $0 != 0 } ? Int64(text) : nil
+      if found != expected { mismatches.append("int \(bytes)") }
+      let value = bytes.withUnsafeBufferPointer { b in b.baseAddress.map { DecimalParser.parse($0, count) } ?? nil }
+      if let value, bytes.allSatisfy({ $0 < 0x80 && $0 != 0 }), let oracle = strtodValue(text) {
+        if value.bitPattern != oracle.bitPattern && !(value.isNaN && oracle.isNaN) { mismatches.append("decimal \(text)") }
+      } else if value != nil {
+        mismatches.append("decimal accepted \(bytes)")
+      }
+    }
+    #expect(mismatches == [])
+  }
 
   /// A decimal text: optional sign, leading zeros, 1–25 digits with the point anywhere
   /// (or none), optional exponent with its own sign and leading zeros.
