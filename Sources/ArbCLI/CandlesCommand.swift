@@ -70,7 +70,8 @@ struct CandlesCommand: Command {
   /// Streams the legs (as `arbkit premium` does) into the candles: memory holds the
   /// candles and a chunk per leg, whatever the length of the history.
   func run(_ terminal: inout Terminal) throws -> ExitCode {
-    let legs = try inputs.open(whole: false, chunkRows: chunkRows)
+    let (legs, progress) = try inputs.open(whole: false, chunkRows: chunkRows, terminal: terminal)
+    defer { progress.finish() }
     var builder = CandleBuilder(every: every, offset: Self.zones[zone]!)
     var range = StreamedRangeCheck { [every, offset = builder.offset] in try Candles.checkRange($0, every: every, offset: offset) }
     if source == .mid {
@@ -87,6 +88,7 @@ struct CandlesCommand: Command {
         for i in 0..<chunk.count { builder.add(time: chunk.time[i], value: chunk.valid[i] ? values[i] : .nan, duration: chunk.duration[i]) }
       }
     }
+    progress.finish()
     for leg in legs.legs { for report in leg.reports { IngestSummary.warn(report, terminal: &terminal) } }
     let candles = builder.finish()
     // Both formats print the figures of the JSON: checked once, before anything is written.

@@ -64,10 +64,18 @@ struct LegInputs {
   }
 
   /// Opens every leg as a stream of chunks of `chunkRows` quotes (`whole`: each read
-  /// whole first), refusing a leg that turns out to hold a rate.
-  func open(whole: Bool, chunkRows: Int) throws -> StreamedLegs {
-    let opened = try StreamedLegs.open(legs, ingest: ingest, whole: whole, chunkRows: chunkRows)
+  /// whole first), refusing a leg that turns out to hold a rate. On a terminal the
+  /// quotes read are shown on stderr as they go (`progress`), with a bar and the time
+  /// left when every leg knows its length (a store, a leg read whole).
+  func open(whole: Bool, chunkRows: Int, terminal: Terminal) throws -> (legs: StreamedLegs, progress: Progress) {
+    var opened = try StreamedLegs.open(legs, ingest: ingest, whole: whole, chunkRows: chunkRows)
     if let rate = zip(legs, opened.legs).first(where: { $1.stream.field.isRate }) { throw Self.rateLeg(rate.1.stream.field, rate.0.paths[0]) }
-    return opened
+    let counts = opened.legs.map(\.stream.expectedRows)
+    let total = counts.contains(nil) ? nil : counts.reduce(0) { $0 + $1! }
+    let progress = Progress(total: total, unit: "quotes", show: Progress.onTerminal(terminal), every: 0.2)
+    if Progress.onTerminal(terminal) {
+      for k in opened.legs.indices { opened.legs[k].stream = CountedQuoteStream(opened.legs[k].stream, progress: progress) }
+    }
+    return (opened, progress)
   }
 }

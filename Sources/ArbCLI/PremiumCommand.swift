@@ -62,7 +62,8 @@ struct PremiumCommand: Command {
   /// premium walks the books in memory.
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     // A file of rates read without #FIELD gives a rate series too: refused here.
-    let opened = try inputs.open(whole: execution.size != nil, chunkRows: chunkRows)
+    let (opened, progress) = try inputs.open(whole: execution.size != nil, chunkRows: chunkRows, terminal: terminal)
+    defer { progress.finish() }
     let (alignment, ingest) = (inputs.alignment, inputs.ingest)
     var canonical: [CanonicalInstrument?] = []
     for (leg, spec) in zip(opened.legs, inputs.legs) {
@@ -85,6 +86,7 @@ struct PremiumCommand: Command {
       try analyzer.add(chunk)
       try seriesFile?.write(chunk)
     }
+    progress.finish()
     let analysis = try analyzer.finish()
     var sized: SizedResult? = nil
     if let size = execution.size, let whole = opened.whole {

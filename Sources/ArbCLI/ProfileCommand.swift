@@ -56,7 +56,8 @@ struct ProfileCommand: Command {
   /// Streams the legs (as `arbkit premium` does) into the profile's sums: memory holds
   /// the 168 cells and a chunk per leg, whatever the length of the history.
   func run(_ terminal: inout Terminal) throws -> ExitCode {
-    let opened = try inputs.open(whole: false, chunkRows: chunkRows)
+    let (opened, progress) = try inputs.open(whole: false, chunkRows: chunkRows, terminal: terminal)
+    defer { progress.finish() }
     let premium = try PremiumStream(legs: opened.legs.map(\.stream), options: inputs.alignment, chunkPoints: chunkRows, legChunkRows: chunkRows)
     var accumulator = TimeOfDayProfile.Accumulator(bands: bands, oneSided: exec || opened.legs.count > 2, zone: zone.name, offset: zone.offset)
     var range = StreamedRangeCheck { [offset = zone.offset] in try TimeOfDayProfile.checkRange($0, offset: offset) }
@@ -65,6 +66,7 @@ struct ProfileCommand: Command {
       let values = exec ? chunk.exec : chunk.mid
       for i in 0..<chunk.count where chunk.valid[i] { accumulator.add(values[i], time: chunk.time[i], duration: chunk.duration[i]) }
     }
+    progress.finish()
     let profile = accumulator.profile()
     // Every format prints the figures of the JSON: checked once, before anything is written.
     let checked = try json(profile).checkedFinite()

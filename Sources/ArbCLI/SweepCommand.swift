@@ -170,7 +170,7 @@ struct SweepCommand: Command {
     // The matrix needs every cell's periods: a resumed sweep runs its rows on disk again for them.
     let rerun = matrix == nil ? 0 : skip
     let plan = try SweepPlan(cells: Array(cells.dropFirst(skip - rerun)), options: ingest.options, period: matrix?.period.length)
-    let progress = Progress(total: cells.count, done: skip, show: !quiet && terminal.passthrough && isatty(STDERR_FILENO) == 1)
+    let progress = Progress(total: cells.count, done: skip, show: Progress.onTerminal(terminal, quiet: quiet))
     var values: [Double?] = []
     var cellObjects: [JSONValue] = []
     var overflowed: [BacktestMetrics.Column: Int] = [:]
@@ -222,59 +222,6 @@ struct SweepCommand: Command {
   private func jsonCell(_ row: SweepRow) -> JSONValue {
     let axes = zip(grid.axes, grid.coordinates(row.cell)).map { ($0.key, JSONValue.string($0.values[$1])) }
     return .object(axes + BacktestMetrics.Column.allCases.map { ($0.rawValue, JSONValue.number(row.value($0))) })
-  }
-}
-
-/// Cells done, rate and time left on stderr, redrawn in place (only on a terminal).
-final class Progress: @unchecked Sendable {
-  private let total: Int
-  private var done: Int
-  private let show: Bool
-  /// Monotonic nanoseconds; tests inject a clock.
-  private let now: () -> UInt64
-  private let start: UInt64
-  private let startDone: Int
-  /// Where lines go (stderr); tests collect them.
-  private let write: (String) -> Void
-
-  init(
-    total: Int, done: Int, show: Bool, now: @escaping () -> UInt64 = { DispatchTime.now().uptimeNanoseconds },
-    write: @escaping (String) -> Void = { text in
-      var terminal = Terminal(passthrough: true)
-      terminal.printError(text, terminator: "")
-    }
-  ) {
-    self.total = total
-    self.done = done
-    self.show = show
-    self.now = now
-    self.write = write
-    start = now()
-    startDone = done
-  }
-
-  func advance(_ count: Int) {
-    done += count
-    guard show else { return }
-    write(Self.line(done: done, total: total, doneHere: done - startDone, seconds: Double(now() - start) / 1e9))
-  }
-
-  func finish() {
-    guard show else { return }
-    write("\n")
-  }
-
-  /// The line after `done` of `total` cells, `doneHere` of them by this run in
-  /// `seconds` (the rows a resumed sweep found on disk do not count towards the rate):
-  /// a 30-character bar, the rate in cells per second and the time left at that rate
-  /// (`-` until a rate is known).
-  static func line(done: Int, total: Int, doneHere: Int, seconds: Double) -> String {
-    let rate = seconds > 0 ? Double(doneHere) / seconds : 0
-    let eta = rate > 0 ? Double(total - done) / rate : nil
-    let width = 30
-    let filled = total > 0 ? width * done / total : width
-    let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
-    return "\r[\(bar)] \(done)/\(total) cells, \(NumberText.fixed(rate, 1))/s, ETA \(eta.map { NumberText.fixed($0, 0) + " s" } ?? "-")"
   }
 }
 

@@ -48,6 +48,7 @@ public final class ShiftedQuoteStream: QuoteStream {
   public var field: SeriesField { base.field }
   public var clock: Clock { base.clock }
   public var lastTime: Int64? { base.lastTime.flatMap { try? TimeArithmetic.add(micros, to: $0, .clockOffset) } }
+  public var expectedRows: Int? { base.expectedRows }
 
   /// - Throws: `TimeError.Reason.overflow` when the offset moves a time out of range.
   public func next(maxRows: Int) throws -> QuoteChunk? {

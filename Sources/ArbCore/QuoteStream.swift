@@ -51,6 +51,13 @@ public protocol QuoteStream: AnyObject {
   /// The next at most `maxRows` quotes (`maxRows > 0`), continuing where the previous
   /// chunk ended; `nil` once the series is exhausted. Invalidates the previous chunk.
   func next(maxRows: Int) throws -> QuoteChunk?
+  /// How many quotes the stream yields, when known before it ends (a series in memory;
+  /// a store: its partitions' rows, counted whole for one a time window cuts), else `nil`.
+  var expectedRows: Int? { get }
+}
+
+extension QuoteStream {
+  public var expectedRows: Int? { nil }
 }
 
 /// A `QuoteStream` over a series held in memory: each chunk is copied into buffers the
@@ -70,6 +77,7 @@ public final class SeriesQuoteStream: QuoteStream {
   public var field: SeriesField { series.field }
   public var clock: Clock { series.clock }
   public var lastTime: Int64? { series.time.last }
+  public var expectedRows: Int? { series.count }
 
   public func next(maxRows: Int) throws -> QuoteChunk? {
     precondition(maxRows > 0, "a chunk holds at least one row")

@@ -48,6 +48,8 @@ public final class StoreQuoteStream: QuoteStream {
   /// last row in the window is known only once that partition is read).
   public var lastTime: Int64? { partitions.last.flatMap { window.contains($0.lastTime) ? $0.lastTime : nil } }
 
+  public var expectedRows: Int? { partitions.reduce(0) { $0 + $1.rows } }
+
   /// The partitions mapped now: at most one.
   var mappedPartitions: Int { current == nil ? 0 : 1 }
   /// The partitions opened so far.
