@@ -29,6 +29,10 @@ public struct ConvergenceParameters: Sendable, Hashable {
   /// When set, only the direction that sells this leg opens (mode carry sells the
   /// perp); `nil`: the direction of the executable premium.
   public var sellLeg: Int? = nil
+  /// How each leg's order fills: at the top of book, or walking the recorded book.
+  public var fill = FillRule.top
+  /// With `fill = book`: what happens to a leg its book cannot fill in full.
+  public var partial = PartialRule.fill
 
   /// The latency of each leg.
   var latencies: [Int64] { legLatency ?? Array(repeating: latency, count: fees.count) }
@@ -87,6 +91,8 @@ public struct Trade: Sendable, Equatable {
   public var exitReason: ExitReason
   /// Mode carry: the funding the short perp received (negative: paid), quote; 0 otherwise.
   public var funding: Double = 0
+  /// The book walks of the fills (`fill = book`); `nil` at the top of book.
+  public var execution: Execution? = nil
 }
 
 /// A round trip as the rules decide it: when, in which direction, and on which
@@ -109,6 +115,12 @@ public struct TradeDecision: Sendable, Equatable {
   public var richAsk: Double
   public var cheapBid: Double
   public var exitReason: ExitReason
+  /// The rows of those quotes in their legs, at entry and at exit (`fill = book` walks
+  /// the books of these rows).
+  public var richEntryRow: Int
+  public var cheapEntryRow: Int
+  public var richExitRow = 0
+  public var cheapExitRow = 0
 }
 
 /// The decided trades of one run, with the skipped signals and the span.
@@ -134,7 +146,7 @@ public struct ConvergenceBacktest: Sendable {
 
   /// The trades and skipped signals over `aligned` (built from exactly `legs`).
   public func run(legs: [QuoteSeries], aligned: AlignedLegs) -> BacktestRun {
-    price(decide(legs: legs, aligned: aligned))
+    price(decide(legs: legs, aligned: aligned), legs: legs)
   }
 
   /// The round trips the rules take: entry/exit thresholds, latency, staleness,
@@ -190,7 +202,7 @@ public struct ConvergenceBacktest: Sendable {
           open = TradeDecision(
             entryTime: t, exitTime: t, rich: rich, cheap: cheap, entryPremium: signal.premium, exitPremium: .nan,
             richBid: q[rich].bid, richBidSize: q[rich].bidSize, cheapAsk: q[cheap].ask, cheapAskSize: q[cheap].askSize,
-            richAsk: .nan, cheapBid: .nan, exitReason: .signal)
+            richAsk: .nan, cheapBid: .nan, exitReason: .signal, richEntryRow: q[rich].row, cheapEntryRow: q[cheap].row)
         }
         // Open from point i: the exit test starts at the next valid point.
         i += 1
@@ -226,11 +238,15 @@ public struct ConvergenceBacktest: Sendable {
     return ConvergenceDecisions(trades: trades, skipped: skipped.list, firstTime: aligned.time[firstValid], lastTime: aligned.time[lastValid])
   }
 
-  /// Prices decided round trips with this run's fees, slippage and notional (and the
-  /// book-size cap): `docs/definitions.md`, quantities and PnL.
-  public func price(_ decisions: ConvergenceDecisions) -> BacktestRun {
+  /// Prices decided round trips on `legs` (those they were decided on) with this run's
+  /// fees, slippage and notional (and the book-size cap): `docs/definitions.md`,
+  /// quantities and PnL. With `fill = book` the trades walk the legs' books in turn, each
+  /// on the liquidity the ones before it left.
+  public func price(_ decisions: ConvergenceDecisions, legs: [QuoteSeries]) -> BacktestRun {
     let s = parameters.slippageBps / 10_000
+    var walker = parameters.fill == .book ? BookWalker(legs: legs) : nil
     let trades = decisions.trades.map { d -> Trade in
+      if walker != nil { return bookTrade(d, walker: &walker!) }
       let richSell = d.richBid * (1 - s), cheapBuy = d.cheapAsk * (1 + s)
       let richBuy = d.richAsk * (1 + s), cheapSell = d.cheapBid * (1 - s)
       var richQuantity = parameters.notional / richSell, cheapQuantity = parameters.notional / cheapBuy
@@ -258,6 +274,8 @@ public struct ConvergenceBacktest: Sendable {
   private func close(_ trade: inout TradeDecision, _ rich: FillQuote, _ cheap: FillQuote, premium: Double, time: Int64, reason: ExitReason) {
     trade.richAsk = rich.ask
     trade.cheapBid = cheap.bid
+    trade.richExitRow = rich.row
+    trade.cheapExitRow = cheap.row
     trade.exitPremium = premium
     trade.exitTime = time
     trade.exitReason = reason

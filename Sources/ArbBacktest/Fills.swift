@@ -7,6 +7,8 @@ struct FillQuote {
   var ask: Double
   var bidSize: Double
   var askSize: Double
+  /// The quote's row in its leg (and the book's, with `fill = book`).
+  var row: Int
 }
 
 /// Why a signal was not acted on.
@@ -60,7 +62,7 @@ struct Fills {
   private func quote(_ k: Int, row j: Int) -> FillQuote {
     FillQuote(
       bid: legs[k].bid[j], ask: legs[k].ask[j], bidSize: readsSizes ? legs[k].bidSize[j] : .nan,
-      askSize: readsSizes ? legs[k].askSize[j] : .nan)
+      askSize: readsSizes ? legs[k].askSize[j] : .nan, row: j)
   }
 
   /// Both legs' as-of quotes at their fill times (the signal's time plus each leg's

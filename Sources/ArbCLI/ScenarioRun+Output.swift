@@ -155,11 +155,13 @@ extension ScenarioRun {
   var ledger: CSVTable {
     switch outcome {
     case .convergence(let run):
-      var table = CSVTable("entry_ts_us,exit_ts_us,direction,rich,cheap,entry_premium,exit_premium,pnl,pnl_bps,fees")
+      var table = CSVTable(
+        "entry_ts_us,exit_ts_us,direction,rich,cheap,entry_premium,exit_premium,pnl,pnl_bps,fees" + (scenario.fill == .book ? Self.executionColumns : ""))
       for trade in run.trades {
         table.add(
           ["\(trade.entryTime)", "\(trade.exitTime)", "\(trade.rich + 1)>\(trade.cheap + 1)", name(trade.rich), name(trade.cheap)],
-          [trade.entryPremium, trade.exitPremium, trade.pnl, trade.pnl / scenario.strategy.notional * 10_000, trade.fees])
+          [trade.entryPremium, trade.exitPremium, trade.pnl, trade.pnl / scenario.strategy.notional * 10_000, trade.fees]
+            + (trade.execution.map(Self.executionNumbers) ?? []))
       }
       return table
     case .carry(let run, _):

@@ -264,6 +264,8 @@ struct SweepPlan {
   private struct LegKey: Hashable {
     var leg: Scenario.Leg
     var clock: Clock
+    /// Read with its books (`costs.fill` book).
+    var depth: Bool
   }
 
   struct Group {
@@ -307,12 +309,12 @@ struct SweepPlan {
       let dataKey = scenario.preparationKey
       var dataIndex = dataIndexes[dataKey]
       if dataIndex == nil {
-        var legOptions = options
+        var legOptions = scenario.legOptions(options)
         legOptions.clock = scenario.clock
         legOptions.storeColumns = readsSizes ? .all : .skippingSizesAndOtherClock
         // The legs not read yet (on this clock), side by side.
         let specs = try ScenarioLegs.specs(scenario)
-        let legKeys = dataKey.legs.map { LegKey(leg: $0, clock: scenario.clock) }
+        let legKeys = dataKey.legs.map { LegKey(leg: $0, clock: scenario.clock, depth: legOptions.keepDepth) }
         let missing = legKeys.indices.filter { k in loaded[legKeys[k]] == nil && legKeys.firstIndex(of: legKeys[k]) == k }
         for (k, leg) in zip(missing, try LoadedLegs.load(missing.map { specs[$0] }, options: legOptions)) { loaded[legKeys[k]] = leg.series }
         let loadedLegs = legKeys.map { loaded[$0]! }
@@ -456,7 +458,7 @@ struct SweepPlan {
         outcome = .carry(engine.price(decisions!, funding: prepared.funding), prepared.funding)
         points = (prepared.carryIndex!.clockPoints, prepared.carryIndex!.validPoints)
       case .convergence(let engine):
-        outcome = .convergence(engine.price(decisions!))
+        outcome = .convergence(engine.price(decisions!, legs: legs))
         points = (prepared.index!.clockPoints, prepared.index!.validPoints)
       }
       let report = ScenarioRun(

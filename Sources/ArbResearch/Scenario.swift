@@ -53,6 +53,9 @@ public struct Scenario: Sendable, Hashable {
   public var strategy: Strategy
   /// Cap trades at the top-of-book sizes of the fill quotes.
   public var capAtBook = false
+  /// How each leg's order fills (`costs.fill`), and what a book too thin for it does (`costs.partial`).
+  public var fill = FillRule.top
+  public var partial = PartialRule.fill
   /// Taker fee per venue id, overriding the registry.
   public var fees: [String: Double] = [:]
   public var slippageBps: Double = 0
@@ -67,6 +70,7 @@ public struct Scenario: Sendable, Hashable {
     case string, number, bool, duration, list
     case offset = "signed duration"
     case market, clock, mode, timeZone = "time zone"
+    case fill = "fill rule", partial = "partial-fill rule"
   }
 
   /// Every key a scenario may hold, with its type (`*` is a leg index or a venue id).
@@ -83,7 +87,7 @@ public struct Scenario: Sendable, Hashable {
     ("funding.files", .list), ("funding.format", .string), ("funding.spec_set", .list),
     ("fx.files", .list), ("fx.format", .string), ("fx.spec_set", .list), ("fx.max_stale", .duration), ("fx.converts", .string),
     ("costs.fees.*", .number), ("costs.slippage_bps", .number), ("costs.latency", .duration), ("costs.venue_latency.*", .duration),
-    ("costs.cap_at_book", .bool),
+    ("costs.cap_at_book", .bool), ("costs.fill", .fill), ("costs.partial", .partial),
     ("rebalance.cost", .number), ("rebalance.delay", .duration),
     ("journal.tz", .timeZone),
   ]
@@ -247,6 +251,8 @@ public struct Scenario: Sendable, Hashable {
       strategy = .carry(CarryRules(threshold: threshold, booksFunding: value("strategy.funding")?.bool ?? true, funding: funding))
     }
     capAtBook = value("costs.cap_at_book")?.bool ?? false
+    fill = value("costs.fill")?.string.flatMap(FillRule.init(rawValue:)) ?? .top
+    partial = value("costs.partial")?.string.flatMap(PartialRule.init(rawValue:)) ?? .fill
     fees = object["costs"]?.object?["fees"]?.object?.compactMapValues(\.number) ?? [:]
     slippageBps = value("costs.slippage_bps")?.number ?? 0
     latency = duration("costs.latency") ?? 0
@@ -287,6 +293,11 @@ public struct Scenario: Sendable, Hashable {
     if latency < 0 { throw fail("costs.latency must be ≥ 0") }
     if let grid, grid <= 0 { throw fail("alignment.grid must be positive") }
     if let fx { try validateFX(fx, fail) }
+    if fill == .book {
+      if mode != .convergence { throw fail("costs.fill book is defined for mode convergence only (mode is \(mode))") }
+      if capAtBook { throw fail("costs.cap_at_book caps at the top level, costs.fill book walks the book: set one of them") }
+      if fx != nil { throw fail("costs.fill book walks book levels that fx does not convert: use costs.fill top with fx") }
+    }
     // A fee, latency or clock offset for a venue no leg trades on is a misspelt venue.
     let groups = [("costs.fees", Array(fees.keys)), ("costs.venue_latency", Array(venueLatency.keys)), ("alignment.offsets", Array(offsets.keys))]
     for (group, venues) in groups {
@@ -387,6 +398,8 @@ public struct Scenario: Sendable, Hashable {
     case .clock: ok = value.string.flatMap(Clock.init(rawValue:)) != nil
     case .mode: ok = value.string.flatMap(Strategy.Mode.init(rawValue:)) != nil
     case .timeZone: ok = value.string.map { timeZones[$0] != nil } ?? false
+    case .fill: ok = value.string.flatMap(FillRule.init(rawValue:)) != nil
+    case .partial: ok = value.string.flatMap(PartialRule.init(rawValue:)) != nil
     }
     guard ok else { throw ScenarioError(path: path, message: "\(key) expects \(expected(type)), was \(describe(value))") }
   }
@@ -403,6 +416,8 @@ public struct Scenario: Sendable, Hashable {
     case .clock: "local or exchange"
     case .mode: "one of " + modes.joined(separator: ", ")
     case .timeZone: "UTC or Asia/Seoul"
+    case .fill: "top or book"
+    case .partial: "fill, hedge or unwind"
     }
   }
 

@@ -67,6 +67,8 @@ extension Scenario {
     parameters.slippageBps = slippageBps
     parameters.legLatency = legLatency
     parameters.capAtBook = capAtBook
+    parameters.fill = fill
+    parameters.partial = partial
     parameters.maxStale = maxStale
     parameters.maxHolding = rules.maxHolding
     parameters.cooldown = rules.cooldown

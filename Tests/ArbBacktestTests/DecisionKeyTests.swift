@@ -32,6 +32,8 @@ struct DecisionKeyTests {
     "maxHolding": { $0.maxHolding = nil },
     "cooldown": { $0.cooldown = 2_000_000 },
     "sellLeg": { $0.sellLeg = 1 },
+    "fill": { $0.fill = .book },
+    "partial": { $0.partial = .hedge },
   ]
 
   /// The parameters only `price` reads.

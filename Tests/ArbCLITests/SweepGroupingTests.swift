@@ -61,6 +61,16 @@ struct SweepGroupingTests {
     #expect(try Self.groups(test.path, sets) == (test.shares ? [[0, 1]] : [[0], [1]]))
   }
 
+  @Test("costs.fill book: cells that differ in a fill rule never share a simulation, cells that differ in fees still do")
+  func bookFills() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let book = BookFillCommandTests.scenario(folder)
+    #expect(try Self.groups(book, [["costs.fill=top"], ["costs.fill=book"]]) == [[0], [1]])
+    #expect(try Self.groups(book, [["costs.partial=fill"], ["costs.partial=hedge"], ["costs.partial=unwind"]]) == [[0], [1], [2]])
+    #expect(try Self.groups(book, [["costs.fees.binance=0.0004"], ["costs.fees.binance=0.001"], ["costs.slippage_bps=3"]]) == [[0, 1, 2]])
+  }
+
   @Test("cells that share a simulation need not be next to each other")
   func scattered() throws {
     let sets = [["strategy.entry=0.8"], ["strategy.entry=0.9"], ["strategy.entry=0.8", "costs.slippage_bps=5"]]
