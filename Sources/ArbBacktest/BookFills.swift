@@ -41,6 +41,9 @@ public struct Execution: Sendable, Equatable {
   public var cheapEntry: LegFill
   public var richExit: LegFill
   public var cheapExit: LegFill
+  /// Whether the legs filled different shares of their orders on the books of their fill
+  /// rows (a leg failed, or a book was too thin): a one-legged trade, settled by `partial`.
+  public var legged: Bool
   /// `unwind`: the base quantity one leg filled beyond the matched share and closed at
   /// once, and the PnL of that round trip after its fees (quote; in the trade's PnL).
   public var unwound: Double = 0
@@ -58,7 +61,8 @@ enum BookSide: Int {
 
 /// The walks of one run's fills through the legs' books, with the liquidity each walk
 /// took: a level's taken quantity is missing from later walks until a book of the leg
-/// shows that price with another size, or not at all.
+/// shows that price with another size, or not at all. With `fill = top` a row's book is
+/// its top price alone, as deep as any order.
 struct BookWalker {
   /// The outcome of one walk.
   struct Walk {
@@ -79,12 +83,14 @@ struct BookWalker {
   }
 
   let legs: [QuoteSeries]
+  let fill: FillRule
   /// Per leg and side (`2 × leg + side`).
   private var taken: [[Taken]]
 
-  init(legs: [QuoteSeries]) {
-    precondition(legs.allSatisfy { $0.depth?.count == $0.count }, "fill = book needs every leg's book")
+  init(legs: [QuoteSeries], fill: FillRule) {
+    precondition(fill == .top || legs.allSatisfy { $0.depth?.count == $0.count }, "fill = book needs every leg's book")
     self.legs = legs
+    self.fill = fill
     taken = Array(repeating: [], count: 2 * legs.count)
   }
 
@@ -92,6 +98,7 @@ struct BookWalker {
   /// with `onward` what is left from the books of the following rows in turn. Unless
   /// `commit`, the walk only measures: nothing is used up.
   mutating func take(_ k: Int, _ side: BookSide, row: Int, quantity: Double, onward: Bool, commit: Bool) -> Walk {
+    guard fill == .book else { return top(k, side, row: row, quantity: quantity, onward: onward) }
     let depth = legs[k].depth!
     var state = taken[2 * k + side.rawValue]
     var walk = Walk()
@@ -120,6 +127,23 @@ struct BookWalker {
     return walk
   }
 
+  /// `take` at the top of book: the whole quantity at the first row's price that is
+  /// there (a side may be empty), `row` or with `onward` a later one.
+  private func top(_ k: Int, _ side: BookSide, row: Int, quantity: Double, onward: Bool) -> Walk {
+    var walk = Walk()
+    var r = row
+    while quantity > 0 && r < legs[k].count {
+      let price = side == .bid ? legs[k].bid[r] : legs[k].ask[r]
+      if price.isFinite {
+        (walk.filled, walk.notional, walk.levels, walk.lastPrice) = (quantity, quantity * price, 1, price)
+        break
+      }
+      guard onward else { break }
+      r += 1
+    }
+    return walk
+  }
+
   /// Drops from `state` the levels that a book after the one they were taken from, up to
   /// row `row`, shows with another size or not at all.
   private static func restore(_ state: inout [Taken], at row: Int, depth: BookDepth, side: BookSide) {
@@ -145,14 +169,26 @@ extension ConvergenceBacktest {
     let s = parameters.slippageBps / 10_000
     let (richFee, cheapFee) = (parameters.fees[d.rich], parameters.fees[d.cheap])
     let richQuantity = parameters.notional / (d.richBid * (1 - s)), cheapQuantity = parameters.notional / (d.cheapAsk * (1 + s))
+    // A leg that fails (`legFailRate`) fills nothing on the book of its fill row.
+    let richFails = legFails(d, leg: d.rich), cheapFails = legFails(d, leg: d.cheap)
+    func share(_ k: Int, _ side: BookSide, row: Int, _ quantity: Double, onward: Bool) -> Double {
+      walker.take(k, side, row: row, quantity: quantity, onward: onward, commit: false).filled / quantity
+    }
+    let atRow = (
+      rich: richFails ? 0 : share(d.rich, .bid, row: d.richEntryRow, richQuantity, onward: false),
+      cheap: cheapFails ? 0 : share(d.cheap, .ask, row: d.cheapEntryRow, cheapQuantity, onward: false)
+    )
+    // hedge: a leg's rest (all of it when it failed) fills on its following books.
+    let richStart = d.richEntryRow + (richFails ? 1 : 0), cheapStart = d.cheapEntryRow + (cheapFails ? 1 : 0)
     let onward = parameters.partial == .hedge
-    // The share of each order the books can fill, then the walks that use it up.
-    let richShare = walker.take(d.rich, .bid, row: d.richEntryRow, quantity: richQuantity, onward: onward, commit: false).filled / richQuantity
-    let cheapShare = walker.take(d.cheap, .ask, row: d.cheapEntryRow, quantity: cheapQuantity, onward: onward, commit: false).filled / cheapQuantity
-    let matched = min(richShare, cheapShare)
-    let ordered = parameters.partial == .unwind ? (1.0, 1.0) : (matched, matched)
-    let richWalk = walker.take(d.rich, .bid, row: d.richEntryRow, quantity: richQuantity * ordered.0, onward: onward, commit: true)
-    let cheapWalk = walker.take(d.cheap, .ask, row: d.cheapEntryRow, quantity: cheapQuantity * ordered.1, onward: onward, commit: true)
+    let matched =
+      onward
+      ? min(share(d.rich, .bid, row: richStart, richQuantity, onward: true), share(d.cheap, .ask, row: cheapStart, cheapQuantity, onward: true))
+      : min(atRow.rich, atRow.cheap)
+    // unwind: each leg takes what its book holds; the others: both legs take the matched share.
+    let ordered = parameters.partial == .unwind ? atRow : (matched, matched)
+    let richWalk = walker.take(d.rich, .bid, row: richStart, quantity: richQuantity * ordered.0, onward: onward, commit: true)
+    let cheapWalk = walker.take(d.cheap, .ask, row: cheapStart, quantity: cheapQuantity * ordered.1, onward: onward, commit: true)
     let richEntry = Self.legFill(richWalk, requested: richQuantity, price: Self.averagePrice(richWalk, fallback: d.richBid), top: d.richBid, sells: true)
     let cheapEntry = Self.legFill(
       cheapWalk, requested: cheapQuantity, price: Self.averagePrice(cheapWalk, fallback: d.cheapAsk), top: d.cheapAsk, sells: false)
@@ -190,7 +226,14 @@ extension ConvergenceBacktest {
       richSell: richSell, richBuy: richBuy, cheapBuy: cheapBuy, cheapSell: cheapSell, richQuantity: richHeld, cheapQuantity: cheapHeld,
       fees: fees, pnl: pnl, exitReason: d.exitReason,
       execution: Execution(
-        richEntry: richEntry, cheapEntry: cheapEntry, richExit: richExit, cheapExit: cheapExit, unwound: unwound, unwindPnL: unwindPnL))
+        richEntry: richEntry, cheapEntry: cheapEntry, richExit: richExit, cheapExit: cheapExit, legged: atRow.rich != atRow.cheap,
+        unwound: unwound, unwindPnL: unwindPnL))
+  }
+
+  /// Whether leg `leg` of the entry of `d` fails: a draw below `legFailRate`, the same for
+  /// the same seed, entry time and leg in any run.
+  private func legFails(_ d: TradeDecision, leg: Int) -> Bool {
+    parameters.legFailRate > 0 && SeededDraw.uniform(seed: parameters.seed, .legFailure, UInt64(bitPattern: d.entryTime), UInt64(leg)) < parameters.legFailRate
   }
 
   /// A walk as a leg's fill at average price `price`, with its slippage against `top`.
@@ -200,7 +243,8 @@ extension ConvergenceBacktest {
 
   /// The VWAP of the quantity a walk took; `fallback` (the top price) when it took none.
   private static func averagePrice(_ walk: BookWalker.Walk, fallback: Double) -> Double {
-    walk.filled > 0 ? walk.notional / walk.filled : fallback
+    // One level: its price exactly (no rounding through the notional).
+    walk.levels == 1 ? walk.lastPrice : walk.filled > 0 ? walk.notional / walk.filled : fallback
   }
 
   /// The average price of closing `quantity`: the walk's levels, and what the books
@@ -209,6 +253,7 @@ extension ConvergenceBacktest {
   private static func closingPrice(_ walk: BookWalker.Walk, quantity: Double, fallback: Double) -> Double {
     guard quantity > 0 else { return fallback }
     let rest = quantity - walk.filled
+    if walk.levels == 1 && rest == 0 { return walk.lastPrice }
     return (walk.notional + rest * (walk.lastPrice.isNaN ? fallback : walk.lastPrice)) / quantity
   }
 }

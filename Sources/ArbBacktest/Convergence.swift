@@ -31,8 +31,15 @@ public struct ConvergenceParameters: Sendable, Hashable {
   public var sellLeg: Int? = nil
   /// How each leg's order fills: at the top of book, or walking the recorded book.
   public var fill = FillRule.top
-  /// With `fill = book`: what happens to a leg its book cannot fill in full.
+  /// What happens to a leg its book cannot fill in full (`fill = book`), or that fails.
   public var partial = PartialRule.fill
+  /// The probability that a leg's order fails at entry (fills nothing on its fill row's
+  /// book), drawn per trade and leg from `seed`.
+  public var legFailRate = 0.0
+  public var seed: UInt64 = 0
+
+  /// Whether trades are priced by walking fills (`BookWalker`): book fills, or leg failures.
+  public var walksFills: Bool { fill == .book || legFailRate > 0 }
 
   /// The latency of each leg.
   var latencies: [Int64] { legLatency ?? Array(repeating: latency, count: fees.count) }
@@ -241,10 +248,10 @@ public struct ConvergenceBacktest: Sendable {
   /// Prices decided round trips on `legs` (those they were decided on) with this run's
   /// fees, slippage and notional (and the book-size cap): `docs/definitions.md`,
   /// quantities and PnL. With `fill = book` the trades walk the legs' books in turn, each
-  /// on the liquidity the ones before it left.
+  /// on the liquidity the ones before it left; with leg failures, `partial` settles them.
   public func price(_ decisions: ConvergenceDecisions, legs: [QuoteSeries]) -> BacktestRun {
     let s = parameters.slippageBps / 10_000
-    var walker = parameters.fill == .book ? BookWalker(legs: legs) : nil
+    var walker = parameters.walksFills ? BookWalker(legs: legs, fill: parameters.fill) : nil
     let trades = decisions.trades.map { d -> Trade in
       if walker != nil { return bookTrade(d, walker: &walker!) }
       let richSell = d.richBid * (1 - s), cheapBuy = d.cheapAsk * (1 + s)

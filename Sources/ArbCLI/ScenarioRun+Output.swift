@@ -13,7 +13,7 @@ extension ScenarioRun {
   func metrics(journal: PnLJournal) -> [(String, JSONValue)] {
     let offset = scenario.timeZoneOffset
     let common: (trades: Int, wins: Int, pnl: Double, fees: Double, skipped: [(reason: SkipReason, count: Int)])
-    let holding: [(String, JSONValue)]
+    var holding: [(String, JSONValue)]
     var funding: [(String, JSONValue)] = []
     switch outcome {
     case .convergence(let run), .carry(let run, _):
@@ -22,6 +22,7 @@ extension ScenarioRun {
       holding = [
         ("exposure", .number(run.exposure)), ("mean_holding_s", .number(run.meanHoldingSeconds)), ("forced_exits", .int(run.forcedExits)),
       ]
+      if scenario.walksFills { holding += [("legged_trades", .int(run.leggedTrades)), ("legged_pnl", .number(run.leggedPnL))] }
     case .inventory(let run):
       // Round trips are immediate: nothing is held.
       common = (run.trades.count, run.wins, run.pnl, run.fees, run.skipped)
@@ -156,7 +157,7 @@ extension ScenarioRun {
     switch outcome {
     case .convergence(let run):
       var table = CSVTable(
-        "entry_ts_us,exit_ts_us,direction,rich,cheap,entry_premium,exit_premium,pnl,pnl_bps,fees" + (scenario.fill == .book ? Self.executionColumns : ""))
+        "entry_ts_us,exit_ts_us,direction,rich,cheap,entry_premium,exit_premium,pnl,pnl_bps,fees" + (scenario.walksFills ? Self.executionColumns : ""))
       for trade in run.trades {
         table.add(
           ["\(trade.entryTime)", "\(trade.exitTime)", "\(trade.rich + 1)>\(trade.cheap + 1)", name(trade.rich), name(trade.cheap)],

@@ -56,6 +56,9 @@ public struct Scenario: Sendable, Hashable {
   /// How each leg's order fills (`costs.fill`), and what a book too thin for it does (`costs.partial`).
   public var fill = FillRule.top
   public var partial = PartialRule.fill
+  /// The probability that a leg's entry order fails (`costs.leg_fail_rate`), drawn from `costs.seed`.
+  public var legFailRate = 0.0
+  public var seed: UInt64 = 0
   /// Taker fee per venue id, overriding the registry.
   public var fees: [String: Double] = [:]
   public var slippageBps: Double = 0
@@ -88,6 +91,7 @@ public struct Scenario: Sendable, Hashable {
     ("fx.files", .list), ("fx.format", .string), ("fx.spec_set", .list), ("fx.max_stale", .duration), ("fx.converts", .string),
     ("costs.fees.*", .number), ("costs.slippage_bps", .number), ("costs.latency", .duration), ("costs.venue_latency.*", .duration),
     ("costs.cap_at_book", .bool), ("costs.fill", .fill), ("costs.partial", .partial),
+    ("costs.leg_fail_rate", .number), ("costs.seed", .number),
     ("rebalance.cost", .number), ("rebalance.delay", .duration),
     ("journal.tz", .timeZone),
   ]
@@ -100,6 +104,10 @@ public struct Scenario: Sendable, Hashable {
   /// The modes this version runs.
   public static let modes = Strategy.Mode.allCases.map(\.rawValue)
   public static let timeZones = ["UTC": Int64(0), "Asia/Seoul": Int64(9 * 3600) * 1_000_000]
+
+  /// Whether fills are walked (`costs.fill` book or leg failures): the ledger shows the
+  /// walks and the metrics the one-legged trades.
+  public var walksFills: Bool { fill == .book || legFailRate > 0 }
 
   /// Each leg's latency: its venue's `costs.venue_latency`, else `costs.latency`.
   public var legLatency: [Int64] { legs.map { venueLatency[$0.venue] ?? latency } }
@@ -253,6 +261,13 @@ public struct Scenario: Sendable, Hashable {
     capAtBook = value("costs.cap_at_book")?.bool ?? false
     fill = value("costs.fill")?.string.flatMap(FillRule.init(rawValue:)) ?? .top
     partial = value("costs.partial")?.string.flatMap(PartialRule.init(rawValue:)) ?? .fill
+    legFailRate = value("costs.leg_fail_rate")?.number ?? 0
+    let seed = value("costs.seed")?.number ?? 0
+    // Whole numbers up to 2^53 are exact in JSON and in a double.
+    guard seed >= 0 && seed <= 0x1p53 && seed == seed.rounded() else {
+      throw ScenarioError(path: path, message: "costs.seed must be a whole number from 0 to 2^53, was \(seed)")
+    }
+    self.seed = UInt64(seed)
     fees = object["costs"]?.object?["fees"]?.object?.compactMapValues(\.number) ?? [:]
     slippageBps = value("costs.slippage_bps")?.number ?? 0
     latency = duration("costs.latency") ?? 0
@@ -293,6 +308,11 @@ public struct Scenario: Sendable, Hashable {
     if latency < 0 { throw fail("costs.latency must be ≥ 0") }
     if let grid, grid <= 0 { throw fail("alignment.grid must be positive") }
     if let fx { try validateFX(fx, fail) }
+    if !(0...1).contains(legFailRate) { throw fail("costs.leg_fail_rate must be a probability from 0 to 1, was \(legFailRate)") }
+    if legFailRate > 0 {
+      if mode != .convergence { throw fail("costs.leg_fail_rate is defined for mode convergence only (mode is \(mode))") }
+      if capAtBook { throw fail("costs.cap_at_book is not defined with costs.leg_fail_rate: set one of them") }
+    }
     if fill == .book {
       if mode != .convergence { throw fail("costs.fill book is defined for mode convergence only (mode is \(mode))") }
       if capAtBook { throw fail("costs.cap_at_book caps at the top level, costs.fill book walks the book: set one of them") }

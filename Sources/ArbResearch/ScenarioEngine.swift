@@ -69,6 +69,8 @@ extension Scenario {
     parameters.capAtBook = capAtBook
     parameters.fill = fill
     parameters.partial = partial
+    parameters.legFailRate = legFailRate
+    parameters.seed = seed
     parameters.maxStale = maxStale
     parameters.maxHolding = rules.maxHolding
     parameters.cooldown = rules.cooldown

@@ -34,6 +34,8 @@ struct DecisionKeyTests {
     "sellLeg": { $0.sellLeg = 1 },
     "fill": { $0.fill = .book },
     "partial": { $0.partial = .hedge },
+    "legFailRate": { $0.legFailRate = 0.1 },
+    "seed": { $0.seed = 7 },
   ]
 
   /// The parameters only `price` reads.

@@ -174,6 +174,30 @@ struct BookFillCommandTests {
     #expect(pnls.count == 6)
   }
 
+  @Test("costs.leg_fail_rate: one seed gives the same bytes for any --jobs; every row is the backtest of its cell")
+  func seededLegFailures() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let scenario = Self.scenario(folder)
+    let arguments = ["sweep", scenario, "--quiet", "--set", "costs.leg_fail_rate=0.5", "--grid", "costs.seed=1:8:1", "--grid", "costs.partial=hedge,unwind"]
+    let one = arbkit(arguments + ["--jobs", "1"]), two = arbkit(arguments + ["--jobs", "2"])
+    #expect(one.code == .success && two.code == .success, "\(one.errors)")
+    #expect(one.output == two.output)
+    let lines = one.output.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+    let pnl = lines[0].firstIndex(of: "pnl")!
+    var legged = 0, pnls = Set<String>()
+    for row in lines.dropFirst() {
+      let plain = arbkit([
+        "backtest", scenario, "--format", "json", "--set", "costs.leg_fail_rate=0.5", "--set", "costs.seed=\(row[0])", "--set", "costs.partial=\(row[1])",
+      ]).object
+      #expect(isClose(plain["pnl"] as? Double, Double(row[pnl]), rel: 1e-14), "\(row[0..<2])")
+      legged += plain["legged_trades"] as? Int ?? 0
+      pnls.insert(row[pnl])
+    }
+    // Some legs fail, and which ones depends on the seed.
+    #expect(legged > 0 && pnls.count > 2)
+  }
+
   @Test("a source with its top level only is refused for costs.fill book (exit 64), as are rules it cannot combine with")
   func refusals() throws {
     let folder = TemporaryFolder()
