@@ -17,6 +17,9 @@ public struct ConvergenceParameters: Sendable, Hashable {
   public var latency: Int64 = 0
   /// Per-leg latency (µs) replacing `latency` for the legs it names.
   public var legLatency: [Int64]? = nil
+  /// Per-leg latency distributions (a scenario's `costs.latency`), replacing `latency`
+  /// and `legLatency`; drawn from `seed`.
+  public var latencyModels: [Latency]? = nil
   /// A fill quote older than this at the fill time skips the signal (µs); `nil`: no limit.
   public var maxStale: Int64? = nil
   /// Scale an entry down so that neither leg's quantity exceeds the top-of-book size
@@ -36,13 +39,14 @@ public struct ConvergenceParameters: Sendable, Hashable {
   /// The probability that a leg's order fails at entry (fills nothing on its fill row's
   /// book), drawn per trade and leg from `seed`.
   public var legFailRate = 0.0
+  /// The seed of every draw: leg failures and drawn latencies.
   public var seed: UInt64 = 0
 
   /// Whether trades are priced by walking fills (`BookWalker`): book fills, or leg failures.
   public var walksFills: Bool { fill == .book || legFailRate > 0 }
 
   /// The latency of each leg.
-  var latencies: [Int64] { legLatency ?? Array(repeating: latency, count: fees.count) }
+  var latencies: [Latency] { latencyModels ?? (legLatency ?? Array(repeating: latency, count: fees.count)).map(Latency.fixed) }
 
   public init(entry: Double, exit: Double, notional: Double, fees: [Double]) {
     self.entry = entry
@@ -167,7 +171,7 @@ public struct ConvergenceBacktest: Sendable {
     guard let lastValid = aligned.valid.lastIndex(of: true), let firstValid = aligned.valid.firstIndex(of: true) else {
       return ConvergenceDecisions(trades: [], skipped: [], firstTime: nil, lastTime: nil)
     }
-    let fills = Fills(legs: legs, maxStale: parameters.maxStale, latency: parameters.latencies, readsSizes: parameters.capAtBook)
+    let fills = Fills(legs: legs, maxStale: parameters.maxStale, latency: parameters.latencies, seed: parameters.seed, readsSizes: parameters.capAtBook)
     let (entry, exit, maxHolding, sellLeg) = (parameters.entry, parameters.exit, parameters.maxHolding ?? .max, parameters.sellLeg)
     let holdingLimited = parameters.maxHolding != nil  // else the open loop never reads the clock
     var open: TradeDecision? = nil

@@ -46,7 +46,9 @@ struct Fills {
   /// A fill quote older than this at the fill time skips the signal; `nil`: no limit.
   let maxStale: Int64?
   /// Per leg: fills use the as-of quote this long after the signal.
-  let latency: [Int64]
+  let latency: [Latency]
+  /// The seed of drawn latencies.
+  let seed: UInt64
   /// Whether fills read the book sizes (only `cap_at_book` uses them; otherwise they
   /// are `nan` and cost no memory access).
   let readsSizes: Bool
@@ -79,13 +81,22 @@ struct Fills {
   /// Leg `k`'s as-of quote at its fill time after `signal`.
   @inline(__always)
   private func fill(_ k: Int, signal: SignalPoint) -> Result<FillQuote, SkipError> {
-    let time = signal.time + latency[k]
+    let time = signal.time + latency[k].delay(seed: seed, time: signal.time, leg: k, recorded: legs[k].recordedDelay(at: Int(signal.state(k))))
     var j = Int(signal.state(k))
     while j + 1 < legs[k].time.count && legs[k].time[j + 1] <= time { j += 1 }
     if let limit = maxStale, time - legs[k].time[j] > limit { return .failure(SkipError(reason: .staleFill)) }
     let quote = quote(k, row: j)
     guard quote.bid.isFinite, quote.ask.isFinite else { return .failure(SkipError(reason: .oneSidedFill)) }
     return .success(quote)
+  }
+}
+
+extension QuoteSeries {
+  /// The receive time minus the exchange time of row `j` (µs, at least 0): how late the
+  /// recorder saw the quote. The series keeps both clocks.
+  @inline(__always)
+  public func recordedDelay(at j: Int) -> Int64 {
+    max(0, clock == .local ? time[j] - otherTime[j] : otherTime[j] - time[j])
   }
 }
 

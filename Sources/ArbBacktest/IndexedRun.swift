@@ -25,7 +25,8 @@ extension ConvergenceBacktest {
       return IndexedRun(
         parameters: run.parameters,
         fills: Fills(
-          legs: legs, maxStale: run.parameters.maxStale, latency: run.parameters.latencies, readsSizes: run.parameters.capAtBook))
+          legs: legs, maxStale: run.parameters.maxStale, latency: run.parameters.latencies, seed: run.parameters.seed,
+          readsSizes: run.parameters.capAtBook))
     }
     var limit = 0
     repeat {

@@ -5,6 +5,7 @@ public enum SeededDraw {
   /// What a draw decides; each purpose has its own stream.
   public enum Purpose: UInt64, Sendable {
     case legFailure = 1
+    case latency = 2
   }
 
   /// A number in [0, 1) from `seed`, `purpose` and `parts` (a fill's time and leg): each

@@ -304,7 +304,7 @@ struct SweepPlan {
     var groupIndexes: [SimulationKey: Int] = [:]
     var groups: [Group] = []
     // Only cap_at_book reads the book sizes; nothing here reads the other clock.
-    let readsSizes = cells.contains { $0.scenario.capAtBook }
+    let readsSizes = cells.contains { $0.scenario.capAtBook || $0.scenario.readsBothClocks }
     for (cell, scenario) in cells {
       let dataKey = scenario.preparationKey
       var dataIndex = dataIndexes[dataKey]

@@ -86,6 +86,9 @@ public enum ScenarioLegs {
     if scenario.fill == .book, let k = legs.firstIndex(where: { $0.depth == nil }) {
       throw ScenarioLegError(.noDepth(leg: k, instrument: legs[k].instrument.description))
     }
+    if let k = legs.indices.first(where: { scenario.legLatency[$0] == .recorded && legs[$0].otherTime.isEmpty }) {
+      throw ScenarioLegError(.oneClock(leg: k, instrument: legs[k].instrument.description))
+    }
     guard let fx = scenario.fx, let rate else { return (legs, nil) }
     if rate.field.isRate { throw ScenarioLegError(.rateSeries(field: rate.field, path: fx.files[0])) }
     // A quote's rate is as old as its time minus the rate's.
@@ -116,6 +119,8 @@ public struct ScenarioLegError: Error, Sendable, CustomStringConvertible {
     case rateSeries(field: SeriesField, path: String)
     /// `costs.fill` is `book`, and leg `leg`'s source has its top level only.
     case noDepth(leg: Int, instrument: String)
+    /// Leg `leg`'s latency is `recorded`, and its source keeps one clock.
+    case oneClock(leg: Int, instrument: String)
   }
 
   public var reason: Reason
@@ -130,6 +135,9 @@ public struct ScenarioLegError: Error, Sendable, CustomStringConvertible {
     case .noDepth(let leg, let instrument):
       "legs.\(leg) (\(instrument)): costs.fill book walks the order book, but the leg's source has its top level only; "
         + "use a source with depth (Tardis book_snapshot_5/25, incremental_book_L2, order-book JSON lines) or costs.fill top"
+    case .oneClock(let leg, let instrument):
+      "legs.\(leg) (\(instrument)): latency recorded reads the receive and the exchange time of each quote, "
+        + "but the leg's source keeps one clock; use a source with both (Tardis, cryptofeed) or a latency distribution"
     }
   }
 }

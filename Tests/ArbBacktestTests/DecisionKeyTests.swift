@@ -36,6 +36,7 @@ struct DecisionKeyTests {
     "partial": { $0.partial = .hedge },
     "legFailRate": { $0.legFailRate = 0.1 },
     "seed": { $0.seed = 7 },
+    "latencyModels": { $0.latencyModels = [.recorded, .uniform(low: 0, high: 10)] },
   ]
 
   /// The parameters only `price` reads.

@@ -32,7 +32,9 @@ struct BookFillCommandTests {
 
   /// One snapshot row: its receive time and its levels, best first.
   struct Snapshot {
+    /// Receive and exchange time (`local_timestamp`, `timestamp`).
     var time: Int64
+    var exchangeTime: Int64
     var bids: [(price: Double, size: Double)]
     var asks: [(price: Double, size: Double)]
   }
@@ -50,8 +52,10 @@ struct BookFillCommandTests {
       }
       return levels
     }
-    let time = header.firstIndex(of: "local_timestamp")!
-    return lines.dropFirst().map { Snapshot(time: Int64($0[time])!, bids: side($0, "bids"), asks: side($0, "asks")) }
+    let (time, exchange) = (header.firstIndex(of: "local_timestamp")!, header.firstIndex(of: "timestamp")!)
+    return lines.dropFirst().map {
+      Snapshot(time: Int64($0[time])!, exchangeTime: Int64($0[exchange])!, bids: side($0, "bids"), asks: side($0, "asks"))
+    }
   }
 
   /// The walks of docs/definitions.md, slowly: every quantity ever taken is kept, and a
@@ -94,12 +98,14 @@ struct BookFillCommandTests {
     }
   }
 
-  @Test("every trade's walks, VWAPs, partial share, used-up levels, fees and PnL against a slow walk")
-  func realSnapshots() throws {
+  @Test(
+    "every trade's walks, VWAPs, partial share, used-up levels, fees and PnL against a slow walk; latency 0 and recorded",
+    arguments: [false, true])
+  func realSnapshots(recorded: Bool) throws {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
     let ledgerPath = folder.path + "/trades.csv"
-    let run = arbkit(["backtest", Self.scenario(folder), "--trades", ledgerPath])
+    let run = arbkit(["backtest", Self.scenario(folder), "--trades", ledgerPath] + (recorded ? ["--set", "costs.latency=recorded"] : []))
     #expect(run.code == .success, "\(run.errors)")
     let lines = try String(contentsOfFile: ledgerPath, encoding: .utf8).split(separator: "\n").map { $0.split(separator: ",").map(String.init) }
     let header = lines[0]
@@ -110,7 +116,13 @@ struct BookFillCommandTests {
     var partial = 0, deep = 0
     for row in rows {
       #expect(row["direction"] == "1>2")
-      func asOf(_ leg: Int, _ time: String) -> Int { walker.books[leg].lastIndex { $0.time <= Int64(time)! }! }
+      // A fill reads the book in force at the signal plus the latency: with `recorded`,
+      // the receive minus the exchange time of the leg's book in force at the signal.
+      func asOf(_ leg: Int, _ signal: String) -> Int {
+        let inForce = { (t: Int64) in walker.books[leg].lastIndex { $0.time <= t }! }
+        let book = walker.books[leg][inForce(Int64(signal)!)]
+        return inForce(Int64(signal)! + (recorded ? max(0, book.time - book.exchangeTime) : 0))
+      }
       let (rE, cE, rX, cX) = (asOf(0, row["entry_ts_us"]!), asOf(1, row["entry_ts_us"]!), asOf(0, row["exit_ts_us"]!), asOf(1, row["exit_ts_us"]!))
       let qR = Self.notional / (walker.books[0][rE].bids[0].price * (1 - s)), qC = Self.notional / (walker.books[1][cE].asks[0].price * (1 + s))
       // partial fill: both legs take the smaller share the books can fill.
@@ -174,12 +186,13 @@ struct BookFillCommandTests {
     #expect(pnls.count == 6)
   }
 
-  @Test("costs.leg_fail_rate: one seed gives the same bytes for any --jobs; every row is the backtest of its cell")
+  @Test("leg failures and drawn latencies: one seed gives the same bytes for any --jobs; every row is the backtest of its cell")
   func seededLegFailures() throws {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
     let scenario = Self.scenario(folder)
-    let arguments = ["sweep", scenario, "--quiet", "--set", "costs.leg_fail_rate=0.5", "--grid", "costs.seed=1:8:1", "--grid", "costs.partial=hedge,unwind"]
+    let sets = ["--set", "costs.leg_fail_rate=0.5", "--set", "costs.latency=uniform:0ms:300ms", "--set", "costs.venue_latency.binance=lognormal:50ms:1"]
+    let arguments = ["sweep", scenario, "--quiet"] + sets + ["--grid", "costs.seed=1:8:1", "--grid", "costs.partial=hedge,unwind"]
     let one = arbkit(arguments + ["--jobs", "1"]), two = arbkit(arguments + ["--jobs", "2"])
     #expect(one.code == .success && two.code == .success, "\(one.errors)")
     #expect(one.output == two.output)
@@ -187,9 +200,7 @@ struct BookFillCommandTests {
     let pnl = lines[0].firstIndex(of: "pnl")!
     var legged = 0, pnls = Set<String>()
     for row in lines.dropFirst() {
-      let plain = arbkit([
-        "backtest", scenario, "--format", "json", "--set", "costs.leg_fail_rate=0.5", "--set", "costs.seed=\(row[0])", "--set", "costs.partial=\(row[1])",
-      ]).object
+      let plain = arbkit(["backtest", scenario, "--format", "json"] + sets + ["--set", "costs.seed=\(row[0])", "--set", "costs.partial=\(row[1])"]).object
       #expect(isClose(plain["pnl"] as? Double, Double(row[pnl]), rel: 1e-14), "\(row[0..<2])")
       legged += plain["legged_trades"] as? Int ?? 0
       pnls.insert(row[pnl])
