@@ -303,7 +303,7 @@ struct SweepPlan {
     var loaded: [LegKey: QuoteSeries] = [:]
     var groupIndexes: [SimulationKey: Int] = [:]
     var groups: [Group] = []
-    // Only cap_at_book reads the book sizes; nothing here reads the other clock.
+    // Only cap_at_book reads the book sizes, and recorded latency the other clock.
     let readsSizes = cells.contains { $0.scenario.capAtBook || $0.scenario.readsBothClocks }
     for (cell, scenario) in cells {
       let dataKey = scenario.preparationKey
@@ -508,6 +508,8 @@ extension Scenario {
       key.strategy = .convergence(none)
     }
     (key.capAtBook, key.fees, key.slippageBps, key.latency, key.venueLatency, key.timeZone) = (false, [:], 0, 0, [:], "UTC")
+    // The fill rule stays: `book` reads the legs with their books.
+    (key.partial, key.legFailRate, key.seed) = (.fill, 0, 0)
     return key
   }
 }
