@@ -19,6 +19,9 @@ public struct BacktestRun: Sendable {
   public var pnlBps: Double { pnl / notional * 10_000 }
   public var fees: Double { trades.reduce(0) { $0 + $1.fees } }
   public var forcedExits: Int { trades.reduce(0) { $0 + ($1.exitReason == .endOfData ? 1 : 0) } }
+  /// One-legged trades (`Execution.legged`) and their total PnL.
+  public var leggedTrades: Int { trades.reduce(0) { $0 + ($1.execution?.legged == true ? 1 : 0) } }
+  public var leggedPnL: Double { trades.reduce(0) { $0 + ($1.execution?.legged == true ? $1.pnl : 0) } }
 
   /// Funding received over all trades (paid: negative), quote.
   public var funding: Double { trades.reduce(0) { $0 + $1.funding } }

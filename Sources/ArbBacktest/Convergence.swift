@@ -17,6 +17,9 @@ public struct ConvergenceParameters: Sendable, Hashable {
   public var latency: Int64 = 0
   /// Per-leg latency (µs) replacing `latency` for the legs it names.
   public var legLatency: [Int64]? = nil
+  /// Per-leg latency distributions (a scenario's `costs.latency`), replacing `latency`
+  /// and `legLatency`; drawn from `seed`.
+  public var latencyModels: [Latency]? = nil
   /// A fill quote older than this at the fill time skips the signal (µs); `nil`: no limit.
   public var maxStale: Int64? = nil
   /// Scale an entry down so that neither leg's quantity exceeds the top-of-book size
@@ -29,9 +32,21 @@ public struct ConvergenceParameters: Sendable, Hashable {
   /// When set, only the direction that sells this leg opens (mode carry sells the
   /// perp); `nil`: the direction of the executable premium.
   public var sellLeg: Int? = nil
+  /// How each leg's order fills: at the top of book, or walking the recorded book.
+  public var fill = FillRule.top
+  /// What happens to a leg its book cannot fill in full (`fill = book`), or that fails.
+  public var partial = PartialRule.fill
+  /// The probability that a leg's order fails at entry (fills nothing on its fill row's
+  /// book), drawn per trade and leg from `seed`.
+  public var legFailRate = 0.0
+  /// The seed of every draw: leg failures and drawn latencies.
+  public var seed: UInt64 = 0
+
+  /// Whether trades are priced by walking fills (`BookWalker`): book fills, or leg failures.
+  public var walksFills: Bool { fill == .book || legFailRate > 0 }
 
   /// The latency of each leg.
-  var latencies: [Int64] { legLatency ?? Array(repeating: latency, count: fees.count) }
+  var latencies: [Latency] { latencyModels ?? (legLatency ?? Array(repeating: latency, count: fees.count)).map(Latency.fixed) }
 
   public init(entry: Double, exit: Double, notional: Double, fees: [Double]) {
     self.entry = entry
@@ -87,6 +102,8 @@ public struct Trade: Sendable, Equatable {
   public var exitReason: ExitReason
   /// Mode carry: the funding the short perp received (negative: paid), quote; 0 otherwise.
   public var funding: Double = 0
+  /// The book walks of the fills (`fill = book`); `nil` at the top of book.
+  public var execution: Execution? = nil
 }
 
 /// A round trip as the rules decide it: when, in which direction, and on which
@@ -109,6 +126,12 @@ public struct TradeDecision: Sendable, Equatable {
   public var richAsk: Double
   public var cheapBid: Double
   public var exitReason: ExitReason
+  /// The rows of those quotes in their legs, at entry and at exit (`fill = book` walks
+  /// the books of these rows).
+  public var richEntryRow: Int
+  public var cheapEntryRow: Int
+  public var richExitRow = 0
+  public var cheapExitRow = 0
 }
 
 /// The decided trades of one run, with the skipped signals and the span.
@@ -134,7 +157,7 @@ public struct ConvergenceBacktest: Sendable {
 
   /// The trades and skipped signals over `aligned` (built from exactly `legs`).
   public func run(legs: [QuoteSeries], aligned: AlignedLegs) -> BacktestRun {
-    price(decide(legs: legs, aligned: aligned))
+    price(decide(legs: legs, aligned: aligned), legs: legs)
   }
 
   /// The round trips the rules take: entry/exit thresholds, latency, staleness,
@@ -148,7 +171,7 @@ public struct ConvergenceBacktest: Sendable {
     guard let lastValid = aligned.valid.lastIndex(of: true), let firstValid = aligned.valid.firstIndex(of: true) else {
       return ConvergenceDecisions(trades: [], skipped: [], firstTime: nil, lastTime: nil)
     }
-    let fills = Fills(legs: legs, maxStale: parameters.maxStale, latency: parameters.latencies, readsSizes: parameters.capAtBook)
+    let fills = Fills(legs: legs, maxStale: parameters.maxStale, latency: parameters.latencies, seed: parameters.seed, readsSizes: parameters.capAtBook)
     let (entry, exit, maxHolding, sellLeg) = (parameters.entry, parameters.exit, parameters.maxHolding ?? .max, parameters.sellLeg)
     let holdingLimited = parameters.maxHolding != nil  // else the open loop never reads the clock
     var open: TradeDecision? = nil
@@ -190,7 +213,7 @@ public struct ConvergenceBacktest: Sendable {
           open = TradeDecision(
             entryTime: t, exitTime: t, rich: rich, cheap: cheap, entryPremium: signal.premium, exitPremium: .nan,
             richBid: q[rich].bid, richBidSize: q[rich].bidSize, cheapAsk: q[cheap].ask, cheapAskSize: q[cheap].askSize,
-            richAsk: .nan, cheapBid: .nan, exitReason: .signal)
+            richAsk: .nan, cheapBid: .nan, exitReason: .signal, richEntryRow: q[rich].row, cheapEntryRow: q[cheap].row)
         }
         // Open from point i: the exit test starts at the next valid point.
         i += 1
@@ -226,11 +249,15 @@ public struct ConvergenceBacktest: Sendable {
     return ConvergenceDecisions(trades: trades, skipped: skipped.list, firstTime: aligned.time[firstValid], lastTime: aligned.time[lastValid])
   }
 
-  /// Prices decided round trips with this run's fees, slippage and notional (and the
-  /// book-size cap): `docs/definitions.md`, quantities and PnL.
-  public func price(_ decisions: ConvergenceDecisions) -> BacktestRun {
+  /// Prices decided round trips on `legs` (those they were decided on) with this run's
+  /// fees, slippage and notional (and the book-size cap): `docs/definitions.md`,
+  /// quantities and PnL. With `fill = book` the trades walk the legs' books in turn, each
+  /// on the liquidity the ones before it left; with leg failures, `partial` settles them.
+  public func price(_ decisions: ConvergenceDecisions, legs: [QuoteSeries]) -> BacktestRun {
     let s = parameters.slippageBps / 10_000
+    var walker = parameters.walksFills ? BookWalker(legs: legs, fill: parameters.fill) : nil
     let trades = decisions.trades.map { d -> Trade in
+      if walker != nil { return bookTrade(d, walker: &walker!) }
       let richSell = d.richBid * (1 - s), cheapBuy = d.cheapAsk * (1 + s)
       let richBuy = d.richAsk * (1 + s), cheapSell = d.cheapBid * (1 - s)
       var richQuantity = parameters.notional / richSell, cheapQuantity = parameters.notional / cheapBuy
@@ -258,6 +285,8 @@ public struct ConvergenceBacktest: Sendable {
   private func close(_ trade: inout TradeDecision, _ rich: FillQuote, _ cheap: FillQuote, premium: Double, time: Int64, reason: ExitReason) {
     trade.richAsk = rich.ask
     trade.cheapBid = cheap.bid
+    trade.richExitRow = rich.row
+    trade.cheapExitRow = cheap.row
     trade.exitPremium = premium
     trade.exitTime = time
     trade.exitReason = reason

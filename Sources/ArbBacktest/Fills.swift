@@ -7,6 +7,8 @@ struct FillQuote {
   var ask: Double
   var bidSize: Double
   var askSize: Double
+  /// The quote's row in its leg (and the book's, with `fill = book`).
+  var row: Int
 }
 
 /// Why a signal was not acted on.
@@ -44,7 +46,9 @@ struct Fills {
   /// A fill quote older than this at the fill time skips the signal; `nil`: no limit.
   let maxStale: Int64?
   /// Per leg: fills use the as-of quote this long after the signal.
-  let latency: [Int64]
+  let latency: [Latency]
+  /// The seed of drawn latencies.
+  let seed: UInt64
   /// Whether fills read the book sizes (only `cap_at_book` uses them; otherwise they
   /// are `nan` and cost no memory access).
   let readsSizes: Bool
@@ -60,7 +64,7 @@ struct Fills {
   private func quote(_ k: Int, row j: Int) -> FillQuote {
     FillQuote(
       bid: legs[k].bid[j], ask: legs[k].ask[j], bidSize: readsSizes ? legs[k].bidSize[j] : .nan,
-      askSize: readsSizes ? legs[k].askSize[j] : .nan)
+      askSize: readsSizes ? legs[k].askSize[j] : .nan, row: j)
   }
 
   /// Both legs' as-of quotes at their fill times (the signal's time plus each leg's
@@ -77,13 +81,22 @@ struct Fills {
   /// Leg `k`'s as-of quote at its fill time after `signal`.
   @inline(__always)
   private func fill(_ k: Int, signal: SignalPoint) -> Result<FillQuote, SkipError> {
-    let time = signal.time + latency[k]
+    let time = signal.time + latency[k].delay(seed: seed, time: signal.time, leg: k, recorded: legs[k].recordedDelay(at: Int(signal.state(k))))
     var j = Int(signal.state(k))
     while j + 1 < legs[k].time.count && legs[k].time[j + 1] <= time { j += 1 }
     if let limit = maxStale, time - legs[k].time[j] > limit { return .failure(SkipError(reason: .staleFill)) }
     let quote = quote(k, row: j)
     guard quote.bid.isFinite, quote.ask.isFinite else { return .failure(SkipError(reason: .oneSidedFill)) }
     return .success(quote)
+  }
+}
+
+extension QuoteSeries {
+  /// The receive time minus the exchange time of row `j` (µs, at least 0): how late the
+  /// recorder saw the quote. The series keeps both clocks.
+  @inline(__always)
+  public func recordedDelay(at j: Int) -> Int64 {
+    max(0, clock == .local ? time[j] - otherTime[j] : otherTime[j] - time[j])
   }
 }
 

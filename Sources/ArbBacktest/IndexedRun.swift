@@ -25,7 +25,8 @@ extension ConvergenceBacktest {
       return IndexedRun(
         parameters: run.parameters,
         fills: Fills(
-          legs: legs, maxStale: run.parameters.maxStale, latency: run.parameters.latencies, readsSizes: run.parameters.capAtBook))
+          legs: legs, maxStale: run.parameters.maxStale, latency: run.parameters.latencies, seed: run.parameters.seed,
+          readsSizes: run.parameters.capAtBook))
     }
     var limit = 0
     repeat {
@@ -92,7 +93,7 @@ private struct IndexedRun {
         let trade = TradeDecision(
           entryTime: index.time(p), exitTime: index.time(p), rich: rich, cheap: cheap, entryPremium: index.entries[p], exitPremium: .nan,
           richBid: q[rich].bid, richBidSize: q[rich].bidSize, cheapAsk: q[cheap].ask, cheapAskSize: q[cheap].askSize,
-          richAsk: .nan, cheapBid: .nan, exitReason: .signal)
+          richAsk: .nan, cheapBid: .nan, exitReason: .signal, richEntryRow: q[rich].row, cheapEntryRow: q[cheap].row)
         let held = parameters.maxHolding.map { index.firstAtOrAfter(time: trade.entryTime + $0, from: p + 1) } ?? n
         phase = .open(trade, from: p + 1, held: held)
       case .open(var trade, let from, let held):
@@ -107,8 +108,11 @@ private struct IndexedRun {
           }
           // Still open at the end: closed at the last valid point's own quotes.
           let last = index.points[n - 1]
-          trade.richAsk = fills.quote(trade.rich, at: last).ask
-          trade.cheapBid = fills.quote(trade.cheap, at: last).bid
+          let (richQuote, cheapQuote) = (fills.quote(trade.rich, at: last), fills.quote(trade.cheap, at: last))
+          trade.richAsk = richQuote.ask
+          trade.cheapBid = cheapQuote.bid
+          trade.richExitRow = richQuote.row
+          trade.cheapExitRow = cheapQuote.row
           trade.exitPremium = index.exits[trade.rich][n - 1]
           trade.exitTime = index.time(n - 1)
           trade.exitReason = .endOfData
@@ -123,6 +127,8 @@ private struct IndexedRun {
         case .success(let quotes):
           trade.richAsk = quotes[trade.rich].ask
           trade.cheapBid = quotes[trade.cheap].bid
+          trade.richExitRow = quotes[trade.rich].row
+          trade.cheapExitRow = quotes[trade.cheap].row
           trade.exitPremium = index.exits[trade.rich][signal]
           trade.exitTime = index.time(signal)
           trade.exitReason = index.exits[trade.rich][signal] <= parameters.exit ? .signal : .maxHolding

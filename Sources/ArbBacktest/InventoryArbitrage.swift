@@ -16,6 +16,9 @@ public struct InventoryParameters: Sendable, Equatable {
   public var latency: Int64 = 0
   /// Per-leg latency (µs) replacing `latency` for the legs it names.
   public var legLatency: [Int64]? = nil
+  /// Per-leg latency distributions (a scenario's `costs.latency`), replacing `latency`
+  /// and `legLatency`; drawn from `seed`.
+  public var latencyModels: [Latency]? = nil
   public var maxStale: Int64? = nil
   /// Smallest base quantity worth trading; a smaller allowed size is a missed opportunity.
   public var minSize: Double = 0
@@ -24,6 +27,8 @@ public struct InventoryParameters: Sendable, Equatable {
   /// A transfer that restores the starting split of base and quote, started by the
   /// first opportunity missed for want of inventory; `nil`: never rebalance.
   public var rebalance: Rebalance? = nil
+  /// The seed of drawn latencies.
+  public var seed: UInt64 = 0
 
   /// A rebalancing transfer: a fixed cost in quote currency, done after a delay.
   public struct Rebalance: Sendable, Hashable {
@@ -36,7 +41,7 @@ public struct InventoryParameters: Sendable, Equatable {
   }
 
   /// The latency of each leg.
-  var latencies: [Int64] { legLatency ?? Array(repeating: latency, count: fees.count) }
+  var latencies: [Latency] { latencyModels ?? (legLatency ?? Array(repeating: latency, count: fees.count)).map(Latency.fixed) }
 
   public init(entry: Double, notional: Double, fees: [Double], base: [Double], quote: [Double]) {
     self.entry = entry
@@ -123,7 +128,7 @@ public struct InventoryArbitrage: Sendable {
     guard let firstValid = aligned.valid.firstIndex(of: true), let lastValid = aligned.valid.lastIndex(of: true) else { return run }
     run.firstTime = aligned.time[firstValid]
     run.lastTime = aligned.time[lastValid]
-    let fills = Fills(legs: legs, maxStale: parameters.maxStale, latency: parameters.latencies, readsSizes: parameters.capAtBook)
+    let fills = Fills(legs: legs, maxStale: parameters.maxStale, latency: parameters.latencies, seed: parameters.seed, readsSizes: parameters.capAtBook)
     let s = parameters.slippageBps / 10_000
     var skipped = SkipCounts()
     var inFlight: Int64? = nil  // start of the rebalance under way

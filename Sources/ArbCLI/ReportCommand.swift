@@ -101,7 +101,7 @@ struct ReportCommand: Command {
     do { scenario = try Scenario.load(path: path, overrides: overrides + cellOverrides) } catch {
       throw UsageError(ScenarioFile.explain(error, path: path) + " (best cell of \(sweepPath ?? "the sweep"))")
     }
-    var options = ingest.options
+    var options = scenario.legOptions(ingest.options)
     options.clock = scenario.clock
     let fees = try scenario.takerFees(registry: options.registry)
     let loaded = try LoadedLegs.load(try ScenarioLegs.specs(scenario), options: options)

@@ -32,7 +32,7 @@ extension ScenarioRun {
     let exit = strategy.threshold.map { ", exit \(JSONValue.format($0.exit))%" } ?? ""
     text += "Strategy \(strategy.mode): entry \(JSONValue.format(strategy.entry))%\(exit), notional \(JSONValue.format(strategy.notional)) "
     text += "\(strategy.notionalScope), "
-    text += "slippage \(JSONValue.format(s.slippageBps)) bps, latency \(TimeText.durationText(s.latency))\n\n"
+    text += "slippage \(JSONValue.format(s.slippageBps)) bps, latency \(s.latency)\n\n"
     var summary = TextTable(["", "value"], rightAligned: [1])
     for row in summaryRows { summary.add([row.name, row.value]) }
     text += summary.rendered(indent: "  ") + "\n"

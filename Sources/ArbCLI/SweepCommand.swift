@@ -157,7 +157,7 @@ struct SweepCommand: Command {
     var output: SweepOutput?
     do {
       output = try out.map {
-        try SweepOutput(path: $0, header: header, meta: try meta(), resume: resume, metrics: BacktestMetrics.Column.allCases.count) { row in
+        try SweepOutput(path: $0, header: header, meta: try meta(), resume: resume, metrics: BacktestMetrics.Column.sweepColumns.count) { row in
           gridFields(cells[row].cell)
         }
       }
@@ -196,7 +196,7 @@ struct SweepCommand: Command {
       try file.commit()
     }
     if !overflowed.isEmpty {
-      let counts = BacktestMetrics.Column.allCases.compactMap { metric in overflowed[metric].map { "\(metric.rawValue) (\($0) cells)" } }.joined(
+      let counts = BacktestMetrics.Column.sweepColumns.compactMap { metric in overflowed[metric].map { "\(metric.rawValue) (\($0) cells)" } }.joined(
         separator: ", ")
       terminal.printError("arbkit: warning: figures that are not finite numbers (an overflow on extreme prices or amounts) are left empty: \(counts)")
     }
@@ -221,7 +221,7 @@ struct SweepCommand: Command {
   /// One cell of `--format json`: its grid values as given, then every metric.
   private func jsonCell(_ row: SweepRow) -> JSONValue {
     let axes = zip(grid.axes, grid.coordinates(row.cell)).map { ($0.key, JSONValue.string($0.values[$1])) }
-    return .object(axes + BacktestMetrics.Column.allCases.map { ($0.rawValue, JSONValue.number(row.value($0))) })
+    return .object(axes + BacktestMetrics.Column.sweepColumns.map { ($0.rawValue, JSONValue.number(row.value($0))) })
   }
 }
 
@@ -246,7 +246,7 @@ extension BacktestMetrics.Column {
   /// - Throws: `UsageError` for a name that is no metric, with the closest one.
   static func parse(_ name: String?, flag: String) throws(UsageError) -> Self {
     guard let name else { return .pnlBps }
-    guard let column = Self(name: name) else {
+    guard let column = Self(name: name), sweepColumns.contains(column) else {
       let suggestion = ArgumentCursor.closest(name, among: names)
       throw UsageError("\(flag): unknown metric '\(name)'" + (suggestion.map { ", did you mean '\($0)'?" } ?? ""))
     }

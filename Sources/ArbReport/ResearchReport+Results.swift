@@ -192,8 +192,8 @@ extension ResearchReport {
       ])
     }
     rows.append(["slippage", ReportNumber.fixed(s.slippageBps, 2) + " bps per fill"])
-    rows.append(["latency", TimeText.durationText(s.latency) + " after the signal"])
-    for (venue, latency) in s.venueLatency.sorted(by: { $0.key < $1.key }) { rows.append(["latency, " + venue, TimeText.durationText(latency)]) }
+    rows.append(["latency", s.latency.description + " after the signal"])
+    for (venue, latency) in s.venueLatency.sorted(by: { $0.key < $1.key }) { rows.append(["latency, " + venue, latency.description]) }
     rows.append(["staleness limit", s.maxStale.map(TimeText.durationText) ?? "none"])
     rows.append([
       "clock", (s.clock == .local ? "receive time" : "exchange time") + (s.grid.map { ", grid " + TimeText.durationText($0) } ?? ", union of quote times"),

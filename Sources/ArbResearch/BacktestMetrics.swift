@@ -14,6 +14,10 @@ public struct BacktestMetrics: Sendable {
     case exposure
     case meanHoldingSeconds = "mean_holding_s"
     case forcedExits = "forced_exits"
+    /// Only when fills are walked (`costs.fill` book, `costs.leg_fail_rate`): absent
+    /// from the JSON otherwise, and not a sweep column (`sweepColumns`).
+    case leggedTrades = "legged_trades"
+    case leggedPnL = "legged_pnl"
     case sharpe
     /// Mode carry only: absent from the other modes' JSON, empty in their sweep rows.
     case funding
@@ -21,8 +25,11 @@ public struct BacktestMetrics: Sendable {
     /// The column of `name`, or `nil` for a name that is no metric.
     public init?(name: String) { self.init(rawValue: name) }
 
-    /// Every column's name, in order.
-    public static var names: [String] { allCases.map(\.rawValue) }
+    /// The columns of a sweep row, in order: every one but the legged trades'.
+    public static let sweepColumns = allCases.filter { $0 != .leggedTrades && $0 != .leggedPnL }
+
+    /// The names of `sweepColumns`, in order: a sweep's header after its grid keys.
+    public static var names: [String] { sweepColumns.map(\.rawValue) }
   }
 
   public var trades: Int
@@ -37,6 +44,10 @@ public struct BacktestMetrics: Sendable {
   /// `nil` without trades.
   public var meanHoldingSeconds: Double?
   public var forcedExits: Int
+  /// Round trips where a leg filled and the other did not (in part or at all), and
+  /// their PnL; `nil` unless fills are walked.
+  public var leggedTrades: Int?
+  public var leggedPnL: Double?
   /// `nil` when the daily PnL has no spread.
   public var sharpe: Double?
   /// Mode carry: the funding received (+) or paid (−); `nil` in the other modes.
@@ -52,6 +63,7 @@ public struct BacktestMetrics: Sendable {
       common = (result.trades.count, result.wins, result.pnl, result.fees, result.skipped)
       (exposure, meanHoldingSeconds, forcedExits) = (result.exposure, result.meanHoldingSeconds, result.forcedExits)
       if case .carry = run.outcome { funding = result.funding }
+      if run.scenario.walksFills { (leggedTrades, leggedPnL) = (result.leggedTrades, result.leggedPnL) }
     case .inventory(let result):
       common = (result.trades.count, result.wins, result.pnl, result.fees, result.skipped)
       // Round trips are immediate: nothing is held.
@@ -75,15 +87,28 @@ public struct BacktestMetrics: Sendable {
     case .exposure: .number(exposure)
     case .meanHoldingSeconds: .number(meanHoldingSeconds)
     case .forcedExits: .int(forcedExits)
+    case .leggedTrades: .int(leggedTrades)
+    case .leggedPnL: .number(leggedPnL)
     case .sharpe: .number(sharpe)
     case .funding: .number(funding)
     }
   }
 
-  /// The metrics as the backtest's JSON lists them: every column (funding only in mode
-  /// carry), then the skipped signals by reason.
+  /// The columns this run has: funding only in mode carry, the legged trades only when
+  /// fills are walked.
+  public var columns: [Column] {
+    Column.allCases.filter { column in
+      switch column {
+      case .funding: funding != nil
+      case .leggedTrades, .leggedPnL: leggedTrades != nil
+      default: true
+      }
+    }
+  }
+
+  /// The metrics as the backtest's JSON lists them: `columns`, then the skipped signals by reason.
   public var members: [(String, JSONValue)] {
-    Column.allCases.filter { $0 != .funding || funding != nil }.map { ($0.rawValue, value($0)) } + [
+    columns.map { ($0.rawValue, value($0)) } + [
       ("skipped", .object(skipped.map { ($0.reason.rawValue, .int($0.count)) }))
     ]
   }

@@ -98,7 +98,7 @@ public struct LookaheadCheck: Sendable {
     let moved = recording.legs.map { leg in (first: leg.time.first!, last: leg.time.last!, offset: scenario.offsets[leg.instrument.venue] ?? 0) }
     let start = moved.map { $0.first + $0.offset }.max()!, end = moved.map { $0.last + $0.offset }.max()!
     let times = try cutTimes(count, span: start...end)
-    let latency = scenario.legLatency.max() ?? 0
+    let latency = scenario.latencyBound(of: recording.legs)
     let cuts = try concurrently(times.count) { k in
       let data = recording.truncated(before: times[k], scenario: scenario)
       var cut = Cut(time: times[k], compared: 0, open: 0, differences: [])

@@ -11,7 +11,7 @@ extension Scenario {
   public func checkTimes(of legs: [QuoteSeries]) throws(TimeError) {
     guard let times = try TimeArithmetic.bounds(of: legs.map(\.time)) else { return }
     let (first, last) = (times.lowerBound, times.upperBound)
-    _ = try TimeArithmetic.span(from: first, to: TimeArithmetic.add(legLatency.max() ?? 0, to: last, .latency))
+    _ = try TimeArithmetic.span(from: first, to: TimeArithmetic.add(latencyBound(of: legs), to: last, .latency))
     let durations: [(Int64?, TimeOperation)] =
       if case .inventory(let rules) = strategy {
         [(rules.rebalance?.delay, .rebalanceDelay)]
@@ -28,5 +28,13 @@ extension Scenario {
     if days > Int64(TimeArithmetic.journalDayLimit) {
       throw TimeError(.tooManyDays(first: first, last: last, count: days, limit: TimeArithmetic.journalDayLimit))
     }
+  }
+
+  /// The longest latency a fill of `legs` (this scenario's, in order) can have (µs): a
+  /// `recorded` leg's is its longest recorded delay.
+  public func latencyBound(of legs: [QuoteSeries]) -> Int64 {
+    zip(legLatency, legs).map { latency, leg in
+      latency.maximum(recordedMaximum: latency == .recorded && !leg.otherTime.isEmpty ? (0..<leg.count).map(leg.recordedDelay).max() ?? 0 : 0)
+    }.max() ?? 0
   }
 }

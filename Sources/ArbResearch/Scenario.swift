@@ -53,12 +53,19 @@ public struct Scenario: Sendable, Hashable {
   public var strategy: Strategy
   /// Cap trades at the top-of-book sizes of the fill quotes.
   public var capAtBook = false
+  /// How each leg's order fills (`costs.fill`), and what a book too thin for it does (`costs.partial`).
+  public var fill = FillRule.top
+  public var partial = PartialRule.fill
+  /// The probability that a leg's entry order fails (`costs.leg_fail_rate`), drawn from `costs.seed`.
+  public var legFailRate = 0.0
+  public var seed: UInt64 = 0
   /// Taker fee per venue id, overriding the registry.
   public var fees: [String: Double] = [:]
   public var slippageBps: Double = 0
-  public var latency: Int64 = 0
+  /// The latency of every leg's fills, fixed or a distribution (`costs.latency`).
+  public var latency: Latency = 0
   /// Latency per venue id, overriding `latency` for that venue's leg.
-  public var venueLatency: [String: Int64] = [:]
+  public var venueLatency: [String: Latency] = [:]
   /// `UTC` or `Asia/Seoul`: the days of the PnL journal and of the Sharpe ratio.
   public var timeZone: String = "UTC"
 
@@ -67,6 +74,7 @@ public struct Scenario: Sendable, Hashable {
     case string, number, bool, duration, list
     case offset = "signed duration"
     case market, clock, mode, timeZone = "time zone"
+    case fill = "fill rule", partial = "partial-fill rule", latency
   }
 
   /// Every key a scenario may hold, with its type (`*` is a leg index or a venue id).
@@ -82,8 +90,9 @@ public struct Scenario: Sendable, Hashable {
     ("strategy.min_size", .number), ("strategy.funding", .bool),
     ("funding.files", .list), ("funding.format", .string), ("funding.spec_set", .list),
     ("fx.files", .list), ("fx.format", .string), ("fx.spec_set", .list), ("fx.max_stale", .duration), ("fx.converts", .string),
-    ("costs.fees.*", .number), ("costs.slippage_bps", .number), ("costs.latency", .duration), ("costs.venue_latency.*", .duration),
-    ("costs.cap_at_book", .bool),
+    ("costs.fees.*", .number), ("costs.slippage_bps", .number), ("costs.latency", .latency), ("costs.venue_latency.*", .latency),
+    ("costs.cap_at_book", .bool), ("costs.fill", .fill), ("costs.partial", .partial),
+    ("costs.leg_fail_rate", .number), ("costs.seed", .number),
     ("rebalance.cost", .number), ("rebalance.delay", .duration),
     ("journal.tz", .timeZone),
   ]
@@ -97,8 +106,15 @@ public struct Scenario: Sendable, Hashable {
   public static let modes = Strategy.Mode.allCases.map(\.rawValue)
   public static let timeZones = ["UTC": Int64(0), "Asia/Seoul": Int64(9 * 3600) * 1_000_000]
 
+  /// Whether fills are walked (`costs.fill` book or leg failures): the ledger shows the
+  /// walks and the metrics the one-legged trades.
+  public var walksFills: Bool { fill == .book || legFailRate > 0 }
+
   /// Each leg's latency: its venue's `costs.venue_latency`, else `costs.latency`.
-  public var legLatency: [Int64] { legs.map { venueLatency[$0.venue] ?? latency } }
+  public var legLatency: [Latency] { legs.map { venueLatency[$0.venue] ?? latency } }
+
+  /// Whether a leg's fills read its two recorded clocks (`recorded` latency).
+  public var readsBothClocks: Bool { legLatency.contains(.recorded) }
 
   /// The journal zone's offset from UTC, µs.
   public var timeZoneOffset: Int64 { Self.timeZones[timeZone] ?? 0 }
@@ -161,7 +177,7 @@ public struct Scenario: Sendable, Hashable {
     case .bool:
       guard text == "true" || text == "false" else { throw ScenarioError(path: "--set", message: "\(key) expects true or false, was '\(text)'") }
       return .bool(text == "true")
-    case .duration where text == "none": return .null
+    case .duration where text == "none", .latency where text == "none": return .null
     default: return .string(text)
     }
   }
@@ -247,10 +263,19 @@ public struct Scenario: Sendable, Hashable {
       strategy = .carry(CarryRules(threshold: threshold, booksFunding: value("strategy.funding")?.bool ?? true, funding: funding))
     }
     capAtBook = value("costs.cap_at_book")?.bool ?? false
+    fill = value("costs.fill")?.string.flatMap(FillRule.init(rawValue:)) ?? .top
+    partial = value("costs.partial")?.string.flatMap(PartialRule.init(rawValue:)) ?? .fill
+    legFailRate = value("costs.leg_fail_rate")?.number ?? 0
+    let seed = value("costs.seed")?.number ?? 0
+    // Whole numbers up to 2^53 are exact in JSON and in a double.
+    guard seed >= 0 && seed <= 0x1p53 && seed == seed.rounded() else {
+      throw ScenarioError(path: path, message: "costs.seed must be a whole number from 0 to 2^53, was \(seed)")
+    }
+    self.seed = UInt64(seed)
     fees = object["costs"]?.object?["fees"]?.object?.compactMapValues(\.number) ?? [:]
     slippageBps = value("costs.slippage_bps")?.number ?? 0
-    latency = duration("costs.latency") ?? 0
-    venueLatency = object["costs"]?.object?["venue_latency"]?.object?.compactMapValues { $0.string.flatMap(TimeText.parseDuration) } ?? [:]
+    latency = value("costs.latency")?.string.flatMap(Latency.init(parsing:)) ?? 0
+    venueLatency = object["costs"]?.object?["venue_latency"]?.object?.compactMapValues { $0.string.flatMap(Latency.init(parsing:)) } ?? [:]
     timeZone = value("journal.tz")?.string ?? "UTC"
     try validate(path: path, exit: exit, fundingFiles: funding.files)
   }
@@ -284,9 +309,18 @@ public struct Scenario: Sendable, Hashable {
     // A slippage of 100 % or more would sell at a price ≤ 0.
     if slippageBps < 0 { throw fail("costs.slippage_bps must be ≥ 0, was \(slippageBps)") }
     if slippageBps >= 10_000 { throw fail("costs.slippage_bps must be below 10000 (100 % of the price), was \(slippageBps)") }
-    if latency < 0 { throw fail("costs.latency must be ≥ 0") }
     if let grid, grid <= 0 { throw fail("alignment.grid must be positive") }
     if let fx { try validateFX(fx, fail) }
+    if !(0...1).contains(legFailRate) { throw fail("costs.leg_fail_rate must be a probability from 0 to 1, was \(legFailRate)") }
+    if legFailRate > 0 {
+      if mode != .convergence { throw fail("costs.leg_fail_rate is defined for mode convergence only (mode is \(mode))") }
+      if capAtBook { throw fail("costs.cap_at_book is not defined with costs.leg_fail_rate: set one of them") }
+    }
+    if fill == .book {
+      if mode != .convergence { throw fail("costs.fill book is defined for mode convergence only (mode is \(mode))") }
+      if capAtBook { throw fail("costs.cap_at_book caps at the top level, costs.fill book walks the book: set one of them") }
+      if fx != nil { throw fail("costs.fill book walks book levels that fx does not convert: use costs.fill top with fx") }
+    }
     // A fee, latency or clock offset for a venue no leg trades on is a misspelt venue.
     let groups = [("costs.fees", Array(fees.keys)), ("costs.venue_latency", Array(venueLatency.keys)), ("alignment.offsets", Array(offsets.keys))]
     for (group, venues) in groups {
@@ -387,6 +421,9 @@ public struct Scenario: Sendable, Hashable {
     case .clock: ok = value.string.flatMap(Clock.init(rawValue:)) != nil
     case .mode: ok = value.string.flatMap(Strategy.Mode.init(rawValue:)) != nil
     case .timeZone: ok = value.string.map { timeZones[$0] != nil } ?? false
+    case .fill: ok = value.string.flatMap(FillRule.init(rawValue:)) != nil
+    case .latency: ok = value == .null || value.string == "none" || value.string.flatMap(Latency.init(parsing:)) != nil
+    case .partial: ok = value.string.flatMap(PartialRule.init(rawValue:)) != nil
     }
     guard ok else { throw ScenarioError(path: path, message: "\(key) expects \(expected(type)), was \(describe(value))") }
   }
@@ -403,6 +440,9 @@ public struct Scenario: Sendable, Hashable {
     case .clock: "local or exchange"
     case .mode: "one of " + modes.joined(separator: ", ")
     case .timeZone: "UTC or Asia/Seoul"
+    case .fill: "top or book"
+    case .latency: "a duration such as 20ms or none, fixed:20ms, uniform:10ms:40ms, lognormal:MEDIAN:SIGMA (SIGMA from 0 to 3) or recorded"
+    case .partial: "fill, hedge or unwind"
     }
   }
 

@@ -30,7 +30,8 @@ public enum ScenarioEngine: Sendable {
         entry: rules.entry, notional: rules.notional, fees: fees,
         base: scenario.legs.map { $0.base ?? 0 }, quote: scenario.legs.map { $0.quote ?? 0 })
       parameters.slippageBps = scenario.slippageBps
-      parameters.legLatency = scenario.legLatency
+      parameters.latencyModels = scenario.legLatency
+      parameters.seed = scenario.seed
       parameters.maxStale = scenario.maxStale
       parameters.minSize = rules.minSize
       parameters.capAtBook = scenario.capAtBook
@@ -65,8 +66,12 @@ extension Scenario {
   func convergenceParameters(_ rules: ThresholdRules, fees: [Double]) -> ConvergenceParameters {
     var parameters = ConvergenceParameters(entry: rules.entry, exit: rules.exit, notional: rules.notional, fees: fees)
     parameters.slippageBps = slippageBps
-    parameters.legLatency = legLatency
+    parameters.latencyModels = legLatency
     parameters.capAtBook = capAtBook
+    parameters.fill = fill
+    parameters.partial = partial
+    parameters.legFailRate = legFailRate
+    parameters.seed = seed
     parameters.maxStale = maxStale
     parameters.maxHolding = rules.maxHolding
     parameters.cooldown = rules.cooldown

@@ -83,6 +83,12 @@ public enum ScenarioLegs {
   ) throws -> (legs: [QuoteSeries], fx: FXSummary?) {
     var legs = try ClockOffset.shifted(loaded, by: offsets(scenario))
     try scenario.checkTimes(of: legs)
+    if scenario.fill == .book, let k = legs.firstIndex(where: { $0.depth == nil }) {
+      throw ScenarioLegError(.noDepth(leg: k, instrument: legs[k].instrument.description))
+    }
+    if let k = legs.indices.first(where: { scenario.legLatency[$0] == .recorded && legs[$0].otherTime.isEmpty }) {
+      throw ScenarioLegError(.oneClock(leg: k, instrument: legs[k].instrument.description))
+    }
     guard let fx = scenario.fx, let rate else { return (legs, nil) }
     if rate.field.isRate { throw ScenarioLegError(.rateSeries(field: rate.field, path: fx.files[0])) }
     // A quote's rate is as old as its time minus the rate's.
@@ -111,6 +117,10 @@ public struct ScenarioLegError: Error, Sendable, CustomStringConvertible {
     case badSpecSet(key: String, detail: String)
     /// A series read for its prices (the first file at `path`) holds a rate.
     case rateSeries(field: SeriesField, path: String)
+    /// `costs.fill` is `book`, and leg `leg`'s source has its top level only.
+    case noDepth(leg: Int, instrument: String)
+    /// Leg `leg`'s latency is `recorded`, and its source keeps one clock.
+    case oneClock(leg: Int, instrument: String)
   }
 
   public var reason: Reason
@@ -122,6 +132,22 @@ public struct ScenarioLegError: Error, Sendable, CustomStringConvertible {
       "\(key).spec_set sets column-spec fields, but \(key).format is the named format '\(format)', not a column spec"
     case .badSpecSet(let key, let detail): "\(key).spec_set: \(detail)"
     case .rateSeries(let field, let path): "leg \(path) is a \(field.rawValue) series, a rate: a premium needs price, mark or index legs"
+    case .noDepth(let leg, let instrument):
+      "legs.\(leg) (\(instrument)): costs.fill book walks the order book, but the leg's source has its top level only; "
+        + "use a source with depth (Tardis book_snapshot_5/25, incremental_book_L2, order-book JSON lines) or costs.fill top"
+    case .oneClock(let leg, let instrument):
+      "legs.\(leg) (\(instrument)): latency recorded reads the receive and the exchange time of each quote, "
+        + "but the leg's source keeps one clock; use a source with both (Tardis, cryptofeed) or a latency distribution"
     }
+  }
+}
+
+extension Scenario {
+  /// The options its legs are read with: `options`, keeping the books behind the quotes
+  /// when the scenario walks them (`costs.fill` book).
+  public func legOptions(_ options: IngestOptions) -> IngestOptions {
+    var options = options
+    options.keepDepth = options.keepDepth || fill == .book
+    return options
   }
 }

@@ -20,9 +20,10 @@ public struct ScenarioRecording: Sendable {
     self.funding = funding
   }
 
-  /// Reads every input of `scenario` with `options`.
+  /// Reads every input of `scenario` with `options` (the legs with their books when the
+  /// scenario walks them).
   public static func load(_ scenario: Scenario, options: IngestOptions) throws -> ScenarioRecording {
-    let legs = try LoadedLegs.load(try ScenarioLegs.specs(scenario), options: options).map(\.series)
+    let legs = try LoadedLegs.load(try ScenarioLegs.specs(scenario), options: scenario.legOptions(options)).map(\.series)
     let funding = try ScenarioRun.fundingSeries(scenario, options: options)
     return ScenarioRecording(legs: legs, rate: try ScenarioLegs.rate(scenario, options: options), funding: funding)
   }

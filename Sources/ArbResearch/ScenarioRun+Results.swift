@@ -67,10 +67,9 @@ extension ScenarioRun {
   public var summaryRows: [(name: String, value: String)] {
     let metrics = metrics
     var rows: [(name: String, value: String)] = []
-    for column in BacktestMetrics.Column.allCases {
+    for column in metrics.columns {
       let name = column.rawValue
       switch (column, metrics.value(column)) {
-      case (.funding, .null): continue
       case (.exposure, .number(let x)): rows.append((name, NumberText.percent(x)))
       case (_, .number(let x)): rows.append((name, NumberText.fixed(x, column == .sharpe ? 3 : 2)))
       case (_, .null): rows.append((name, "-"))
@@ -103,11 +102,13 @@ extension ScenarioRun {
   public var ledger: CSVTable {
     switch outcome {
     case .convergence(let run):
-      var table = CSVTable("entry_ts_us,exit_ts_us,direction,rich,cheap,entry_premium,exit_premium,pnl,pnl_bps,fees")
+      var table = CSVTable(
+        "entry_ts_us,exit_ts_us,direction,rich,cheap,entry_premium,exit_premium,pnl,pnl_bps,fees" + (scenario.walksFills ? Self.executionColumns : ""))
       for trade in run.trades {
         table.add(
           ["\(trade.entryTime)", "\(trade.exitTime)", "\(trade.rich + 1)>\(trade.cheap + 1)", name(trade.rich), name(trade.cheap)],
-          [trade.entryPremium, trade.exitPremium, trade.pnl, trade.pnl / scenario.strategy.notional * 10_000, trade.fees])
+          [trade.entryPremium, trade.exitPremium, trade.pnl, trade.pnl / scenario.strategy.notional * 10_000, trade.fees]
+            + (trade.execution.map(Self.executionNumbers) ?? []))
       }
       return table
     case .carry(let run, _):

@@ -75,7 +75,7 @@ public struct ScenarioRun {
       outcome = .carry(carry.price(carry.rules.decide(legs: series, index: index), funding: settlements), settlements)
     case .convergence(let convergence):
       index = try ConvergenceIndex(legs: series, options: alignment)
-      outcome = .convergence(convergence.price(convergence.decide(legs: series, index: index)))
+      outcome = .convergence(convergence.price(convergence.decide(legs: series, index: index), legs: series))
     case .inventory:
       preconditionFailure("mode inventory has no engine but the pass")
     }

@@ -23,12 +23,12 @@ public struct SweepRow: Sendable {
   }
 
   /// The metrics whose value is not a finite number.
-  public var overflowed: [BacktestMetrics.Column] { BacktestMetrics.Column.allCases.filter { metrics.value($0).firstNonFinite() != nil } }
+  public var overflowed: [BacktestMetrics.Column] { BacktestMetrics.Column.sweepColumns.filter { metrics.value($0).firstNonFinite() != nil } }
 
   /// The metric fields of the cell's CSV row, joined: counts as integers, numbers in
   /// their shortest form, undefined and non-finite figures empty.
   public var csvFields: String {
-    BacktestMetrics.Column.allCases.map { column -> String in
+    BacktestMetrics.Column.sweepColumns.map { column -> String in
       switch metrics.value(column) {
       case .int(let value): String(value)
       case .number(let value) where value.isFinite: NumberText.csv(value)
@@ -64,6 +64,8 @@ public struct SweepPlan: Sendable {
   private struct LegKey: Hashable {
     var leg: Scenario.Leg
     var clock: Clock
+    /// Read with its books (`costs.fill` book).
+    var depth: Bool
   }
 
   struct Group: Sendable {
@@ -101,18 +103,18 @@ public struct SweepPlan: Sendable {
     var loaded: [LegKey: QuoteSeries] = [:]
     var groupIndexes: [SimulationKey: Int] = [:]
     var groups: [Group] = []
-    // Only cap_at_book reads the book sizes; nothing here reads the other clock.
-    let readsSizes = cells.contains { $0.scenario.capAtBook }
+    // Only cap_at_book reads the book sizes, and recorded latency the other clock.
+    let readsSizes = cells.contains { $0.scenario.capAtBook || $0.scenario.readsBothClocks }
     for (cell, scenario) in cells {
       let dataKey = scenario.preparationKey
       var dataIndex = dataIndexes[dataKey]
       if dataIndex == nil {
-        var legOptions = options
+        var legOptions = scenario.legOptions(options)
         legOptions.clock = scenario.clock
         legOptions.storeColumns = readsSizes ? .all : .skippingSizesAndOtherClock
         // The legs not read yet (on this clock), side by side.
         let specs = try ScenarioLegs.specs(scenario)
-        let legKeys = dataKey.legs.map { LegKey(leg: $0, clock: scenario.clock) }
+        let legKeys = dataKey.legs.map { LegKey(leg: $0, clock: scenario.clock, depth: legOptions.keepDepth) }
         let missing = legKeys.indices.filter { k in loaded[legKeys[k]] == nil && legKeys.firstIndex(of: legKeys[k]) == k }
         for (k, leg) in zip(missing, try LoadedLegs.load(missing.map { specs[$0] }, options: legOptions)) { loaded[legKeys[k]] = leg.series }
         let loadedLegs = legKeys.map { loaded[$0]! }
@@ -256,7 +258,7 @@ public struct SweepPlan: Sendable {
         outcome = .carry(engine.price(decisions!, funding: prepared.funding), prepared.funding)
         points = (prepared.carryIndex!.clockPoints, prepared.carryIndex!.validPoints)
       case .convergence(let engine):
-        outcome = .convergence(engine.price(decisions!))
+        outcome = .convergence(engine.price(decisions!, legs: legs))
         points = (prepared.index!.clockPoints, prepared.index!.validPoints)
       }
       let report = ScenarioRun(
@@ -289,6 +291,8 @@ extension Scenario {
       key.strategy = .convergence(none)
     }
     (key.capAtBook, key.fees, key.slippageBps, key.latency, key.venueLatency, key.timeZone) = (false, [:], 0, 0, [:], "UTC")
+    // The fill rule stays: `book` reads the legs with their books.
+    (key.partial, key.legFailRate, key.seed) = (.fill, 0, 0)
     return key
   }
 }

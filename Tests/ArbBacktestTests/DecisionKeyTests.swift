@@ -32,6 +32,11 @@ struct DecisionKeyTests {
     "maxHolding": { $0.maxHolding = nil },
     "cooldown": { $0.cooldown = 2_000_000 },
     "sellLeg": { $0.sellLeg = 1 },
+    "fill": { $0.fill = .book },
+    "partial": { $0.partial = .hedge },
+    "legFailRate": { $0.legFailRate = 0.1 },
+    "seed": { $0.seed = 7 },
+    "latencyModels": { $0.latencyModels = [.recorded, .uniform(low: 0, high: 10)] },
   ]
 
   /// The parameters only `price` reads.

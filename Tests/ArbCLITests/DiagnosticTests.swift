@@ -33,6 +33,16 @@ import Testing
     (SweepError("too many cells"), .usage, "arbkit: error: too many cells"),
     (ScenarioSettingError("no taker fee known for x spot; set costs.fees.x"), .usage, "arbkit: error: no taker fee known for x spot"),
     (ScenarioLegError(.badSpecSet(key: "fx", detail: "bad column")), .usage, "arbkit: error: fx.spec_set: bad column"),
+    (
+      ScenarioLegError(.oneClock(leg: 0, instrument: "kraken:spot:BTCUSDC")), .usage,
+      "arbkit: error: legs.0 (kraken:spot:BTCUSDC): latency recorded reads the receive and the exchange time of each quote, "
+        + "but the leg's source keeps one clock; use a source with both (Tardis, cryptofeed) or a latency distribution"
+    ),
+    (
+      ScenarioLegError(.noDepth(leg: 1, instrument: "binance:spot:BTCUSDT")), .usage,
+      "arbkit: error: legs.1 (binance:spot:BTCUSDT): costs.fill book walks the order book, but the leg's source has its top level only; "
+        + "use a source with depth (Tardis book_snapshot_5/25, incremental_book_L2, order-book JSON lines) or costs.fill top"
+    ),
     (GrammarError(grammar: "{X}", detail: "names no base"), .dataError, "arbkit: error: symbol grammar '{X}' names no base"),
     (ResolveError(instrument: instrument, reason: .notTradable), .usage, "arbkit: error: 'upbit:spot:KRW-XYZ' is an FX series"),
     (TimeError(.overflow(operation: .latency, time: 1_700_000_000_000_000, amount: .max)), .usage, "arbkit: error: fill latency +"),

@@ -61,6 +61,23 @@ struct SweepGroupingTests {
     #expect(try Self.groups(test.path, sets) == (test.shares ? [[0, 1]] : [[0], [1]]))
   }
 
+  @Test("costs.fill book: cells that differ in a fill rule never share a simulation, cells that differ in fees still do")
+  func bookFills() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let book = BookFillCommandTests.scenario(folder)
+    #expect(try Self.groups(book, [["costs.fill=top"], ["costs.fill=book"]]) == [[0], [1]])
+    #expect(try Self.groups(book, [["costs.partial=fill"], ["costs.partial=hedge"], ["costs.partial=unwind"]]) == [[0], [1], [2]])
+    #expect(try Self.groups(book, [["costs.fees.binance=0.0004"], ["costs.fees.binance=0.001"], ["costs.slippage_bps=3"]]) == [[0, 1, 2]])
+    // Seeds, failure rates and partial rules only price: their cells share the prepared
+    // legs (read once, with their books); the fill rule decides how the legs are read.
+    let cells = [["costs.seed=1"], ["costs.seed=2", "costs.leg_fail_rate=0.2"], ["costs.partial=unwind"], ["costs.fill=top"]]
+    let scenarios = try cells.enumerated().map { (cell: $0.offset, scenario: try Scenario.load(path: book, overrides: $0.element)) }
+    let plan = try SweepPlan(cells: scenarios, options: IngestOptions())
+    #expect(plan.groups.map { $0.cells.map(\.cell) } == [[0], [1], [2], [3]])
+    #expect(plan.groups.map(\.data) == [0, 0, 0, 1])
+  }
+
   @Test("cells that share a simulation need not be next to each other")
   func scattered() throws {
     let sets = [["strategy.entry=0.8"], ["strategy.entry=0.9"], ["strategy.entry=0.8", "costs.slippage_bps=5"]]
