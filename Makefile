@@ -2,6 +2,7 @@
 #   make demo    install missing packages, build release, run the main job on Data/
 #   make test    install missing packages, run every test
 #   make bench   benchmark against pandas/polars/numpy/numba/vectorbt (installs them in bench/.venv)
+#   make bench-scale  premium at 2, 8 and 32 M quotes a venue: time and peak memory, beside polars
 #   make fuzz    fuzz every parser family for FUZZ_SECONDS each (libFuzzer + ASan)
 
 SWIFT   ?= swift
@@ -12,7 +13,7 @@ DEMO_OUT := out/demo
 # The Swift files swift-format keeps in shape: all but the generated registry.
 FORMATTED = $(shell find Sources Tests -name '*.swift' ! -name BuiltinRegistry.swift)
 
-.PHONY: demo test bench fuzz build deps registry check-real-data clean
+.PHONY: demo test bench bench-scale fuzz build deps registry check-real-data clean
 
 deps:
 	@scripts/install-deps
@@ -74,6 +75,11 @@ test:
 
 bench: deps
 	scripts/bench $(ARGS)
+
+# The scale part: premium over 3 venues x 2, 8 and 32 M quotes, from CSV and from a
+# store, beside polars from memory-mapped Arrow (SIZES, RUNS, WORK: scripts/bench-scale).
+bench-scale: build
+	scripts/bench-scale $(ARBKIT)
 
 # Read every file of a public real-data collection (DIR holds its SOURCES.md) and
 # check rows and time ranges against the figures SOURCES.md gives.

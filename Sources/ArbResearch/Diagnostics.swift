@@ -5,6 +5,11 @@ extension ScenarioError: Diagnostic {
   public var isFramed: Bool { true }
 }
 
+extension SweepGridError: Diagnostic {
+  public var kind: DiagnosticKind { .usage }
+  public var isFramed: Bool { false }
+}
+
 extension SweepError: Diagnostic {
   public var kind: DiagnosticKind { .usage }
   public var isFramed: Bool { false }

@@ -23,21 +23,21 @@ public struct SweepGrid: Sendable, Equatable {
   /// Parses `KEY=SPEC` axes; the error is a usage message. Every axis's size is
   /// known from its `SPEC` before any value is built, and the grid is refused when
   /// it has more than `maximumCells` cells.
-  public init(parsing texts: [String]) throws(SweepError) {
+  public init(parsing texts: [String]) throws(SweepGridError) {
     var specs: [(key: String, values: Values)] = []
     for text in texts {
-      guard let eq = text.firstIndex(of: "="), eq != text.startIndex else { throw SweepError("--grid '\(text)' is not KEY=SPEC") }
+      guard let eq = text.firstIndex(of: "="), eq != text.startIndex else { throw SweepGridError(.notKeySpec(text)) }
       let key = String(text[..<eq])
-      if specs.contains(where: { $0.key == key }) { throw SweepError("--grid names \(key) twice") }
+      if specs.contains(where: { $0.key == key }) { throw SweepGridError(.repeatedKey(key)) }
       specs.append((key, try Self.values(String(text[text.index(after: eq)...]), key: key)))
     }
-    guard !specs.isEmpty else { throw SweepError("no --grid axis") }
+    guard !specs.isEmpty else { throw SweepGridError(.noAxis) }
     var cells = 1
     for spec in specs {
       let (product, overflow) = cells.multipliedReportingOverflow(by: spec.values.count)
       guard !overflow, product <= Self.maximumCells else {
         let sizes = specs.map { String($0.values.count) }.joined(separator: " × ")
-        throw SweepError("the grid has more than 10,000,000 cells (\(sizes))")
+        throw SweepGridError(.tooManyCells(sizes: sizes))
       }
       cells = product
     }
@@ -92,30 +92,30 @@ public struct SweepGrid: Sendable, Equatable {
     var value: (Int) -> String
   }
 
-  private static func values(_ spec: String, key: String) throws(SweepError) -> Values {
+  private static func values(_ spec: String, key: String) throws(SweepGridError) -> Values {
     let parts = spec.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
     if parts.count == 1 {
       let list = spec.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-      guard !list.contains(where: \.isEmpty) else { throw SweepError("--grid \(key): empty value in '\(spec)'") }
+      guard !list.contains(where: \.isEmpty) else { throw SweepGridError(.axis(key: key, "empty value in '\(spec)'")) }
       // A value is one CSV field of the sweep's output, which is read back line by line.
-      guard !list.contains(where: { $0.contains(where: \.isNewline) }) else { throw SweepError("--grid \(key): a value holds a line break") }
+      guard !list.contains(where: { $0.contains(where: \.isNewline) }) else { throw SweepGridError(.axis(key: key, "a value holds a line break")) }
       return Values(count: list.count) { list[$0] }
     }
-    guard parts.count == 3 else { throw SweepError("--grid \(key): '\(spec)' is neither a list nor START:STOP:STEP") }
+    guard parts.count == 3 else { throw SweepGridError(.axis(key: key, "'\(spec)' is neither a list nor START:STOP:STEP")) }
     if let numbers = try decimalRange(parts, key: key) { return numbers }
     if Scenario.type(of: key) == .number {
-      throw SweepError("--grid \(key): '\(spec)' needs three plain decimals such as 0.05:0.30:0.01 (no exponent)")
+      throw SweepGridError(.axis(key: key, "'\(spec)' needs three plain decimals such as 0.05:0.30:0.01 (no exponent)"))
     }
     guard let start = TimeText.parseDuration(parts[0]), let stop = TimeText.parseDuration(parts[1]), let step = TimeText.parseDuration(parts[2])
-    else { throw SweepError("--grid \(key): '\(spec)' needs three numbers or three durations") }
-    guard step > 0, start <= stop else { throw SweepError("--grid \(key): '\(spec)' needs STEP > 0 and START ≤ STOP") }
+    else { throw SweepGridError(.axis(key: key, "'\(spec)' needs three numbers or three durations")) }
+    guard step > 0, start <= stop else { throw SweepGridError(.axis(key: key, "'\(spec)' needs STEP > 0 and START ≤ STOP")) }
     // Durations are ≥ 0, so stop − start cannot overflow.
     return Values(count: Int((stop - start) / step) + 1) { TimeText.durationText(start + Int64($0) * step) }
   }
 
   /// `START:STOP:STEP` of plain decimals on integers scaled by the most decimals any
   /// of the three has; `nil` when they are not plain decimals.
-  private static func decimalRange(_ parts: [String], key: String) throws(SweepError) -> Values? {
+  private static func decimalRange(_ parts: [String], key: String) throws(SweepGridError) -> Values? {
     func decimals(_ text: String) -> Int? {
       guard Double(text) != nil, text.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "." || $0 == "-") }) else { return nil }
       return text.firstIndex(of: ".").map { text.distance(from: $0, to: text.endIndex) - 1 } ?? 0
@@ -124,21 +124,21 @@ public struct SweepGrid: Sendable, Equatable {
     guard places.allSatisfy({ $0 != nil }) else { return nil }
     let scale = places.map { $0! }.max()!
     let spec = parts.joined(separator: ":")
-    guard scale <= 12 else { throw SweepError("--grid \(key): more than 12 decimals") }
-    func scaled(_ text: String) throws(SweepError) -> Int64 {
+    guard scale <= 12 else { throw SweepGridError(.axis(key: key, "more than 12 decimals")) }
+    func scaled(_ text: String) throws(SweepGridError) -> Int64 {
       let negative = text.hasPrefix("-")
       let body = negative ? String(text.dropFirst()) : text
       let pieces = body.split(separator: ".", omittingEmptySubsequences: false)
       let fraction = pieces.count > 1 ? String(pieces[1]) : ""
       guard let digits = Int64(String(pieces[0]) + fraction + String(repeating: "0", count: scale - fraction.count)) else {
-        throw SweepError("--grid \(key): '\(spec)' is out of range (at most 18 digits)")
+        throw SweepGridError(.axis(key: key, "'\(spec)' is out of range (at most 18 digits)"))
       }
       return negative ? -digits : digits
     }
     let start = try scaled(parts[0]), stop = try scaled(parts[1]), step = try scaled(parts[2])
-    guard step > 0, start <= stop else { throw SweepError("--grid \(key): '\(spec)' needs STEP > 0 and START ≤ STOP") }
+    guard step > 0, start <= stop else { throw SweepGridError(.axis(key: key, "'\(spec)' needs STEP > 0 and START ≤ STOP")) }
     let (span, overflow) = stop.subtractingReportingOverflow(start)
-    guard !overflow else { throw SweepError("--grid \(key): '\(spec)' is out of range (at most 18 digits)") }
+    guard !overflow else { throw SweepGridError(.axis(key: key, "'\(spec)' is out of range (at most 18 digits)")) }
     return Values(count: Int(span / step) + 1) { format(start + Int64($0) * step, scale: scale) }
   }
 
@@ -155,6 +155,36 @@ public struct SweepGrid: Sendable, Equatable {
 }
 
 /// A sweep that cannot run, as a usage message.
+/// A grid axis that cannot be read (exit 64). The messages name no flag: `arbkit sweep`
+/// says which flag gave the axis.
+public struct SweepGridError: Error, Equatable, Sendable, CustomStringConvertible {
+  public enum Reason: Equatable, Sendable {
+    /// An axis that is not `KEY=SPEC`.
+    case notKeySpec(String)
+    /// A key given twice.
+    case repeatedKey(String)
+    case noAxis
+    /// More than `SweepGrid.maximumCells` cells; the axes' sizes as `a × b × …`.
+    case tooManyCells(sizes: String)
+    /// An axis whose SPEC is not a list or a range of its key's values.
+    case axis(key: String, String)
+  }
+
+  public var reason: Reason
+
+  public init(_ reason: Reason) { self.reason = reason }
+
+  public var description: String {
+    switch reason {
+    case .notKeySpec(let text): "axis '\(text)' is not KEY=SPEC"
+    case .repeatedKey(let key): "the grid names \(key) twice"
+    case .noAxis: "the grid has no axis"
+    case .tooManyCells(let sizes): "the grid has more than 10,000,000 cells (\(sizes))"
+    case .axis(let key, let problem): "axis \(key): \(problem)"
+    }
+  }
+}
+
 public struct SweepError: Error, Sendable, CustomStringConvertible {
   public var message: String
   public init(_ message: String) { self.message = message }

@@ -80,7 +80,7 @@ public struct SweepResults: Sendable {
     do {
       grid = try SweepGrid(parsing: zip(keys, axisValues).map { $0 + "=" + $1.joined(separator: ",") })
     } catch {
-      throw SweepResultsError(path: path, line: 1, message: error.message)
+      throw SweepResultsError(path: path, line: 1, message: error.description)
     }
     let cellCount = grid.cellCount
     var values = Dictionary(uniqueKeysWithValues: header[first...].map { ($0, [Double?](repeating: nil, count: cellCount)) })

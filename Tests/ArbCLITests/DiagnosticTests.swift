@@ -31,6 +31,13 @@ import Testing
     (SweepResultsError(path: "s.csv", line: 2, message: "torn row"), .dataError, "s.csv:2:1: error: torn row"),
     (ScenarioError(path: "s.json", message: "bad key"), .usage, "s.json: error: bad key"),
     (SweepError("too many cells"), .usage, "arbkit: error: too many cells"),
+    (SweepGridError(.axis(key: "x", "empty value in '1,'")), .usage, "arbkit: error: axis x: empty value in '1,'"),
+    (SweepFileError(path: "s.csv", reason: .header), .usage, "arbkit: error: s.csv does not start with this sweep's header"),
+    (
+      LookaheadCutsError(cuts: 5, span: 3), .usage,
+      "arbkit: error: 5 cuts need data spanning more than 5 µs, the legs quote together for 3 µs"
+    ),
+    (ShardMatrixError(path: "m.csv", line: 2, reason: .header), .dataError, "m.csv:2:1: error: not a pnl matrix of arbkit sweep"),
     (ScenarioSettingError("no taker fee known for x spot; set costs.fees.x"), .usage, "arbkit: error: no taker fee known for x spot"),
     (ScenarioLegError(.badSpecSet(key: "fx", detail: "bad column")), .usage, "arbkit: error: fx.spec_set: bad column"),
     (

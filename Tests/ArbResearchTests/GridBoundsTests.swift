@@ -27,22 +27,22 @@ struct GridBoundsTests {
 
   @Test("a grid of more than 10,000,000 cells is refused from its specs, before a value is built", .timeLimit(.minutes(1)), arguments: tooLarge)
   func tooManyCells(c: (axes: [String], sizes: String)) {
-    let error = #expect(throws: SweepError.self) { try SweepGrid(parsing: c.axes) }
-    #expect(error?.message == "the grid has more than 10,000,000 cells \(c.sizes)")
+    let error = #expect(throws: SweepGridError.self) { try SweepGrid(parsing: c.axes) }
+    #expect(error?.description == "the grid has more than 10,000,000 cells \(c.sizes)")
   }
 
   static let bad: [(axis: String, message: String)] = [
-    ("strategy.entry=0:1e6:1", "--grid strategy.entry: '0:1e6:1' needs three plain decimals such as 0.05:0.30:0.01 (no exponent)"),
-    ("x=0:99999999999999999999:1", "--grid x: '0:99999999999999999999:1' is out of range (at most 18 digits)"),
+    ("strategy.entry=0:1e6:1", "axis strategy.entry: '0:1e6:1' needs three plain decimals such as 0.05:0.30:0.01 (no exponent)"),
+    ("x=0:99999999999999999999:1", "axis x: '0:99999999999999999999:1' is out of range (at most 18 digits)"),
     ("x=-9000000000000000000:9000000000000000000:1", "is out of range"),
-    ("x=a\nb,c", "--grid x: a value holds a line break"),
-    ("x=a,b\r", "--grid x: a value holds a line break"),
+    ("x=a\nb,c", "axis x: a value holds a line break"),
+    ("x=a,b\r", "axis x: a value holds a line break"),
   ]
 
   @Test("number ranges need plain decimals in range; values hold no line break", arguments: bad)
   func badAxes(c: (axis: String, message: String)) {
-    let error = #expect(throws: SweepError.self) { try SweepGrid(parsing: [c.axis]) }
-    #expect(error?.message.contains(c.message) == true, "\(error?.message ?? "")")
+    let error = #expect(throws: SweepGridError.self) { try SweepGrid(parsing: [c.axis]) }
+    #expect(error?.description.contains(c.message) == true, "\(error?.description ?? "")")
   }
 
   @Test("a duration key still takes plain numbers as seconds")

@@ -38,8 +38,8 @@ struct SweepGridTests {
 
   @Test("bad axes are usage errors that say what is wrong", arguments: bad)
   func badAxes(c: (String, String)) {
-    let error = #expect(throws: SweepError.self) { try SweepGrid(parsing: [c.0]) }
-    #expect(error?.message.contains(c.1) == true, "\(error?.message ?? "")")
+    let error = #expect(throws: SweepGridError.self) { try SweepGrid(parsing: [c.0]) }
+    #expect(error?.description.contains(c.1) == true, "\(error?.description ?? "")")
   }
 
   @Test("every scenario key has its type, a `*` matching one non-empty part; anything else is unknown")
@@ -55,7 +55,7 @@ struct SweepGridTests {
 
   @Test("an axis given twice, or none")
   func axisCount() {
-    #expect(throws: SweepError.self) { try SweepGrid(parsing: ["a=1", "a=2"]) }
-    #expect(throws: SweepError.self) { try SweepGrid(parsing: []) }
+    #expect(throws: SweepGridError(.repeatedKey("a"))) { try SweepGrid(parsing: ["a=1", "a=2"]) }
+    #expect(throws: SweepGridError(.noAxis)) { try SweepGrid(parsing: []) }
   }
 }

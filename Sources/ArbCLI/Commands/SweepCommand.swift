@@ -74,7 +74,7 @@ struct SweepCommand: Command {
       throw UsageError("expected one scenario file, was \(cursor.arguments.count) arguments")
     }
     self.path = path
-    do { grid = try SweepGrid(parsing: cursor.values("--grid")) } catch { throw UsageError(error.message) }
+    do { grid = try SweepGrid(parsing: cursor.values("--grid")) } catch { throw UsageError(error.flagMessage) }
     overrides = cursor.values("--set")
     let requestedJobs =
       try cursor.value("--jobs", "a positive number of threads", { Int($0).flatMap { $0 > 0 ? $0 : nil } })
@@ -237,6 +237,19 @@ extension SweepRanking {
     }
     return "Top \(min(top, ranked.count)) of \(values.count) cells by \(metric.rawValue) (robustness: mean over the cell and its grid neighbours)\n"
       + table.rendered(indent: "  ")
+  }
+}
+
+extension SweepGridError {
+  /// The message as `arbkit sweep` prints it, naming the flag that gave the axis.
+  var flagMessage: String {
+    switch reason {
+    case .notKeySpec(let text): "--grid '\(text)' is not KEY=SPEC"
+    case .repeatedKey(let key): "--grid names \(key) twice"
+    case .noAxis: "no --grid axis"
+    case .tooManyCells: description
+    case .axis(let key, let problem): "--grid \(key): \(problem)"
+    }
   }
 }
 
