@@ -142,11 +142,11 @@ public struct Scenario: Sendable, Hashable {
     var object = document
     for assignment in overrides {
       guard let eq = assignment.firstIndex(of: "="), eq != assignment.startIndex else {
-        throw ScenarioError(path: "--set", message: "'\(assignment)' is not KEY=VALUE")
+        throw ScenarioError(path: nil, message: "'\(assignment)' is not KEY=VALUE")
       }
       let key = String(assignment[..<eq])
       let value = String(assignment[assignment.index(after: eq)...])
-      guard let type = type(of: key) else { throw ScenarioError(path: "--set", message: "unknown key '\(key)'", unknownKey: key) }
+      guard let type = type(of: key) else { throw ScenarioError(path: nil, message: "unknown key '\(key)'", unknownKey: key) }
       set(&object, key.split(separator: ".").map(String.init)[...], try typed(value, type, key: key))
     }
     let folder = (path as NSString).deletingLastPathComponent
@@ -171,11 +171,11 @@ public struct Scenario: Sendable, Hashable {
   private static func typed(_ text: String, _ type: ValueType, key: String) throws(ScenarioError) -> JSONTree {
     switch type {
     case .number:
-      guard let value = Double(text), value.isFinite else { throw ScenarioError(path: "--set", message: "\(key) expects a number, was '\(text)'") }
+      guard let value = Double(text), value.isFinite else { throw ScenarioError(path: nil, message: "\(key) expects a number, was '\(text)'") }
       return .number(value)
     case .list: return .array(text.split(separator: ",").map { .string(String($0)) })
     case .bool:
-      guard text == "true" || text == "false" else { throw ScenarioError(path: "--set", message: "\(key) expects true or false, was '\(text)'") }
+      guard text == "true" || text == "false" else { throw ScenarioError(path: nil, message: "\(key) expects true or false, was '\(text)'") }
       return .bool(text == "true")
     case .duration where text == "none", .latency where text == "none": return .null
     default: return .string(text)
@@ -454,9 +454,10 @@ public struct Scenario: Sendable, Hashable {
 
 /// A scenario that cannot be run, found before any data is read.
 public struct ScenarioError: Error, Sendable, CustomStringConvertible {
-  public var path: String
+  /// The scenario file; `nil` for an override (`KEY=VALUE`) given beside it.
+  public var path: String?
   public var message: String
   /// Set for an unknown key, so that the caller can suggest the closest known one.
   public var unknownKey: String? = nil
-  public var description: String { "\(path): error: \(message)" }
+  public var description: String { "\(path ?? "override"): error: \(message)" }
 }

@@ -30,6 +30,7 @@ import Testing
     (RegistryError(message: "r.json: error: bad fee"), .dataError, "r.json: error: bad fee"),
     (SweepResultsError(path: "s.csv", line: 2, message: "torn row"), .dataError, "s.csv:2:1: error: torn row"),
     (ScenarioError(path: "s.json", message: "bad key"), .usage, "s.json: error: bad key"),
+    (ScenarioError(path: nil, message: "unknown key 'x'"), .usage, "override: error: unknown key 'x'"),
     (SweepError("too many cells"), .usage, "arbkit: error: too many cells"),
     (SweepGridError(.axis(key: "x", "empty value in '1,'")), .usage, "arbkit: error: axis x: empty value in '1,'"),
     (SweepFileError(path: "s.csv", reason: .header), .usage, "arbkit: error: s.csv does not start with this sweep's header"),

@@ -14,7 +14,9 @@ enum ScenarioFile {
 
   /// The scenario error, with the closest known key for an unknown one.
   static func explain(_ error: ScenarioError, path: String) -> String {
-    guard let key = error.unknownKey else { return "\(error)" }
+    // An override came from --set.
+    let text = error.path == nil ? "--set: error: \(error.message)" : "\(error)"
+    guard let key = error.unknownKey else { return text }
     // Concrete keys: leg indexes and fee venues as the scenario could name them.
     let legs = (try? Scenario.load(path: path))?.legs ?? []
     var known: [String] = []
@@ -28,7 +30,7 @@ enum ScenarioFile {
       }
     }
     let suggestion = ArgumentCursor.closest(key, among: known)
-    return "\(error)" + (suggestion.map { ", did you mean '\($0)'?" } ?? "")
+    return text + (suggestion.map { ", did you mean '\($0)'?" } ?? "")
   }
 
   /// The XXH64 of the scenario file's bytes, as 16 hex digits: what a sweep's sidecar
