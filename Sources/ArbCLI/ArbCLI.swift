@@ -96,7 +96,11 @@ public enum ArbCLI {
       return .failure
     }
     var line = diagnostic.frame
-    if let error = error as? IngestError, error.reason.isOutOfOrder, let sortSwitch { line += " (use \(sortSwitch) to sort on ingest)" }
+    // The remedies that are flags: the library's messages name none.
+    if let error = error as? IngestError {
+      if error.reason.isOutOfOrder, let sortSwitch { line += " (use \(sortSwitch) to sort on ingest)" }
+      if case .unknownFormat = error.reason { line += "; name the format with --input-format" }
+    }
     terminal.printError(line)
     return ExitCode(diagnostic.kind)
   }

@@ -90,7 +90,7 @@ public struct IngestError: Error, Sendable, Equatable, CustomStringConvertible {
       case .emptyFile: "empty file, no header and no rows"
       case .missingHeader(let expected): "missing or wrong header, expected '\(expected)'"
       case .missingColumn(let name): "missing column '\(name)'"
-      case .unknownFormat(let line): "unknown format, first line was '\(line)'; name the format with --input-format"
+      case .unknownFormat(let line): "unknown format, first line was '\(line)'"
       case .wrongFieldCount(let expected, let found):
         "wrong field count, expected \(expected), was \(found)"
       case .invalidNumber(let column, let text): "invalid number in column '\(column)', was '\(text)'"

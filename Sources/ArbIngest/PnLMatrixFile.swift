@@ -129,7 +129,7 @@ public struct PnLMatrixError: Error, Sendable, Equatable, CustomStringConvertibl
       case .invalidPeriod(let text): "invalid period_start_us, expected an integer, was '\(text)'"
       case .periodNotIncreasing(let previous, let found): "period_start_us does not increase, previous \(previous), was \(found)"
       case .invalidNumber(let cell, let text): "invalid PnL of cell \(cell), expected a finite number, was '\(text)'"
-      case .fewerPeriodsThanBlocks(let periods, let blocks): "\(periods) periods, fewer than the \(blocks) blocks of --blocks"
+      case .fewerPeriodsThanBlocks(let periods, let blocks): "\(periods) periods, fewer than the \(blocks) blocks asked for"
       }
     }
   }

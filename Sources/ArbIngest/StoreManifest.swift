@@ -322,7 +322,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case .unsupportedVersion(let file, let found, let supported):
       "\(file): error: store layout version \(found), this arbkit reads version \(supported); convert into a new store"
     case .clockMismatch(let store, let stored, let requested):
-      "\(store): error: the store is ordered by the \(stored.rawValue) clock, --clock \(requested.rawValue) needs a store converted with it"
+      "\(store): error: the store is ordered by the \(stored.rawValue) clock, reading on the \(requested.rawValue) clock needs a store converted on it"
     case .conflict(let partition, let source, let reason):
       "\(partition): error: \(source) \(reason); nothing was added"
     }

@@ -29,26 +29,47 @@ public struct RecordOptions: Sendable {
   }
 
   /// Checks what cannot be recorded as asked: a polling period outside 1 ms–1 day, a
-  /// timeout outside 1 ms–1 day, `--books` on a venue whose books need named symbols,
-  /// the same target twice, a base URL that is not http(s).
-  public func validate() -> RecordError? {
+  /// timeout outside 1 ms–1 day, books on a venue whose books need named symbols, the
+  /// same target twice, a base URL that is not http(s).
+  public func validate() -> RecordProblem? {
     let day: Int64 = 86_400_000_000
-    guard everyMicros >= 1000 && everyMicros <= day else { return RecordError("the polling period must be from 1ms to 1d, was \(everyMicros) µs") }
-    guard timeoutSeconds >= 0.001 && timeoutSeconds <= 86_400 else { return RecordError("the timeout must be from 1ms to 1d, was \(timeoutSeconds) s") }
+    guard everyMicros >= 1000 && everyMicros <= day else { return .period(micros: everyMicros) }
+    guard timeoutSeconds >= 0.001 && timeoutSeconds <= 86_400 else { return .timeout(seconds: timeoutSeconds) }
     for (k, target) in targets.enumerated() {
-      if books && target.symbols.isEmpty && VenueRequests(target: target, books: true).booksNeedSymbols {
-        return RecordError("--books on \(target.label) needs a symbol list (\(target.label):SYMBOL,…): its books are one request per symbol")
-      }
-      if targets[..<k].contains(where: { $0.venue == target.venue && $0.market == target.market }) {
-        return RecordError("\(target.label) is named twice; list its symbols once, separated by ','")
-      }
+      if books && target.symbols.isEmpty && VenueRequests(target: target, books: true).booksNeedSymbols { return .booksNeedSymbols(target.label) }
+      if targets[..<k].contains(where: { $0.venue == target.venue && $0.market == target.market }) { return .repeatedTarget(target.label) }
     }
-    for (venue, url) in baseURLs {
+    for (venue, url) in baseURLs.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
       guard let parsed = URL(string: url), parsed.scheme == "http" || parsed.scheme == "https", parsed.host != nil, parsed.query == nil else {
-        return RecordError("invalid value for '--base-url', expected \(venue.rawValue)=http(s)://HOST[:PORT][/PATH], was '\(url)'")
+        return .baseURL(venue, url)
       }
     }
     return nil
+  }
+}
+
+/// A recording that cannot be made as asked, found before any request (exit 64). The
+/// messages name no flag: `arbkit record` words them with its own.
+public enum RecordProblem: Equatable, Sendable, CustomStringConvertible {
+  /// A polling period outside 1 ms – 1 day (µs).
+  case period(micros: Int64)
+  /// A request timeout outside 1 ms – 1 day.
+  case timeout(seconds: Double)
+  /// Order books asked for on a target without symbols, where each book is a request of its own.
+  case booksNeedSymbols(String)
+  /// A venue and market named twice.
+  case repeatedTarget(String)
+  /// A base URL that is not `http(s)://HOST[:PORT][/PATH]`.
+  case baseURL(RecordVenue, String)
+
+  public var description: String {
+    switch self {
+    case .period(let micros): "the polling period must be from 1ms to 1d, was \(micros) µs"
+    case .timeout(let seconds): "the timeout must be from 1ms to 1d, was \(seconds) s"
+    case .booksNeedSymbols(let label): "order books of \(label) need a symbol list (\(label):SYMBOL,…): its books are one request per symbol"
+    case .repeatedTarget(let label): "\(label) is named twice; list its symbols once, separated by ','"
+    case .baseURL(let venue, let url): "the base URL of \(venue.rawValue) must be http(s)://HOST[:PORT][/PATH], was '\(url)'"
+    }
   }
 }
 
@@ -123,7 +144,7 @@ public enum Recorder {
 
   /// Records as `runBlocking` does, in the calling task.
   public static func run(_ options: RecordOptions, status: (@Sendable (String) -> Void)?) async throws(RecordError) -> RecordSummary {
-    if let problem = options.validate() { throw problem }
+    if let problem = options.validate() { throw RecordError(problem.description) }
     let lock = try RecordFolder.prepare(options.folder)
     defer { close(lock) }
     let recovered = try RecordFolder.recover(options.folder, compression: options.compression)

@@ -28,7 +28,7 @@ public struct SweepResults: Sendable {
     guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
       let keys = object["keys"] as? [String], let metrics = object["metrics"] as? [String], let cells = object["cells"] as? [[String: Any]]
     else {
-      throw SweepResultsError(path: path, line: 1, message: "not a sweep JSON (arbkit sweep --format json): needs keys, metrics and cells")
+      throw SweepResultsError(path: path, line: 1, message: "not a sweep JSON: needs keys, metrics and cells")
     }
     var rows: [[String]] = []
     for (k, cell) in cells.enumerated() {
@@ -55,7 +55,7 @@ public struct SweepResults: Sendable {
   /// `trades` on; `at` maps a row's index to the line that errors name.
   private init(header: [String], rows: [[String]], path: String, at line: (Int) -> Int) throws(SweepResultsError) {
     guard let first = header.firstIndex(of: "trades"), first > 0 else {
-      throw SweepResultsError(path: path, line: 1, message: "no grid key before a 'trades' column: not a sweep CSV (arbkit sweep --out)")
+      throw SweepResultsError(path: path, line: 1, message: "no grid key before a 'trades' column: not a sweep CSV")
     }
     let keys = Array(header[..<first])
     metrics = Array(header[first...])

@@ -5,6 +5,18 @@ import TestSupport
 
 @Suite("arbkit inspect")
 struct InspectCommandTests {
+  @Test func `an unknown format is exit 65 with its first line, and the flag that names a format`() {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    folder.write("odd.csv", "1735689600000,93490.1,93540.0,93470.2,93505.4,210.532\n")
+    let run = arbkit("inspect", folder.path + "/odd.csv")
+    #expect(run.code == .dataError)
+    #expect(
+      run.errors.contains(
+        "odd.csv:1:1: error: unknown format, first line was '1735689600000,93490.1,93540.0,93470.2,93505.4,210.532'; name the format with --input-format"),
+      "\(run.errors)")
+  }
+
   @Test func `json has the keys of the contract and accounts every row`() throws {
     let run = arbkit("inspect", DemoPair.kraken.split(separator: "=", maxSplits: 1).last.map(String.init)!, "--format", "json")
     #expect(run.code == .success)

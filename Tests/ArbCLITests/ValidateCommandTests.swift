@@ -178,7 +178,7 @@ struct ValidateCommandTests {
     ),
     (
       "period_start_us,0,1,2,3,4,5,6,7,8\n2,1,1,1,1,1,1,1,1,1\n3,1,1,1,1,1,1,1,1,1\n",
-      "matrix.csv:3:1: error: 2 periods, fewer than the 16 blocks of --blocks"
+      "matrix.csv:3:1: error: 2 periods, fewer than the 16 blocks asked for"
     ),
   ]
 

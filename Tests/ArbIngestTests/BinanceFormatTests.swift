@@ -166,12 +166,12 @@ struct BinanceFormatTests {
     #expect(file.report.errors.first?.position.line == 4)
   }
 
-  @Test("a headerless row of no known shape is an unknown format that points at --input-format")
+  @Test("a headerless row of no known shape is an unknown format (the CLI adds the flag that names one)")
   func unknownShape() throws {
     let row = "1735689600000,93490.1,93540.0,93470.2,93505.4,210.532"
     let error = #expect(throws: IngestError.self) { try ingest(row + "\n") }
     #expect(error?.reason == .unknownFormat(firstLine: row))
-    #expect(error?.description.contains("--input-format") == true)
+    #expect(error?.description.contains("--input-format") == false)
     // Named as trades, the row is read as one (and rejected: its fifth field is no time).
     var options = IngestOptions()
     options.format = .binanceTrades

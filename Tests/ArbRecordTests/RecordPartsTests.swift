@@ -64,18 +64,18 @@ struct RecordPartsTests {
   func validation() {
     var options = RecordOptions(targets: [RecordTarget(venue: .bybit, market: .linear, symbols: [])], folder: "x")
     options.books = true
-    #expect(options.validate()?.message.contains("needs a symbol list") == true)
+    #expect(options.validate() == .booksNeedSymbols("bybit:linear"))
     options.targets = [RecordTarget(venue: .upbit, market: .spot, symbols: [])]
     #expect(options.validate() == nil)
     options.targets += [RecordTarget(venue: .upbit, market: .spot, symbols: ["KRW-BTC"])]
-    #expect(options.validate()?.message.contains("named twice") == true)
+    #expect(options.validate() == .repeatedTarget("upbit:spot"))
     options.targets.removeLast()
     options.baseURLs[.upbit] = "ftp://127.0.0.1"
-    #expect(options.validate()?.message.contains("--base-url") == true)
+    #expect(options.validate() == .baseURL(.upbit, "ftp://127.0.0.1"))
     options.baseURLs = [:]
     for every: Int64 in [0, 999, 86_400_000_001] {
       options.everyMicros = every
-      #expect(options.validate()?.message.contains("polling period") == true, "\(every)")
+      #expect(options.validate() == .period(micros: every))
     }
     options.everyMicros = 86_400_000_000
     #expect(options.validate() == nil)

@@ -82,7 +82,15 @@ struct RecordCommand: Command {
       }
       options.baseURLs[venue] = parts[1]
     }
-    if let problem = options.validate() { throw UsageError(problem.message) }
+    if let problem = options.validate() {
+      switch problem {
+      case .booksNeedSymbols(let label):
+        throw UsageError("--books on \(label) needs a symbol list (\(label):SYMBOL,…): its books are one request per symbol")
+      case .baseURL(let venue, let url):
+        throw UsageError("invalid value for '--base-url', expected \(venue.rawValue)=http(s)://HOST[:PORT][/PATH], was '\(url)'")
+      default: throw UsageError(problem.description)
+      }
+    }
     self.options = options
   }
 
