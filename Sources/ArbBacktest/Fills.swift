@@ -92,11 +92,14 @@ struct Fills {
 }
 
 extension QuoteSeries {
-  /// The receive time minus the exchange time of row `j` (µs, at least 0): how late the
-  /// recorder saw the quote. The series keeps both clocks.
+  /// The receive time minus the exchange time of row `j` (µs, from 0 to `Int64.max / 2`,
+  /// clamped there for clocks too far apart to subtract): how late the recorder saw the
+  /// quote. The series keeps both clocks.
   @inline(__always)
   public func recordedDelay(at j: Int) -> Int64 {
-    max(0, clock == .local ? time[j] - otherTime[j] : otherTime[j] - time[j])
+    let (local, exchange) = clock == .local ? (time[j], otherTime[j]) : (otherTime[j], time[j])
+    let (delay, overflow) = local.subtractingReportingOverflow(exchange)
+    return overflow ? (local > exchange ? Int64.max / 2 : 0) : min(max(0, delay), Int64.max / 2)
   }
 }
 

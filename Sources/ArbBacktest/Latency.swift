@@ -17,8 +17,9 @@ public enum Latency: Sendable, Hashable, CustomStringConvertible, ExpressibleByI
 
   /// The largest `sigma` of a lognormal latency: beyond it a draw spans years.
   public static let maximumSigma = 3.0
-  /// The largest |z| a draw reaches (a uniform number at least 2^-54 from 0 and 1).
-  static let maximumZ = NormalDistribution.quantile(1 - 0x1p-54)
+  /// The largest |z| a draw reaches: that of the largest `offEnds` value, 1 − 2^-53
+  /// (finite: 1 − 2^-54 would round to 1).
+  static let maximumZ = NormalDistribution.quantile(1 - 0x1p-53)
 
   /// A fixed latency of `value` µs (`0`: none).
   public init(integerLiteral value: Int64) { self = .fixed(value) }
@@ -77,11 +78,14 @@ public enum Latency: Sendable, Hashable, CustomStringConvertible, ExpressibleByI
       let u = SeededDraw.uniform(seed: seed, .latency, UInt64(bitPattern: time), UInt64(leg))
       return low + Int64((u * Double(high - low)).rounded(.down))
     case .lognormal(let median, let sigma):
-      // Kept off 0 and 1, so that z is finite.
-      let u = SeededDraw.uniform(seed: seed, .latency, UInt64(bitPattern: time), UInt64(leg)) + 0x1p-54
+      let u = Self.offEnds(SeededDraw.uniform(seed: seed, .latency, UInt64(bitPattern: time), UInt64(leg)))
       return Self.clamped(Double(median) * exp(sigma * NormalDistribution.quantile(u)))
     }
   }
+
+  /// A uniform draw `u` in [0, 1) moved off both ends: (⌊u × 2^52⌋ + 1/2) × 2^-52, in
+  /// [2^-53, 1 − 2^-53], every value exact, so that its normal quantile is finite.
+  static func offEnds(_ u: Double) -> Double { ((u * 0x1p52).rounded(.down) + 0.5) * 0x1p-52 }
 
   /// `value` rounded down to whole µs, at most `Int64.max / 2` (a time plus it stays checked).
   private static func clamped(_ value: Double) -> Int64 { Int64(min(value, Double(Int64.max / 2)).rounded(.down)) }

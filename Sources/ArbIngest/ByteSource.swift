@@ -79,6 +79,8 @@ public enum FileError: Error, Sendable, Equatable, CustomStringConvertible {
   case unwritable(path: String, reason: String)
   /// An output of a run that is also one of its inputs.
   case overwritesInput(output: String, input: String)
+  /// Two outputs of a run that are the same file: one would replace the other.
+  case sameOutput(output: String, other: String)
 
   public var description: String {
     switch self {
@@ -87,6 +89,7 @@ public enum FileError: Error, Sendable, Equatable, CustomStringConvertible {
     case .notAFile(let path, let kind): "\(path): error: is a \(kind), not a file"
     case .unwritable(let path, let reason): "\(path): error: cannot write, \(reason)"
     case .overwritesInput(let output, let input): "\(output): error: would overwrite \(input), an input of this run; name another output"
+    case .sameOutput(let output, let other): "\(output): error: is also \(other), another output of this run; name another file"
     }
   }
 }

@@ -40,15 +40,24 @@ public enum FileOutput {
   /// folder, is not a folder, and is none of `inputs` (compared by device and inode,
   /// after following a link the user named). `named` are paths the user gave; `derived`
   /// are names the command makes, which must not be symbolic links.
-  /// - Throws: `FileError.unwritable`, `FileError.overwritesInput`.
+  /// Two outputs that land on the same file (the same name, or links or hard links to
+  /// one file) are refused too.
+  /// - Throws: `FileError.unwritable`, `FileError.overwritesInput`, `FileError.sameOutput`.
   public static func check(named: [String], derived: [String] = [], inputs: [String]) throws(FileError) {
     let identities = inputs.compactMap { input in FileIdentity(path: input).map { (input, $0) } }
+    var targets: [(path: String, target: String, identity: FileIdentity?)] = []
     for (path, isNamed) in named.map({ ($0, true) }) + derived.map({ ($0, false) }) {
       let target = try target(of: path, named: isNamed)
       try checkWritable(target, shown: path)
-      if let identity = FileIdentity(path: target), let input = identities.first(where: { $0.1 == identity }) {
+      let identity = FileIdentity(path: target)
+      if let identity, let input = identities.first(where: { $0.1 == identity }) {
         throw .overwritesInput(output: path, input: input.0)
       }
+      let standard = canonical(target)
+      if let other = targets.first(where: { $0.target == standard || ($0.identity != nil && $0.identity == identity) }) {
+        throw .sameOutput(output: path, other: other.path)
+      }
+      targets.append((path, standard, identity))
     }
   }
 
@@ -68,6 +77,15 @@ public enum FileOutput {
       current = link.hasPrefix("/") ? link : folder(of: current) + "/" + link
     }
     throw .unwritable(path: path, reason: "too many levels of symbolic links")
+  }
+
+  /// `path` with its folder resolved (`realpath`: links, `.` and `..`), its name as given;
+  /// `path` itself when the folder cannot be resolved.
+  static func canonical(_ path: String) -> String {
+    guard let resolved = realpath(folder(of: path), nil) else { return path }
+    defer { free(resolved) }
+    let name = path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? path
+    return String(cString: resolved) + "/" + name
   }
 
   /// The folder part of `path` (`.` for a bare name).

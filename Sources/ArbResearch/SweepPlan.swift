@@ -290,7 +290,9 @@ extension Scenario {
     } else {
       key.strategy = .convergence(none)
     }
-    (key.capAtBook, key.fees, key.slippageBps, key.latency, key.venueLatency, key.timeZone) = (false, [:], 0, 0, [:], "UTC")
+    (key.capAtBook, key.fees, key.slippageBps, key.timeZone) = (false, [:], 0, "UTC")
+    // A recorded latency reads the legs' two clocks: its cells prepare (and check) their legs apart.
+    (key.latency, key.venueLatency) = (latency == .recorded ? .recorded : 0, venueLatency.filter { $0.value == .recorded })
     // The fill rule stays: `book` reads the legs with their books.
     (key.partial, key.legFailRate, key.seed) = (.fill, 0, 0)
     return key

@@ -79,6 +79,10 @@ struct BoardFollowCommand: Command {
     self.alerts = alerts
     alertsPath = cursor.value("--alerts")
     if alertsPath != nil && alerts.isEmpty { throw UsageError("--alerts PATH needs at least one --alert") }
+    // A file inside the recording would be written onto, or read as, the recording itself.
+    if let alertsPath, Self.isInside(alertsPath, folder: folder) {
+      throw UsageError("--alerts \(alertsPath) is inside the recording \(folder) that the board reads; name a file outside it")
+    }
     let positive: (String) -> Int64? = { TimeText.parseDuration($0).flatMap { $0 > 0 ? $0 : nil } }
     duration = try cursor.value("--duration", "a positive duration such as 10s or 1h", positive)
     maxStale = try cursor.value("--max-stale", "a positive duration such as 5s or 1m", positive) ?? Self.defaultMaxStale
@@ -90,6 +94,13 @@ struct BoardFollowCommand: Command {
     } else {
       fx = nil
     }
+  }
+
+  /// Whether `path` names a file in `folder` or below it (links resolved).
+  static func isInside(_ path: String, folder: String) -> Bool {
+    let parent = URL(fileURLWithPath: path).deletingLastPathComponent().standardizedFileURL.resolvingSymlinksInPath().path
+    let root = URL(fileURLWithPath: folder).standardizedFileURL.resolvingSymlinksInPath().path
+    return parent == root || parent.hasPrefix(root.hasSuffix("/") ? root : root + "/")
   }
 
   var files: RunFiles {

@@ -110,6 +110,8 @@ struct ConvertCommand: Command {
   private func writeTable(_ format: TableFormat, _ terminal: inout Terminal) throws -> ExitCode {
     let table = try QuoteTableFile(path: folder, format: format)
     var files: [IngestedFile] = []
+    // The reader splits a table into series by instrument: one series an instrument.
+    var written: [Instrument: String] = [:]
     for spec in inputs {
       let options = try spec.ingestOptions(ingest.options, specOverrides: ingest.specOverrides)
       for path in spec.paths {
@@ -118,6 +120,12 @@ struct ConvertCommand: Command {
           guard series.field == .price else {
             throw UsageError("\(path): its \(series.instrument) \(series.field.rawValue) series has no column in a quotes table; convert it to a store")
           }
+          if let first = written[series.instrument] {
+            throw UsageError(
+              "\(path): a second \(series.instrument) series (\(series.priceSource.rawValue) prices, after the \(first) ones); "
+                + "a quotes table holds one series an instrument: write them to separate files, or convert them to a store")
+          }
+          written[series.instrument] = series.priceSource.rawValue
           try table.append(series)
         }
         files.append(file)

@@ -49,7 +49,10 @@ struct BoardAlert: Equatable {
     guard let comparison = Operator(rawValue: tail[1]) else {
       throw invalid("unknown operator '\(tail[1])' (operators: \(Operator.allCases.map(\.rawValue).joined(separator: " ")))")
     }
-    guard let threshold = Double(tail[2]), threshold.isFinite else { throw invalid("'\(tail[2])' is not a number") }
+    // A decimal number, with an exponent or not: no hexadecimal, inf or nan.
+    guard tail[2].allSatisfy({ "0123456789+-.eE".contains($0) }), let threshold = Double(tail[2]), threshold.isFinite else {
+      throw invalid("'\(tail[2])' is not a number")
+    }
     guard let instrument = Self.instrument(words.dropLast(3)) else { throw invalid("'\(words.dropLast(3).joined(separator: " "))' is not an instrument") }
     self.instrument = instrument
     self.field = field

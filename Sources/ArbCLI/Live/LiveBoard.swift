@@ -36,8 +36,11 @@ struct LiveBoard {
   }
 
   /// Keeps `quote` as its instrument's latest unless a later one is kept already.
+  /// A quote whose mid is not a positive finite number (an overflow of extreme prices)
+  /// is read but not kept.
   mutating func apply(_ quote: LiveQuote) {
     quotesRead += 1
+    guard quote.mid.isFinite, quote.mid > 0 else { return }
     if let kept = quotes[quote.instrument], kept.time > quote.time { return }
     if quotes.updateValue(quote, forKey: quote.instrument) == nil {
       let placed = (try? registry.canonical(ofLeg: quote.instrument)) ?? nil
@@ -86,8 +89,11 @@ struct LiveBoard {
     guard !usdt.isEmpty, let rate = self.rate(now: now) else { return nil }
     let k = venues.map(\.mid).reduce(0, +) / Double(venues.count)
     let u = usdt.map(\.mid).reduce(0, +) / Double(usdt.count)
-    return (k / (u * rate) - 1) * 100
+    return Self.finite((k / (u * rate) - 1) * 100)
   }
+
+  /// `value`, or `nil` when it is not finite (prices too extreme for double arithmetic).
+  static func finite(_ value: Double) -> Double? { value.isFinite ? value : nil }
 
   /// KRW per USDT at `now`, `nil` when stale or missing.
   func rate(now: Int64) -> Double? {
@@ -121,7 +127,8 @@ struct LiveRow {
   var high: LiveQuote { venues.first! }
   var low: LiveQuote { venues.last! }
   /// `(highest mid / lowest mid − 1) × 100` over two or more venues.
-  var premium: Double? { venues.count >= 2 ? (high.mid / low.mid - 1) * 100 : nil }
+  /// `nil` too when it is not finite (prices too extreme for double arithmetic).
+  var premium: Double? { venues.count >= 2 ? LiveBoard.finite((high.mid / low.mid - 1) * 100) : nil }
 
   /// The figure an alert watches.
   func value(_ field: BoardAlert.Field) -> Double? {

@@ -103,7 +103,7 @@ struct LiveSession {
 extension LiveRow {
   /// A price with about eight significant digits, at most eight decimals; `-` when absent.
   static func priceText(_ value: Double?) -> String {
-    guard let value, value > 0 else { return NumberText.fixed(value, 0) }
+    guard let value, value > 0, value.isFinite else { return NumberText.fixed(value.flatMap { $0.isFinite ? $0 : nil }, 0) }
     let integerDigits = Int(log10(value).rounded(.down)) + 1
     return NumberText.fixed(value, min(8, max(0, 8 - integerDigits)))
   }

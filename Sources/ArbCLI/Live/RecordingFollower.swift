@@ -86,8 +86,9 @@ struct RecordingFollower {
 
   init(folder: String) { self.folder = folder }
 
-  /// The recording's files in `folder`: by plain name, the name found (plain or
-  /// compressed), in name order.
+  /// The recording's regular files in `folder` (a pipe or a device of that name is no
+  /// recording, and opening it could block): by plain name, the name found (plain or
+  /// compressed), in the order the recorder made them (`recordedOrder`).
   static func recordingFiles(in folder: String) throws(FileError) -> [(plain: String, found: String)] {
     let names: [String]
     do { names = try FileManager.default.contentsOfDirectory(atPath: folder) } catch {
@@ -95,6 +96,8 @@ struct RecordingFollower {
     }
     var found: [String: String] = [:]
     for name in names {
+      var info = stat()
+      guard stat(folder + "/" + name, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
       if RecordFolder.isRecordingName(name) {
         if found[name] == nil { found[name] = name }
       } else if let compression = RecordCompression.allCases.first(where: { name.hasSuffix(".jsonl" + $0.suffix) }) {
@@ -103,7 +106,22 @@ struct RecordingFollower {
         if RecordFolder.isRecordingName(plain) { found[plain] = name }
       }
     }
-    return found.keys.sorted().map { ($0, found[$0]!) }
+    return found.keys.sorted(by: recordedOrder).map { ($0, found[$0]!) }
+  }
+
+  /// Whether the recording file `a` was started before `b`: by target and start time
+  /// (`VENUE-MARKET-YYYYMMDDTHHMMSSZ`), then by the number a restart adds (`…Z-2.jsonl`
+  /// after `…Z.jsonl`, `-10` after `-9`).
+  static func recordedOrder(_ a: String, _ b: String) -> Bool {
+    func key(_ name: String) -> (String, Int) {
+      let stem = name.hasSuffix(".jsonl") ? String(name.dropLast(6)) : name
+      guard let z = stem.lastIndex(of: "Z"), stem[stem.index(after: z)...].hasPrefix("-"),
+        let number = Int(stem[stem.index(z, offsetBy: 2)...])
+      else { return (stem, 1) }
+      return (String(stem[...z]), number)
+    }
+    let (x, y) = (key(a), key(b))
+    return x.0 != y.0 ? x.0 < y.0 : x.1 < y.1
   }
 
   /// Reads what was added to the folder since the last poll, handing each new whole
