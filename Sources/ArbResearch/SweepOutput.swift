@@ -124,6 +124,13 @@ public struct SweepOutput {
     lock.release()
   }
 
+  /// Removes the file and its sidecar that this run started (no row written yet), so that
+  /// a sweep refused before its first cell leaves no output; `close` still follows.
+  public func discard() {
+    unlink(path)
+    unlink(path + ".meta.json")
+  }
+
   private static func append(_ fd: Int32, _ text: String, path: String) throws {
     var text = text
     try text.withUTF8 { try FileOutput.writeAll(fd, UnsafeRawBufferPointer($0), path: path) }

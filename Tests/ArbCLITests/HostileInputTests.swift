@@ -26,6 +26,8 @@ struct HostileInputTests {
       let run = arbkit("sweep", Self.scenario, "--grid", grid, "--quiet", "--out", folder.path + "/s.csv")
       #expect(run.code == .usage, "\(grid): \(run.errors)")
       #expect(run.errors.contains("latency recorded reads the receive and the exchange time"), "\(grid): \(run.errors)")
+      // Refused before its first cell: the new output and its sidecar are removed again.
+      #expect(folderNames(folder.path).isEmpty, "\(grid)")
     }
   }
 

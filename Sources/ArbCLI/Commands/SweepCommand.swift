@@ -169,7 +169,14 @@ struct SweepCommand: Command {
     if out == nil && !json { terminal.print(header) }
     // The matrix needs every cell's periods: a resumed sweep runs its rows on disk again for them.
     let rerun = matrix == nil ? 0 : skip
-    let plan = try SweepPlan(cells: Array(cells.dropFirst(skip - rerun)), options: ingest.options, period: matrix?.period.length)
+    let plan: SweepPlan
+    do {
+      plan = try SweepPlan(cells: Array(cells.dropFirst(skip - rerun)), options: ingest.options, period: matrix?.period.length)
+    } catch {
+      // Refused before any cell ran (a cell's legs cannot serve its rules): a new output is removed again.
+      if skip == 0 && !resume { output?.discard() }
+      throw error
+    }
     let progress = Progress(total: cells.count, done: skip, show: Progress.onTerminal(terminal, quiet: quiet))
     var values: [Double?] = []
     var cellObjects: [JSONValue] = []
