@@ -89,8 +89,16 @@ struct HostileInputTests {
     folder.write("b.csv", "ts_us,venue,market,symbol,bid,ask,bid_size,ask_size,last\n500000,x,spot,BTCUSD,,,,,100.5\n")
     let run = arbkit("convert", folder.path + "/a.csv", folder.path + "/b.csv", "--out", folder.path + "/q.parquet")
     #expect(run.code == .usage)
-    #expect(run.errors.contains("a second x:spot:BTCUSD series (last prices, after the book ones)"), "\(run.errors)")
+    #expect(run.errors.contains("its x:spot:BTCUSD quotes (last prices) do not continue the book ones before them"), "\(run.errors)")
     #expect(!folderNames(folder.path).contains("q.parquet"))
+    // The next file of the same quotes, later: one series, read back whole.
+    folder.write("c.csv", "ts_us,venue,market,symbol,bid,ask,bid_size,ask_size,last\n2000000,x,spot,BTCUSD,100,102,1,1,\n")
+    folder.write("d.csv", "ts_us,venue,market,symbol,bid,ask,bid_size,ask_size,last\n1500000,y,spot,BTCUSD,99,101,1,1,\n")
+    let joined = arbkit("convert", folder.path + "/a.csv", folder.path + "/d.csv", folder.path + "/c.csv", "--out", folder.path + "/q.parquet")
+    #expect(joined.code == .success, "\(joined.errors)")
+    let back = arbkit("inspect", folder.path + "/q.parquet", "--format", "json").object
+    let instruments = (back["instruments"] as? [[String: Any]] ?? []).map { "\($0["venue"]!) \($0["rows"]!)" }
+    #expect(instruments.sorted() == ["x 2", "y 1"], "\(back)")
   }
 
   /// A recording folder of `files` (name → lines).

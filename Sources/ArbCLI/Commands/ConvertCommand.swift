@@ -110,8 +110,10 @@ struct ConvertCommand: Command {
   private func writeTable(_ format: TableFormat, _ terminal: inout Terminal) throws -> ExitCode {
     let table = try QuoteTableFile(path: folder, format: format)
     var files: [IngestedFile] = []
-    // The reader splits a table into series by instrument: one series an instrument.
-    var written: [Instrument: String] = [:]
+    // The reader splits a table into series by instrument: an instrument's rows must make
+    // one series, so a later file of it (the next hour of a recording) continues it only
+    // with the same prices and after its last quote.
+    var written: [Instrument: (source: PriceSource, last: Int64)] = [:]
     for spec in inputs {
       let options = try spec.ingestOptions(ingest.options, specOverrides: ingest.specOverrides)
       for path in spec.paths {
@@ -120,12 +122,12 @@ struct ConvertCommand: Command {
           guard series.field == .price else {
             throw UsageError("\(path): its \(series.instrument) \(series.field.rawValue) series has no column in a quotes table; convert it to a store")
           }
-          if let first = written[series.instrument] {
+          if let before = written[series.instrument], before.source != series.priceSource || (series.time.first ?? .max) <= before.last {
             throw UsageError(
-              "\(path): a second \(series.instrument) series (\(series.priceSource.rawValue) prices, after the \(first) ones); "
-                + "a quotes table holds one series an instrument: write them to separate files, or convert them to a store")
+              "\(path): its \(series.instrument) quotes (\(series.priceSource.rawValue) prices) do not continue the \(before.source.rawValue) ones "
+                + "before them after their last; a quotes table holds one series an instrument: write them to separate files, or convert them to a store")
           }
-          written[series.instrument] = series.priceSource.rawValue
+          if let last = series.time.last { written[series.instrument] = (series.priceSource, last) }
           try table.append(series)
         }
         files.append(file)
