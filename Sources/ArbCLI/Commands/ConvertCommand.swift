@@ -134,8 +134,7 @@ struct ConvertCommand: Command {
       }
     }
     try table.commit()
-    let series = files.flatMap(\.series)
-    terminal.print("\(folder): wrote \(series.count) series, \(table.rows) rows from \(files.count) files as \(format.rawValue)")
+    terminal.print("\(folder): wrote \(written.count) series, \(table.rows) rows from \(files.count) files as \(format.rawValue)")
     for file in files { IngestSummary.warn(file.report, terminal: &terminal) }
     return .success
   }
