@@ -19,8 +19,8 @@ import ArbCore
 //   `future`): `ticker/price` → last; `ticker/bookTicker` → book quote;
 //   `premiumIndex` → mark, index, funding_rate (`lastFundingRate` `""` is no value).
 //   `{"code": <0, "msg"}` is an error record. Exchange time: `time` when given.
-// - upbit `/v1/ticker` → trade_price as last; `/v1/orderbook` → first orderbook unit as
-//   book quote. `{"error": {...}}` is an error record. Exchange time: `timestamp`.
+// - upbit `/v1/ticker` → trade_price as last. `{"error": {...}}` is an error record.
+//   Exchange time: `timestamp`.
 // - bithumb `/public/ticker/{COIN}_{PAYMENT}` and `/public/ticker/ALL_{PAYMENT}` →
 //   closing_price as last, symbol `COIN_PAYMENT`. `status` ≠ "0000" is an error record.
 //   Exchange time: `data.date`.
@@ -30,6 +30,13 @@ import ArbCore
 //   entries as book quote (last when a side is empty), symbol `target_currency`.
 //   `result` ≠ "success" or `error_code` ≠ 0 is an error record. Exchange time: the
 //   ticker's `timestamp`.
+//
+// Order books (`RESTSnapshotBooks.swift`), with the error records of the venue's
+// tickers: bybit `/v5/market/orderbook`, binance `…/depth`, okx `/api/v5/market/books`,
+// upbit `/v1/orderbook`, bithumb `/public/orderbook/…`, coinone `/public/v2/orderbook/…`
+// → the best bid and ask with their sizes as a book quote of a series of its own (an
+// instrument's whole-book series comes before its ticker's); with `keepsDepth`, every
+// level as the quote's book.
 //
 // A line of `arbkit record` may also carry `send_ts_us` (when the request was sent),
 // `status` (the HTTP status) and `error` (why the request has no readable answer:
