@@ -121,6 +121,17 @@ struct RESTSnapshotBookTests {
     #expect(deep.bid == [c.bid] && deep.ask == [c.ask])
   }
 
+  @Test("Bithumb ALL_KRW: one book per coin object of data, symbol COIN_KRW, at data.timestamp")
+  func bithumbAll() throws {
+    let line = Self.line("bithumb", "/public/orderbook/ALL_KRW", "", body: try Self.body("bithumb-orderbook-all-krw.json"))
+    let file = try Self.read([line], depth: true)
+    #expect(file.series.map(\.instrument.symbol) == ["BTC_KRW", "ETH_KRW"])
+    let eth = try #require(file.series.last)
+    #expect(eth.bid == [3_102_000] && eth.ask == [3_103_000] && eth.bidSize == [3.1] && eth.askSize == [1.25])
+    #expect(eth.otherTime == [1_622_591_001_615_000])
+    #expect(eth.depth?.bidPrice == [3_102_000, 3_101_000, 3_100_000] && eth.depth?.askSize == [1.25, 4, 0.75])
+  }
+
   @Test("an error response to a book request is an error record, as the venue's tickers'")
   func errorRecords() throws {
     let lines = [
