@@ -20,7 +20,7 @@ struct RecordedBooksCommandTests {
     }.joined(separator: "\n") + "\n"
   }
 
-  @Test("inspect reads each venue's books as a book series; premium pairs them, at the top and walking the books with --size")
+  @Test("inspect reads each venue's books as a book series; premium pairs them, at the top and with --size; they drive costs.fill=book")
   func inspectAndPremium() throws {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
@@ -68,5 +68,27 @@ struct RecordedBooksCommandTests {
     #expect(size["depth"] as? [String] == ["book, up to 3 levels", "book, up to 3 levels"])
     let sell = (1.204 * 36605.4 + 0.35 * 36605 + 0.446 * 36604.5) / 2, buy = 36601.3
     #expect(isClose((size["exec"] as? [String: Any])?["mean"] as? Double, (sell / buy - 1) * 100, rel: 1e-9))
+
+    // The books drive costs.fill=book: about 1.37 BTC a leg (50000 USDT) sells into two
+    // of Bybit's bid levels on entry; on exit the sale on Binance takes its whole bid
+    // side, 0.501 + 0.003 + 0.088, and no more.
+    let scenario = folder.write(
+      "scenario.json",
+      #"""
+      {"legs": [{"venue": "bybit", "market": "linear", "symbol": "BTCUSDT", "files": ["\#(bybit)"]},
+                {"venue": "binance", "market": "linear", "symbol": "BTCUSDT", "files": ["\#(binance)"]}],
+       "alignment": {"clock": "local", "max_stale": "5s"},
+       "strategy": {"mode": "convergence", "entry": 0.005, "exit": 0.001, "notional": 50000, "max_holding": "1d"},
+       "costs": {"fill": "book"}}
+      """#)
+    let trades = folder.path + "/trades.csv"
+    let backtest = arbkit("backtest", scenario, "--trades", trades)
+    #expect(backtest.code == .success, "\(backtest.errors)")
+    let table = try String(contentsOfFile: trades, encoding: .utf8).split(separator: "\n").map { $0.split(separator: ",").map(String.init) }
+    #expect(table.count == 2)
+    let header = try #require(table.first), trade = try #require(table.last)
+    func value(_ name: String) -> String? { header.firstIndex(of: name).map { trade[$0] } }
+    #expect(value("rich") == "bybit:linear:BTCUSDT" && value("rich_entry_levels") == "2")
+    #expect(value("cheap_exit_levels") == "3" && isClose(Double(value("cheap_exit_filled") ?? ""), 0.501 + 0.003 + 0.088, rel: 1e-12))
   }
 }
