@@ -14,7 +14,9 @@ extension Ingest {
     }
     let stream = { Compression.open(bytes: bytes, path: path, limit: options.decompression) }
     switch options.format {
-    case .restSnapshots: return try JSONLinesReader.read(source: stream(), path: path, options: options, format: .restSnapshots, handler: RESTSnapshotHandler())
+    case .restSnapshots:
+      return try JSONLinesReader.read(
+        source: stream(), path: path, options: options, format: .restSnapshots, handler: RESTSnapshotHandler(keepsDepth: options.keepDepth))
     case .cryptofeed: return try JSONLinesReader.read(source: stream(), path: path, options: options, format: .cryptofeed, handler: CryptofeedHandler())
     case .orderBookLines:
       return try JSONLinesReader.read(

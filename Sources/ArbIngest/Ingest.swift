@@ -45,7 +45,8 @@ public struct IngestOptions: Sendable {
   public var gzipInMemoryLimit = 1 << 31
   /// Keep the book behind each quote (`QuoteSeries.depth`) where the source has one:
   /// every level of a Tardis `book_snapshot_N` row, the best `depthLevels` of a book
-  /// rebuilt from `incremental_book_L2`, every level of an order-book line.
+  /// rebuilt from `incremental_book_L2`, every level of an order-book line or of a
+  /// venue's book response in `rest.snapshots`.
   public var keepDepth = false
   /// Levels per side kept from a rebuilt L2 book.
   public var depthLevels = 25

@@ -19,6 +19,10 @@ struct JSONPoint {
   var askSize = Double.nan
   /// Bid and ask from a book (else one price: `bid = ask`).
   var book: Bool
+  /// The quote is the top of a whole order book (a venue's book response), not a
+  /// ticker's best bid and ask: its own series, so that a leg can take the one with
+  /// depth.
+  var wholeBook = false
   /// The whole book of the quote (one closed book), when its depth is kept.
   var depth: BookDepth? = nil
 }
@@ -144,20 +148,25 @@ struct JSONSeriesSink {
   let sort: Bool
   let keepsOtherTime: Bool
   private(set) var builders: [SeriesBuilder] = []
+  /// Whether each builder's series is of whole books (`JSONPoint.wholeBook`).
+  private var wholeBooks: [Bool] = []
   private var index: [SeriesKey: Int] = [:]
 
   /// A series' identity: what it is of, what its values are, and for prices whether
   /// they are book quotes or last prices (a recording of both trades and book quotes
-  /// for one instrument gives two price series).
+  /// for one instrument gives two price series), and for book quotes whether they are
+  /// the tops of whole books or a ticker's (a recording of both gives two book series).
   private struct SeriesKey: Hashable {
     var instrument: Instrument
     var field: SeriesField
     var book: Bool
+    var wholeBook: Bool
 
     init(_ point: JSONPoint) {
       instrument = point.instrument
       field = point.field
       book = point.field == .price && point.book
+      wholeBook = book && point.wholeBook
     }
   }
 
@@ -198,6 +207,7 @@ struct JSONSeriesSink {
         // A series' points all carry their book or none does (one handler, one option).
         if point.depth != nil { builder.series.depth = BookDepth() }
         builders.append(builder)
+        wholeBooks.append(key.wholeBook)
         k = builders.count - 1
         index[key] = k
       }
@@ -208,14 +218,15 @@ struct JSONSeriesSink {
   }
 
   /// The finished series, entered into `report`: price series first (a leg naming an
-  /// instrument takes its first series), an instrument's book series before its last
-  /// series, otherwise in order of first appearance.
+  /// instrument takes its first series), an instrument's whole-book series before its
+  /// ticker's book series before its last series, otherwise in order of first
+  /// appearance.
   mutating func finish(into report: inout IngestReport) -> [QuoteSeries] {
     var series: [QuoteSeries] = []
     func key(_ k: Int) -> (Int, Int, Int, Int) {
       let s = builders[k].series
       let rank = builders.firstIndex { $0.series.field == s.field && $0.series.instrument == s.instrument } ?? k
-      return (s.field == .price ? 0 : 1, rank, builders[k].hasBook ? 0 : 1, k)
+      return (s.field == .price ? 0 : 1, rank, wholeBooks[k] ? 0 : builders[k].hasBook ? 1 : 2, k)
     }
     let order = builders.indices.sorted { key($0) < key($1) }
     for k in order {
@@ -227,6 +238,7 @@ struct JSONSeriesSink {
       series.append(finished)
     }
     builders = []
+    wholeBooks = []
     index = [:]
     return series
   }

@@ -48,7 +48,8 @@ enum JSONSources {
   /// Reads the decompressed `source` (of the file `path`) in the JSON `format`.
   static func read(_ format: RecordFormat, source: ByteSource, path: String, options: IngestOptions) throws -> IngestedFile {
     switch format {
-    case .restSnapshots: return try JSONLinesReader.read(source: source, path: path, options: options, format: format, handler: RESTSnapshotHandler())
+    case .restSnapshots:
+      return try JSONLinesReader.read(source: source, path: path, options: options, format: format, handler: RESTSnapshotHandler(keepsDepth: options.keepDepth))
     case .cryptofeed: return try JSONLinesReader.read(source: source, path: path, options: options, format: format, handler: CryptofeedHandler())
     case .orderBookLines:
       return try JSONLinesReader.read(

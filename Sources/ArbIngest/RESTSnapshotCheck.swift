@@ -5,7 +5,7 @@ import ArbCore
 public enum RESTSnapshotVerdict: Sendable, Equatable {
   /// The line holds prices (or an answer that changed nothing read here).
   case prices
-  /// A kind of answer not read as a series (`bybit /v5/market/orderbook`).
+  /// A kind of answer not read as a series (`upbit /v1/market/all`).
   case skipped(kind: String)
   /// A venue's error response: counted apart, never read as prices.
   case errorRecord(detail: String)

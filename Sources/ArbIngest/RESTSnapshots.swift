@@ -19,8 +19,8 @@ import ArbCore
 //   `future`): `ticker/price` → last; `ticker/bookTicker` → book quote;
 //   `premiumIndex` → mark, index, funding_rate (`lastFundingRate` `""` is no value).
 //   `{"code": <0, "msg"}` is an error record. Exchange time: `time` when given.
-// - upbit `/v1/ticker` → trade_price as last; `/v1/orderbook` → first orderbook unit as
-//   book quote. `{"error": {...}}` is an error record. Exchange time: `timestamp`.
+// - upbit `/v1/ticker` → trade_price as last. `{"error": {...}}` is an error record.
+//   Exchange time: `timestamp`.
 // - bithumb `/public/ticker/{COIN}_{PAYMENT}` and `/public/ticker/ALL_{PAYMENT}` →
 //   closing_price as last, symbol `COIN_PAYMENT`. `status` ≠ "0000" is an error record.
 //   Exchange time: `data.date`.
@@ -30,6 +30,13 @@ import ArbCore
 //   entries as book quote (last when a side is empty), symbol `target_currency`.
 //   `result` ≠ "success" or `error_code` ≠ 0 is an error record. Exchange time: the
 //   ticker's `timestamp`.
+//
+// Order books (`RESTSnapshotBooks.swift`), with the error records of the venue's
+// tickers: bybit `/v5/market/orderbook`, binance `…/depth`, okx `/api/v5/market/books`,
+// upbit `/v1/orderbook`, bithumb `/public/orderbook/…`, coinone `/public/v2/orderbook/…`
+// → the best bid and ask with their sizes as a book quote of a series of its own (an
+// instrument's whole-book series comes before its ticker's); with `keepsDepth`, every
+// level as the quote's book.
 //
 // A line of `arbkit record` may also carry `send_ts_us` (when the request was sent),
 // `status` (the HTTP status) and `error` (why the request has no readable answer:
@@ -41,9 +48,12 @@ import ArbCore
 /// Reads one recorded REST response per line.
 struct RESTSnapshotHandler: JSONLineHandler {
   let hasExchangeTime = true
+  /// Keep every level of each book response (`IngestOptions.keepDepth`), sorted best
+  /// first.
+  var keepsDepth = false
 
   /// The receive time, venue, endpoint, params and response node of a line.
-  private struct Envelope {
+  struct Envelope {
     var time: Int64
     var venue: String
     var endpoint: String
@@ -54,7 +64,7 @@ struct RESTSnapshotHandler: JSONLineHandler {
   mutating func read(_ document: JSONDocument, into points: inout [JSONPoint]) throws(JSONFault) -> JSONLineOutcome {
     let envelope = try Self.envelope(document)
     if let failure = Self.failure(document, envelope) { return .errorRecord(failure) }
-    let context = Context(document: document, envelope: envelope)
+    let context = Context(document: document, envelope: envelope, keepsDepth: keepsDepth)
     switch envelope.venue {
     case "bybit": return try context.bybit(&points)
     case "binance": return try context.binance(&points)
@@ -116,10 +126,12 @@ struct RESTSnapshotHandler: JSONLineHandler {
     return Envelope(time: time, venue: venue, endpoint: endpoint, params: nil, response: 0)
   }
 
-  /// One line's document and envelope, with a reader per venue.
-  private struct Context {
+  /// One line's document and envelope, with a reader per venue (their book responses
+  /// in `RESTSnapshotBooks.swift`).
+  struct Context {
     let document: JSONDocument
     let envelope: Envelope
+    let keepsDepth: Bool
     var response: Int { envelope.response }
     var time: Int64 { envelope.time }
 
@@ -129,7 +141,8 @@ struct RESTSnapshotHandler: JSONLineHandler {
     func items(_ node: Int) -> [Int] { document.kind(node) == .array ? document.elements(node) : [node] }
 
     func bybit(_ points: inout [JSONPoint]) throws(JSONFault) -> JSONLineOutcome {
-      guard envelope.endpoint == "/v5/market/tickers" else { return .skipped("bybit \(envelope.endpoint)") }
+      let book = envelope.endpoint == "/v5/market/orderbook"
+      guard book || envelope.endpoint == "/v5/market/tickers" else { return .skipped("bybit \(envelope.endpoint)") }
       let code = document.member(response, "retCode")
       guard case .value(let value) = document.number(code) else {
         throw JSONFault(reason: .missingColumn(name: "retCode"), offset: offset(code))
@@ -137,6 +150,7 @@ struct RESTSnapshotHandler: JSONLineHandler {
       if value != 0 {
         return .errorRecord("bybit retCode \(document.text(code)): \(document.text(document.member(response, "retMsg")))")
       }
+      if book { return try bybitBook(&points) }
       let categoryNode = envelope.params.flatMap { document.member($0, "category") } ?? document.member(response, "result", "category")
       let category = try document.name(categoryNode, "category", at: offset(response))
       guard let market = BybitTicker.market(category: category) else { return .skipped("bybit \(category) tickers") }
@@ -168,6 +182,7 @@ struct RESTSnapshotHandler: JSONLineHandler {
       if document.kind(response) == .object, let code = document.member(response, "code"), document.member(response, "symbol") == nil {
         return .errorRecord("binance code \(document.text(code)): \(document.text(document.member(response, "msg")))")
       }
+      if endpoint.hasSuffix("/depth") { return try binanceBook(api: api, &points) }
       let kind = endpoint.split(separator: "/").suffix(2).joined(separator: "/")
       guard kind == "ticker/price" || kind == "ticker/bookTicker" || kind.hasSuffix("premiumIndex") else {
         return .skipped("binance \(endpoint)")
@@ -207,31 +222,17 @@ struct RESTSnapshotHandler: JSONLineHandler {
       if let error = document.member(response, "error") {
         return .errorRecord("upbit \(document.text(document.member(error, "name"))): \(document.text(document.member(error, "message")))")
       }
-      let book: Bool
       switch envelope.endpoint {
-      case "/v1/ticker": book = false
-      case "/v1/orderbook": book = true
+      case "/v1/ticker": break
+      case "/v1/orderbook": return try upbitBook(&points)
       default: return .skipped("upbit \(envelope.endpoint)")
       }
       for item in items(response) {
         let market = try document.name(document.member(item, "market"), "market", at: offset(item))
-        let instrument = Instrument(venue: "upbit", market: .spot, symbol: market)
-        let exchangeTime = try document.millis(document.member(item, "timestamp"), "timestamp")
-        if book {
-          guard let units = document.member(item, "orderbook_units"), let top = document.elements(units).first else {
-            throw JSONFault(reason: .missingColumn(name: "orderbook_units"), offset: offset(item))
-          }
-          points.appendQuote(
-            instrument, time: time, exchangeTime: exchangeTime,
-            bid: try document.price(document.member(top, "bid_price"), "bid_price"),
-            ask: try document.price(document.member(top, "ask_price"), "ask_price"),
-            bidSize: try document.size(document.member(top, "bid_size"), "bid_size"),
-            askSize: try document.size(document.member(top, "ask_size"), "ask_size"), last: nil)
-        } else {
-          points.appendQuote(
-            instrument, time: time, exchangeTime: exchangeTime, bid: nil, ask: nil,
-            last: try document.price(document.member(item, "trade_price"), "trade_price"))
-        }
+        points.appendQuote(
+          Instrument(venue: "upbit", market: .spot, symbol: market), time: time,
+          exchangeTime: try document.millis(document.member(item, "timestamp"), "timestamp"), bid: nil, ask: nil,
+          last: try document.price(document.member(item, "trade_price"), "trade_price"))
       }
       return .points
     }
@@ -244,6 +245,8 @@ struct RESTSnapshotHandler: JSONLineHandler {
       if !document.isString(status, "0000") {
         return .errorRecord("bithumb status \(document.text(status)): \(document.text(document.member(response, "message")))")
       }
+      let bookPrefix = "/public/orderbook/"
+      if envelope.endpoint.hasPrefix(bookPrefix) { return try bithumbBook(pair: envelope.endpoint.dropFirst(bookPrefix.count), &points) }
       let prefix = "/public/ticker/"
       guard envelope.endpoint.hasPrefix(prefix) else { return .skipped("bithumb \(envelope.endpoint)") }
       let pair = envelope.endpoint.dropFirst(prefix.count)
@@ -276,6 +279,7 @@ struct RESTSnapshotHandler: JSONLineHandler {
       if !document.isString(code, "0") {
         return .errorRecord("okx code \(document.text(code)): \(document.text(document.member(response, "msg")))")
       }
+      if envelope.endpoint == "/api/v5/market/books" { return try okxBook(&points) }
       guard envelope.endpoint == "/api/v5/market/tickers" || envelope.endpoint == "/api/v5/market/ticker" else {
         return .skipped("okx \(envelope.endpoint)")
       }
@@ -296,6 +300,7 @@ struct RESTSnapshotHandler: JSONLineHandler {
       if failed || (document.member(response, "result").map { !document.isString($0, "success") } ?? false) {
         return .errorRecord("coinone error_code \(document.text(code)): \(document.text(document.member(response, "error_msg")))")
       }
+      if envelope.endpoint.hasPrefix("/public/v2/orderbook/") { return try coinoneBook(&points) }
       guard envelope.endpoint.hasPrefix("/public/v2/ticker_new/") else { return .skipped("coinone \(envelope.endpoint)") }
       guard let tickers = document.member(response, "tickers"), document.kind(tickers) == .array else {
         throw JSONFault(reason: .missingColumn(name: "tickers"), offset: offset(response))

@@ -108,8 +108,13 @@ struct SizeFlagTests {
     #expect(run.code == .success)
     #expect(run.output.contains("depth binanceus:spot:BTCUSDC: none: no sizes"))
     #expect(arbkit("premium", "--leg", "a", "--leg", "b", "--size", "0").errors.contains("invalid value for '--size'"))
-    // REST book tickers carry the top level with its sizes: used as a one-level book, and said so.
-    let rest = arbkit("board", Self.fixtures + "/json/rest-snapshots.jsonl", "--size", "0.01", "--format", "json")
+    // REST book tickers carry the top level with its sizes: used as a one-level book, and said so
+    // (without the fixture's Bybit order book, whose whole-book series a leg would take first).
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let lines = try String(contentsOfFile: Self.fixtures + "/json/rest-snapshots.jsonl", encoding: .utf8).split(separator: "\n")
+    let tickers = folder.write("tickers.jsonl", lines.filter { !$0.contains("/v5/market/orderbook") }.joined(separator: "\n") + "\n")
+    let rest = arbkit("board", tickers, "--size", "0.01", "--format", "json")
     let perp = try #require((rest.object["instruments"] as? [[String: Any]])?.first { $0["instrument"] as? String == "BTC/USDT linear perp" })
     #expect((perp["size"] as? [String: Any])?["depth"] as? [String] == ["level 1 only", "level 1 only"])
   }

@@ -26,7 +26,7 @@ func column(of marker: String, in line: String, shift: Int = 0) -> Int {
 struct RESTSnapshotTests {
   static let path = fixture("json/rest-snapshots.jsonl")
 
-  @Test("every venue and endpoint: book quotes, last prices, mark, index and funding, error records, skipped endpoints")
+  @Test("every venue and endpoint: book quotes, last prices, mark, index and funding, error records, order books")
   func fixtureValues() throws {
     let file = try Ingest.read(path: Self.path)
     let report = file.report
@@ -36,10 +36,16 @@ struct RESTSnapshotTests {
     #expect(report.errorRecordSamples.map(\.position.line) == [3, 8, 13, 15])
     #expect(report.errorRecordSamples[0].reason == .errorRecord(detail: "bybit retCode 10001: params error: symbol invalid"))
     #expect(report.errorRecordSamples[3].reason == .errorRecord(detail: "okx code 50011: Too Many Requests"))
-    #expect(report.skippedByKind.map(\.kind) == ["bybit /v5/market/orderbook"] && report.skippedByKind.map(\.count) == [1])
+    #expect(report.skippedByKind.isEmpty)
 
-    // Bybit linear perpetual: line 1 and the bare response of line 17.
-    let book = try #require(series(file, "bybit", .linear, "BTCUSDT"))
+    // Bybit linear perpetual: the order book of line 16, a series of its own and the
+    // first; the tickers of line 1 and the bare response of line 17.
+    let perpetual = file.series.filter { $0.instrument == Instrument(venue: "bybit", market: .linear, symbol: "BTCUSDT") && $0.field == .price }
+    #expect(perpetual.count == 2)
+    let whole = try #require(perpetual.first)
+    #expect(whole.priceSource == .book && whole.time == [1_735_689_601_600_000] && whole.otherTime == [1_735_689_601_590_000])
+    #expect(whole.bid == [93512.3] && whole.ask == [93512.4] && whole.bidSize == [1.2] && whole.askSize == [0.8])
+    let book = try #require(perpetual.last)
     #expect(book.priceSource == .book && book.time == [1_735_689_600_100_000, 1_735_689_601_700_000])
     #expect(book.bid == [93512.3, 93514.9] && book.ask == [93512.4, 93515] && book.bidSize == [1.2, 1] && book.askSize == [0.8, 2])
     #expect(book.otherTime == [1_735_689_600_095_000, 1_735_689_601_695_000], "the server time is the other clock")
@@ -90,7 +96,8 @@ struct RESTSnapshotTests {
     let file = try Ingest.read(path: Self.path, options: options)
     #expect(file.report.rowsRejected == 2 && file.report.errors.map(\.position.line) == [4, 5])
     #expect(file.report.rejectedByKind.map(\.kind) == ["invalid_timestamp"])
-    #expect(series(file, "bybit", .linear, "BTCUSDT")?.time == [1_735_689_600_095_000, 1_735_689_601_695_000])
+    let perpetual = file.series.filter { $0.instrument == Instrument(venue: "bybit", market: .linear, symbol: "BTCUSDT") && $0.field == .price }
+    #expect(perpetual.map(\.time) == [[1_735_689_601_590_000], [1_735_689_600_095_000, 1_735_689_601_695_000]], "the order book's, then the tickers'")
     let quarantined = try String(contentsOfFile: folder.path + "/q.jsonl", encoding: .utf8).split(separator: "\n")
     #expect(quarantined.count == 2 && quarantined[0].contains("/api/v3/ticker/price"))
   }

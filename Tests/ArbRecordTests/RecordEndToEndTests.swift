@@ -158,6 +158,34 @@ struct RecordEndToEndTests {
     #expect(kimchi.status == 0 && kimchi.output.contains("upbit"), "\(kimchi.output.prefix(300))")
   }
 
+  @Test("--books on every venue: each book answer is read as a book series, no line rejected, skipped or an error")
+  func recordsBooks() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let server = try VenueServer(scenario: [:], logIn: folder)
+    defer { server.stop() }
+    let targets = [
+      "upbit:spot:KRW-BTC", "bithumb:spot", "coinone:spot:BTC", "bybit:linear:BTCUSDT", "binance:spot:BTCUSDT", "okx:linear:BTC-USDT-SWAP",
+    ]
+    let out = folder.path + "/rec"
+    _ = try Self.record(targets + ["--books"], server: server, into: out, seconds: 1.5)
+    let symbols = ["upbit": "KRW-BTC", "bithumb": "BTC_KRW", "coinone": "BTC", "bybit": "BTCUSDT", "binance": "BTCUSDT", "okx": "BTC-USDT-SWAP"]
+    let recorded = try Self.recordedLines(out)
+    #expect(recorded.count == 6, "\(recorded.keys.sorted())")
+    for (name, lines) in recorded {
+      let venue = String(name.prefix { $0 != "-" })
+      let inspect = try runToEnd(arbkitExecutable(), ["inspect", "--format", "json", out + "/" + name])
+      let report = try #require(try JSONSerialization.jsonObject(with: Data(inspect.output.utf8)) as? [String: Any])
+      #expect(report["rows_read"] as? Int == lines.count && report["rows_rejected"] as? Int == 0, "\(name)")
+      #expect(report["error_records"] as? Int == 0, "\(name): \(report["error_record_samples"] ?? "-")")
+      #expect((report["skipped_messages"] as? [String: Int])?.isEmpty == true, "\(name): \(report["skipped_messages"] ?? "-")")
+      let books = (report["instruments"] as? [[String: Any]] ?? []).filter {
+        $0["venue"] as? String == venue && $0["symbol"] as? String == symbols[venue] && $0["price_source"] as? String == "book"
+      }
+      #expect(books.first.map { ($0["rows"] as? Int ?? 0) >= 2 } == true, "\(name): the books of every poll")
+    }
+  }
+
   @Test("SIGTERM ends recording cleanly: every file closed and compressed, exit 0")
   func stopsOnSigterm() throws {
     let folder = TemporaryFolder()

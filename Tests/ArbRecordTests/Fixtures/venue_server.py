@@ -29,6 +29,15 @@ ROUTES = {
     "/v5/market/tickers": "bybit-linear-tickers.json",
     "/api/v5/market/tickers": "okx-swap-tickers.json",
     "/public/v2/ticker_new/KRW": "coinone-ticker-krw.json",
+    "/public/orderbook/ALL_KRW": "bithumb-orderbook-all-krw.json",
+    "/public/orderbook/BTC_KRW": "bithumb-orderbook-btc-krw.json",
+    "/public/v2/ticker_new/KRW/BTC": "coinone-ticker-krw.json",
+    "/api/v5/market/ticker": "okx-swap-tickers.json",
+    "/public/v2/orderbook/KRW/BTC": "coinone-orderbook-btc.json",
+    "/v5/market/orderbook": "bybit-linear-orderbook.json",
+    "/api/v3/depth": "binance-spot-depth.json",
+    "/fapi/v1/depth": "binance-linear-depth.json",
+    "/api/v5/market/books": "okx-swap-books.json",
 }
 HTML = b"<html><body><h1>502 Bad Gateway</h1></body></html>\n"
 
