@@ -154,8 +154,9 @@ struct JSONSeriesSink {
 
   /// A series' identity: what it is of, what its values are, and for prices whether
   /// they are book quotes or last prices (a recording of both trades and book quotes
-  /// for one instrument gives two price series), and for book quotes whether they are
-  /// the tops of whole books or a ticker's (a recording of both gives two book series).
+  /// for one instrument gives two price series). When the books' depth is kept, the
+  /// tops of whole books are a series apart from a ticker's tops (which have no depth);
+  /// otherwise both are one book series, in the order of the lines.
   private struct SeriesKey: Hashable {
     var instrument: Instrument
     var field: SeriesField
@@ -166,7 +167,7 @@ struct JSONSeriesSink {
       instrument = point.instrument
       field = point.field
       book = point.field == .price && point.book
-      wholeBook = book && point.wholeBook
+      wholeBook = book && point.wholeBook && point.depth != nil
     }
   }
 

@@ -34,9 +34,9 @@ import ArbCore
 // Order books (`RESTSnapshotBooks.swift`), with the error records of the venue's
 // tickers: bybit `/v5/market/orderbook`, binance `…/depth`, okx `/api/v5/market/books`,
 // upbit `/v1/orderbook`, bithumb `/public/orderbook/…`, coinone `/public/v2/orderbook/…`
-// → the best bid and ask with their sizes as a book quote of a series of its own (an
-// instrument's whole-book series comes before its ticker's); with `keepsDepth`, every
-// level as the quote's book.
+// → the best bid and ask with their sizes as a book quote, in one series with the
+// ticker's book quotes of the instrument; with `keepsDepth`, every level as the quote's
+// book, and the whole books a series of their own, before the ticker's.
 //
 // A line of `arbkit record` may also carry `send_ts_us` (when the request was sent),
 // `status` (the HTTP status) and `error` (why the request has no readable answer:

@@ -24,7 +24,7 @@ struct InspectJSONSourcesTests {
     for entry in instruments where entry["venue"] as? String == "bybit" && entry["market"] as? String == "linear" {
       fields.append(entry["field"] as? String ?? "")
     }
-    #expect(fields == ["price", "price", "mark", "index", "funding_rate"], "the order book's price series, then the tickers'")
+    #expect(fields == ["price", "mark", "index", "funding_rate"], "the order book's tops and the tickers' are one price series")
   }
 
   @Test func `the table shows skipped messages and fields; the csv has a field column`() throws {

@@ -38,17 +38,15 @@ struct RESTSnapshotTests {
     #expect(report.errorRecordSamples[3].reason == .errorRecord(detail: "okx code 50011: Too Many Requests"))
     #expect(report.skippedByKind.isEmpty)
 
-    // Bybit linear perpetual: the order book of line 16, a series of its own and the
-    // first; the tickers of line 1 and the bare response of line 17.
+    // Bybit linear perpetual, one book series in line order: the ticker of line 1, the
+    // order book of line 16 (its top level), the bare ticker response of line 17.
     let perpetual = file.series.filter { $0.instrument == Instrument(venue: "bybit", market: .linear, symbol: "BTCUSDT") && $0.field == .price }
-    #expect(perpetual.count == 2)
-    let whole = try #require(perpetual.first)
-    #expect(whole.priceSource == .book && whole.time == [1_735_689_601_600_000] && whole.otherTime == [1_735_689_601_590_000])
-    #expect(whole.bid == [93512.3] && whole.ask == [93512.4] && whole.bidSize == [1.2] && whole.askSize == [0.8])
-    let book = try #require(perpetual.last)
-    #expect(book.priceSource == .book && book.time == [1_735_689_600_100_000, 1_735_689_601_700_000])
-    #expect(book.bid == [93512.3, 93514.9] && book.ask == [93512.4, 93515] && book.bidSize == [1.2, 1] && book.askSize == [0.8, 2])
-    #expect(book.otherTime == [1_735_689_600_095_000, 1_735_689_601_695_000], "the server time is the other clock")
+    #expect(perpetual.count == 1)
+    let book = try #require(perpetual.first)
+    #expect(book.priceSource == .book && book.time == [1_735_689_600_100_000, 1_735_689_601_600_000, 1_735_689_601_700_000])
+    #expect(book.bid == [93512.3, 93512.3, 93514.9] && book.ask == [93512.4, 93512.4, 93515])
+    #expect(book.bidSize == [1.2, 1.2, 1] && book.askSize == [0.8, 0.8, 2])
+    #expect(book.otherTime == [1_735_689_600_095_000, 1_735_689_601_590_000, 1_735_689_601_695_000], "the server time is the other clock")
     #expect(series(file, "bybit", .linear, "BTCUSDT", .mark)?.bid == [93505.43, 93506])
     #expect(series(file, "bybit", .linear, "BTCUSDT", .index)?.bid == [93498.76, 93499])
     #expect(series(file, "bybit", .linear, "BTCUSDT", .fundingRate)?.bid == [0.0001, 0.00011])
@@ -97,7 +95,7 @@ struct RESTSnapshotTests {
     #expect(file.report.rowsRejected == 2 && file.report.errors.map(\.position.line) == [4, 5])
     #expect(file.report.rejectedByKind.map(\.kind) == ["invalid_timestamp"])
     let perpetual = file.series.filter { $0.instrument == Instrument(venue: "bybit", market: .linear, symbol: "BTCUSDT") && $0.field == .price }
-    #expect(perpetual.map(\.time) == [[1_735_689_601_590_000], [1_735_689_600_095_000, 1_735_689_601_695_000]], "the order book's, then the tickers'")
+    #expect(perpetual.map(\.time) == [[1_735_689_600_095_000, 1_735_689_601_590_000, 1_735_689_601_695_000]], "tickers and the order book, one series")
     let quarantined = try String(contentsOfFile: folder.path + "/q.jsonl", encoding: .utf8).split(separator: "\n")
     #expect(quarantined.count == 2 && quarantined[0].contains("/api/v3/ticker/price"))
   }
