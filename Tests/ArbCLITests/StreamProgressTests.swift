@@ -69,7 +69,7 @@ struct StreamProgressTests {
     let process = Process()
     let pipe = Pipe()
     if terminal {
-      let command = ([binary] + arguments).map(SweepProgressTests.quoted).joined(separator: " ") + " >" + SweepProgressTests.quoted(folder.path + "/out")
+      let command = ([binary] + arguments).map(Self.quoted).joined(separator: " ") + " >" + Self.quoted(folder.path + "/out")
       process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
       process.arguments = ["-q", "-e", "-c", command, "/dev/null"]
       process.standardOutput = pipe
@@ -86,6 +86,9 @@ struct StreamProgressTests {
     #expect(process.terminationStatus == 0)
     return String(decoding: bytes, as: UTF8.self)
   }
+
+  /// `text` quoted for `sh`.
+  static func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
 
   @Test(
     "premium, candles and profile show the quotes read on a terminal, a bar for store legs, nothing on a pipe",

@@ -47,37 +47,13 @@ struct SweepProgressTests {
     #expect(hidden.isEmpty)
   }
 
-  /// Runs the built `arbkit sweep` with stderr on a terminal (`script` gives the child a
-  /// pseudo-terminal) or on a pipe; returns what stderr received.
+  /// What stderr of the built `arbkit sweep` receives on a terminal or on a pipe.
   static func sweepStderr(terminal: Bool, extra: [String] = []) throws -> String {
-    let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("arbkit").path
-    try #require(FileManager.default.isExecutableFile(atPath: binary), "the arbkit binary is built beside the tests")
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
-    let arguments = [binary, "sweep", SweepCommandTests.scenario, "--grid", "strategy.entry=0.6:1.0:0.1", "--out", folder.path + "/s.csv"] + extra
-    let process = Process()
-    let pipe = Pipe()
-    if terminal {
-      // Only stderr is kept: stdout (the ranking) goes to a file inside the terminal session.
-      let command = arguments.map(Self.quoted).joined(separator: " ") + " >" + Self.quoted(folder.path + "/stdout.txt")
-      process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-      process.arguments = ["-q", "-e", "-c", command, "/dev/null"]
-      process.standardOutput = pipe
-    } else {
-      process.executableURL = URL(fileURLWithPath: binary)
-      process.arguments = Array(arguments.dropFirst())
-      process.standardOutput = FileHandle.nullDevice
-      process.standardError = pipe
-    }
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    let bytes = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0)
-    return String(decoding: bytes, as: UTF8.self)
+    let arguments = ["sweep", SweepCommandTests.scenario, "--grid", "strategy.entry=0.6:1.0:0.1", "--out", folder.path + "/s.csv"] + extra
+    return try StreamProgressTests.stderr(arguments, terminal: terminal)
   }
-
-  static func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
 
   @Test("a terminal gets the progress line; a pipe and --quiet get nothing", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
   func terminalOnly() throws {
