@@ -71,6 +71,12 @@ struct BookWalker {
     var levels = 0
     /// The price of the last level taken from; `nan` when none was.
     var lastPrice = Double.nan
+    /// The lowest and highest prices taken from: an average of them lies between.
+    var lowest = Double.infinity, highest = -Double.infinity
+
+    /// `notional / filled` kept between the lowest and highest prices taken (the
+    /// division can round a hair outside them: a VWAP of levels at one price is that price).
+    var average: Double { min(max(notional / filled, lowest), highest) }
   }
 
   /// Liquidity taken at one price and not yet restored.
@@ -117,6 +123,7 @@ struct BookWalker {
         walk.notional += t * price
         walk.levels += 1
         walk.lastPrice = price
+        (walk.lowest, walk.highest) = (min(walk.lowest, price), max(walk.highest, price))
         if let i { state[i].quantity += t } else { state.append(Taken(price: price, size: size, row: r, quantity: t)) }
       }
       guard onward else { break }
@@ -136,6 +143,7 @@ struct BookWalker {
       let price = side == .bid ? legs[k].bid[r] : legs[k].ask[r]
       if price.isFinite {
         (walk.filled, walk.notional, walk.levels, walk.lastPrice) = (quantity, quantity * price, 1, price)
+        (walk.lowest, walk.highest) = (price, price)
         break
       }
       guard onward else { break }
@@ -244,7 +252,7 @@ extension ConvergenceBacktest {
   /// The VWAP of the quantity a walk took; `fallback` (the top price) when it took none.
   private static func averagePrice(_ walk: BookWalker.Walk, fallback: Double) -> Double {
     // One level: its price exactly (no rounding through the notional).
-    walk.levels == 1 ? walk.lastPrice : walk.filled > 0 ? walk.notional / walk.filled : fallback
+    walk.levels == 1 ? walk.lastPrice : walk.filled > 0 ? walk.average : fallback
   }
 
   /// The average price of closing `quantity`: the walk's levels, and what the books
@@ -254,6 +262,8 @@ extension ConvergenceBacktest {
     guard quantity > 0 else { return fallback }
     let rest = quantity - walk.filled
     if walk.levels == 1 && rest == 0 { return walk.lastPrice }
-    return (walk.notional + rest * (walk.lastPrice.isNaN ? fallback : walk.lastPrice)) / quantity
+    let restPrice = walk.lastPrice.isNaN ? fallback : walk.lastPrice
+    // Between the prices the quantity is closed at (rounding kept inside them).
+    return min(max((walk.notional + rest * restPrice) / quantity, min(walk.lowest, restPrice)), max(walk.highest, restPrice))
   }
 }

@@ -60,6 +60,16 @@ struct HostileInputTests {
     #expect(series.recordedDelay(at: 1) == 0)
   }
 
+  @Test func `a walk's average price stays between the prices it took, where the division rounds outside them`() {
+    // Three takes at one price whose sum, divided, rounds to 11657.080000000002.
+    let price = 11657.08, quantities = [0.6726868563178937, 4.237321250949226, 3.819109320264093]
+    var walk = BookWalker.Walk()
+    for q in quantities { (walk.notional, walk.levels) = (walk.notional + q * price, walk.levels + 1) }
+    (walk.filled, walk.lastPrice, walk.lowest, walk.highest) = (quantities.reduce(0, +), price, price, price)
+    #expect(walk.notional / walk.filled != price)
+    #expect(walk.average == price)
+  }
+
   @Test func `sweep axes of latency distributions are lists; three durations are still a range`() throws {
     let list = try SweepGrid(parsing: ["costs.latency=1m,uniform:0s:2m,lognormal:1m:0.5"])
     #expect(list.axes[0].values == ["1m", "uniform:0s:2m", "lognormal:1m:0.5"])
