@@ -1,6 +1,7 @@
 import ArbAnalytics
 import ArbCore
 import ArbIngest
+import ArbResearch
 
 /// `arbkit basis --spot LEG --perp LEG [--funding LEG]`: the basis of a perpetual or a
 /// dated future, its executable open/close, the annualised basis to expiry, mark and
@@ -164,45 +165,21 @@ struct BasisCommand: Command {
       expiry = BasisSeries.expiry(day)
     }
     let options = analysis.alignment
-    let series = try BasisSeries(derivative: derivative.series, reference: reference.series, expiry: expiry, options: options)
+    let study = try BasisStudy(
+      derivative: derivative.series, derivativeName: future != nil ? "future" : "perp", canonical: derivative.canonical,
+      reference: reference.series, mark: legs["mark"]?.series, index: legs["index"]?.series, funding: legs["funding"]?.series,
+      expiry: expiry, alignment: options, bands: analysis.bands, fundingInterval: fundingInterval, window: window)
     let sized = try execution.size.map { size throws -> SizedBasisResult in
       try ExecutionFlags.refuseContractBooks([derivative, reference].map { ($0.series, $0.canonical) })
       return try SizedBasisResult(size: size, derivative: derivative.series, reference: reference.series, alignment: options, bands: analysis.bands)
     }
-    let bands = analysis.bands
-    let summaries = BasisResult.Summaries(
-      basis: SeriesSummary(signed: series.basis, column: series.basis.mid, options: bands),
-      open: SeriesSummary(signed: series.basis, column: series.open, options: bands),
-      close: SeriesSummary(signed: series.basis, column: series.close, options: bands),
-      annualised: series.annualised.map { SeriesSummary(signed: $0, column: $0.mid, options: bands) })
-    var references: [BasisResult.Reference] = []
-    let priced: [(String, QuoteSeries)] = [("mark", legs["mark"]?.series), ("index", legs["index"]?.series)]
-      .compactMap { name, s in s.map { (name, $0) } }
-    let derivativeName = future != nil ? "future" : "perp"
-    let pairs =
-      (priced.count == 2 ? [("mark over index", priced[0].1, priced[1].1)] : [])
-      + priced.map { ("\(derivativeName) over \($0.0)", derivative.series, $0.1) }
-    for (name, a, b) in pairs {
-      let premium = try PremiumSeries(legs: [a, b], options: options)
-      references.append(BasisResult.Reference(name: name, premium: premium, summary: SeriesSummary(signed: premium, column: premium.mid, options: bands)))
-    }
-    let carry = try legs["funding"].map { funding throws(TimeError) in
-      let canonical = derivative.canonical
-      let inverse = canonical?.kind.isInverse ?? (derivative.leg.series.instrument.market == .inverse)
-      let times = funding.series.time, basis = series.basis.time
-      let ranges = times.isEmpty || basis.isEmpty ? nil : (times[0]...times[times.count - 1], basis[0]...basis[basis.count - 1])
-      if let ranges { try FundingCarry.checkRange(funding: ranges.0, basis: ranges.1, interval: fundingInterval, window: window) }
-      let events = FundingEvents(funding.series, tickerInterval: fundingInterval)
-      if let ranges { try FundingCarry.checkRange(funding: ranges.0, basis: ranges.1, interval: events.interval, window: window) }
-      return FundingCarry(
-        events: events, basis: series.basis, perp: derivative.series,
-        settlement: inverse ? .inverse(contractSize: canonical?.contractSize) : .linear, window: window)
-    }
+    let (series, references) = (study.series, study.references)
     let result = BasisResult(
       legs: roles.compactMap { role, _ in legs[role].map { (role, $0.leg, $0.canonical) } },
       kind: future == nil ? "spot-perp" : spot == nil ? "perp-future" : "spot-future",
-      series: series, summaries: summaries, references: references, carry: carry, carryUnit: Self.carryUnit(derivative.canonical, derivative.leg.series),
-      alignment: options, bands: bands, sized: sized, offsets: execution.offsets)
+      series: series, summaries: study.summaries, references: references, carry: study.carry,
+      carryUnit: Self.carryUnit(derivative.canonical, derivative.leg.series),
+      alignment: options, bands: analysis.bands, sized: sized, offsets: execution.offsets)
     // Every format prints the figures of the JSON: checked once, before anything is written.
     let json = try result.json.checkedFinite()
     if let seriesFile = self.series {

@@ -1,31 +1,17 @@
 import ArbAnalytics
 import ArbCore
 import ArbIngest
+import ArbResearch
 
 /// The result of `arbkit basis`, rendered as JSON (the contract in `docs/cli.md`) or a
 /// terminal table.
 struct BasisResult {
-  /// Summaries of the basis columns.
-  struct Summaries {
-    var basis: SeriesSummary
-    var open: SeriesSummary
-    var close: SeriesSummary
-    var annualised: SeriesSummary?
-  }
-
-  /// A premium between reference prices (mark over index, derivative over mark).
-  struct Reference {
-    var name: String
-    var premium: PremiumSeries
-    var summary: SeriesSummary
-  }
-
   let legs: [(role: String, leg: LoadedLeg, canonical: CanonicalInstrument?)]
   /// `spot-perp`, `spot-future` or `perp-future`.
   let kind: String
   let series: BasisSeries
-  let summaries: Summaries
-  let references: [Reference]
+  let summaries: BasisStudy.Summaries
+  let references: [BasisStudy.Reference]
   let carry: FundingCarry?
   let carryUnit: String?
   let alignment: AlignmentOptions
