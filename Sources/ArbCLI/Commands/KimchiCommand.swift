@@ -1,6 +1,7 @@
 import ArbAnalytics
 import ArbCore
 import ArbIngest
+import ArbResearch
 
 /// `arbkit kimchi --krw LEG… --usd LEG (--fx LEG | --fx-market LEG)`: the kimchi premium of
 /// KRW markets over a USD or USDT market, the USDT-vs-USD term, and the premium among
@@ -130,22 +131,10 @@ struct KimchiCommand: Command {
       throw UsageError("--usdt-usd applies to a USDT market --usd, was \(loaded[krw.count].series.instrument)" + (usdQuote.map { " (quote \($0))" } ?? ""))
     }
     let options = analysis.alignment
-    var venues: [KimchiResult.Venue] = []
-    for k in krw.indices {
-      let series = try KimchiSeries(
-        krw: quotes[k], usd: quotes[krw.count], fx: fxLeg, usdtUSD: usdtUSD.map { _ in quotes[krw.count + 2] },
-        options: options, fxMaxStale: fxMaxStale)
-      let summary = { (column: [Double]) in SeriesSummary(signed: series.premium, column: column, options: analysis.bands) }
-      venues.append(
-        KimchiResult.Venue(
-          name: loaded[k].series.instrument.description, series: series, premium: summary(series.premium.mid),
-          usdtTerm: series.usdtTerm.map(summary), premiumUSD: series.kimchiUSD.map(summary)))
-    }
-    var board: KimchiResult.Board? = nil
-    if krw.count >= 2 {
-      let premium = try PremiumSeries(legs: Array(quotes[..<krw.count]), options: options)
-      board = KimchiResult.Board(premium: premium, analysis: PremiumAnalysis(premium: premium, options: analysis.bands))
-    }
+    let study = try KimchiStudy(
+      krw: Array(quotes[..<krw.count]), usd: quotes[krw.count], fx: fxLeg, usdtUSD: usdtUSD.map { _ in quotes[krw.count + 2] },
+      alignment: options, bands: analysis.bands, fxMaxStale: fxMaxStale)
+    let (venues, board) = (study.venues, study.board)
     let result = KimchiResult(
       legs: zip(roles, zip(loaded, canonical)).map { ($0, $1.0, $1.1) }, venues: venues, board: board,
       usdtNote: Self.usdtNote(usdQuote: usdQuote, fxIsMarket: fxIsMarket, usdtUSD: usdtUSD != nil),

@@ -1,25 +1,11 @@
 import ArbAnalytics
 import ArbCore
 import ArbIngest
+import ArbResearch
 
 /// The result of `arbkit kimchi`, rendered as JSON (the contract in `docs/cli.md`) or a
 /// terminal table.
 struct KimchiResult {
-  /// The kimchi premium of one KRW market.
-  struct Venue {
-    var name: String
-    var series: KimchiSeries
-    var premium: SeriesSummary
-    var usdtTerm: SeriesSummary?
-    var premiumUSD: SeriesSummary?
-  }
-
-  /// The premium among the KRW venues (as `arbkit premium` over them).
-  struct Board {
-    var premium: PremiumSeries
-    var analysis: PremiumAnalysis
-  }
-
   /// How USDT is valued against USD, said in every output where it matters.
   enum USDTNote: String {
     case assumedOne = "assumed_1"
@@ -38,8 +24,8 @@ struct KimchiResult {
   }
 
   let legs: [(role: String, leg: LoadedLeg, canonical: CanonicalInstrument?)]
-  let venues: [Venue]
-  let board: Board?
+  let venues: [KimchiStudy.Venue]
+  let board: KimchiStudy.Board?
   let usdtNote: USDTNote?
   let fxMaxStale: Int64
   let alignment: AlignmentOptions
