@@ -1,6 +1,7 @@
 import ArbAnalytics
 import ArbCore
 import ArbIngest
+import ArbResearch
 
 /// `arbkit board PATH…`: the historical premium board, one row per instrument quoted
 /// on two or more venues.
@@ -105,38 +106,15 @@ struct BoardCommand: Command {
 
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     let loaded = try BoardInputs.load(inputs, ingest: ingest)
-    var groups: [CanonicalInstrument: [QuoteSeries]] = [:]
-    var order: [CanonicalInstrument] = []
-    var unplaced: [(QuoteSeries, String)] = []
-    var sameVenue: [QuoteSeries] = []
-    for leg in try execution.shifted(loaded.legs) {
-      if leg.field.isRate { throw LegInputs.rateLeg(leg.field, leg.instrument.description) }
-      // A named leg was resolved when parsed; a symbol read from a file that the
-      // registry does not know is set aside with the reason, not fatal for the board.
-      let canonical: CanonicalInstrument?
-      do { canonical = try ingest.options.registry.canonical(ofLeg: leg.instrument) } catch {
-        unplaced.append((leg, error.description))
-        continue
-      }
-      guard let canonical else {
-        unplaced.append((leg, leg.instrument.market == .fx ? "an FX series" : "venue outside the registry"))
-        continue
-      }
-      if groups[canonical] == nil { order.append(canonical) }
-      // One leg per venue and instrument: a second one (another symbol of the same
-      // contract on the same venue) is set aside.
-      if groups[canonical, default: []].contains(where: { $0.instrument.venue == leg.instrument.venue }) {
-        sameVenue.append(leg)
-      } else {
-        groups[canonical, default: []].append(leg)
-      }
-    }
-    let boardInstruments = order.filter { groups[$0]!.count >= 2 }
-    if size != nil { try ExecutionFlags.refuseContractBooks(boardInstruments.flatMap { c in groups[c]!.map { ($0, c) } }) }
-    let rows = boardInstruments.map { BoardRow(instrument: $0, legs: groups[$0]!, alignment: alignment, bands: bands, size: size) }
+    let legs = try execution.shifted(loaded.legs)
+    if let rate = legs.first(where: { $0.field.isRate }) { throw LegInputs.rateLeg(rate.field, rate.instrument.description) }
+    let grouping = BoardGrouping(legs: legs, registry: ingest.options.registry)
+    let board = grouping.board
+    if size != nil { try ExecutionFlags.refuseContractBooks(board.flatMap { group in group.legs.map { ($0, group.instrument) } }) }
+    let rows = board.map { BoardRow(instrument: $0.instrument, legs: $0.legs, alignment: alignment, bands: bands, size: size) }
     var result = BoardResult(
-      rows: rows, singleVenue: order.filter { groups[$0]!.count == 1 }.map { ($0, groups[$0]![0]) },
-      unplaced: unplaced, sameVenue: sameVenue, alignment: alignment, bands: bands, clock: ingest.options.clock, sort: sort, size: size)
+      rows: rows, singleVenue: grouping.singleVenue, unplaced: grouping.unplaced.map { ($0.leg, $0.reason) }, sameVenue: grouping.sameVenue,
+      alignment: alignment, bands: bands, clock: ingest.options.clock, sort: sort, size: size)
     result.offsets = execution.offsets
     // Every format prints the figures of the JSON: checked once, before anything is written.
     let json = try result.json.checkedFinite()
