@@ -5,13 +5,22 @@ import Synchronization
 
 /// The valid points of two aligned legs with the premiums the convergence rules test,
 /// indexed for first-passage queries. Built once per data set and shared by every
-/// sweep cell on it.
+/// sweep cell on it; a streamed run builds one per chunk of valid points.
 ///
 /// Memory: per valid point 16 + 1 bytes (its `SignalPoint`, direction) and three
-/// indexed premium columns of 8 bytes (plus 1/64 for their blocks).
+/// indexed premium columns of 8 bytes (plus 1/64 for their blocks); a chunk holds its
+/// points' fill quotes instead of their rows.
 public struct ConvergenceIndex: Sendable {
-  /// Per valid point: its time and quotes, and its direction (rich leg is leg 1).
-  let points: [SignalPoint]
+  /// Where the fills of the points are read.
+  enum Points: Sendable {
+    /// Each valid point's time and quote rows in the legs (held whole in memory).
+    case rows([SignalPoint])
+    /// Each valid point's time and fill quotes (the legs are streamed).
+    case streamed(times: [Int64], fills: DelayedFills)
+  }
+
+  let points: Points
+  /// Per valid point, its direction (rich leg is leg 1).
   let richIsFirst: [Bool]
   /// Executable premiums (percent), for entry queries.
   let entries: FirstPassage
@@ -22,14 +31,19 @@ public struct ConvergenceIndex: Sendable {
   /// The leg every entry sells (`ConvergenceParameters.sellLeg`), or `nil`.
   let sellLeg: Int?
 
-  /// Number of clock points, valid or not.
+  /// Number of clock points, valid or not (of the whole run, for a chunk: 0).
   public let clockPoints: Int
   /// Number of valid points (what the runs decide on).
-  public var validPoints: Int { points.count }
+  public let validPoints: Int
 
   /// The time of valid point `p`.
   @inline(__always)
-  func time(_ p: Int) -> Int64 { points[p].time }
+  func time(_ p: Int) -> Int64 {
+    switch points {
+    case .rows(let points): points[p].time
+    case .streamed(let times, _): times[p]
+    }
+  }
 
   /// The index of `legs` aligned with `options` (as `AlignedLegs` would align them, in
   /// one walk that stores only the valid points). `sellLeg`: index only the entries
@@ -41,13 +55,21 @@ public struct ConvergenceIndex: Sendable {
   ///   three block indexes side by side; no allocation per point.
   public init(legs: [QuoteSeries], options: AlignmentOptions, sellLeg: Int? = nil) throws(AlignmentError) {
     let columns = try SignalColumns(legs: legs, options: options, sellLeg: sellLeg)
-    points = columns.points
-    richIsFirst = columns.richIsFirst
-    clockPoints = columns.clockPoints
+    self.init(
+      points: .rows(columns.points), richIsFirst: columns.richIsFirst, premiums: [columns.entry, columns.closeFirst, columns.closeSecond],
+      sellLeg: sellLeg, clockPoints: columns.clockPoints)
+  }
+
+  /// The index of the valid points whose columns are given, each point's fills read
+  /// from `points`; `premiums` are the entry premiums and the two closing premiums.
+  init(points: Points, richIsFirst: [Bool], premiums: [[Double]], sellLeg: Int?, clockPoints: Int) {
+    self.points = points
+    self.richIsFirst = richIsFirst
+    validPoints = richIsFirst.count
+    self.clockPoints = clockPoints
     self.sellLeg = sellLeg
     // The three block indexes are independent: built side by side.
     let built = Mutex<[Int: FirstPassage]>([:])
-    let premiums = [columns.entry, columns.closeFirst, columns.closeSecond]
     DispatchQueue.concurrentPerform(iterations: 3) { k in
       let index = FirstPassage(premiums[k], upward: k == 0)
       built.withLock { $0[k] = index }
@@ -56,7 +78,8 @@ public struct ConvergenceIndex: Sendable {
     exits = built.withLock { [$0[1]!, $0[2]!] }
   }
 
-  /// The first valid-point position at or after `from` whose time is ≥ `t`.
+  /// The first valid-point position at or after `from` whose time is ≥ `t`
+  /// (`validPoints` when there is none).
   func firstAtOrAfter(time t: Int64, from: Int) -> Int {
     var low = from, high = validPoints
     while low < high {
@@ -64,5 +87,31 @@ public struct ConvergenceIndex: Sendable {
       if time(mid) < t { low = mid + 1 } else { high = mid }
     }
     return low
+  }
+}
+
+/// The fill quotes of a chunk of streamed valid points: per slot (one leg at one fixed
+/// latency), each point's as-of quote at the point's time plus the latency, and that
+/// quote's own time (for the staleness limit).
+struct DelayedFills: Sendable {
+  /// Per slot: the leg and the latency (µs).
+  var slots: [(leg: Int, latency: Int64)]
+  /// Per slot, per point (sizes read only when a run caps at the book; `nan` otherwise).
+  var quotes: [[FillQuote]]
+  var quoteTimes: [[Int64]]
+  /// The slots of latency 0 of leg 0 and leg 1: the quotes in force at each point.
+  var inForce: (Int, Int)
+
+  /// Point `p`'s fill through `slot` (a signal at `time`), or why it cannot happen: as
+  /// `Fills` decides on whole legs.
+  @inline(__always)
+  func fill(slot: Int, _ p: Int, time: Int64, maxStale: Int64?, readsSizes: Bool) -> Result<FillQuote, SkipError> {
+    let (sum, overflow) = time.addingReportingOverflow(slots[slot].latency)
+    let fillTime = overflow ? Int64.max : sum
+    if let limit = maxStale, fillTime - quoteTimes[slot][p] > limit { return .failure(SkipError(reason: .staleFill)) }
+    var quote = quotes[slot][p]
+    guard quote.bid.isFinite, quote.ask.isFinite else { return .failure(SkipError(reason: .oneSidedFill)) }
+    if !readsSizes { (quote.bidSize, quote.askSize) = (.nan, .nan) }
+    return .success(quote)
   }
 }

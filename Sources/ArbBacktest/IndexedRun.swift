@@ -17,55 +17,114 @@ extension ConvergenceBacktest {
     _ runs: [ConvergenceBacktest], legs: [QuoteSeries], index: ConvergenceIndex, span: Int = 1 << 12
   ) -> [ConvergenceDecisions] {
     precondition(legs.count == 2, "convergence trades exactly two legs")
-    precondition(span > 0, "span must be positive")
     let n = index.validPoints
     guard n > 0 else { return runs.map { _ in ConvergenceDecisions(trades: [], skipped: [], firstTime: nil, lastTime: nil) } }
     var states = runs.map { run in
       precondition(index.sellLeg == run.parameters.sellLeg, "the index was built for another direction rule")
       return IndexedRun(
         parameters: run.parameters,
-        fills: Fills(
-          legs: legs, maxStale: run.parameters.maxStale, latency: run.parameters.latencies, seed: run.parameters.seed,
-          readsSizes: run.parameters.capAtBook))
+        fills: .rows(
+          Fills(
+            legs: legs, maxStale: run.parameters.maxStale, latency: run.parameters.latencies, seed: run.parameters.seed,
+            readsSizes: run.parameters.capAtBook)))
     }
-    var limit = 0
-    repeat {
-      limit = min(limit + span, n)
-      for k in states.indices { states[k].advance(until: limit, index: index) }
-    } while limit < n
+    IndexedRun.advance(&states[...], through: index, isLast: true, span: span)
     return states.map { ConvergenceDecisions(trades: $0.trades, skipped: $0.skipped.list, firstTime: index.time(0), lastTime: index.time(n - 1)) }
   }
 }
 
 /// One convergence run on a `ConvergenceIndex`, resumable: `advance(until:)` takes every
 /// decision whose search starts before a valid-point position and keeps where it is.
-private struct IndexedRun {
+/// A streamed run moves on to the next chunk's index with `rebase(by:)`.
+struct IndexedRun {
   enum Phase {
     /// Looking for an entry signal from `position`.
     case flat
-    /// Open: looking for an exit signal from `from`; every point at or after `held`
-    /// is one (the holding limit).
-    case open(TradeDecision, from: Int, held: Int)
-    /// After a close: entry signals before `until` are skipped and counted.
-    case coolingDown(until: Int)
+    /// Open: looking for an exit signal from `from`; every point at or after the time
+    /// `held` is one (the holding limit).
+    case open(TradeDecision, from: Int, held: Int64?)
+    /// After a close: entry signals before the time `until` are skipped and counted.
+    case coolingDown(until: Int64)
     case finished
   }
 
+  /// Where the run's fills are read.
+  enum RunFills {
+    /// From the legs in memory, at the index's point rows.
+    case rows(Fills)
+    /// From a streamed index's fill quotes: the slots of leg 0 and leg 1 at the run's latencies.
+    case slots(Int, Int)
+  }
+
   let parameters: ConvergenceParameters
-  let fills: Fills
+  let fills: RunFills
   var position = 0
   var phase = Phase.flat
   var trades: [TradeDecision] = []
   var skipped = SkipCounts()
 
-  init(parameters: ConvergenceParameters, fills: Fills) {
+  init(parameters: ConvergenceParameters, fills: RunFills) {
     self.parameters = parameters
     self.fills = fills
   }
 
+  /// Advances every run of `runs` through `index`, a span of valid points at a time;
+  /// `isLast`: the index holds the last valid point (the runs finish), else the runs
+  /// stop before its last point, which the next index must hold first.
+  static func advance(_ runs: inout ArraySlice<IndexedRun>, through index: ConvergenceIndex, isLast: Bool, span: Int) {
+    precondition(span > 0, "span must be positive")
+    let end = isLast ? index.validPoints : index.validPoints - 1
+    var limit = 0
+    repeat {
+      limit = min(limit + span, end)
+      for k in runs.indices { runs[k].advance(until: limit, index: index, isLast: isLast) }
+    } while limit < end
+  }
+
+  /// Moves the run's positions `count` points down: the next index begins with this
+  /// index's point `count`.
+  mutating func rebase(by count: Int) {
+    position -= count
+    if case .open(let trade, let from, let held) = phase { phase = .open(trade, from: from - count, held: held) }
+  }
+
+  /// Both legs' fills after valid point `p`, or the reason the signal is skipped.
+  @inline(__always)
+  private func fill(_ p: Int, index: ConvergenceIndex) -> Result<FillPair, SkipError> {
+    switch (fills, index.points) {
+    case (.rows(let fills), .rows(let points)):
+      return fills.after(points[p])
+    case (.slots(let first, let second), .streamed(let times, let delayed)):
+      let (stale, sizes) = (parameters.maxStale, parameters.capAtBook)
+      switch (
+        delayed.fill(slot: first, p, time: times[p], maxStale: stale, readsSizes: sizes),
+        delayed.fill(slot: second, p, time: times[p], maxStale: stale, readsSizes: sizes)
+      ) {
+      case (.failure(let skip), _), (_, .failure(let skip)): return .failure(skip)
+      case (.success(let a), .success(let b)): return .success(FillPair(first: a, second: b))
+      }
+    default:
+      preconditionFailure("a run reads its fills as its index holds them")
+    }
+  }
+
+  /// Leg `k`'s quote in force at valid point `p`.
+  private func quote(_ k: Int, at p: Int, index: ConvergenceIndex) -> FillQuote {
+    switch (fills, index.points) {
+    case (.rows(let fills), .rows(let points)):
+      return fills.quote(k, at: points[p])
+    case (.slots, .streamed(_, let delayed)):
+      var quote = delayed.quotes[k == 0 ? delayed.inForce.0 : delayed.inForce.1][p]
+      if !parameters.capAtBook { (quote.bidSize, quote.askSize) = (.nan, .nan) }
+      return quote
+    default:
+      preconditionFailure("a run reads its fills as its index holds them")
+    }
+  }
+
   /// Takes the run's decisions until a search would start at or after valid-point
-  /// position `limit`; with `limit == index.validPoints`, to the end.
-  mutating func advance(until limit: Int, index: ConvergenceIndex) {
+  /// position `limit`; with `isLast` and `limit == index.validPoints`, to the end.
+  mutating func advance(until limit: Int, index: ConvergenceIndex, isLast: Bool) {
     let n = index.validPoints
     while true {
       switch phase {
@@ -73,14 +132,14 @@ private struct IndexedRun {
         return
       case .flat:
         // No entry at the last valid point.
-        guard let p = index.entries.first(from: position, threshold: parameters.entry, before: min(limit, n - 1)) else {
-          if limit >= n - 1 { phase = .finished } else { position = max(position, limit) }
+        guard let p = index.entries.first(from: position, threshold: parameters.entry, before: isLast ? min(limit, n - 1) : limit) else {
+          if isLast && limit >= n - 1 { phase = .finished } else { position = max(position, limit) }
           return
         }
         let rich = index.richIsFirst[p] ? 0 : 1, cheap = 1 - rich
         position = p + 1
         let q: FillPair
-        switch fills.after(index.points[p]) {
+        switch fill(p, index: index) {
         case .failure(let skip):
           skipped.add(skip.reason)
           continue
@@ -94,21 +153,20 @@ private struct IndexedRun {
           entryTime: index.time(p), exitTime: index.time(p), rich: rich, cheap: cheap, entryPremium: index.entries[p], exitPremium: .nan,
           richBid: q[rich].bid, richBidSize: q[rich].bidSize, cheapAsk: q[cheap].ask, cheapAskSize: q[cheap].askSize,
           richAsk: .nan, cheapBid: .nan, exitReason: .signal, richEntryRow: q[rich].row, cheapEntryRow: q[cheap].row)
-        let held = parameters.maxHolding.map { index.firstAtOrAfter(time: trade.entryTime + $0, from: p + 1) } ?? n
-        phase = .open(trade, from: p + 1, held: held)
-      case .open(var trade, let from, let held):
+        phase = .open(trade, from: p + 1, held: parameters.maxHolding.map { trade.entryTime + $0 })
+      case .open(var trade, let from, let heldTime):
         // The exit: the first later point at or under the exit premium, or past the
         // holding limit, whose fill quotes are usable.
         let end = min(limit, n)
-        let signal = min(index.exits[trade.rich].first(from: from, threshold: parameters.exit, before: end) ?? n, max(held, from))
+        let held = heldTime.map { index.firstAtOrAfter(time: $0, from: from) } ?? n
+        let signal = min(index.exits[trade.rich].first(from: from, threshold: parameters.exit, before: end) ?? n, held)
         guard signal < end else {
-          guard limit >= n else {
-            phase = .open(trade, from: max(from, end), held: held)
+          guard isLast && limit >= n else {
+            phase = .open(trade, from: max(from, end), held: heldTime)
             return
           }
           // Still open at the end: closed at the last valid point's own quotes.
-          let last = index.points[n - 1]
-          let (richQuote, cheapQuote) = (fills.quote(trade.rich, at: last), fills.quote(trade.cheap, at: last))
+          let (richQuote, cheapQuote) = (quote(trade.rich, at: n - 1, index: index), quote(trade.cheap, at: n - 1, index: index))
           trade.richAsk = richQuote.ask
           trade.cheapBid = cheapQuote.bid
           trade.richExitRow = richQuote.row
@@ -120,10 +178,10 @@ private struct IndexedRun {
           phase = .finished
           return
         }
-        switch fills.after(index.points[signal]) {
+        switch fill(signal, index: index) {
         case .failure(let skip):
           skipped.add(skip.reason)
-          phase = .open(trade, from: signal + 1, held: held)
+          phase = .open(trade, from: signal + 1, held: heldTime)
         case .success(let quotes):
           trade.richAsk = quotes[trade.rich].ask
           trade.cheapBid = quotes[trade.cheap].bid
@@ -134,16 +192,18 @@ private struct IndexedRun {
           trade.exitReason = index.exits[trade.rich][signal] <= parameters.exit ? .signal : .maxHolding
           trades.append(trade)
           position = signal + 1
-          phase = parameters.cooldown.map { .coolingDown(until: index.firstAtOrAfter(time: trade.exitTime + $0, from: signal + 1)) } ?? .flat
+          phase = parameters.cooldown.map { .coolingDown(until: trade.exitTime + $0) } ?? .flat
         }
-      case .coolingDown(let until):
+      case .coolingDown(let untilTime):
         // Entry signals inside the cooldown are skipped and counted, as the pass does.
-        let end = min(until, n - 1)
+        let until = index.firstAtOrAfter(time: untilTime, from: position)
+        // In a chunk that does not reach the cooldown's end, the cooldown goes on.
+        let end = isLast ? min(until, n - 1) : until
         while position < min(end, limit) {
           if index.entries[position] >= parameters.entry { skipped.add(.cooldown) }
           position += 1
         }
-        guard position >= end else { return }
+        guard position >= end, isLast || until < n else { return }
         phase = .flat
       }
     }

@@ -10,8 +10,14 @@ extension Scenario {
   /// - Throws: `TimeError` naming the duration whose sum leaves the range.
   public func checkTimes(of legs: [QuoteSeries]) throws(TimeError) {
     guard let times = try TimeArithmetic.bounds(of: legs.map(\.time)) else { return }
+    try checkTimes(times, latencyBound: latencyBound(of: legs))
+  }
+
+  /// As `checkTimes(of:)`, for legs whose quotes span `times` (their first to their
+  /// last time) with fills at most `latencyBound` µs after a signal.
+  public func checkTimes(_ times: ClosedRange<Int64>, latencyBound: Int64) throws(TimeError) {
     let (first, last) = (times.lowerBound, times.upperBound)
-    _ = try TimeArithmetic.span(from: first, to: TimeArithmetic.add(latencyBound(of: legs), to: last, .latency))
+    _ = try TimeArithmetic.span(from: first, to: TimeArithmetic.add(latencyBound, to: last, .latency))
     let durations: [(Int64?, TimeOperation)] =
       if case .inventory(let rules) = strategy {
         [(rules.rebalance?.delay, .rebalanceDelay)]

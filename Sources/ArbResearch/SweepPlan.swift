@@ -77,7 +77,11 @@ public struct SweepPlan: Sendable {
 
   /// Legs and what is built on them once for every cell.
   struct Prepared: Sendable {
+    /// The legs, whole; none when they stream (`streamed`).
     var legs: [QuoteSeries]
+    /// Mode convergence on streamed legs: the clock points and the valid ones (the
+    /// decisions are taken while the plan is made, `SweepPlan.streamed`).
+    var streamed: (points: Int, valid: Int)?
     /// The scenario's alignment (staleness, grid).
     var alignment: ArbAnalytics.AlignmentOptions
     /// The aligned legs, for mode inventory.
@@ -92,11 +96,21 @@ public struct SweepPlan: Sendable {
 
   let groups: [Group]
   let data: [Prepared]
+  /// The decisions of the groups on streamed data, by group.
+  let streamed: [Int: ConvergenceDecisions]
   let cellOrder: [Int]
   /// The period of the PnL matrix (µs), when the sweep writes one.
   let period: Int64?
 
-  public init(cells: [(cell: Int, scenario: Scenario)], options: IngestOptions, period: Int64? = nil) throws {
+  /// The plan of `cells`, their legs read with `options`. When every cell on some legs
+  /// is a convergence run that streams (`ConvergenceBacktest.streams`,
+  /// `ScenarioStreams.serves`) and `stream`, those legs stream: their runs' decisions are
+  /// taken here, in one pass over the legs `chunkPoints` valid points (and quotes per
+  /// leg) at a time, on `jobs` threads.
+  public init(
+    cells: [(cell: Int, scenario: Scenario)], options: IngestOptions, period: Int64? = nil, stream: Bool = false, chunkPoints: Int = 1 << 16,
+    jobs: Int = 1
+  ) throws {
     self.period = period
     var dataIndexes: [Scenario: Int] = [:]
     var data: [Prepared] = []
@@ -105,9 +119,33 @@ public struct SweepPlan: Sendable {
     var groups: [Group] = []
     // Only cap_at_book reads the book sizes, and recorded latency the other clock.
     let readsSizes = cells.contains { $0.scenario.capAtBook || $0.scenario.readsBothClocks }
-    for (cell, scenario) in cells {
+    let engines = try cells.map { try ScenarioEngine($0.scenario, fees: $0.scenario.takerFees(registry: options.registry), registry: options.registry) }
+    // The legs whose every cell streams.
+    var streamedKeys: Set<Scenario> = []
+    if stream {
+      var refused: Set<Scenario> = []
+      for ((_, scenario), engine) in zip(cells, engines) {
+        let key = scenario.preparationKey
+        if case .convergence(let run) = engine, run.streams, ScenarioStreams.serves(scenario), !refused.contains(key) {
+          streamedKeys.insert(key)
+        } else {
+          refused.insert(key)
+          streamedKeys.remove(key)
+        }
+      }
+    }
+    var streams: [Int: ScenarioStreams] = [:]
+    for ((cell, scenario), engine) in zip(cells, engines) {
       let dataKey = scenario.preparationKey
       var dataIndex = dataIndexes[dataKey]
+      if dataIndex == nil, streamedKeys.contains(dataKey) {
+        var legOptions = scenario.legOptions(options)
+        legOptions.clock = scenario.clock
+        streams[data.count] = try ScenarioStreams(scenario, options: legOptions, chunkRows: chunkPoints)
+        data.append(Prepared(legs: [], alignment: AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid), funding: .none))
+        dataIndex = data.count - 1
+        dataIndexes[dataKey] = dataIndex
+      }
       if dataIndex == nil {
         var legOptions = scenario.legOptions(options)
         legOptions.clock = scenario.clock
@@ -126,9 +164,10 @@ public struct SweepPlan: Sendable {
         dataIndexes[dataKey] = dataIndex
       }
       let prepared = data[dataIndex!]
-      // Cells sharing the legs may differ in latency, cooldown, holding or zone.
-      try scenario.checkTimes(of: prepared.legs)
+      // Cells sharing the legs may differ in latency, cooldown, holding or zone (streamed legs: checked once read).
+      if streams[dataIndex!] == nil { try scenario.checkTimes(of: prepared.legs) }
       switch scenario.strategy.mode {
+      case _ where streams[dataIndex!] != nil: break
       case .inventory where prepared.aligned == nil:
         data[dataIndex!].aligned = try AlignedLegs(legs: prepared.legs, options: prepared.alignment)
       case .carry where prepared.carryIndex == nil:
@@ -138,7 +177,6 @@ public struct SweepPlan: Sendable {
       default: break
       }
       let fees = try scenario.takerFees(registry: options.registry)
-      let engine = try ScenarioEngine(scenario, fees: fees, registry: options.registry)
       let key: SimulationKey =
         switch engine {
         case .inventory: .inventory(cell: cell)
@@ -153,8 +191,23 @@ public struct SweepPlan: Sendable {
         groups.append(Group(cells: [run], data: dataIndex!, mode: scenario.strategy.mode))
       }
     }
+    var streamed: [Int: ConvergenceDecisions] = [:]
+    for (d, legs) in streams.sorted(by: { $0.key < $1.key }) {
+      let decided = groups.indices.filter { groups[$0].data == d }
+      let result = try ConvergenceBacktest.decide(
+        decided.map { groups[$0].cells[0].engine.rules! }, open: legs.open, options: data[d].alignment, chunkPoints: chunkPoints, legChunkRows: chunkPoints,
+        jobs: jobs)
+      if let times = try TimeArithmetic.bounds(of: result.legTimes.compactMap { $0.map { [$0.lowerBound, $0.upperBound] } }) {
+        for g in decided {
+          for cell in groups[g].cells { try cell.scenario.checkTimes(times, latencyBound: cell.scenario.legLatency.map { $0.maximum(recordedMaximum: 0) }.max() ?? 0) }
+        }
+      }
+      for (g, decisions) in zip(decided, result.decisions) { streamed[g] = decisions }
+      data[d].streamed = (result.clockPoints, result.validPoints)
+    }
     self.groups = groups
     self.data = data
+    self.streamed = streamed
     cellOrder = cells.map(\.cell)
   }
 
@@ -176,7 +229,7 @@ public struct SweepPlan: Sendable {
           }
           guard let g else { break }
           do {
-            let rows = try compute(batches[g].map { groups[$0] })
+            let rows = try compute(batches[g])
             state.withLock { s in for row in rows { s.finished[row.cell] = row } }
           } catch {
             state.withLock { s in s.error = s.error ?? error }
@@ -229,12 +282,14 @@ public struct SweepPlan: Sendable {
 
   /// The rows of a batch of groups: one simulation per group (convergence, carry; the
   /// batch's simulations side by side), priced per cell.
-  private func compute(_ batch: [Group]) throws -> [SweepRow] {
+  private func compute(_ indexes: [Int]) throws -> [SweepRow] {
+    let batch = indexes.map { groups[$0] }
     let prepared = data[batch[0].data]
     // The rules of each group's first cell: its other cells differ only in pricing.
     let rules = batch.compactMap { $0.cells[0].engine.rules }
     let decisions: [ConvergenceDecisions?]
     switch batch[0].mode {
+    case _ where prepared.streamed != nil: decisions = indexes.map { streamed[$0] }
     case .inventory: decisions = batch.map { _ in nil }
     case .carry: decisions = ConvergenceBacktest.decide(rules, legs: prepared.legs, index: prepared.carryIndex!)
     case .convergence: decisions = ConvergenceBacktest.decide(rules, legs: prepared.legs, index: prepared.index!)
@@ -259,7 +314,7 @@ public struct SweepPlan: Sendable {
         points = (prepared.carryIndex!.clockPoints, prepared.carryIndex!.validPoints)
       case .convergence(let engine):
         outcome = .convergence(engine.price(decisions!, legs: legs))
-        points = (prepared.index!.clockPoints, prepared.index!.validPoints)
+        points = prepared.streamed ?? (prepared.index!.clockPoints, prepared.index!.validPoints)
       }
       let report = ScenarioRun(
         scenario: cell.scenario, legs: legs, fees: cell.fees, points: points.count, validPoints: points.valid, outcome: outcome)

@@ -26,6 +26,10 @@ struct SweepCommand: Command {
     rows in grid order (first axis slowest), the same bytes for any --jobs. Cells
     that differ only in fees, slippage, notional (or a carry perp's contract size)
     share one simulation. With --out, the ranked cells follow on stdout.
+    Convergence cells with fixed latencies and top-of-book fills stream their legs
+    (a store from its mapped partitions, files as they are read): memory grows with
+    --chunk-rows and the number of cells, not with the history; other cells read
+    their legs whole.
     --format json prints one JSON object instead of the CSV (keys, metrics, and cells:
     one object per cell with the grid values as given and the metrics as numbers or
     null), which arbkit report --sweep reads as well; it needs stdout (no --out).
@@ -35,6 +39,7 @@ struct SweepCommand: Command {
       ("--grid KEY=SPEC", "an axis (repeat); e.g. strategy.entry=0.05:0.30:0.01, costs.latency=0ms,50ms"),
       ("--set KEY=VALUE", "override a scenario key for every cell (repeat)"),
       ("--jobs N", "cells run on N threads (default: the number of cores)"),
+      ("--chunk-rows N", "valid points, and quotes per leg, worked on at a time by streamed cells (default 65536)"),
       ("--shard I/N", "run every N-th cell starting at cell I (1 ≤ I ≤ N); join shards with arbkit merge"),
       ("--out PATH", "write the CSV here (and PATH.meta.json); default stdout"),
       ("--resume", "continue an interrupted sweep in --out after its last complete row"),
@@ -52,6 +57,7 @@ struct SweepCommand: Command {
   let grid: SweepGrid
   let overrides: [String]
   let jobs: Int
+  let chunkRows: Int
   let shard: (index: Int, count: Int)
   let out: String?
   let resume: Bool
@@ -67,7 +73,7 @@ struct SweepCommand: Command {
 
   init(arguments: [String]) throws(UsageError) {
     let cursor = ArgumentCursor(
-      arguments, flags: ["--grid", "--set", "--jobs", "--shard", "--out", "--pnl-matrix", "--period", "--rank", "--top", "--format", "--registry"],
+      arguments, flags: ["--grid", "--set", "--jobs", "--chunk-rows", "--shard", "--out", "--pnl-matrix", "--period", "--rank", "--top", "--format", "--registry"],
       switches: ["--resume", "--quiet"])
     try cursor.validate()
     guard cursor.arguments.count == 1, let path = cursor.arguments.first else {
@@ -76,6 +82,7 @@ struct SweepCommand: Command {
     self.path = path
     do { grid = try SweepGrid(parsing: cursor.values("--grid")) } catch { throw UsageError(error.flagMessage) }
     overrides = cursor.values("--set")
+    chunkRows = try cursor.value("--chunk-rows", "a number of rows, at least 2", { Int($0).flatMap { $0 > 1 ? $0 : nil } }) ?? 1 << 16
     let requestedJobs =
       try cursor.value("--jobs", "a positive number of threads", { Int($0).flatMap { $0 > 0 ? $0 : nil } })
       ?? ProcessInfo.processInfo.activeProcessorCount
@@ -171,7 +178,9 @@ struct SweepCommand: Command {
     let rerun = matrix == nil ? 0 : skip
     let plan: SweepPlan
     do {
-      plan = try SweepPlan(cells: Array(cells.dropFirst(skip - rerun)), options: ingest.options, period: matrix?.period.length)
+      plan = try SweepPlan(
+        cells: Array(cells.dropFirst(skip - rerun)), options: ingest.options, period: matrix?.period.length, stream: true, chunkPoints: chunkRows,
+        jobs: jobs)
     } catch {
       // Refused before any cell ran (a cell's legs cannot serve its rules): a new output is removed again.
       if skip == 0 && !resume { output?.discard() }

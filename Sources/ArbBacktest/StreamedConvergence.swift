@@ -1,0 +1,189 @@
+import ArbAnalytics
+import ArbCore
+import Dispatch
+
+/// The decisions of streamed convergence runs and the size of the alignment they ran on.
+public struct StreamedDecisions: Sendable {
+  /// One per run, in the order of the runs.
+  public var decisions: [ConvergenceDecisions]
+  /// Clock points of the aligned legs, and the valid ones.
+  public var clockPoints: Int
+  public var validPoints: Int
+  /// Each leg's first and last quote time (`nil` for a leg without quotes).
+  public var legTimes: [ClosedRange<Int64>?]
+}
+
+extension ConvergenceBacktest {
+  /// Whether `decide(_:streams:…)` can take this run's decisions: fixed latencies
+  /// (a drawn one may fill before an earlier signal's fill) and fills at the top of the
+  /// book with both legs filling (a book walk and a failed leg read the legs' rows).
+  public var streams: Bool { !parameters.walksFills && parameters.latencies.allSatisfy { if case .fixed = $0 { true } else { false } } }
+
+  /// The decisions of every run of `runs` on two legs read as streams, each exactly as
+  /// `decide(legs:index:)` takes them on the whole legs; memory depends on
+  /// `chunkPoints`, the number of runs and their latencies, not on the length of the legs.
+  ///
+  /// The valid points are aligned by a `PremiumStream` (the legs opened once) and
+  /// indexed `chunkPoints` at a time; each chunk's fill quotes are read, per leg and
+  /// latency, by a cursor of its own over the leg (the leg opened once more each). The
+  /// runs advance over one chunk's index, on `jobs` threads, and carry their state to the
+  /// next (whose first point is the chunk's last: no entry is taken at the last valid point).
+  ///
+  /// - Parameters:
+  ///   - open: a new stream over leg `k` (0 or 1), from its first quote, with the book
+  ///     sizes when `readsSizes`.
+  ///   - sellLeg: the runs' `sellLeg` (equal for all).
+  /// - Throws: `AlignmentError` as `ConvergenceIndex.init`, or what a stream throws.
+  public static func decide(
+    _ runs: [ConvergenceBacktest], open: (_ leg: Int, _ readsSizes: Bool) throws -> any QuoteStream, options: AlignmentOptions,
+    sellLeg: Int? = nil, chunkPoints: Int = 1 << 16, legChunkRows: Int = 1 << 16, jobs: Int = 1
+  ) throws -> StreamedDecisions {
+    precondition(chunkPoints > 1, "a chunk holds the point it carries and at least one more")
+    precondition(runs.allSatisfy { $0.streams && $0.parameters.sellLeg == sellLeg }, "runs that stream, on one direction rule")
+    let readsSizes = runs.contains { $0.parameters.capAtBook }
+    let alignment = try PremiumStream(
+      legs: [open(0, false), open(1, false)], options: options, chunkPoints: chunkPoints, legChunkRows: legChunkRows, keepQuotes: true)
+    // One cursor per leg and latency; latency 0 of each leg gives the quotes in force.
+    var slots: [(leg: Int, latency: Int64)] = [(0, 0), (1, 0)]
+    var states: [IndexedRun] = runs.map { run in
+      let latencies = run.parameters.latencies.map { latency -> Int64 in
+        guard case .fixed(let value) = latency else { preconditionFailure("a streamed run has fixed latencies") }
+        return value
+      }
+      let slot = (0..<2).map { k in
+        if let s = slots.firstIndex(where: { $0 == (k, latencies[k]) }) { return s }
+        slots.append((k, latencies[k]))
+        return slots.count - 1
+      }
+      return IndexedRun(parameters: run.parameters, fills: .slots(slot[0], slot[1]))
+    }
+    let cursors = try slots.map { try AsOfCursor(open($0.leg, readsSizes), rows: legChunkRows, readsSizes: readsSizes) }
+    var pending = PendingPoints(sellLeg: sellLeg)
+    var firstTime: Int64?
+    var lastTime: Int64?
+    /// Indexes the pending points and advances every run through them.
+    func decideChunk(isLast: Bool) throws {
+      let m = pending.times.count
+      guard m > 0 else { return }
+      firstTime = firstTime ?? pending.times[0]
+      lastTime = pending.times[m - 1]
+      var fills = DelayedFills(slots: slots, quotes: [], quoteTimes: [], inForce: (0, 1))
+      for (s, cursor) in cursors.enumerated() {
+        var quotes: [FillQuote] = [], times: [Int64] = []
+        quotes.reserveCapacity(m)
+        times.reserveCapacity(m)
+        for t in pending.times {
+          let (sum, overflow) = t.addingReportingOverflow(slots[s].latency)
+          let (quote, time) = try cursor.asOf(overflow ? .max : sum)
+          quotes.append(quote)
+          times.append(time)
+        }
+        fills.quotes.append(quotes)
+        fills.quoteTimes.append(times)
+      }
+      let index = ConvergenceIndex(
+        points: .streamed(times: pending.times, fills: fills), richIsFirst: pending.richIsFirst,
+        premiums: [pending.entry, pending.closeFirst, pending.closeSecond], sellLeg: sellLeg, clockPoints: 0)
+      // The runs in `jobs` contiguous batches, one thread each.
+      let batches = max(1, min(jobs, states.count))
+      let size = (states.count + batches - 1) / batches
+      states.withUnsafeMutableBufferPointer { all in
+        nonisolated(unsafe) let all = all  // each batch advances its own runs
+        DispatchQueue.concurrentPerform(iterations: batches) { b in
+          let range = min(b * size, all.count)..<min((b + 1) * size, all.count)
+          var batch = ArraySlice(all[range])
+          IndexedRun.advance(&batch, through: index, isLast: isLast, span: 1 << 12)
+          for (k, run) in zip(range, batch) { all[k] = run }
+        }
+      }
+      guard !isLast else { return }
+      for k in states.indices { states[k].rebase(by: m - 1) }
+      pending.keepLast()
+    }
+    while let chunk = try alignment.next() {
+      for i in 0..<chunk.count where chunk.valid[i] {
+        pending.append(time: chunk.time[i], quotes: (chunk.quotes[4 * i], chunk.quotes[4 * i + 1], chunk.quotes[4 * i + 2], chunk.quotes[4 * i + 3]))
+        if pending.times.count > chunkPoints { try decideChunk(isLast: false) }
+      }
+    }
+    try decideChunk(isLast: true)
+    let decisions = states.map { ConvergenceDecisions(trades: $0.trades, skipped: $0.skipped.list, firstTime: firstTime, lastTime: lastTime) }
+    let legTimes = (0..<2).map { k in alignment.legFirstTime[k].flatMap { first in alignment.legLastTime[k].map { first...$0 } } }
+    return StreamedDecisions(decisions: decisions, clockPoints: alignment.points, validPoints: alignment.validPoints, legTimes: legTimes)
+  }
+}
+
+/// The valid points of a chunk waiting to be indexed, with the premiums the
+/// convergence rules test (as `SignalColumns` computes them).
+private struct PendingPoints {
+  let sellLeg: Int?
+  var times: [Int64] = []
+  var richIsFirst: [Bool] = []
+  var entry: [Double] = []
+  var closeFirst: [Double] = []
+  var closeSecond: [Double] = []
+
+  init(sellLeg: Int?) { self.sellLeg = sellLeg }
+
+  /// A valid point at `time` with both legs' quotes in force.
+  mutating func append(time: Int64, quotes: (bid0: Double, bid1: Double, ask0: Double, ask1: Double)) {
+    let (bid0, bid1, ask0, ask1) = quotes
+    let signal = SignalColumns.entrySignal(forward: (bid0 / ask1 - 1) * 100, backward: (bid1 / ask0 - 1) * 100, sellLeg: sellLeg)
+    times.append(time)
+    richIsFirst.append(signal.rich == 0)
+    entry.append(signal.premium)
+    closeFirst.append((ask0 / bid1 - 1) * 100)
+    closeSecond.append((ask1 / bid0 - 1) * 100)
+  }
+
+  /// Keeps only the last point (the first of the next chunk).
+  mutating func keepLast() {
+    times.removeFirst(times.count - 1)
+    richIsFirst.removeFirst(richIsFirst.count - 1)
+    entry.removeFirst(entry.count - 1)
+    closeFirst.removeFirst(closeFirst.count - 1)
+    closeSecond.removeFirst(closeSecond.count - 1)
+  }
+}
+
+/// One leg's quote in force at increasing times, read from a stream: the last quote at
+/// or before the time asked, kept by value across the stream's chunks, with its row in
+/// the leg and its own time.
+private final class AsOfCursor {
+  private let stream: any QuoteStream
+  private let rows: Int
+  private let readsSizes: Bool
+  private var chunk: QuoteChunk?
+  /// The next row of `chunk` to take, and the leg row of the chunk's first.
+  private var next = 0
+  private var base = 0
+  private var quote = FillQuote(bid: .nan, ask: .nan, bidSize: .nan, askSize: .nan, row: -1)
+  private var quoteTime = Int64.min
+
+  init(_ stream: any QuoteStream, rows: Int, readsSizes: Bool) throws {
+    self.stream = stream
+    self.rows = rows
+    self.readsSizes = readsSizes
+    chunk = try stream.next(maxRows: rows)
+  }
+
+  /// The quote in force at `t` (not before the time asked last) and its time.
+  func asOf(_ t: Int64) throws -> (FillQuote, Int64) {
+    while let current = chunk {
+      if next == current.count {
+        base += current.count
+        next = 0
+        chunk = try stream.next(maxRows: rows)
+        continue
+      }
+      guard current.time[next] <= t else { break }
+      let sized = readsSizes && !current.bidSize.isEmpty
+      quote = FillQuote(
+        bid: current.bid[next], ask: current.ask[next], bidSize: sized ? current.bidSize[next] : .nan,
+        askSize: sized ? current.askSize[next] : .nan, row: base + next)
+      quoteTime = current.time[next]
+      next += 1
+    }
+    return (quote, quoteTime)
+  }
+}

@@ -1,0 +1,56 @@
+import ArbCore
+import ArbIngest
+
+/// A scenario's legs opened as streams, each as often as a streamed run asks (it
+/// aligns the legs and reads their fill quotes on cursors of their own): a store leg
+/// from its mapped partitions, a leg of files in time order parsed as it is read, any
+/// other leg read whole once and streamed from memory; each moved by its venue's clock
+/// offset, as `ScenarioLegs.prepared` moves the whole legs.
+public struct ScenarioStreams {
+  private let specs: [LegSpec]
+  private let options: IngestOptions
+  /// Per leg, its venue's clock offset (µs).
+  private let offsets: [Int64]
+  /// Per leg, its series when it cannot stream.
+  private let whole: [QuoteSeries?]
+  /// Quotes a file leg is parsed ahead by.
+  private let chunkRows: Int
+
+  /// Whether a streamed run can take `scenario`'s data: no FX conversion (it converts
+  /// whole series), the legs' books not walked and one clock read.
+  public static func serves(_ scenario: Scenario) -> Bool {
+    scenario.fx == nil && scenario.fill == .top && !scenario.readsBothClocks
+  }
+
+  /// The legs of `scenario` (which `serves`) read with `options` (the scenario's clock
+  /// and leg options already set), a file leg parsed ahead `chunkRows` quotes at a time;
+  /// a leg that cannot stream is read here, whole.
+  public init(_ scenario: Scenario, options: IngestOptions, chunkRows: Int) throws {
+    precondition(Self.serves(scenario), "a scenario whose data streams")
+    specs = try ScenarioLegs.specs(scenario)
+    self.options = options
+    self.chunkRows = chunkRows
+    offsets = scenario.legs.map { scenario.offsets[$0.venue] ?? 0 }
+    var wholeOptions = options
+    wholeOptions.storeColumns = .all
+    whole = try specs.map { spec in
+      guard !spec.isStore, try FileQuoteStream.open(spec, options: options) == nil else { return nil }
+      return try spec.load(options: wholeOptions).series
+    }
+  }
+
+  /// A new stream over leg `k` from its first quote, with the book sizes when `readsSizes`.
+  public func open(_ k: Int, readsSizes: Bool) throws -> any QuoteStream {
+    var options = options
+    options.storeColumns = readsSizes ? .all : .skippingSizesAndOtherClock
+    let stream: any QuoteStream =
+      if let series = whole[k] {
+        SeriesQuoteStream(series)
+      } else if specs[k].isStore {
+        try specs[k].stream(options: options).stream
+      } else {
+        PrefetchedQuoteStream(try FileQuoteStream.open(specs[k], options: options)!, rows: chunkRows)
+      }
+    return offsets[k] == 0 ? stream : ShiftedQuoteStream(stream, by: offsets[k])
+  }
+}

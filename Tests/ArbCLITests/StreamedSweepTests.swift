@@ -1,0 +1,97 @@
+import ArbBacktest
+import ArbIngest
+@testable import ArbResearch
+import Foundation
+import TestSupport
+import Testing
+
+// A sweep's convergence cells stream their legs: every row equals the row of the same
+// cell on legs read whole, for chunks down to two valid points, from CSV files and
+// from a store, and each cell that cannot stream still reads its legs whole.
+
+@Suite("A streamed sweep equals the sweep on whole legs")
+struct StreamedSweepTests {
+  static let convergence = Repository.data("scenarios/binanceus-kraken-btcusdc.json")
+
+  /// The rows (grid fields left out) and PnL-matrix columns of a plan over `cells`.
+  static func rows(_ cells: [(cell: Int, scenario: Scenario)], stream: Bool, chunkPoints: Int = 1 << 16, jobs: Int = 2) throws -> (
+    rows: [String], columns: [String], streamed: [Bool]
+  ) {
+    let plan = try SweepPlan(cells: cells, options: IngestOptions(), period: 86_400_000_000, stream: stream, chunkPoints: chunkPoints, jobs: jobs)
+    var rows: [SweepRow] = []
+    try plan.run(jobs: jobs) { rows += $0 }
+    let columns = rows.map { row in row.column.map { "\($0.times.map(String.init(describing:)) ?? "-") \($0.booked.map { "\($0.period):\($0.pnl.bitPattern)" })" } ?? "" }
+    return (rows.map(\.csvFields), columns, plan.data.map { $0.streamed != nil })
+  }
+
+  /// One cell per combination of the rules a streamed run takes.
+  static func cells(_ path: String, extra: [String] = []) throws -> [(cell: Int, scenario: Scenario)] {
+    var sets: [[String]] = []
+    for entry in ["0.1", "0.3", "0.8"] {
+      for exit in ["0", "0.1"] {
+        for latency in ["0ms", "1m", "90s"] {
+          sets.append(["strategy.entry=\(entry)", "strategy.exit=\(exit)", "costs.latency=\(latency)"])
+        }
+      }
+    }
+    sets += [
+      ["strategy.entry=0.2", "strategy.cooldown=2h"], ["strategy.entry=0.2", "strategy.max_holding=30m"], ["strategy.entry=0.2", "costs.cap_at_book=true"],
+      ["strategy.entry=0.2", "costs.venue_latency.kraken=3m"], ["strategy.entry=0.2", "alignment.offsets.kraken=+30s"],
+      ["strategy.entry=0.2", "costs.fees.kraken=0.004", "strategy.notional=500"], ["strategy.entry=0.2", "alignment.max_stale=5m"],
+    ]
+    return try sets.enumerated().map { (cell: $0.offset, scenario: try Scenario.load(path: path, overrides: $0.element + extra)) }
+  }
+
+  @Test("the demo scenario's cells, chunks from two points", arguments: [2, 37, 5_000, 1 << 16])
+  func demo(chunkPoints: Int) throws {
+    let cells = try Self.cells(Self.convergence)
+    let whole = try Self.rows(cells, stream: false)
+    let streamed = try Self.rows(cells, stream: true, chunkPoints: chunkPoints)
+    #expect(whole.streamed.allSatisfy { !$0 } && streamed.streamed.allSatisfy { $0 })
+    #expect(streamed.rows == whole.rows)
+    #expect(streamed.columns == whole.columns)
+    #expect(whole.rows.contains { !$0.hasPrefix("0,") }, "cells trade")
+  }
+
+  @Test("a store's legs stream to the same rows as the CSV files read whole")
+  func store() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let scenario = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Self.convergence))) as! [String: Any]
+    let legs = scenario["legs"] as! [[String: Any]]
+    let base = (Self.convergence as NSString).deletingLastPathComponent
+    let store = folder.path + "/store"
+    for leg in legs {
+      let file = (base as NSString).appendingPathComponent((leg["files"] as! [String])[0])
+      let format = (base as NSString).appendingPathComponent(leg["format"] as! String)
+      let result = arbkit(["convert", "\(leg["venue"]!):spot:BTCUSDC=\(file)@\(format)", "--out", store])
+      #expect(result.code == .success, "\(result.errors)")
+    }
+    var stored = scenario
+    stored["legs"] = legs.map { leg -> [String: Any] in
+      var leg = leg
+      leg["files"] = [store]
+      leg["format"] = nil
+      return leg
+    }
+    let path = folder.write("stored.json", String(decoding: try JSONSerialization.data(withJSONObject: stored), as: UTF8.self))
+    let whole = try Self.rows(try Self.cells(Self.convergence), stream: false)
+    let streamed = try Self.rows(try Self.cells(path), stream: true, chunkPoints: 64)
+    #expect(streamed.streamed.allSatisfy { $0 })
+    #expect(streamed.rows == whole.rows)
+  }
+
+  @Test("cells that cannot stream read their legs whole, and equal rows either way")
+  func mixed() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    // A drawn latency cannot stream: the legs its cells share are read whole.
+    let cells = try Self.cells(Self.convergence) + [(cell: 100, scenario: try Scenario.load(path: Self.convergence, overrides: ["costs.latency=uniform:0ms:2m"]))]
+    let streamed = try Self.rows(cells, stream: true, chunkPoints: 50)
+    let whole = try Self.rows(cells, stream: false)
+    #expect(streamed.rows == whole.rows)
+    #expect(streamed.streamed.contains(false), "the drawn latency's legs are read whole")
+    // Another clock offset is another set of legs: those stream.
+    #expect(streamed.streamed.contains(true))
+  }
+}
