@@ -2,9 +2,10 @@ import Foundation
 import TestSupport
 import Testing
 
-// `arbkit premium` streams its legs: its peak memory does not grow with the length of
-// the history, from CSV files or from a store. Eight times the rows must not cost more
-// than a fixed allowance, far below what keeping the columns would add.
+// `arbkit premium` and a sweep of convergence cells stream their legs: their peak
+// memory does not grow with the length of the history, from CSV files or from a store.
+// Eight times the rows must not cost more than a fixed allowance, far below what
+// keeping the columns would add.
 @Suite("Bounded memory")
 struct BoundedMemoryTests {
   static let venues = [("binance", "BTCUSDT", "binance:spot:BTCUSDT"), ("bybit", "BTCUSDT", "bybit:linear:BTCUSDT"), ("okex", "BTC-USDT", "okx:spot:BTC-USDT")]
@@ -12,8 +13,9 @@ struct BoundedMemoryTests {
   /// large input alone would add about 50 MiB).
   static let allowance = 8 << 20
 
-  /// Writes Tardis quote files of `rows` quotes per venue, prices on independent walks.
-  static func quotes(_ folder: TemporaryFolder, rows: Int) -> [String] {
+  /// Writes Tardis quote files of `rows` quotes per venue, prices on independent walks,
+  /// quotes `spread` µs apart on average (and at least 50 ms).
+  static func quotes(_ folder: TemporaryFolder, rows: Int, spread: Int64 = 625_000) -> [String] {
     venues.enumerated().map { k, venue in
       var random = SplitMix64(seed: UInt64(k + 1))
       var text = "exchange,symbol,timestamp,local_timestamp,ask_amount,ask_price,bid_price,bid_amount\n"
@@ -21,7 +23,7 @@ struct BoundedMemoryTests {
       var time: Int64 = 1_709_251_200_000_000 + Int64(k) * 137
       var tenths = 620_000
       for _ in 0..<rows {
-        time += 50_000 + Int64(random.next() % 1_150_000)
+        time += 50_000 + Int64(random.next() % UInt64(2 * spread - 100_000))
         tenths += Int(random.next() % 41) - 20
         text += "\(venue.0),\(venue.1),\(time),\(time + 900),1.5,\(decimal(tenths)),\(decimal(tenths - 1)),2.0\n"
       }
@@ -71,5 +73,44 @@ struct BoundedMemoryTests {
     for (source, bytes) in peaks {
       #expect(bytes[1] - bytes[0] <= Self.allowance, "\(source): peak \(bytes[0] >> 10) KiB at 40 K rows a leg, \(bytes[1] >> 10) KiB at 320 K")
     }
+  }
+
+  @Test func `a sweep's peak memory does not grow with the rows, from CSV and from a store`() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    var peaks: [String: [Int]] = [:]
+    var rows: [String: [String]] = [:]
+    for count in [40_000, 320_000] {
+      // A store streams a day's partition at a time: a quote every 5 s puts several
+      // whole days in the smaller input too, so that only the number of days grows.
+      let files = Array(Self.quotes(folder, rows: count, spread: 5_000_000).prefix(2))
+      let stores = files.map { $0 + ".store" }
+      for (file, store) in zip(files, stores) { #expect(try Self.peak(["convert", file, "--out", store], folder: folder).status == 0) }
+      for (source, paths) in [("csv", files), ("store", stores)] {
+        let scenario = folder.write(
+          "sweep-\(source)-\(count).json",
+          """
+          { "legs": [
+              { "venue": "binance", "market": "spot", "symbol": "BTCUSDT", "files": ["\(paths[0])"] },
+              { "venue": "bybit", "market": "linear", "symbol": "BTCUSDT", "files": ["\(paths[1])"] } ],
+            "alignment": { "max_stale": "30s" },
+            "strategy": { "mode": "convergence", "entry": 0.05, "exit": 0, "notional": 10000 },
+            "costs": { "latency": "20ms" } }
+          """)
+        let out = folder.path + "/sweep-\(source)-\(count).csv"
+        let run = try Self.peak(
+          ["sweep", scenario, "--grid", "strategy.entry=0.01:0.1:0.01", "--grid", "strategy.exit=-0.02,0", "--grid", "costs.latency=0ms,20ms",
+           "--chunk-rows", "256", "--quiet", "--out", out], folder: folder)
+        #expect(run.status == 0, "\(source) \(count)")
+        peaks[source, default: []].append(run.bytes)
+        rows[source, default: []].append(try String(contentsOfFile: out, encoding: .utf8))
+      }
+    }
+    for (source, bytes) in peaks {
+      #expect(bytes[1] - bytes[0] <= Self.allowance, "sweep \(source): peak \(bytes[0] >> 10) KiB at 40 K rows a leg, \(bytes[1] >> 10) KiB at 320 K")
+    }
+    // The same cells from the files and from the stores; the cells trade.
+    #expect(rows["csv"] == rows["store"])
+    #expect(rows["csv"]?.last?.split(separator: "\n").dropFirst().contains { !$0.contains(",0,0,0,") } == true)
   }
 }
