@@ -11,6 +11,9 @@ public struct StreamedDecisions: Sendable {
   public var validPoints: Int
   /// Each leg's first and last quote time (`nil` for a leg without quotes).
   public var legTimes: [ClosedRange<Int64>?]
+  /// Each leg's price source, as its stream knew it at its end, and its quotes.
+  public var priceSources: [PriceSource]
+  public var legRows: [Int]
 }
 
 extension ConvergenceBacktest {
@@ -41,8 +44,8 @@ extension ConvergenceBacktest {
     precondition(chunkPoints > 1, "a chunk holds the point it carries and at least one more")
     precondition(runs.allSatisfy { $0.streams && $0.parameters.sellLeg == sellLeg }, "runs that stream, on one direction rule")
     let readsSizes = runs.contains { $0.parameters.capAtBook }
-    let alignment = try PremiumStream(
-      legs: [open(0, false), open(1, false)], options: options, chunkPoints: chunkPoints, legChunkRows: legChunkRows, keepQuotes: true)
+    let legs = [try open(0, false), try open(1, false)]
+    let alignment = try PremiumStream(legs: legs, options: options, chunkPoints: chunkPoints, legChunkRows: legChunkRows, keepQuotes: true)
     // One cursor per leg and latency; latency 0 of each leg gives the quotes in force.
     var slots: [(leg: Int, latency: Int64)] = [(0, 0), (1, 0)]
     var states: [IndexedRun] = runs.map { run in
@@ -109,7 +112,9 @@ extension ConvergenceBacktest {
     try decideChunk(isLast: true)
     let decisions = states.map { ConvergenceDecisions(trades: $0.trades, skipped: $0.skipped.list, firstTime: firstTime, lastTime: lastTime) }
     let legTimes = (0..<2).map { k in alignment.legFirstTime[k].flatMap { first in alignment.legLastTime[k].map { first...$0 } } }
-    return StreamedDecisions(decisions: decisions, clockPoints: alignment.points, validPoints: alignment.validPoints, legTimes: legTimes)
+    return StreamedDecisions(
+      decisions: decisions, clockPoints: alignment.points, validPoints: alignment.validPoints, legTimes: legTimes, priceSources: legs.map(\.priceSource),
+      legRows: alignment.legRows)
   }
 }
 

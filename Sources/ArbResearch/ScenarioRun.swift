@@ -23,9 +23,31 @@ public struct ScenarioRun {
     case firstPassage = "first_passage"
   }
 
+  /// A leg of the run: what its results name and say of it.
+  public struct Leg: Sendable {
+    public var instrument: Instrument
+    public var priceSource: PriceSource
+    /// Its quotes.
+    public var count: Int
+
+    public init(instrument: Instrument, priceSource: PriceSource, count: Int) {
+      self.instrument = instrument
+      self.priceSource = priceSource
+      self.count = count
+    }
+
+    /// The leg of `series`.
+    public init(_ series: QuoteSeries) { self.init(instrument: series.instrument, priceSource: series.priceSource, count: series.count) }
+
+    /// The legs of a streamed run, named as the scenario names them.
+    static func streamed(_ result: StreamedDecisions, instruments: [Instrument]) -> [Leg] {
+      instruments.indices.map { Leg(instrument: instruments[$0], priceSource: result.priceSources[$0], count: result.legRows[$0]) }
+    }
+  }
+
   public let scenario: Scenario
-  /// The legs moved by the clock offsets and converted by the FX series.
-  public let legs: [QuoteSeries]
+  /// The legs, in scenario order.
+  public let legs: [Leg]
   /// Each leg's taker fee.
   public let fees: [Double]
   /// Clock points of the aligned legs, and the valid ones.
@@ -37,7 +59,7 @@ public struct ScenarioRun {
 
   /// A run whose outcome was found elsewhere (a sweep's shared decisions).
   public init(
-    scenario: Scenario, legs: [QuoteSeries], fees: [Double], points: Int, validPoints: Int, outcome: Outcome, fx: ScenarioLegs.FXSummary? = nil
+    scenario: Scenario, legs: [Leg], fees: [Double], points: Int, validPoints: Int, outcome: Outcome, fx: ScenarioLegs.FXSummary? = nil
   ) {
     self.scenario = scenario
     self.legs = legs
@@ -50,7 +72,7 @@ public struct ScenarioRun {
 
   /// A run on `aligned`.
   public init(scenario: Scenario, legs: [QuoteSeries], fees: [Double], aligned: AlignedLegs, outcome: Outcome, fx: ScenarioLegs.FXSummary? = nil) {
-    self.init(scenario: scenario, legs: legs, fees: fees, points: aligned.count, validPoints: aligned.validPoints, outcome: outcome, fx: fx)
+    self.init(scenario: scenario, legs: legs.map(Leg.init), fees: fees, points: aligned.count, validPoints: aligned.validPoints, outcome: outcome, fx: fx)
   }
 
   /// The backtest of `recording` by `engine`: its legs moved by the clock offsets and
@@ -79,7 +101,33 @@ public struct ScenarioRun {
     case .inventory:
       preconditionFailure("mode inventory has no engine but the pass")
     }
-    self.init(scenario: scenario, legs: series, fees: fees, points: index.clockPoints, validPoints: index.validPoints, outcome: outcome, fx: fx)
+    self.init(
+      scenario: scenario, legs: series.map(Leg.init), fees: fees, points: index.clockPoints, validPoints: index.validPoints, outcome: outcome, fx: fx)
+  }
+
+  /// Whether `init(streaming:…)` runs `scenario`: mode convergence with fixed latencies
+  /// and top-of-book fills (`ConvergenceBacktest.streams`), on legs that stream
+  /// (`ScenarioStreams.serves`).
+  public static func streams(_ scenario: Scenario, fees: [Double], registry: ExchangeRegistry) throws -> Bool {
+    guard case .convergence(let engine) = try ScenarioEngine(scenario, fees: fees, registry: registry) else { return false }
+    return engine.streams && ScenarioStreams.serves(scenario)
+  }
+
+  /// The backtest of `scenario` (which `streams`) on its legs read with `options` as
+  /// streams, `chunkPoints` valid points at a time (`ScenarioStreams.decide`): the
+  /// outcome of the run on whole legs, in memory that does not grow with the history.
+  public init(streaming scenario: Scenario, fees: [Double], options: IngestOptions, chunkPoints: Int) throws {
+    guard case .convergence(let engine) = try ScenarioEngine(scenario, fees: fees, registry: options.registry) else {
+      preconditionFailure("a streamed backtest runs mode convergence")
+    }
+    var legOptions = scenario.legOptions(options)
+    legOptions.clock = scenario.clock
+    let streams = try ScenarioStreams(scenario, options: legOptions, chunkRows: chunkPoints)
+    let result = try streams.decide(
+      [engine], checking: [scenario], alignment: AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid), chunkPoints: chunkPoints, jobs: 1)
+    self.init(
+      scenario: scenario, legs: Leg.streamed(result, instruments: streams.instruments), fees: fees, points: result.clockPoints,
+      validPoints: result.validPoints, outcome: .convergence(engine.price(result.decisions[0], legs: [])))
   }
 
   /// The run's PnL journal.

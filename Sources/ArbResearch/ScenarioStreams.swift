@@ -1,3 +1,5 @@
+import ArbAnalytics
+import ArbBacktest
 import ArbCore
 import ArbIngest
 
@@ -8,6 +10,8 @@ import ArbIngest
 /// offset, as `ScenarioLegs.prepared` moves the whole legs.
 public struct ScenarioStreams {
   private let specs: [LegSpec]
+  /// Each leg as the scenario names it.
+  public let instruments: [Instrument]
   private let options: IngestOptions
   /// Per leg, its venue's clock offset (µs).
   private let offsets: [Int64]
@@ -28,6 +32,7 @@ public struct ScenarioStreams {
   public init(_ scenario: Scenario, options: IngestOptions, chunkRows: Int) throws {
     precondition(Self.serves(scenario), "a scenario whose data streams")
     specs = try ScenarioLegs.specs(scenario)
+    instruments = scenario.legs.map { Instrument(venue: $0.venue, market: $0.market, symbol: $0.symbol) }
     self.options = options
     self.chunkRows = chunkRows
     offsets = scenario.legs.map { scenario.offsets[$0.venue] ?? 0 }
@@ -52,5 +57,22 @@ public struct ScenarioStreams {
         PrefetchedQuoteStream(try FileQuoteStream.open(specs[k], options: options)!, rows: chunkRows)
       }
     return offsets[k] == 0 ? stream : ShiftedQuoteStream(stream, by: offsets[k])
+  }
+}
+
+extension ScenarioStreams {
+  /// The decisions of `runs` on these legs (`ConvergenceBacktest.decide(_:open:…)`), and
+  /// each of `scenarios` checked against the legs' times once they are read
+  /// (`Scenario.checkTimes`, as on whole legs; their latencies are fixed).
+  public func decide(
+    _ runs: [ConvergenceBacktest], checking scenarios: [Scenario], alignment: AlignmentOptions, chunkPoints: Int, jobs: Int
+  ) throws -> StreamedDecisions {
+    let result = try ConvergenceBacktest.decide(runs, open: open, options: alignment, chunkPoints: chunkPoints, legChunkRows: chunkPoints, jobs: jobs)
+    if let times = try TimeArithmetic.bounds(of: result.legTimes.compactMap { $0.map { [$0.lowerBound, $0.upperBound] } }) {
+      for scenario in scenarios {
+        try scenario.checkTimes(times, latencyBound: scenario.legLatency.map { $0.maximum(recordedMaximum: 0) }.max() ?? 0)
+      }
+    }
+    return result
   }
 }

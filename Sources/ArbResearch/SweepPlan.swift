@@ -79,6 +79,8 @@ public struct SweepPlan: Sendable {
   struct Prepared: Sendable {
     /// The legs, whole; none when they stream (`streamed`).
     var legs: [QuoteSeries]
+    /// The legs as the cells' results name them (streamed: known once read).
+    var runLegs: [ScenarioRun.Leg] = []
     /// Mode convergence on streamed legs: the clock points and the valid ones (the
     /// decisions are taken while the plan is made, `SweepPlan.streamed`).
     var streamed: (points: Int, valid: Int)?
@@ -159,7 +161,10 @@ public struct SweepPlan: Sendable {
         let legs = try ScenarioLegs.prepared(scenario, loaded: loadedLegs, options: legOptions).legs
         // None outside mode carry.
         let settlements = try ScenarioRun.settlements(scenario, perp: legs[1], options: legOptions)
-        data.append(Prepared(legs: legs, alignment: AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid), funding: settlements))
+        data.append(
+          Prepared(
+            legs: legs, runLegs: legs.map(ScenarioRun.Leg.init), alignment: AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid),
+            funding: settlements))
         dataIndex = data.count - 1
         dataIndexes[dataKey] = dataIndex
       }
@@ -194,16 +199,12 @@ public struct SweepPlan: Sendable {
     var streamed: [Int: ConvergenceDecisions] = [:]
     for (d, legs) in streams.sorted(by: { $0.key < $1.key }) {
       let decided = groups.indices.filter { groups[$0].data == d }
-      let result = try ConvergenceBacktest.decide(
-        decided.map { groups[$0].cells[0].engine.rules! }, open: legs.open, options: data[d].alignment, chunkPoints: chunkPoints, legChunkRows: chunkPoints,
-        jobs: jobs)
-      if let times = try TimeArithmetic.bounds(of: result.legTimes.compactMap { $0.map { [$0.lowerBound, $0.upperBound] } }) {
-        for g in decided {
-          for cell in groups[g].cells { try cell.scenario.checkTimes(times, latencyBound: cell.scenario.legLatency.map { $0.maximum(recordedMaximum: 0) }.max() ?? 0) }
-        }
-      }
+      let result = try legs.decide(
+        decided.map { groups[$0].cells[0].engine.rules! }, checking: decided.flatMap { groups[$0].cells.map(\.scenario) }, alignment: data[d].alignment,
+        chunkPoints: chunkPoints, jobs: jobs)
       for (g, decisions) in zip(decided, result.decisions) { streamed[g] = decisions }
       data[d].streamed = (result.clockPoints, result.validPoints)
+      data[d].runLegs = ScenarioRun.Leg.streamed(result, instruments: legs.instruments)
     }
     self.groups = groups
     self.data = data
@@ -317,7 +318,7 @@ public struct SweepPlan: Sendable {
         points = prepared.streamed ?? (prepared.index!.clockPoints, prepared.index!.validPoints)
       }
       let report = ScenarioRun(
-        scenario: cell.scenario, legs: legs, fees: cell.fees, points: points.count, validPoints: points.valid, outcome: outcome)
+        scenario: cell.scenario, legs: prepared.runLegs, fees: cell.fees, points: points.count, validPoints: points.valid, outcome: outcome)
       let journal = report.journal
       let column = period.map { SweepPnLMatrix.Column(cell: cell.cell, journal: journal, length: $0, offset: cell.scenario.timeZoneOffset) }
       return SweepRow(cell: cell.cell, metrics: BacktestMetrics(report, journal: journal), column: column)

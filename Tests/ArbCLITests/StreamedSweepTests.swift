@@ -5,11 +5,11 @@ import Foundation
 import TestSupport
 import Testing
 
-// A sweep's convergence cells stream their legs: every row equals the row of the same
-// cell on legs read whole, for chunks down to two valid points, from CSV files and
+// A backtest and a sweep's convergence cells stream their legs: every result equals
+// the one on legs read whole, for chunks down to two valid points, from CSV files and
 // from a store, and each cell that cannot stream still reads its legs whole.
 
-@Suite("A streamed sweep equals the sweep on whole legs")
+@Suite("A streamed backtest or sweep equals the one on whole legs")
 struct StreamedSweepTests {
   static let convergence = Repository.data("scenarios/binanceus-kraken-btcusdc.json")
 
@@ -93,5 +93,32 @@ struct StreamedSweepTests {
     #expect(streamed.streamed.contains(false), "the drawn latency's legs are read whole")
     // Another clock offset is another set of legs: those stream.
     #expect(streamed.streamed.contains(true))
+  }
+
+  @Test("a streamed backtest gives the whole-leg backtest's JSON, ledger and equity", arguments: [2, 333, 1 << 16])
+  func backtest(chunkPoints: Int) throws {
+    var options = IngestOptions()
+    for (_, scenario) in try Self.cells(Self.convergence).filter({ $0.cell % 4 == 0 || $0.cell >= 18 }) {
+      options.clock = scenario.clock
+      let fees = try scenario.takerFees(registry: options.registry)
+      #expect(try ScenarioRun.streams(scenario, fees: fees, registry: options.registry))
+      let whole = try ScenarioRun(scenario, fees: fees, recording: try ScenarioRecording.load(scenario, options: options), registry: options.registry)
+      let streamed = try ScenarioRun(streaming: scenario, fees: fees, options: options, chunkPoints: chunkPoints)
+      #expect(try streamed.checkedFinite().rendered() == (try whole.checkedFinite().rendered()))
+      #expect(streamed.ledger.text == whole.ledger.text && streamed.equity.text == whole.equity.text)
+      #expect(streamed.legs.map(\.count) == whole.legs.map(\.count) && streamed.legs.map(\.priceSource) == whole.legs.map(\.priceSource))
+      #expect(streamed.legs.map(\.instrument) == whole.legs.map(\.instrument))
+    }
+  }
+
+  @Test("a run that cannot stream says so")
+  func refused() throws {
+    let registry = IngestOptions().registry
+    let scenarios =
+      try ["costs.latency=uniform:0ms:1m", "costs.fill=book", "costs.leg_fail_rate=0.1"].map { try Scenario.load(path: Self.convergence, overrides: [$0]) }
+      + [try Scenario.load(path: Repository.data("scenarios/binanceus-kraken-inventory.json"))]
+    for scenario in scenarios {
+      #expect(try !ScenarioRun.streams(scenario, fees: scenario.takerFees(registry: registry), registry: registry))
+    }
   }
 }

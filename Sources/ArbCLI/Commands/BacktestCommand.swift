@@ -22,7 +22,10 @@ struct BacktestCommand: Command {
     exit, with the perp's funding settlements received or paid meanwhile. Fills
     use the as-of quotes `costs.latency` after the signal, with slippage and each
     venue's taker fee (the registry's, or costs.fees.VENUE). Rules and metrics: docs/definitions.md; scenario keys:
-    Data/scenarios/README.md.
+    Data/scenarios/README.md. Mode convergence with fixed latencies and
+    top-of-book fills streams its legs (a store from its mapped partitions, files as
+    they are read), --chunk-rows valid points at a time: memory does not grow with
+    the history; other runs, and --lookahead-check, read the legs whole.
 
     Options:
     \(HelpText.options([
@@ -36,6 +39,7 @@ struct BacktestCommand: Command {
       ("--tz UTC|Asia/Seoul", "the days of the PnL journal and the Sharpe ratio (same as --set journal.tz=…)"),
       ("--lookahead-check", "rerun on the data cut at evenly spaced times; exit 1 when a trade decided before a cut differs (docs/cli.md)"),
       ("--cuts N", "with --lookahead-check: the number of cuts (default 20)"),
+      ("--chunk-rows N", "valid points, and quotes per leg, worked on at a time by a streamed run (default 65536)"),
       ("--format table|json", "output (default table)"),
       ("--bad-rows fail|skip", "as in inspect: stop at the first bad row (default) or skip and count"),
       ("--quarantine PATH", "where skipped raw lines go"),
@@ -54,12 +58,15 @@ struct BacktestCommand: Command {
   let ingest: IngestFlags
   /// With `--lookahead-check`: the number of cuts (`--cuts`, default 20).
   let cuts: Int?
+  /// Valid points per chunk of a streamed run.
+  let chunkRows: Int
 
   init(arguments: [String]) throws(UsageError) {
     let cursor = ArgumentCursor(
       arguments,
       flags: [
         "--set", "--tz", "--trades", "--equity", "--inventory", "--funding", TableOutput.flag, "--format", "--bad-rows", "--quarantine", "--registry", "--cuts",
+        "--chunk-rows",
       ],
       switches: ["--sort", "--lookahead-check"])
     try cursor.validate()
@@ -75,6 +82,7 @@ struct BacktestCommand: Command {
     guard format != .csv else { throw UsageError("--format csv is not a backtest output; use --trades PATH for the ledger") }
     ingest = try IngestFlags(cursor)
     cuts = try LookaheadCheck.cuts(cursor)
+    chunkRows = try cursor.value("--chunk-rows", "a number of rows, at least 2", { Int($0).flatMap { $0 > 1 ? $0 : nil } }) ?? 1 << 16
     if cuts != nil, let ledger = zip(Self.ledgerFlags, outputs).first(where: { $0.1 != nil }) {
       throw UsageError("--lookahead-check writes no ledger, was \(ledger.0) \(ledger.1!.path)")
     }
@@ -88,12 +96,15 @@ struct BacktestCommand: Command {
     var options = ingest.options
     options.clock = scenario.clock
     let fees = try scenario.takerFees(registry: options.registry)
+    if cuts == nil, try ScenarioRun.streams(scenario, fees: fees, registry: options.registry) {
+      return try write(ScenarioRun(streaming: scenario, fees: fees, options: options, chunkPoints: chunkRows), &terminal)
+    }
     let recording = try ScenarioRecording.load(scenario, options: options)
     // The reruns of the check run concurrently: they capture these, not the command.
     let (scenario, registry) = (scenario, options.registry)
     let report = try ScenarioRun(scenario, fees: fees, recording: recording, registry: registry)
-    let json = try report.checkedFinite()
     if let cuts {
+      _ = try report.checkedFinite()
       let check: LookaheadCheck
       do {
         check = try LookaheadCheck.run(scenario, cuts: cuts, recording: recording) { data, engine in
@@ -105,6 +116,12 @@ struct BacktestCommand: Command {
       terminal.print(format == .json ? check.json.rendered() : check.table)
       return check.differences.isEmpty ? .success : .failure
     }
+    return try write(report, &terminal)
+  }
+
+  /// Writes the ledgers asked for and prints the run.
+  private func write(_ report: ScenarioRun, _ terminal: inout Terminal) throws -> ExitCode {
+    let json = try report.checkedFinite()
     // The ledgers belong together: all are written, or none.
     var written: [AtomicFile] = []
     let ledgers: [KeyPath<ScenarioRun, CSVTable>] = [\.ledger, \.equity, \.inventory, \.funding]
