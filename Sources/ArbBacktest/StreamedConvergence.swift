@@ -1,6 +1,7 @@
 import ArbAnalytics
 import ArbCore
 import Dispatch
+import Synchronization
 
 /// The decisions of streamed convergence runs and the size of the alignment they ran on.
 public struct StreamedDecisions: Sendable {
@@ -26,11 +27,12 @@ extension ConvergenceBacktest {
   /// `decide(legs:index:)` takes them on the whole legs; memory depends on
   /// `chunkPoints`, the number of runs and their latencies, not on the length of the legs.
   ///
-  /// The valid points are aligned by a `PremiumStream` (the legs opened once) and
-  /// indexed `chunkPoints` at a time; each chunk's fill quotes are read, per leg and
-  /// latency, by a cursor of its own over the leg (the leg opened once more each). The
-  /// runs advance over one chunk's index, on `jobs` threads, and carry their state to the
-  /// next (whose first point is the chunk's last: no entry is taken at the last valid point).
+  /// Each leg is opened once and read through a `QuoteTee`. The valid points are aligned
+  /// by a `PremiumStream` and indexed a chunk of `chunkPoints` clock points at a time;
+  /// each chunk's fill quotes are read, per leg and latency, by a cursor of its own (the
+  /// two legs' cursors side by side). The runs advance over one chunk's index, on `jobs`
+  /// threads, and carry their state to the next (whose first point is the chunk's last:
+  /// no entry is taken at the last valid point).
   ///
   /// - Parameters:
   ///   - open: a new stream over leg `k` (0 or 1), from its first quote, with the book
@@ -44,8 +46,6 @@ extension ConvergenceBacktest {
     precondition(chunkPoints > 1, "a chunk holds the point it carries and at least one more")
     precondition(runs.allSatisfy { $0.streams && $0.parameters.sellLeg == sellLeg }, "runs that stream, on one direction rule")
     let readsSizes = runs.contains { $0.parameters.capAtBook }
-    let legs = [try open(0, false), try open(1, false)]
-    let alignment = try PremiumStream(legs: legs, options: options, chunkPoints: chunkPoints, legChunkRows: legChunkRows, keepQuotes: true)
     // One cursor per leg and latency; latency 0 of each leg gives the quotes in force.
     var slots: [(leg: Int, latency: Int64)] = [(0, 0), (1, 0)]
     var states: [IndexedRun] = runs.map { run in
@@ -60,8 +60,14 @@ extension ConvergenceBacktest {
       }
       return IndexedRun(parameters: run.parameters, fills: .slots(slot[0], slot[1]))
     }
-    let cursors = try slots.map { try AsOfCursor(open($0.leg, readsSizes), rows: legChunkRows, readsSizes: readsSizes) }
-    var pending = PendingPoints(sellLeg: sellLeg)
+    // Each leg is read once; the alignment and the cursors read it through a tee.
+    let legs = [try open(0, readsSizes), try open(1, readsSizes)]
+    let tees = legs.map { QuoteTee($0, rows: legChunkRows) }
+    let aligned = tees.map { $0.branch() }
+    let branches = slots.map { tees[$0.leg].branch() }
+    let alignment = try PremiumStream(legs: aligned, options: options, chunkPoints: chunkPoints, legChunkRows: legChunkRows, keepQuotes: true)
+    let cursors = try zip(slots, branches).map { try AsOfCursor($1, rows: legChunkRows, readsSizes: readsSizes) }
+    var pending = PendingPoints(sellLeg: sellLeg, capacity: chunkPoints + 1)
     var firstTime: Int64?
     var lastTime: Int64?
     /// Indexes the pending points and advances every run through them.
@@ -70,20 +76,24 @@ extension ConvergenceBacktest {
       guard m > 0 else { return }
       firstTime = firstTime ?? pending.times[0]
       lastTime = pending.times[m - 1]
-      var fills = DelayedFills(slots: slots, quotes: [], quoteTimes: [], inForce: (0, 1))
-      for (s, cursor) in cursors.enumerated() {
-        var quotes: [FillQuote] = [], times: [Int64] = []
-        quotes.reserveCapacity(m)
-        times.reserveCapacity(m)
-        for t in pending.times {
-          let (sum, overflow) = t.addingReportingOverflow(slots[s].latency)
-          let (quote, time) = try cursor.asOf(overflow ? .max : sum)
-          quotes.append(quote)
-          times.append(time)
+      // The cursors of the two legs read side by side (those of one leg share its tee: in turn).
+      let read = Mutex<(filled: [Int: (quotes: [FillQuote], times: [Int64])], failure: (any Error)?)>(([:], nil))
+      nonisolated(unsafe) let (cursors, times, slots) = (cursors, pending.times, slots)  // each thread moves its own leg's cursors
+      DispatchQueue.concurrentPerform(iterations: 2) { k in
+        for s in slots.indices where slots[s].leg == k {
+          do {
+            let column = try cursors[s].fill(times, latency: slots[s].latency)
+            read.withLock { $0.filled[s] = column }
+          } catch {
+            read.withLock { $0.failure = $0.failure ?? error }
+            return
+          }
         }
-        fills.quotes.append(quotes)
-        fills.quoteTimes.append(times)
       }
+      let (filled, failure) = read.withLock { ($0.filled, $0.failure) }
+      if let failure { throw failure }
+      let fills = DelayedFills(
+        slots: slots, quotes: slots.indices.map { filled[$0]!.quotes }, quoteTimes: slots.indices.map { filled[$0]!.times }, inForce: (0, 1))
       let index = ConvergenceIndex(
         points: .streamed(times: pending.times, fills: fills), richIsFirst: pending.richIsFirst,
         premiums: [pending.entry, pending.closeFirst, pending.closeSecond], sellLeg: sellLeg, clockPoints: 0)
@@ -103,11 +113,11 @@ extension ConvergenceBacktest {
       for k in states.indices { states[k].rebase(by: m - 1) }
       pending.keepLast()
     }
+    // Each chunk of the alignment is decided as it comes, so that the tees hold at most
+    // about a chunk of each leg (and its latencies' span).
     while let chunk = try alignment.next() {
-      for i in 0..<chunk.count where chunk.valid[i] {
-        pending.append(time: chunk.time[i], quotes: (chunk.quotes[4 * i], chunk.quotes[4 * i + 1], chunk.quotes[4 * i + 2], chunk.quotes[4 * i + 3]))
-        if pending.times.count > chunkPoints { try decideChunk(isLast: false) }
-      }
+      pending.append(chunk)
+      if pending.times.count > 1 { try decideChunk(isLast: false) }
     }
     try decideChunk(isLast: true)
     let decisions = states.map { ConvergenceDecisions(trades: $0.trades, skipped: $0.skipped.list, firstTime: firstTime, lastTime: lastTime) }
@@ -128,17 +138,50 @@ private struct PendingPoints {
   var closeFirst: [Double] = []
   var closeSecond: [Double] = []
 
-  init(sellLeg: Int?) { self.sellLeg = sellLeg }
+  /// Room for `capacity` points, kept as points come and go.
+  init(sellLeg: Int?, capacity: Int) {
+    self.sellLeg = sellLeg
+    times.reserveCapacity(capacity)
+    richIsFirst.reserveCapacity(capacity)
+    entry.reserveCapacity(capacity)
+    closeFirst.reserveCapacity(capacity)
+    closeSecond.reserveCapacity(capacity)
+  }
 
-  /// A valid point at `time` with both legs' quotes in force.
-  mutating func append(time: Int64, quotes: (bid0: Double, bid1: Double, ask0: Double, ask1: Double)) {
-    let (bid0, bid1, ask0, ask1) = quotes
-    let signal = SignalColumns.entrySignal(forward: (bid0 / ask1 - 1) * 100, backward: (bid1 / ask0 - 1) * 100, sellLeg: sellLeg)
-    times.append(time)
-    richIsFirst.append(signal.rich == 0)
-    entry.append(signal.premium)
-    closeFirst.append((ask0 / bid1 - 1) * 100)
-    closeSecond.append((ask1 / bid0 - 1) * 100)
+  /// The valid points of `chunk` (two legs, with their quotes in force), written in
+  /// place after the points held.
+  mutating func append(_ chunk: PremiumChunk) {
+    var valid = 0
+    for i in 0..<chunk.count where chunk.valid[i] { valid += 1 }
+    let start = times.count
+    times.append(contentsOf: repeatElement(0, count: valid))
+    richIsFirst.append(contentsOf: repeatElement(false, count: valid))
+    entry.append(contentsOf: repeatElement(0, count: valid))
+    closeFirst.append(contentsOf: repeatElement(0, count: valid))
+    closeSecond.append(contentsOf: repeatElement(0, count: valid))
+    let sellLeg = sellLeg
+    times.withUnsafeMutableBufferPointer { times in
+      richIsFirst.withUnsafeMutableBufferPointer { richIsFirst in
+        entry.withUnsafeMutableBufferPointer { entry in
+          closeFirst.withUnsafeMutableBufferPointer { closeFirst in
+            closeSecond.withUnsafeMutableBufferPointer { closeSecond in
+              var next = start
+              for i in 0..<chunk.count where chunk.valid[i] {
+                // Quotes: bid 0, bid 1, ask 0, ask 1.
+                let (bid0, bid1, ask0, ask1) = (chunk.quotes[4 * i], chunk.quotes[4 * i + 1], chunk.quotes[4 * i + 2], chunk.quotes[4 * i + 3])
+                let signal = SignalColumns.entrySignal(forward: (bid0 / ask1 - 1) * 100, backward: (bid1 / ask0 - 1) * 100, sellLeg: sellLeg)
+                times[next] = chunk.time[i]
+                richIsFirst[next] = signal.rich == 0
+                entry[next] = signal.premium
+                closeFirst[next] = (ask0 / bid1 - 1) * 100
+                closeSecond[next] = (ask1 / bid0 - 1) * 100
+                next += 1
+              }
+            }
+          }
+        }
+      }
+    }
   }
 
   /// Keeps only the last point (the first of the next chunk).
@@ -172,23 +215,42 @@ private final class AsOfCursor {
     chunk = try stream.next(maxRows: rows)
   }
 
-  /// The quote in force at `t` (not before the time asked last) and its time.
-  func asOf(_ t: Int64) throws -> (FillQuote, Int64) {
-    while let current = chunk {
-      if next == current.count {
-        base += current.count
-        next = 0
-        chunk = try stream.next(maxRows: rows)
-        continue
+  /// The quotes in force `latency` after each of `times` (ascending, none before a time
+  /// asked earlier), and their own times.
+  func fill(_ times: [Int64], latency: Int64) throws -> (quotes: [FillQuote], times: [Int64]) {
+    var quoteTimes = [Int64](repeating: 0, count: times.count)
+    let quotes = try [FillQuote](unsafeUninitializedCapacity: times.count) { quotes, count in
+      for (i, time) in times.enumerated() {
+        let (sum, overflow) = time.addingReportingOverflow(latency)
+        try advance(to: overflow ? .max : sum)
+        quotes.initializeElement(at: i, to: quote)
+        quoteTimes[i] = quoteTime
+        count = i + 1
       }
-      guard current.time[next] <= t else { break }
-      let sized = readsSizes && !current.bidSize.isEmpty
-      quote = FillQuote(
-        bid: current.bid[next], ask: current.ask[next], bidSize: sized ? current.bidSize[next] : .nan,
-        askSize: sized ? current.askSize[next] : .nan, row: base + next)
-      quoteTime = current.time[next]
-      next += 1
     }
-    return (quote, quoteTime)
+    return (quotes, quoteTimes)
+  }
+
+  /// Takes every quote at or before `t` (not before the time asked last).
+  @inline(__always)
+  private func advance(to t: Int64) throws {
+    while let current = chunk {
+      let time = current.time
+      var j = next
+      while j < time.count && time[j] <= t { j += 1 }
+      if j > next {
+        let k = j - 1
+        let sized = readsSizes && !current.bidSize.isEmpty
+        quote = FillQuote(
+          bid: current.bid[k], ask: current.ask[k], bidSize: sized ? current.bidSize[k] : .nan, askSize: sized ? current.askSize[k] : .nan,
+          row: base + k)
+        quoteTime = time[k]
+        next = j
+      }
+      guard next == time.count else { return }
+      base += time.count
+      next = 0
+      chunk = try stream.next(maxRows: rows)
+    }
   }
 }

@@ -42,4 +42,39 @@ import Testing
   @Test func emptySeriesHasNoChunk() throws {
     #expect(try SeriesQuoteStream(series(rows: 0, sizes: false)).next(maxRows: 8) == nil)
   }
+
+  /// Every branch of a tee reads the whole series, whatever the order and the sizes its
+  /// reads come in; a chunk stays valid until its own branch reads again, however far
+  /// the other branches run ahead.
+  @Test(arguments: [1, 4, 64])
+  func teeBranchesReadTheWholeSeriesAtTheirOwnPace(sourceRows: Int) throws {
+    let whole = series(rows: 500, sizes: true)
+    let tee = QuoteTee(SeriesQuoteStream(whole), rows: sourceRows)
+    let branches = (0..<3).map { _ in tee.branch() }
+    var read: [[Int64]] = [[], [], []]
+    var sizes: [[Double]] = [[], [], []]
+    var held: [QuoteChunk?] = [nil, nil, nil]
+    var ended = [false, false, false]
+    var state: UInt64 = 7
+    while ended.contains(false) {
+      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      let b = Int(state >> 33) % 3
+      guard !ended[b] else { continue }
+      // The chunk this branch holds is still what it was when read.
+      if let chunk = held[b] { #expect(Array(chunk.time) == Array(read[b].suffix(chunk.count))) }
+      guard let chunk = try branches[b].next(maxRows: 1 + Int(state >> 40) % 9) else {
+        ended[b] = true
+        continue
+      }
+      read[b] += chunk.time
+      sizes[b] += chunk.askSize
+      held[b] = chunk
+    }
+    for b in 0..<3 {
+      #expect(read[b] == whole.time, "branch \(b)")
+      #expect(sizes[b] == whole.askSize, "branch \(b)")
+      #expect(try branches[b].next(maxRows: 5) == nil)
+    }
+    #expect(branches[0].instrument == whole.instrument && branches[0].priceSource == .book)
+  }
 }
