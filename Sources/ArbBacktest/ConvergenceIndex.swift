@@ -92,15 +92,16 @@ public struct ConvergenceIndex: Sendable {
 
 /// The fill quotes of a chunk of streamed valid points: per slot (one leg at one fixed
 /// latency), each point's as-of quote at the point's time plus the latency, and that
-/// quote's own time (for the staleness limit).
+/// quote's own time (for the staleness limit); and the quotes in force at its last point.
 struct DelayedFills: Sendable {
   /// Per slot: the leg and the latency (µs).
   var slots: [(leg: Int, latency: Int64)]
   /// Per slot, per point (sizes read only when a run caps at the book; `nan` otherwise).
   var quotes: [[FillQuote]]
   var quoteTimes: [[Int64]]
-  /// The slots of latency 0 of leg 0 and leg 1: the quotes in force at each point.
-  var inForce: (Int, Int)
+  /// Leg 0's and leg 1's quotes in force at the chunk's last point (where a position
+  /// still open at the end closes).
+  var lastInForce: (FillQuote, FillQuote)
 
   /// Point `p`'s fill through `slot` (a signal at `time`), or why it cannot happen: as
   /// `Fills` decides on whole legs.

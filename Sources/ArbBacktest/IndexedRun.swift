@@ -108,13 +108,13 @@ struct IndexedRun {
     }
   }
 
-  /// Leg `k`'s quote in force at valid point `p`.
-  private func quote(_ k: Int, at p: Int, index: ConvergenceIndex) -> FillQuote {
+  /// Leg `k`'s quote in force at the index's last valid point.
+  private func lastQuote(_ k: Int, index: ConvergenceIndex) -> FillQuote {
     switch (fills, index.points) {
     case (.rows(let fills), .rows(let points)):
-      return fills.quote(k, at: points[p])
+      return fills.quote(k, at: points[index.validPoints - 1])
     case (.slots, .streamed(_, let delayed)):
-      var quote = delayed.quotes[k == 0 ? delayed.inForce.0 : delayed.inForce.1][p]
+      var quote = k == 0 ? delayed.lastInForce.0 : delayed.lastInForce.1
       if !parameters.capAtBook { (quote.bidSize, quote.askSize) = (.nan, .nan) }
       return quote
     default:
@@ -166,7 +166,7 @@ struct IndexedRun {
             return
           }
           // Still open at the end: closed at the last valid point's own quotes.
-          let (richQuote, cheapQuote) = (quote(trade.rich, at: n - 1, index: index), quote(trade.cheap, at: n - 1, index: index))
+          let (richQuote, cheapQuote) = (lastQuote(trade.rich, index: index), lastQuote(trade.cheap, index: index))
           trade.richAsk = richQuote.ask
           trade.cheapBid = cheapQuote.bid
           trade.richExitRow = richQuote.row

@@ -46,9 +46,9 @@ extension ConvergenceBacktest {
     precondition(chunkPoints > 1, "a chunk holds the point it carries and at least one more")
     precondition(runs.allSatisfy { $0.streams && $0.parameters.sellLeg == sellLeg }, "runs that stream, on one direction rule")
     let readsSizes = runs.contains { $0.parameters.capAtBook }
-    // One cursor per leg and latency; latency 0 of each leg gives the quotes in force.
-    var slots: [(leg: Int, latency: Int64)] = [(0, 0), (1, 0)]
-    var states: [IndexedRun] = runs.map { run in
+    // One cursor per leg and latency the runs fill at.
+    var slots: [(leg: Int, latency: Int64)] = []
+    let states: [IndexedRun] = runs.map { run in
       let latencies = run.parameters.latencies.map { latency -> Int64 in
         guard case .fixed(let value) = latency else { preconditionFailure("a streamed run has fixed latencies") }
         return value
@@ -65,66 +65,116 @@ extension ConvergenceBacktest {
     let tees = legs.map { QuoteTee($0, rows: legChunkRows) }
     let aligned = tees.map { $0.branch() }
     let branches = slots.map { tees[$0.leg].branch() }
+    let inForce = tees.map { $0.branch() }
     let alignment = try PremiumStream(legs: aligned, options: options, chunkPoints: chunkPoints, legChunkRows: legChunkRows, keepQuotes: true)
     let cursors = try zip(slots, branches).map { try AsOfCursor($1, rows: legChunkRows, readsSizes: readsSizes) }
-    var pending = PendingPoints(sellLeg: sellLeg, capacity: chunkPoints + 1)
-    var firstTime: Int64?
-    var lastTime: Int64?
-    /// Indexes the pending points and advances every run through them.
-    func decideChunk(isLast: Bool) throws {
-      let m = pending.times.count
-      guard m > 0 else { return }
-      firstTime = firstTime ?? pending.times[0]
-      lastTime = pending.times[m - 1]
-      // The cursors of the two legs read side by side (those of one leg share its tee: in turn).
-      let read = Mutex<(filled: [Int: (quotes: [FillQuote], times: [Int64])], failure: (any Error)?)>(([:], nil))
-      nonisolated(unsafe) let (cursors, times, slots) = (cursors, pending.times, slots)  // each thread moves its own leg's cursors
-      DispatchQueue.concurrentPerform(iterations: 2) { k in
-        for s in slots.indices where slots[s].leg == k {
-          do {
-            let column = try cursors[s].fill(times, latency: slots[s].latency)
-            read.withLock { $0.filled[s] = column }
-          } catch {
-            read.withLock { $0.failure = $0.failure ?? error }
-            return
-          }
-        }
-      }
-      let (filled, failure) = read.withLock { ($0.filled, $0.failure) }
-      if let failure { throw failure }
-      let fills = DelayedFills(
-        slots: slots, quotes: slots.indices.map { filled[$0]!.quotes }, quoteTimes: slots.indices.map { filled[$0]!.times }, inForce: (0, 1))
-      let index = ConvergenceIndex(
-        points: .streamed(times: pending.times, fills: fills), richIsFirst: pending.richIsFirst,
-        premiums: [pending.entry, pending.closeFirst, pending.closeSecond], sellLeg: sellLeg, clockPoints: 0)
-      // The runs in `jobs` contiguous batches, one thread each.
-      let batches = max(1, min(jobs, states.count))
-      let size = (states.count + batches - 1) / batches
-      states.withUnsafeMutableBufferPointer { all in
-        nonisolated(unsafe) let all = all  // each batch advances its own runs
-        DispatchQueue.concurrentPerform(iterations: batches) { b in
-          let range = min(b * size, all.count)..<min((b + 1) * size, all.count)
-          var batch = ArraySlice(all[range])
-          IndexedRun.advance(&batch, through: index, isLast: isLast, span: 1 << 12)
-          for (k, run) in zip(range, batch) { all[k] = run }
-        }
-      }
-      guard !isLast else { return }
-      for k in states.indices { states[k].rebase(by: m - 1) }
-      pending.keepLast()
-    }
-    // Each chunk of the alignment is decided as it comes, so that the tees hold at most
-    // about a chunk of each leg (and its latencies' span).
+    let inForceCursors = try inForce.map { try AsOfCursor($0, rows: legChunkRows, readsSizes: readsSizes) }
+    let work = StreamedRuns(runs: states, slots: slots, cursors: cursors, inForce: inForceCursors, sellLeg: sellLeg, jobs: jobs)
+    // Each chunk of the alignment is decided as it comes (the tees hold about a chunk
+    // of each leg, and its latencies' span), on another thread while this one aligns the
+    // next; a chunk's last point is the next chunk's first.
+    var pending = [PendingPoints(sellLeg: sellLeg, capacity: chunkPoints + 1), PendingPoints(sellLeg: sellLeg, capacity: chunkPoints + 1)]
+    var filling = 0
+    let deciding = DispatchGroup()
+    defer { deciding.wait() }
     while let chunk = try alignment.next() {
-      pending.append(chunk)
-      if pending.times.count > 1 { try decideChunk(isLast: false) }
+      pending[filling].append(chunk)
+      guard pending[filling].times.count > 1 else { continue }
+      deciding.wait()
+      try work.rethrow()
+      pending[1 - filling].restart(after: pending[filling])
+      nonisolated(unsafe) let points = pending[filling]  // read by the decision only; this thread fills the other
+      DispatchQueue.global().async(group: deciding) { work.decide(points, isLast: false) }
+      filling = 1 - filling
     }
-    try decideChunk(isLast: true)
-    let decisions = states.map { ConvergenceDecisions(trades: $0.trades, skipped: $0.skipped.list, firstTime: firstTime, lastTime: lastTime) }
+    deciding.wait()
+    try work.rethrow()
+    work.decide(pending[filling], isLast: true)
+    try work.rethrow()
+    let decisions = work.runs.map { ConvergenceDecisions(trades: $0.trades, skipped: $0.skipped.list, firstTime: work.firstTime, lastTime: work.lastTime) }
     let legTimes = (0..<2).map { k in alignment.legFirstTime[k].flatMap { first in alignment.legLastTime[k].map { first...$0 } } }
     return StreamedDecisions(
       decisions: decisions, clockPoints: alignment.points, validPoints: alignment.validPoints, legTimes: legTimes, priceSources: legs.map(\.priceSource),
       legRows: alignment.legRows)
+  }
+}
+
+/// The runs of a streamed decision and what they read: one chunk of valid points after
+/// another, in order, each on one thread at a time.
+private final class StreamedRuns: @unchecked Sendable {
+  private(set) var runs: [IndexedRun]
+  private let slots: [(leg: Int, latency: Int64)]
+  private let cursors: [AsOfCursor]
+  /// Per leg, the cursor of the quotes in force at each chunk's last point.
+  private let inForce: [AsOfCursor]
+  private let sellLeg: Int?
+  private let jobs: Int
+  /// The first and last valid points' times so far.
+  private(set) var firstTime: Int64?
+  private(set) var lastTime: Int64?
+  /// The first error of a chunk; the chunks after it are not decided.
+  private var failure: (any Error)?
+
+  init(runs: [IndexedRun], slots: [(leg: Int, latency: Int64)], cursors: [AsOfCursor], inForce: [AsOfCursor], sellLeg: Int?, jobs: Int) {
+    self.runs = runs
+    self.slots = slots
+    self.cursors = cursors
+    self.inForce = inForce
+    self.sellLeg = sellLeg
+    self.jobs = jobs
+  }
+
+  /// Throws the error a chunk met.
+  func rethrow() throws { if let failure { throw failure } }
+
+  /// Reads the fill quotes of `pending`, indexes it and advances every run through it;
+  /// unless `isLast`, moves the runs on to a next chunk that begins with its last point.
+  func decide(_ pending: PendingPoints, isLast: Bool) {
+    guard failure == nil else { return }
+    do { try decideChunk(pending, isLast: isLast) } catch { failure = error }
+  }
+
+  private func decideChunk(_ pending: PendingPoints, isLast: Bool) throws {
+    let m = pending.times.count
+    guard m > 0 else { return }
+    firstTime = firstTime ?? pending.times[0]
+    lastTime = pending.times[m - 1]
+    // The cursors of the two legs read side by side (those of one leg share its tee: in turn).
+    let read = Mutex<(filled: [Int: (quotes: [FillQuote], times: [Int64])], last: [Int: FillQuote], failure: (any Error)?)>(([:], [:], nil))
+    DispatchQueue.concurrentPerform(iterations: 2) { k in
+      do {
+        for s in slots.indices where slots[s].leg == k {
+          let column = try cursors[s].fill(pending.times, latency: slots[s].latency)
+          read.withLock { $0.filled[s] = column }
+        }
+        let last = try inForce[k].fill([pending.times[m - 1]], latency: 0).quotes[0]
+        read.withLock { $0.last[k] = last }
+      } catch {
+        read.withLock { $0.failure = $0.failure ?? error }
+      }
+    }
+    let (filled, last, failure) = read.withLock { ($0.filled, $0.last, $0.failure) }
+    if let failure { throw failure }
+    let fills = DelayedFills(
+      slots: slots, quotes: slots.indices.map { filled[$0]!.quotes }, quoteTimes: slots.indices.map { filled[$0]!.times },
+      lastInForce: (last[0]!, last[1]!))
+    let index = ConvergenceIndex(
+      points: .streamed(times: pending.times, fills: fills), richIsFirst: pending.richIsFirst,
+      premiums: [pending.entry, pending.closeFirst, pending.closeSecond], sellLeg: sellLeg, clockPoints: 0)
+    // The runs in `jobs` contiguous batches, one thread each.
+    let batches = max(1, min(jobs, runs.count))
+    let size = (runs.count + batches - 1) / batches
+    runs.withUnsafeMutableBufferPointer { all in
+      nonisolated(unsafe) let all = all  // each batch advances its own runs
+      DispatchQueue.concurrentPerform(iterations: batches) { b in
+        let range = min(b * size, all.count)..<min((b + 1) * size, all.count)
+        var batch = ArraySlice(all[range])
+        IndexedRun.advance(&batch, through: index, isLast: isLast, span: 1 << 12)
+        for (k, run) in zip(range, batch) { all[k] = run }
+      }
+    }
+    guard !isLast else { return }
+    for k in runs.indices { runs[k].rebase(by: m - 1) }
   }
 }
 
@@ -184,13 +234,18 @@ private struct PendingPoints {
     }
   }
 
-  /// Keeps only the last point (the first of the next chunk).
-  mutating func keepLast() {
-    times.removeFirst(times.count - 1)
-    richIsFirst.removeFirst(richIsFirst.count - 1)
-    entry.removeFirst(entry.count - 1)
-    closeFirst.removeFirst(closeFirst.count - 1)
-    closeSecond.removeFirst(closeSecond.count - 1)
+  /// Holds only the last point of `previous` (the first of the next chunk), keeping the room.
+  mutating func restart(after previous: PendingPoints) {
+    times.removeAll(keepingCapacity: true)
+    richIsFirst.removeAll(keepingCapacity: true)
+    entry.removeAll(keepingCapacity: true)
+    closeFirst.removeAll(keepingCapacity: true)
+    closeSecond.removeAll(keepingCapacity: true)
+    times.append(previous.times.last!)
+    richIsFirst.append(previous.richIsFirst.last!)
+    entry.append(previous.entry.last!)
+    closeFirst.append(previous.closeFirst.last!)
+    closeSecond.append(previous.closeSecond.last!)
   }
 }
 
@@ -207,6 +262,9 @@ private final class AsOfCursor {
   private var base = 0
   private var quote = FillQuote(bid: .nan, ask: .nan, bidSize: .nan, askSize: .nan, row: -1)
   private var quoteTime = Int64.min
+  /// The columns `fill` returns.
+  private var filledQuotes: [FillQuote] = []
+  private var filledTimes: [Int64] = []
 
   init(_ stream: any QuoteStream, rows: Int, readsSizes: Bool) throws {
     self.stream = stream
@@ -216,41 +274,49 @@ private final class AsOfCursor {
   }
 
   /// The quotes in force `latency` after each of `times` (ascending, none before a time
-  /// asked earlier), and their own times.
+  /// asked earlier), and their own times: the cursor's columns, refilled in place on its
+  /// next call (when the caller has let go of them, without a fresh allocation).
   func fill(_ times: [Int64], latency: Int64) throws -> (quotes: [FillQuote], times: [Int64]) {
-    var quoteTimes = [Int64](repeating: 0, count: times.count)
-    let quotes = try [FillQuote](unsafeUninitializedCapacity: times.count) { quotes, count in
-      for (i, time) in times.enumerated() {
-        let (sum, overflow) = time.addingReportingOverflow(latency)
-        try advance(to: overflow ? .max : sum)
-        quotes.initializeElement(at: i, to: quote)
-        quoteTimes[i] = quoteTime
-        count = i + 1
+    let n = times.count
+    if filledQuotes.count > n {
+      filledQuotes.removeLast(filledQuotes.count - n)
+      filledTimes.removeLast(filledTimes.count - n)
+    } else if filledQuotes.count < n {
+      filledQuotes += repeatElement(quote, count: n - filledQuotes.count)
+      filledTimes += repeatElement(0, count: n - filledTimes.count)
+    }
+    // The walk in locals (a class's stored properties cost an access check per use).
+    var (chunk, next, base, quote, quoteTime) = (chunk, next, base, quote, quoteTime)
+    try filledQuotes.withUnsafeMutableBufferPointer { quotes in
+      try filledTimes.withUnsafeMutableBufferPointer { quoteTimes in
+        for i in 0..<n {
+          let (sum, overflow) = times[i].addingReportingOverflow(latency)
+          let t = overflow ? Int64.max : sum
+          // Every quote at or before t, reading chunks as needed.
+          while let current = chunk {
+            let time = current.time
+            var j = next
+            while j < time.count && time[j] <= t { j += 1 }
+            if j > next {
+              let k = j - 1
+              let sized = readsSizes && !current.bidSize.isEmpty
+              quote = FillQuote(
+                bid: current.bid[k], ask: current.ask[k], bidSize: sized ? current.bidSize[k] : .nan,
+                askSize: sized ? current.askSize[k] : .nan, row: base + k)
+              quoteTime = time[k]
+              next = j
+            }
+            guard next == time.count else { break }
+            base += time.count
+            next = 0
+            chunk = try stream.next(maxRows: rows)
+          }
+          quotes[i] = quote
+          quoteTimes[i] = quoteTime
+        }
       }
     }
-    return (quotes, quoteTimes)
-  }
-
-  /// Takes every quote at or before `t` (not before the time asked last).
-  @inline(__always)
-  private func advance(to t: Int64) throws {
-    while let current = chunk {
-      let time = current.time
-      var j = next
-      while j < time.count && time[j] <= t { j += 1 }
-      if j > next {
-        let k = j - 1
-        let sized = readsSizes && !current.bidSize.isEmpty
-        quote = FillQuote(
-          bid: current.bid[k], ask: current.ask[k], bidSize: sized ? current.bidSize[k] : .nan, askSize: sized ? current.askSize[k] : .nan,
-          row: base + k)
-        quoteTime = time[k]
-        next = j
-      }
-      guard next == time.count else { return }
-      base += time.count
-      next = 0
-      chunk = try stream.next(maxRows: rows)
-    }
+    (self.chunk, self.next, self.base, self.quote, self.quoteTime) = (chunk, next, base, quote, quoteTime)
+    return (filledQuotes, filledTimes)
   }
 }

@@ -1,11 +1,15 @@
+import Synchronization
+
 /// One `QuoteStream` read by several consumers, each at its own pace: every `branch()`
 /// is a stream of all the source's quotes from the first. The source is read once; its
 /// chunks are copied into segments that live until every branch has passed them (and
 /// no branch still holds a chunk in them), and freed segments are reused.
 ///
 /// Memory is the quotes between the slowest and the fastest branch, in whole source
-/// chunks. The branches of one tee must be read from one thread at a time.
-public final class QuoteTee {
+/// chunks. Branches may be read from different threads (a lock orders their reads); one
+/// branch from one thread at a time.
+public final class QuoteTee: @unchecked Sendable {
+  private let lock = Mutex(())
   private let source: any QuoteStream
   /// Quotes asked of the source at a time.
   private let rows: Int
@@ -38,6 +42,11 @@ public final class QuoteTee {
   /// Branch `b`'s next at most `maxRows` quotes.
   fileprivate func next(branch b: Int, maxRows: Int) throws -> QuoteChunk? {
     precondition(maxRows > 0, "a chunk holds at least one row")
+    return try lock.withLock { _ throws -> QuoteChunk? in try take(branch: b, maxRows: maxRows) }
+  }
+
+  /// `next(branch:maxRows:)` under the lock.
+  private func take(branch b: Int, maxRows: Int) throws -> QuoteChunk? {
     let position = positions[b]
     if position == read {
       guard !ended, let chunk = try source.next(maxRows: rows) else {
@@ -48,7 +57,7 @@ public final class QuoteTee {
       segment.fill(chunk, start: read)
       segments.append(segment)
       read += chunk.count
-      guard chunk.count > 0 else { return try next(branch: b, maxRows: maxRows) }
+      guard chunk.count > 0 else { return try take(branch: b, maxRows: maxRows) }
     }
     // The segment holding `position` (few are held: a linear search from the end).
     let segment = segments.last { $0.start <= position }!
