@@ -91,6 +91,31 @@ public final class SeriesQuoteStream: QuoteStream {
   }
 }
 
+/// Another stream's quotes, each chunk's count handed to `counted` as it is read (what a
+/// progress line shows).
+public final class CountingQuoteStream: QuoteStream {
+  private let base: any QuoteStream
+  private let counted: (Int) -> Void
+
+  public init(_ base: any QuoteStream, counted: @escaping (Int) -> Void) {
+    self.base = base
+    self.counted = counted
+  }
+
+  public var instrument: Instrument { base.instrument }
+  public var priceSource: PriceSource { base.priceSource }
+  public var field: SeriesField { base.field }
+  public var clock: Clock { base.clock }
+  public var lastTime: Int64? { base.lastTime }
+  public var expectedRows: Int? { base.expectedRows }
+
+  public func next(maxRows: Int) throws -> QuoteChunk? {
+    let chunk = try base.next(maxRows: maxRows)
+    if let chunk { counted(chunk.count) }
+    return chunk
+  }
+}
+
 /// Reusable column buffers that a stream writes its chunks into: filled from columns
 /// at once, or appended to a quote at a time; all six columns grow together.
 public struct ChunkBlock: ~Copyable {

@@ -115,14 +115,17 @@ public struct ScenarioRun {
 
   /// The backtest of `scenario` (which `streams`) on its legs read with `options` as
   /// streams, `chunkPoints` valid points at a time (`ScenarioStreams.decide`): the
-  /// outcome of the run on whole legs, in memory that does not grow with the history.
-  public init(streaming scenario: Scenario, fees: [Double], options: IngestOptions, chunkPoints: Int) throws {
+  /// outcome of the run on whole legs, in memory that does not grow with the history;
+  /// `counted` is told the quotes read as they are.
+  public init(
+    streaming scenario: Scenario, fees: [Double], options: IngestOptions, chunkPoints: Int, counted: (@Sendable (Int) -> Void)? = nil
+  ) throws {
     guard case .convergence(let engine) = try ScenarioEngine(scenario, fees: fees, registry: options.registry) else {
       preconditionFailure("a streamed backtest runs mode convergence")
     }
     var legOptions = scenario.legOptions(options)
     legOptions.clock = scenario.clock
-    let streams = try ScenarioStreams(scenario, options: legOptions, chunkRows: chunkPoints)
+    let streams = try ScenarioStreams(scenario, options: legOptions, chunkRows: chunkPoints, counted: counted)
     let result = try streams.decide(
       [engine], checking: [scenario], alignment: AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid), chunkPoints: chunkPoints, jobs: 1)
     self.init(

@@ -19,6 +19,8 @@ public struct ScenarioStreams {
   private let whole: [QuoteSeries?]
   /// Quotes a file leg is parsed ahead by.
   private let chunkRows: Int
+  /// Told the quotes read from the legs (from any thread).
+  private let counted: (@Sendable (Int) -> Void)?
 
   /// Whether a streamed run can take `scenario`'s data: no FX conversion (it converts
   /// whole series), the legs' books not walked and one clock read.
@@ -28,13 +30,15 @@ public struct ScenarioStreams {
 
   /// The legs of `scenario` (which `serves`) read with `options` (the scenario's clock
   /// and leg options already set), a file leg parsed ahead `chunkRows` quotes at a time;
-  /// a leg that cannot stream is read here, whole.
-  public init(_ scenario: Scenario, options: IngestOptions, chunkRows: Int) throws {
+  /// a leg that cannot stream is read here, whole. `counted` is told the quotes the
+  /// streams read, as they read them.
+  public init(_ scenario: Scenario, options: IngestOptions, chunkRows: Int, counted: (@Sendable (Int) -> Void)? = nil) throws {
     precondition(Self.serves(scenario), "a scenario whose data streams")
     specs = try ScenarioLegs.specs(scenario)
     instruments = scenario.legs.map { Instrument(venue: $0.venue, market: $0.market, symbol: $0.symbol) }
     self.options = options
     self.chunkRows = chunkRows
+    self.counted = counted
     offsets = scenario.legs.map { scenario.offsets[$0.venue] ?? 0 }
     var wholeOptions = options
     wholeOptions.storeColumns = .all
@@ -56,7 +60,8 @@ public struct ScenarioStreams {
       } else {
         PrefetchedQuoteStream(try FileQuoteStream.open(specs[k], options: options)!, rows: chunkRows)
       }
-    return offsets[k] == 0 ? stream : ShiftedQuoteStream(stream, by: offsets[k])
+    let counting = counted.map { CountingQuoteStream(stream, counted: $0) } ?? stream
+    return offsets[k] == 0 ? counting : ShiftedQuoteStream(counting, by: offsets[k])
   }
 }
 

@@ -108,10 +108,10 @@ public struct SweepPlan: Sendable {
   /// is a convergence run that streams (`ConvergenceBacktest.streams`,
   /// `ScenarioStreams.serves`) and `stream`, those legs stream: their runs' decisions are
   /// taken here, in one pass over the legs `chunkPoints` valid points (and quotes per
-  /// leg) at a time, on `jobs` threads.
+  /// leg) at a time, on `jobs` threads, `counted` told the quotes read as they are.
   public init(
     cells: [(cell: Int, scenario: Scenario)], options: IngestOptions, period: Int64? = nil, stream: Bool = false, chunkPoints: Int = 1 << 16,
-    jobs: Int = 1
+    jobs: Int = 1, counted: (@Sendable (Int) -> Void)? = nil
   ) throws {
     self.period = period
     var dataIndexes: [Scenario: Int] = [:]
@@ -143,7 +143,7 @@ public struct SweepPlan: Sendable {
       if dataIndex == nil, streamedKeys.contains(dataKey) {
         var legOptions = scenario.legOptions(options)
         legOptions.clock = scenario.clock
-        streams[data.count] = try ScenarioStreams(scenario, options: legOptions, chunkRows: chunkPoints)
+        streams[data.count] = try ScenarioStreams(scenario, options: legOptions, chunkRows: chunkPoints, counted: counted)
         data.append(Prepared(legs: [], alignment: AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid), funding: .none))
         dataIndex = data.count - 1
         dataIndexes[dataKey] = dataIndex

@@ -48,7 +48,7 @@ struct StreamProgressTests {
     var lines: [String] = []
     let base = SeriesQuoteStream(series)
     let progress = Progress(total: base.expectedRows, unit: "quotes", show: true, now: { 1 }, write: { lines.append($0) })
-    let stream = CountedQuoteStream(base, progress: progress)
+    let stream = CountingQuoteStream(base, counted: progress.advance)
     #expect(stream.expectedRows == 10)
     var handed = 0
     while let chunk = try stream.next(maxRows: 4) { handed += chunk.count }
@@ -109,5 +109,18 @@ struct StreamProgressTests {
       #expect(try Self.stderr(command + files, terminal: true).contains("\r\(total) quotes, "), "\(command)")
     }
     #expect(try Self.stderr(["premium"] + files, terminal: false) == "")
+  }
+
+  @Test(
+    "a streamed backtest and sweep show the quotes read on a terminal; a backtest that reads its legs whole shows nothing",
+    .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
+  func scenarioCommands() throws {
+    let scenario = Repository.data("scenarios/binanceus-kraken-btcusdc.json")
+    let total = [DemoPair.binance, DemoPair.kraken].map { arbkit("inspect", $0, "--format", "json").object["rows_accepted"] as? Int ?? 0 }.reduce(0, +)
+    #expect(try Self.stderr(["backtest", scenario, "--chunk-rows", "500"], terminal: true).contains("\r\(total) quotes, "))
+    let sweep = try Self.stderr(["sweep", scenario, "--grid", "strategy.entry=0.5,0.8", "--chunk-rows", "500"], terminal: true)
+    #expect(sweep.contains("\r\(total) quotes, ") && sweep.contains("2/2 cells"), "\(sweep.debugDescription)")
+    #expect(try Self.stderr(["backtest", scenario, "--set", "costs.latency=uniform:0ms:1m"], terminal: true) == "")
+    #expect(try Self.stderr(["backtest", scenario], terminal: false) == "")
   }
 }

@@ -97,7 +97,11 @@ struct BacktestCommand: Command {
     options.clock = scenario.clock
     let fees = try scenario.takerFees(registry: options.registry)
     if cuts == nil, try ScenarioRun.streams(scenario, fees: fees, registry: options.registry) {
-      return try write(ScenarioRun(streaming: scenario, fees: fees, options: options, chunkPoints: chunkRows), &terminal)
+      let reading = Progress(total: nil, unit: "quotes", show: Progress.onTerminal(terminal), every: 0.2)
+      defer { reading.finish() }
+      let report = try ScenarioRun(streaming: scenario, fees: fees, options: options, chunkPoints: chunkRows, counted: reading.concurrentAdvance)
+      reading.finish()
+      return try write(report, &terminal)
     }
     let recording = try ScenarioRecording.load(scenario, options: options)
     // The reruns of the check run concurrently: they capture these, not the command.

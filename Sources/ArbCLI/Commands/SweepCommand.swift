@@ -177,11 +177,15 @@ struct SweepCommand: Command {
     // The matrix needs every cell's periods: a resumed sweep runs its rows on disk again for them.
     let rerun = matrix == nil ? 0 : skip
     let plan: SweepPlan
+    // Streamed legs are read while the plan is made: their quotes are the first progress.
+    let reading = Progress(total: nil, unit: "quotes", show: Progress.onTerminal(terminal, quiet: quiet), every: 0.2)
     do {
       plan = try SweepPlan(
         cells: Array(cells.dropFirst(skip - rerun)), options: ingest.options, period: matrix?.period.length, stream: true, chunkPoints: chunkRows,
-        jobs: jobs)
+        jobs: jobs, counted: reading.concurrentAdvance)
+      reading.finish()
     } catch {
+      reading.finish()
       // Refused before any cell ran (a cell's legs cannot serve its rules): a new output is removed again.
       if skip == 0 && !resume { output?.discard() }
       throw error

@@ -1,5 +1,6 @@
 import ArbCore
 import Dispatch
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -53,6 +54,12 @@ final class Progress: @unchecked Sendable {
 
   func advance(_ count: Int) { update(done: done + count) }
 
+  /// `advance` for work counted on several threads: one call at a time.
+  var concurrentAdvance: @Sendable (Int) -> Void {
+    let lock = Mutex(())
+    return { count in lock.withLock { _ in self.advance(count) } }
+  }
+
   /// Sets the work done so far to `done`.
   func update(done: Int) {
     self.done = done
@@ -65,8 +72,10 @@ final class Progress: @unchecked Sendable {
 
   /// Draws the last line and ends it; once only, so that a run can call it when its
   /// reading is done and again (deferred) when it stops on an error.
+  /// Draws the last line and ends it; a count without a total that never moved (a
+  /// command whose legs were read whole) draws nothing.
   func finish() {
-    guard show, !finished else { return }
+    guard show, !finished, total != nil || done > startDone else { return }
     finished = true
     if everyNanoseconds > 0 {
       write(Self.line(done: done, total: total, doneHere: done - startDone, seconds: Double(now() - start) / 1e9, unit: unit))
@@ -86,29 +95,5 @@ final class Progress: @unchecked Sendable {
     let filled = total > 0 ? width * min(done, total) / total : width
     let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
     return "\r[\(bar)] \(done)/\(total) \(unit), \(NumberText.fixed(rate, 1))/s, ETA \(eta.map { NumberText.fixed($0, 0) + " s" } ?? "-")"
-  }
-}
-
-/// A leg's stream that reports the quotes it hands out to a `Progress` shared by the legs.
-final class CountedQuoteStream: QuoteStream {
-  private let base: any QuoteStream
-  private let progress: Progress
-
-  init(_ base: any QuoteStream, progress: Progress) {
-    self.base = base
-    self.progress = progress
-  }
-
-  var instrument: Instrument { base.instrument }
-  var priceSource: PriceSource { base.priceSource }
-  var field: SeriesField { base.field }
-  var clock: Clock { base.clock }
-  var lastTime: Int64? { base.lastTime }
-  var expectedRows: Int? { base.expectedRows }
-
-  func next(maxRows: Int) throws -> QuoteChunk? {
-    let chunk = try base.next(maxRows: maxRows)
-    if let chunk { progress.advance(chunk.count) }
-    return chunk
   }
 }

@@ -74,7 +74,7 @@ struct LegInputs {
     let total = counts.contains(nil) ? nil : counts.reduce(0) { $0 + $1! }
     let progress = Progress(total: total, unit: "quotes", show: Progress.onTerminal(terminal), every: 0.2)
     if Progress.onTerminal(terminal) {
-      for k in opened.legs.indices { opened.legs[k].stream = CountedQuoteStream(opened.legs[k].stream, progress: progress) }
+      for k in opened.legs.indices { opened.legs[k].stream = CountingQuoteStream(opened.legs[k].stream, counted: progress.advance) }
     }
     return (opened, progress)
   }
