@@ -113,4 +113,30 @@ struct BoundedMemoryTests {
     #expect(rows["csv"] == rows["store"])
     #expect(rows["csv"]?.last?.split(separator: "\n").dropFirst().contains { !$0.contains(",0,0,0,") } == true)
   }
+
+  @Test func `convert's peak memory does not grow with the number of files`() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    // Eight consecutive days of one series, a file of 100 K quotes each (a store takes a
+    // series' day from one source).
+    var files: [String] = []
+    var random = SplitMix64(seed: 5)
+    var tenths = 620_000
+    for k in 0..<8 {
+      var time = 1_709_251_200_000_000 + Int64(k) * 86_400_000_000
+      var text = "exchange,symbol,timestamp,local_timestamp,ask_amount,ask_price,bid_price,bid_amount\n"
+      for _ in 0..<100_000 {
+        time += 50_000 + Int64(random.next() % 1_000_000)
+        tenths += Int(random.next() % 41) - 20
+        text += "binance,BTCUSDT,\(time),\(time + 900),1.5,\(Self.decimal(tenths)),\(Self.decimal(tenths - 1)),2.0\n"
+      }
+      files.append(folder.write("binance-\(k).csv", text))
+    }
+    let one = try Self.peak(["convert", files[0], "--out", folder.path + "/one"], folder: folder)
+    let all = try Self.peak(["convert"] + files + ["--out", folder.path + "/all"], folder: folder)
+    #expect(one.status == 0 && all.status == 0)
+    #expect(all.bytes - one.bytes <= Self.allowance, "peak \(one.bytes >> 10) KiB for one file, \(all.bytes >> 10) KiB for eight")
+    let summary = arbkit("inspect", folder.path + "/all", "--format", "json").object
+    #expect(summary["rows_accepted"] as? Int == 800_000)
+  }
 }

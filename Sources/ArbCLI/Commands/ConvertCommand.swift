@@ -70,7 +70,10 @@ struct ConvertCommand: Command {
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     if let table { return try writeTable(table, &terminal) }
     let transaction = try StoreTransaction(path: folder, clock: ingest.options.clock)
-    var added: [IngestedFile] = []
+    // What the summary says of each file added: its report and its series without their quotes,
+    // so that memory holds one file at a time however many are converted.
+    var reports: [IngestReport] = []
+    var series: [(instrument: Instrument, field: SeriesField, rows: Int, priceSource: PriceSource)] = []
     var unchanged: [String] = []
     for spec in inputs {
       let options = try spec.ingestOptions(ingest.options, specOverrides: ingest.specOverrides)
@@ -81,35 +84,35 @@ struct ConvertCommand: Command {
           continue
         }
         let file = try Ingest.read(path: path, options: options)
-        for series in file.series {
-          try transaction.writer(instrument: series.instrument, field: series.field, priceSource: series.priceSource).append(series)
+        for one in file.series {
+          try transaction.writer(instrument: one.instrument, field: one.field, priceSource: one.priceSource).append(one)
+          series.append((one.instrument, one.field, one.count, one.priceSource))
         }
         try transaction.endSource(report: file.report)
-        added.append(file)
+        reports.append(file.report)
       }
     }
     try transaction.commit()
-    let series = added.flatMap(\.series)
-    let rows = series.reduce(0) { $0 + $1.count }
-    terminal.print("\(folder): added \(series.count) series, \(rows) rows from \(added.count) files; \(unchanged.count) already in the store")
+    let rows = series.reduce(0) { $0 + $1.rows }
+    terminal.print("\(folder): added \(series.count) series, \(rows) rows from \(reports.count) files; \(unchanged.count) already in the store")
     if !series.isEmpty {
       var table = TextTable(["venue", "market", "symbol", "field", "rows", "price"], rightAligned: [4])
       for s in series {
-        table.add([s.instrument.venue, s.instrument.market.rawValue, s.instrument.symbol, s.field.rawValue, "\(s.count)", s.priceSource.rawValue])
+        table.add([s.instrument.venue, s.instrument.market.rawValue, s.instrument.symbol, s.field.rawValue, "\(s.rows)", s.priceSource.rawValue])
       }
       terminal.print(table.rendered(indent: "  "))
     }
     for path in unchanged { terminal.printError("\(path): note: already in \(folder), unchanged; skipped") }
-    for file in added { IngestSummary.warn(file.report, terminal: &terminal) }
+    for report in reports { IngestSummary.warn(report, terminal: &terminal) }
     return .success
   }
 
   /// Writes the price series of every input to the table file `folder`, each input read
-  /// whole in turn; a series of another field (mark, funding rate …) has no column there
+  /// whole in turn (and let go before the next); a series of another field (mark, funding rate …) has no column there
   /// and is refused before the file is put in place.
   private func writeTable(_ format: TableFormat, _ terminal: inout Terminal) throws -> ExitCode {
     let table = try QuoteTableFile(path: folder, format: format)
-    var files: [IngestedFile] = []
+    var reports: [IngestReport] = []
     // The reader splits a table into series by instrument: an instrument's rows must make
     // one series, so a later file of it (the next hour of a recording) continues it only
     // with the same prices and after its last quote.
@@ -130,12 +133,12 @@ struct ConvertCommand: Command {
           if let last = series.time.last { written[series.instrument] = (series.priceSource, last) }
           try table.append(series)
         }
-        files.append(file)
+        reports.append(file.report)
       }
     }
     try table.commit()
-    terminal.print("\(folder): wrote \(written.count) series, \(table.rows) rows from \(files.count) files as \(format.rawValue)")
-    for file in files { IngestSummary.warn(file.report, terminal: &terminal) }
+    terminal.print("\(folder): wrote \(written.count) series, \(table.rows) rows from \(reports.count) files as \(format.rawValue)")
+    for report in reports { IngestSummary.warn(report, terminal: &terminal) }
     return .success
   }
 }
