@@ -30,6 +30,27 @@ public struct FundingSettlements: Sendable {
   /// - Throws: `FundingError` when `funding` is not a funding-rate series or has a
   ///   record off the whole hours (ticker rates, not settlements).
   public init(funding: QuoteSeries, perp: QuoteSeries, clockOffset: Int64 = 0) throws(FundingError) {
+    let time = try Self.instants(funding, clockOffset: clockOffset)
+    var pricing = SettlementPricing(instants: time)
+    perp.time.withUnsafeBufferPointer { times in
+      perp.bid.withUnsafeBufferPointer { bid in perp.ask.withUnsafeBufferPointer { ask in pricing.take(time: times, bid: bid, ask: ask) } }
+    }
+    self.init(time: time, rate: funding.bid, price: pricing.finished())
+  }
+
+  /// As `init(funding:perp:clockOffset:)`, the perp read as a stream (from its first
+  /// quote, its times already moved by the offset).
+  /// - Throws: `FundingError` as the other init, or what the stream throws.
+  public init(funding: QuoteSeries, perp: any QuoteStream, clockOffset: Int64 = 0) throws {
+    let time = try Self.instants(funding, clockOffset: clockOffset)
+    var pricing = SettlementPricing(instants: time)
+    while !pricing.done, let chunk = try perp.next(maxRows: 1 << 16) { pricing.take(time: chunk.time, bid: chunk.bid, ask: chunk.ask) }
+    self.init(time: time, rate: funding.bid, price: pricing.finished())
+  }
+
+  /// The settlement instants of `funding`, moved by `clockOffset`, once checked to be
+  /// funding rates on whole hours.
+  private static func instants(_ funding: QuoteSeries, clockOffset: Int64) throws(FundingError) -> [Int64] {
     guard funding.field == .fundingRate else {
       throw FundingError("the funding leg holds \(funding.field.rawValue) values, not funding rates (\(funding.instrument))")
     }
@@ -39,18 +60,7 @@ public struct FundingSettlements: Sendable {
         "the funding series of \(funding.instrument) has a record at \(TimeText.iso8601(funding.time[k])), not on a whole hour: "
           + "it holds ticker rates, not settlements; use a settlement file (binance.fundingRate, freqtrade …-funding_rate.json) or strategy.funding false")
     }
-    let time = funding.time.map { $0 + clockOffset }
-    var price = [Double](repeating: .nan, count: funding.count)
-    var j = 0
-    var mid = Double.nan
-    for (k, tau) in time.enumerated() {
-      while j < perp.count && perp.time[j] <= tau {
-        if perp.bid[j].isFinite && perp.ask[j].isFinite { mid = (perp.bid[j] + perp.ask[j]) / 2 }
-        j += 1
-      }
-      price[k] = mid
-    }
-    self.init(time: time, rate: funding.bid, price: price)
+    return funding.time.map { $0 + clockOffset }
   }
 
   /// The settlements τ with `start < τ ≤ end`.
@@ -148,5 +158,43 @@ public struct CarryBacktest: Sendable {
       trades: trades, skipped: decisions.skipped, firstTime: decisions.firstTime, lastTime: decisions.lastTime, notional: parameters.notional)
     run.payments = payments
     return run
+  }
+}
+
+/// p(τ) of each settlement instant τ: the mid of the perp's last two-sided quote at or
+/// before τ (`nan` before the first), from the perp's quotes taken a chunk at a time.
+private struct SettlementPricing {
+  let instants: [Int64]
+  private var price: [Double]
+  /// The next instant to price, and the mid in force.
+  private var k = 0
+  private var mid = Double.nan
+
+  init(instants: [Int64]) {
+    self.instants = instants
+    price = [Double](repeating: .nan, count: instants.count)
+  }
+
+  /// Every instant is priced: later quotes change nothing.
+  var done: Bool { k == instants.count }
+
+  /// Takes the next quotes of the perp (after those taken before).
+  mutating func take(time: UnsafeBufferPointer<Int64>, bid: UnsafeBufferPointer<Double>, ask: UnsafeBufferPointer<Double>) {
+    for j in time.indices {
+      while k < instants.count && instants[k] < time[j] {
+        price[k] = mid
+        k += 1
+      }
+      if bid[j].isFinite && ask[j].isFinite { mid = (bid[j] + ask[j]) / 2 }
+    }
+  }
+
+  /// The prices, the instants after the last quote priced at its mid.
+  mutating func finished() -> [Double] {
+    while k < instants.count {
+      price[k] = mid
+      k += 1
+    }
+    return price
   }
 }

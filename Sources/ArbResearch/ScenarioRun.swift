@@ -105,32 +105,50 @@ public struct ScenarioRun {
       scenario: scenario, legs: series.map(Leg.init), fees: fees, points: index.clockPoints, validPoints: index.validPoints, outcome: outcome, fx: fx)
   }
 
-  /// Whether `init(streaming:…)` runs `scenario`: mode convergence with fixed latencies
-  /// and top-of-book fills (`ConvergenceBacktest.streams`), on legs that stream
-  /// (`ScenarioStreams.serves`).
+  /// Whether `init(streaming:…)` runs `scenario`: modes convergence and carry with fixed
+  /// latencies and top-of-book fills (`ConvergenceBacktest.streams`), on legs that
+  /// stream (`ScenarioStreams.serves`).
   public static func streams(_ scenario: Scenario, fees: [Double], registry: ExchangeRegistry) throws -> Bool {
-    guard case .convergence(let engine) = try ScenarioEngine(scenario, fees: fees, registry: registry) else { return false }
-    return engine.streams && ScenarioStreams.serves(scenario)
+    try ScenarioEngine(scenario, fees: fees, registry: registry).rules.map { $0.streams && ScenarioStreams.serves(scenario) } ?? false
   }
 
   /// The backtest of `scenario` (which `streams`) on its legs read with `options` as
-  /// streams, `chunkPoints` valid points at a time (`ScenarioStreams.decide`): the
-  /// outcome of the run on whole legs, in memory that does not grow with the history;
-  /// `counted` is told the quotes read as they are.
+  /// streams, `chunkPoints` valid points at a time (`ScenarioStreams.decide`; mode carry
+  /// prices its funding settlements on one more pass over the perp): the outcome of the
+  /// run on whole legs, in memory that does not grow with the history; `counted` is told
+  /// the quotes read as they are.
   public init(
     streaming scenario: Scenario, fees: [Double], options: IngestOptions, chunkPoints: Int, counted: (@Sendable (Int) -> Void)? = nil
   ) throws {
-    guard case .convergence(let engine) = try ScenarioEngine(scenario, fees: fees, registry: options.registry) else {
-      preconditionFailure("a streamed backtest runs mode convergence")
-    }
+    let engine = try ScenarioEngine(scenario, fees: fees, registry: options.registry)
+    guard let rules = engine.rules else { preconditionFailure("a streamed backtest runs mode convergence or carry") }
     var legOptions = scenario.legOptions(options)
     legOptions.clock = scenario.clock
     let streams = try ScenarioStreams(scenario, options: legOptions, chunkRows: chunkPoints, counted: counted)
     let result = try streams.decide(
-      [engine], checking: [scenario], alignment: AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid), chunkPoints: chunkPoints, jobs: 1)
+      [rules], checking: [scenario], alignment: AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid), chunkPoints: chunkPoints, jobs: 1)
+    let outcome: Outcome
+    switch engine {
+    case .carry(let carry):
+      let settlements = try Self.settlements(scenario, streams: streams, options: legOptions)
+      outcome = .carry(carry.price(result.decisions[0], funding: settlements), settlements)
+    default:
+      outcome = .convergence(rules.price(result.decisions[0], legs: []))
+    }
     self.init(
       scenario: scenario, legs: Leg.streamed(result, instruments: streams.instruments), fees: fees, points: result.clockPoints,
-      validPoints: result.validPoints, outcome: .convergence(engine.price(result.decisions[0], legs: [])))
+      validPoints: result.validPoints, outcome: outcome)
+  }
+
+  /// Mode carry on streamed legs: the perp's funding settlements (as
+  /// `settlements(_:perp:options:)` gives them on the whole perp), priced on one more
+  /// pass over the perp's stream.
+  static func settlements(_ scenario: Scenario, streams: ScenarioStreams, options: IngestOptions) throws -> FundingSettlements {
+    guard let funding = try fundingSeries(scenario, options: options) else { return .none }
+    let offset = scenario.offsets[scenario.legs[1].venue] ?? 0
+    do { return try FundingSettlements(funding: funding, perp: streams.open(1, readsSizes: false), clockOffset: offset) } catch let error as FundingError {
+      throw FundingError("funding.files: \(error.message)")
+    }
   }
 
   /// The run's PnL journal.

@@ -66,13 +66,15 @@ public struct ScenarioStreams {
 }
 
 extension ScenarioStreams {
-  /// The decisions of `runs` on these legs (`ConvergenceBacktest.decide(_:open:…)`), and
+  /// The decisions of `runs` (one direction rule: mode convergence's or carry's) on these
+  /// legs (`ConvergenceBacktest.decide(_:open:…)`), and
   /// each of `scenarios` checked against the legs' times once they are read
   /// (`Scenario.checkTimes`, as on whole legs; their latencies are fixed).
   public func decide(
     _ runs: [ConvergenceBacktest], checking scenarios: [Scenario], alignment: AlignmentOptions, chunkPoints: Int, jobs: Int
   ) throws -> StreamedDecisions {
-    let result = try ConvergenceBacktest.decide(runs, open: open, options: alignment, chunkPoints: chunkPoints, legChunkRows: chunkPoints, jobs: jobs)
+    let result = try ConvergenceBacktest.decide(
+      runs, open: open, options: alignment, sellLeg: runs.first?.parameters.sellLeg, chunkPoints: chunkPoints, legChunkRows: chunkPoints, jobs: jobs)
     if let times = try TimeArithmetic.bounds(of: result.legTimes.compactMap { $0.map { [$0.lowerBound, $0.upperBound] } }) {
       for scenario in scenarios {
         try scenario.checkTimes(times, latencyBound: scenario.legLatency.map { $0.maximum(recordedMaximum: 0) }.max() ?? 0)

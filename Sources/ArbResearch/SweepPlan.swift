@@ -105,7 +105,7 @@ public struct SweepPlan: Sendable {
   let period: Int64?
 
   /// The plan of `cells`, their legs read with `options`. When every cell on some legs
-  /// is a convergence run that streams (`ConvergenceBacktest.streams`,
+  /// is a convergence or carry run that streams (`ConvergenceBacktest.streams`,
   /// `ScenarioStreams.serves`) and `stream`, those legs stream: their runs' decisions are
   /// taken here, in one pass over the legs `chunkPoints` valid points (and quotes per
   /// leg) at a time, on `jobs` threads, `counted` told the quotes read as they are.
@@ -122,17 +122,18 @@ public struct SweepPlan: Sendable {
     // Only cap_at_book reads the book sizes, and recorded latency the other clock.
     let readsSizes = cells.contains { $0.scenario.capAtBook || $0.scenario.readsBothClocks }
     let engines = try cells.map { try ScenarioEngine($0.scenario, fees: $0.scenario.takerFees(registry: options.registry), registry: options.registry) }
-    // The legs whose every cell streams.
-    var streamedKeys: Set<Scenario> = []
+    // The legs whose every cell streams, on one direction rule (mode convergence's or carry's).
+    var streamedKeys: [Scenario: Int?] = [:]
     if stream {
       var refused: Set<Scenario> = []
       for ((_, scenario), engine) in zip(cells, engines) {
         let key = scenario.preparationKey
-        if case .convergence(let run) = engine, run.streams, ScenarioStreams.serves(scenario), !refused.contains(key) {
-          streamedKeys.insert(key)
+        guard !refused.contains(key) else { continue }
+        if let rules = engine.rules, rules.streams, ScenarioStreams.serves(scenario), streamedKeys[key].map({ $0 == rules.parameters.sellLeg }) ?? true {
+          streamedKeys[key] = rules.parameters.sellLeg
         } else {
           refused.insert(key)
-          streamedKeys.remove(key)
+          streamedKeys[key] = nil
         }
       }
     }
@@ -140,11 +141,14 @@ public struct SweepPlan: Sendable {
     for ((cell, scenario), engine) in zip(cells, engines) {
       let dataKey = scenario.preparationKey
       var dataIndex = dataIndexes[dataKey]
-      if dataIndex == nil, streamedKeys.contains(dataKey) {
+      if dataIndex == nil, streamedKeys[dataKey] != nil {
         var legOptions = scenario.legOptions(options)
         legOptions.clock = scenario.clock
-        streams[data.count] = try ScenarioStreams(scenario, options: legOptions, chunkRows: chunkPoints, counted: counted)
-        data.append(Prepared(legs: [], alignment: AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid), funding: .none))
+        let legs = try ScenarioStreams(scenario, options: legOptions, chunkRows: chunkPoints, counted: counted)
+        streams[data.count] = legs
+        // Mode carry's settlements, priced on a pass over the perp (none outside mode carry).
+        let settlements = try ScenarioRun.settlements(scenario, streams: legs, options: legOptions)
+        data.append(Prepared(legs: [], alignment: AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid), funding: settlements))
         dataIndex = data.count - 1
         dataIndexes[dataKey] = dataIndex
       }
@@ -312,7 +316,7 @@ public struct SweepPlan: Sendable {
         points = (aligned.count, aligned.validPoints)
       case .carry(let engine):
         outcome = .carry(engine.price(decisions!, funding: prepared.funding), prepared.funding)
-        points = (prepared.carryIndex!.clockPoints, prepared.carryIndex!.validPoints)
+        points = prepared.streamed ?? (prepared.carryIndex!.clockPoints, prepared.carryIndex!.validPoints)
       case .convergence(let engine):
         outcome = .convergence(engine.price(decisions!, legs: legs))
         points = prepared.streamed ?? (prepared.index!.clockPoints, prepared.index!.validPoints)

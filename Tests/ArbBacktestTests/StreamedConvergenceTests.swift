@@ -110,7 +110,8 @@ struct StreamedConvergenceTests {
   func noValidPoint() throws {
     let legs = [
       QuoteSeries(instrument: Instrument(venue: "a", market: .spot, symbol: "X"), priceSource: .book, time: [0, 10_000_000], bid: [1, 1], ask: [1.1, 1.1]),
-      QuoteSeries(instrument: Instrument(venue: "b", market: .spot, symbol: "X"), priceSource: .book, time: [5_000_000, 6_000_000], bid: [1, 1], ask: [1.1, 1.1]),
+      QuoteSeries(
+        instrument: Instrument(venue: "b", market: .spot, symbol: "X"), priceSource: .book, time: [5_000_000, 6_000_000], bid: [1, 1], ask: [1.1, 1.1]),
     ]
     let options = AlignmentOptions(maxStale: 1)
     let run = ConvergenceParameters(entry: 0.1, exit: 0, notional: 1, fees: [0, 0])

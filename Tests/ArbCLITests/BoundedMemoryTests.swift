@@ -99,8 +99,10 @@ struct BoundedMemoryTests {
           """)
         let out = folder.path + "/sweep-\(source)-\(count).csv"
         let run = try Self.peak(
-          ["sweep", scenario, "--grid", "strategy.entry=0.01:0.1:0.01", "--grid", "strategy.exit=-0.02,0", "--grid", "costs.latency=0ms,20ms",
-           "--chunk-rows", "256", "--quiet", "--out", out], folder: folder)
+          [
+            "sweep", scenario, "--grid", "strategy.entry=0.01:0.1:0.01", "--grid", "strategy.exit=-0.02,0", "--grid", "costs.latency=0ms,20ms",
+            "--chunk-rows", "256", "--quiet", "--out", out,
+          ], folder: folder)
         #expect(run.status == 0, "\(source) \(count)")
         peaks[source, default: []].append(run.bytes)
         rows[source, default: []].append(try String(contentsOfFile: out, encoding: .utf8))

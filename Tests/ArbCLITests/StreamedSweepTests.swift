@@ -14,13 +14,17 @@ struct StreamedSweepTests {
   static let convergence = Repository.data("scenarios/binanceus-kraken-btcusdc.json")
 
   /// The rows (grid fields left out) and PnL-matrix columns of a plan over `cells`.
-  static func rows(_ cells: [(cell: Int, scenario: Scenario)], stream: Bool, chunkPoints: Int = 1 << 16, jobs: Int = 2) throws -> (
+  static func rows(
+    _ cells: [(cell: Int, scenario: Scenario)], stream: Bool, chunkPoints: Int = 1 << 16, jobs: Int = 2
+  ) throws -> (
     rows: [String], columns: [String], streamed: [Bool]
   ) {
     let plan = try SweepPlan(cells: cells, options: IngestOptions(), period: 86_400_000_000, stream: stream, chunkPoints: chunkPoints, jobs: jobs)
     var rows: [SweepRow] = []
     try plan.run(jobs: jobs) { rows += $0 }
-    let columns = rows.map { row in row.column.map { "\($0.times.map(String.init(describing:)) ?? "-") \($0.booked.map { "\($0.period):\($0.pnl.bitPattern)" })" } ?? "" }
+    let columns = rows.map { row in
+      row.column.map { "\($0.times.map(String.init(describing:)) ?? "-") \($0.booked.map { "\($0.period):\($0.pnl.bitPattern)" })" } ?? ""
+    }
     return (rows.map(\.csvFields), columns, plan.data.map { $0.streamed != nil })
   }
 
@@ -86,7 +90,8 @@ struct StreamedSweepTests {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
     // A drawn latency cannot stream: the legs its cells share are read whole.
-    let cells = try Self.cells(Self.convergence) + [(cell: 100, scenario: try Scenario.load(path: Self.convergence, overrides: ["costs.latency=uniform:0ms:2m"]))]
+    let cells =
+      try Self.cells(Self.convergence) + [(cell: 100, scenario: try Scenario.load(path: Self.convergence, overrides: ["costs.latency=uniform:0ms:2m"]))]
     let streamed = try Self.rows(cells, stream: true, chunkPoints: 50)
     let whole = try Self.rows(cells, stream: false)
     #expect(streamed.rows == whole.rows)
@@ -119,6 +124,33 @@ struct StreamedSweepTests {
       + [try Scenario.load(path: Repository.data("scenarios/binanceus-kraken-inventory.json"))]
     for scenario in scenarios {
       #expect(try !ScenarioRun.streams(scenario, fees: scenario.takerFees(registry: registry), registry: registry))
+    }
+  }
+
+  @Test("mode carry streams: backtests and sweeps equal the whole-leg ones, funding settlements included", arguments: [2, 5, 1 << 16])
+  func carry(chunkPoints: Int) throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let funded = CarryCommandTests.handMadeScenario(folder)
+    let recorded = Repository.data("scenarios/bybit-btcusdt-carry.json")
+    var options = IngestOptions()
+    for (path, sets) in [
+      (funded, [["strategy.entry=0.5"], ["strategy.entry=0.2", "strategy.exit=0"], ["costs.latency=90m"]]),
+      (recorded, [[], ["strategy.entry=-0.0405"], ["strategy.cooldown=0ms", "strategy.max_holding=5s"]]),
+    ] {
+      let cells = try sets.enumerated().map { (cell: $0.offset, scenario: try Scenario.load(path: path, overrides: $0.element)) }
+      let whole = try Self.rows(cells, stream: false)
+      let streamed = try Self.rows(cells, stream: true, chunkPoints: chunkPoints)
+      #expect(streamed.streamed == [true] && streamed.rows == whole.rows && streamed.columns == whole.columns)
+      for (_, scenario) in cells {
+        options.clock = scenario.clock
+        let fees = try scenario.takerFees(registry: options.registry)
+        #expect(try ScenarioRun.streams(scenario, fees: fees, registry: options.registry))
+        let reference = try ScenarioRun(scenario, fees: fees, recording: try ScenarioRecording.load(scenario, options: options), registry: options.registry)
+        let run = try ScenarioRun(streaming: scenario, fees: fees, options: options, chunkPoints: chunkPoints)
+        #expect(try run.checkedFinite().rendered() == (try reference.checkedFinite().rendered()))
+        #expect(run.ledger.text == reference.ledger.text && run.funding.text == reference.funding.text)
+      }
     }
   }
 }

@@ -26,10 +26,10 @@ struct SweepCommand: Command {
     rows in grid order (first axis slowest), the same bytes for any --jobs. Cells
     that differ only in fees, slippage, notional (or a carry perp's contract size)
     share one simulation. With --out, the ranked cells follow on stdout.
-    Convergence cells with fixed latencies and top-of-book fills stream their legs
-    (a store from its mapped partitions, files as they are read): memory grows with
-    --chunk-rows and the number of cells, not with the history; other cells read
-    their legs whole.
+    Convergence and carry cells with fixed latencies and top-of-book fills stream
+    their legs (a store from its mapped partitions, files as they are read): memory
+    grows with --chunk-rows and the number of cells, not with the history; other
+    cells read their legs whole.
     --format json prints one JSON object instead of the CSV (keys, metrics, and cells:
     one object per cell with the grid values as given and the metrics as numbers or
     null), which arbkit report --sweep reads as well; it needs stdout (no --out).
@@ -73,7 +73,8 @@ struct SweepCommand: Command {
 
   init(arguments: [String]) throws(UsageError) {
     let cursor = ArgumentCursor(
-      arguments, flags: ["--grid", "--set", "--jobs", "--chunk-rows", "--shard", "--out", "--pnl-matrix", "--period", "--rank", "--top", "--format", "--registry"],
+      arguments,
+      flags: ["--grid", "--set", "--jobs", "--chunk-rows", "--shard", "--out", "--pnl-matrix", "--period", "--rank", "--top", "--format", "--registry"],
       switches: ["--resume", "--quiet"])
     try cursor.validate()
     guard cursor.arguments.count == 1, let path = cursor.arguments.first else {
