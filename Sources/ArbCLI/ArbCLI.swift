@@ -101,6 +101,7 @@ public enum ArbCLI {
       if error.reason.isOutOfOrder, let sortSwitch { line += " (use \(sortSwitch) to sort on ingest)" }
       if case .unknownFormat = error.reason { line += "; name the format with --input-format" }
     }
+    if let error = error as? ResolveError, error.needsRegistryFile { line += "; --registry FILE extends the built-in registry" }
     terminal.printError(line)
     return ExitCode(diagnostic.kind)
   }

@@ -158,6 +158,15 @@ public struct ResolveError: Error, Sendable, CustomStringConvertible {
   public var instrument: Instrument
   public var reason: Reason
 
+  /// Whether a registry file that extends the built-in one is the remedy (a base asset or
+  /// a symbol grammar it lacks).
+  public var needsRegistryFile: Bool {
+    switch reason {
+    case .unknownBase, .noGrammar: true
+    case .unknownVenue, .unknownSymbol, .notTradable: false
+    }
+  }
+
   public var description: String {
     let where_ = "\(instrument.venue) \(instrument.market.rawValue)"
     switch reason {
@@ -167,12 +176,12 @@ public struct ResolveError: Error, Sendable, CustomStringConvertible {
       return "unknown symbol '\(instrument.symbol)' on \(where_); closest known symbols: \(closest.joined(separator: ", "))"
     case .unknownBase(let base, let closest):
       return
-        "unknown base asset '\(base)' in symbol '\(instrument.symbol)' on \(where_) (add it to the venue's \"bases\" with --registry); closest known symbols: \(closest.joined(separator: ", "))"
+        "unknown base asset '\(base)' in symbol '\(instrument.symbol)' on \(where_) (add it to the venue's \"bases\" in a registry file); closest known symbols: \(closest.joined(separator: ", "))"
     case .notTradable:
       return "'\(instrument)' is an FX series, not an instrument of a venue"
     case .noGrammar(let markets):
       let names = markets.isEmpty ? "no \(instrument.market.rawValue) market" : "no \"symbols\" grammar for market '\(markets.joined(separator: "', '"))'"
-      return "cannot read symbol '\(instrument.symbol)' on \(where_): the registry has \(names) (add it with --registry)"
+      return "cannot read symbol '\(instrument.symbol)' on \(where_): the registry has \(names) (add it in a registry file)"
     }
   }
 }

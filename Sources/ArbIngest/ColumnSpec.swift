@@ -153,9 +153,10 @@ public struct ColumnSpec: Sendable, Codable, Equatable {
     }
   }
 
-  /// A spec given entirely by `--spec-set` flags.
+  /// A spec given entirely by assignments (a command's `--spec-set`, a scenario's
+  /// `spec_set`), its errors placed at `column-spec assignments`.
   public static func fromOverrides(_ overrides: [String]) throws -> ColumnSpec {
-    try decode(Data("{}".utf8), path: "--spec-set", overrides: overrides)
+    try decode(Data("{}".utf8), path: "column-spec assignments", overrides: overrides)
   }
 
   private static func explain(_ error: Error) -> String {

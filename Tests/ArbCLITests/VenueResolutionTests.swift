@@ -69,6 +69,13 @@ struct VenueResolutionTests {
       malformed.errors.hasPrefix(
         "arbkit: error: invalid value for '--resolve', expected VENUE:MARKET:SYMBOL with MARKET one of spot, linear, inverse, future, fx, was 'binance:perp:BTCUSDT'"
       ))
+    // A base asset the registry lacks: the library says what to add, the command which flag adds it.
+    let base = arbkit("venues", "--resolve", "bitmex:inverse:ETHUSD")
+    #expect(base.code == .usage)
+    #expect(
+      base.errors.hasPrefix(
+        "arbkit: error: unknown base asset 'ETH' in symbol 'ETHUSD' on bitmex inverse (add it to the venue's \"bases\" in a registry file); "
+          + "closest known symbols: XBTUSD; --registry FILE extends the built-in registry\n"))
   }
 
   static let header = "exchange,symbol,timestamp,local_timestamp,ask_amount,ask_price,bid_price,bid_amount\n"

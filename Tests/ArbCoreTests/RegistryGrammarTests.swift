@@ -61,7 +61,7 @@ struct RegistryGrammarTests {
     #expect(error?.reason == .noGrammar(["spot"]))
     #expect(
       error?.description
-        == "cannot read symbol 'BTC-USD' on acme spot: the registry has no \"symbols\" grammar for market 'spot' (add it with --registry)")
+        == "cannot read symbol 'BTC-USD' on acme spot: the registry has no \"symbols\" grammar for market 'spot' (add it in a registry file)")
   }
 
   @Test func `the rejected symbol is never among the closest known symbols`() throws {

@@ -131,7 +131,7 @@ struct RegistryResolveTests {
     ),
     (
       Instrument(venue: "bitmex", market: .inverse, symbol: "ETHUSD"),
-      "unknown base asset 'ETH' in symbol 'ETHUSD' on bitmex inverse (add it to the venue's \"bases\" with --registry); closest known symbols: XBTUSD"
+      "unknown base asset 'ETH' in symbol 'ETHUSD' on bitmex inverse (add it to the venue's \"bases\" in a registry file); closest known symbols: XBTUSD"
     ),
     (
       Instrument(venue: "binanse", market: .spot, symbol: "BTCUSDT"),

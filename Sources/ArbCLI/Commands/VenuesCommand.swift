@@ -83,7 +83,9 @@ struct VenuesCommand: Command {
   private func printResolved(_ terminal: inout Terminal) throws -> ExitCode {
     var resolved: [(Instrument, ExchangeRegistry.Resolution)] = []
     for instrument in resolve {
-      do { resolved.append((instrument, try registry.resolution(instrument))) } catch { throw UsageError(error.description) }
+      do { resolved.append((instrument, try registry.resolution(instrument))) } catch {
+        throw UsageError(error.description + (error.needsRegistryFile ? "; --registry FILE extends the built-in registry" : ""))
+      }
     }
     switch format {
     case .json:
