@@ -136,21 +136,29 @@ struct FirstPassageTests {
     try Self.compare(legs, p, alignedStale: seed % 2 == 1 ? 5_000_000 : nil)
   }
 
-  @Test("the real demo pair over a grid of thresholds")
-  func realPair() throws {
-    let legs = [
+  /// The demo pair's first days (Binance.US and Kraken BTC/USDC, 1-minute closes).
+  static func realPairLegs() throws -> [QuoteSeries] {
+    [
       try ConvergenceRealDataTests.firstDays("binanceus_BTCUSDC_1m_2023-03-01_21.csv", "binanceus-kline-1m.json", venue: "binanceus"),
       try ConvergenceRealDataTests.firstDays("kraken_BTCUSDC_1m_2023-03-01_21.csv.gz", "kraken-ohlcvt-1m.json", venue: "kraken"),
     ]
-    for entry in [0.05, 0.1, 0.3] {
-      for exit in [0.0, 0.05] {
-        var p = ConvergenceParameters(entry: entry, exit: exit, notional: 10_000, fees: [0.001, 0.004])
-        p.latency = 60_000_000
-        p.maxStale = 120_000_000
-        p.maxHolding = entry == 0.3 ? 3_600_000_000 : nil
-        p.cooldown = exit == 0.05 ? 300_000_000 : nil
-        try Self.compare(legs, p, alignedStale: 120_000_000)
-      }
+  }
+
+  /// A grid of thresholds on the demo pair, with latency, staleness, holding limits and cooldowns.
+  static let realPairRuns: [ConvergenceParameters] = [0.05, 0.1, 0.3].flatMap { entry in
+    [0.0, 0.05].map { exit in
+      var p = ConvergenceParameters(entry: entry, exit: exit, notional: 10_000, fees: [0.001, 0.004])
+      p.latency = 60_000_000
+      p.maxStale = 120_000_000
+      p.maxHolding = entry == 0.3 ? 3_600_000_000 : nil
+      p.cooldown = exit == 0.05 ? 300_000_000 : nil
+      return p
     }
+  }
+
+  @Test("the real demo pair over a grid of thresholds")
+  func realPair() throws {
+    let legs = try Self.realPairLegs()
+    for p in Self.realPairRuns { try Self.compare(legs, p, alignedStale: 120_000_000) }
   }
 }

@@ -86,23 +86,9 @@ struct StreamedConvergenceTests {
 
   @Test("the real demo pair, chunks inside its trades")
   func realPair() throws {
-    let legs = [
-      try ConvergenceRealDataTests.firstDays("binanceus_BTCUSDC_1m_2023-03-01_21.csv", "binanceus-kline-1m.json", venue: "binanceus"),
-      try ConvergenceRealDataTests.firstDays("kraken_BTCUSDC_1m_2023-03-01_21.csv.gz", "kraken-ohlcvt-1m.json", venue: "kraken"),
-    ]
-    var runs: [ConvergenceParameters] = []
-    for entry in [0.05, 0.1, 0.3] {
-      for exit in [0.0, 0.05] {
-        var p = ConvergenceParameters(entry: entry, exit: exit, notional: 10_000, fees: [0.001, 0.004])
-        p.latency = 60_000_000
-        p.maxStale = 120_000_000
-        p.maxHolding = entry == 0.3 ? 3_600_000_000 : nil
-        p.cooldown = exit == 0.05 ? 300_000_000 : nil
-        runs.append(p)
-      }
-    }
+    let legs = try FirstPassageTests.realPairLegs()
     for chunkPoints in [2, 50, 1_000] {
-      try Self.compare(legs, runs, options: AlignmentOptions(maxStale: 120_000_000), chunkPoints: chunkPoints, legRows: 100)
+      try Self.compare(legs, FirstPassageTests.realPairRuns, options: AlignmentOptions(maxStale: 120_000_000), chunkPoints: chunkPoints, legRows: 100)
     }
   }
 

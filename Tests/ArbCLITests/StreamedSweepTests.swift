@@ -102,18 +102,23 @@ struct StreamedSweepTests {
 
   @Test("a streamed backtest gives the whole-leg backtest's JSON, ledger and equity", arguments: [2, 333, 1 << 16])
   func backtest(chunkPoints: Int) throws {
-    var options = IngestOptions()
     for (_, scenario) in try Self.cells(Self.convergence).filter({ $0.cell % 4 == 0 || $0.cell >= 18 }) {
-      options.clock = scenario.clock
-      let fees = try scenario.takerFees(registry: options.registry)
-      #expect(try ScenarioRun.streams(scenario, fees: fees, registry: options.registry))
-      let whole = try ScenarioRun(scenario, fees: fees, recording: try ScenarioRecording.load(scenario, options: options), registry: options.registry)
-      let streamed = try ScenarioRun(streaming: scenario, fees: fees, options: options, chunkPoints: chunkPoints)
-      #expect(try streamed.checkedFinite().rendered() == (try whole.checkedFinite().rendered()))
-      #expect(streamed.ledger.text == whole.ledger.text && streamed.equity.text == whole.equity.text)
-      #expect(streamed.legs.map(\.count) == whole.legs.map(\.count) && streamed.legs.map(\.priceSource) == whole.legs.map(\.priceSource))
-      #expect(streamed.legs.map(\.instrument) == whole.legs.map(\.instrument))
+      try Self.compareBacktest(scenario, chunkPoints: chunkPoints)
     }
+  }
+
+  /// The streamed backtest of `scenario` against the one on whole legs: JSON, ledgers and legs.
+  static func compareBacktest(_ scenario: Scenario, chunkPoints: Int) throws {
+    var options = IngestOptions()
+    options.clock = scenario.clock
+    let fees = try scenario.takerFees(registry: options.registry)
+    #expect(try ScenarioRun.streams(scenario, fees: fees, registry: options.registry))
+    let whole = try ScenarioRun(scenario, fees: fees, recording: try ScenarioRecording.load(scenario, options: options), registry: options.registry)
+    let streamed = try ScenarioRun(streaming: scenario, fees: fees, options: options, chunkPoints: chunkPoints)
+    #expect(try streamed.checkedFinite().rendered() == (try whole.checkedFinite().rendered()))
+    #expect(streamed.ledger.text == whole.ledger.text && streamed.equity.text == whole.equity.text && streamed.funding.text == whole.funding.text)
+    #expect(streamed.legs.map(\.count) == whole.legs.map(\.count) && streamed.legs.map(\.priceSource) == whole.legs.map(\.priceSource))
+    #expect(streamed.legs.map(\.instrument) == whole.legs.map(\.instrument))
   }
 
   @Test("a run that cannot stream says so")
@@ -133,7 +138,6 @@ struct StreamedSweepTests {
     defer { folder.cleanup() }
     let funded = CarryCommandTests.handMadeScenario(folder)
     let recorded = Repository.data("scenarios/bybit-btcusdt-carry.json")
-    var options = IngestOptions()
     for (path, sets) in [
       (funded, [["strategy.entry=0.5"], ["strategy.entry=0.2", "strategy.exit=0"], ["costs.latency=90m"]]),
       (recorded, [[], ["strategy.entry=-0.0405"], ["strategy.cooldown=0ms", "strategy.max_holding=5s"]]),
@@ -142,15 +146,7 @@ struct StreamedSweepTests {
       let whole = try Self.rows(cells, stream: false)
       let streamed = try Self.rows(cells, stream: true, chunkPoints: chunkPoints)
       #expect(streamed.streamed == [true] && streamed.rows == whole.rows && streamed.columns == whole.columns)
-      for (_, scenario) in cells {
-        options.clock = scenario.clock
-        let fees = try scenario.takerFees(registry: options.registry)
-        #expect(try ScenarioRun.streams(scenario, fees: fees, registry: options.registry))
-        let reference = try ScenarioRun(scenario, fees: fees, recording: try ScenarioRecording.load(scenario, options: options), registry: options.registry)
-        let run = try ScenarioRun(streaming: scenario, fees: fees, options: options, chunkPoints: chunkPoints)
-        #expect(try run.checkedFinite().rendered() == (try reference.checkedFinite().rendered()))
-        #expect(run.ledger.text == reference.ledger.text && run.funding.text == reference.funding.text)
-      }
+      for (_, scenario) in cells { try Self.compareBacktest(scenario, chunkPoints: chunkPoints) }
     }
   }
 }
