@@ -107,9 +107,10 @@ struct DelayedFills: Sendable {
   /// `Fills` decides on whole legs.
   @inline(__always)
   func fill(slot: Int, _ p: Int, time: Int64, maxStale: Int64?, readsSizes: Bool) -> Result<FillQuote, SkipError> {
-    let (sum, overflow) = time.addingReportingOverflow(slots[slot].latency)
-    let fillTime = overflow ? Int64.max : sum
-    if let limit = maxStale, fillTime - quoteTimes[slot][p] > limit { return .failure(SkipError(reason: .staleFill)) }
+    let fillTime = IndexedRun.adding(slots[slot].latency, to: time)
+    // The age cannot leave the range once the legs are checked (`Scenario.checkTimes`); before, it counts as stale.
+    let (age, overflow) = fillTime.subtractingReportingOverflow(quoteTimes[slot][p])
+    if let limit = maxStale, overflow || age > limit { return .failure(SkipError(reason: .staleFill)) }
     var quote = quotes[slot][p]
     guard quote.bid.isFinite, quote.ask.isFinite else { return .failure(SkipError(reason: .oneSidedFill)) }
     if !readsSizes { (quote.bidSize, quote.askSize) = (.nan, .nan) }

@@ -122,6 +122,15 @@ struct IndexedRun {
     }
   }
 
+  /// `time + duration`, `Int64.max` past it. A whole-leg run has checked every such sum
+  /// before it starts (`Scenario.checkTimes`); a streamed one checks once its legs are
+  /// read, and a sum out of range must not stop it first.
+  @inline(__always)
+  static func adding(_ duration: Int64, to time: Int64) -> Int64 {
+    let (sum, overflow) = time.addingReportingOverflow(duration)
+    return overflow ? (duration > 0 ? .max : .min) : sum
+  }
+
   /// Takes the run's decisions until a search would start at or after valid-point
   /// position `limit`; with `isLast` and `limit == index.validPoints`, to the end.
   mutating func advance(until limit: Int, index: ConvergenceIndex, isLast: Bool) {
@@ -153,7 +162,7 @@ struct IndexedRun {
           entryTime: index.time(p), exitTime: index.time(p), rich: rich, cheap: cheap, entryPremium: index.entries[p], exitPremium: .nan,
           richBid: q[rich].bid, richBidSize: q[rich].bidSize, cheapAsk: q[cheap].ask, cheapAskSize: q[cheap].askSize,
           richAsk: .nan, cheapBid: .nan, exitReason: .signal, richEntryRow: q[rich].row, cheapEntryRow: q[cheap].row)
-        phase = .open(trade, from: p + 1, held: parameters.maxHolding.map { trade.entryTime + $0 })
+        phase = .open(trade, from: p + 1, held: parameters.maxHolding.map { Self.adding($0, to: trade.entryTime) })
       case .open(var trade, let from, let heldTime):
         // The exit: the first later point at or under the exit premium, or past the
         // holding limit, whose fill quotes are usable.
@@ -192,7 +201,7 @@ struct IndexedRun {
           trade.exitReason = index.exits[trade.rich][signal] <= parameters.exit ? .signal : .maxHolding
           trades.append(trade)
           position = signal + 1
-          phase = parameters.cooldown.map { .coolingDown(until: trade.exitTime + $0) } ?? .flat
+          phase = parameters.cooldown.map { .coolingDown(until: Self.adding($0, to: trade.exitTime)) } ?? .flat
         }
       case .coolingDown(let untilTime):
         // Entry signals inside the cooldown are skipped and counted, as the pass does.

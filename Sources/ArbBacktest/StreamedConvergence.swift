@@ -290,8 +290,7 @@ private final class AsOfCursor {
     try filledQuotes.withUnsafeMutableBufferPointer { quotes in
       try filledTimes.withUnsafeMutableBufferPointer { quoteTimes in
         for i in 0..<n {
-          let (sum, overflow) = times[i].addingReportingOverflow(latency)
-          let t = overflow ? Int64.max : sum
+          let t = IndexedRun.adding(latency, to: times[i])
           // Every quote at or before t, reading chunks as needed.
           while let current = chunk {
             let time = current.time

@@ -149,4 +149,38 @@ struct StreamedSweepTests {
       for (_, scenario) in cells { try Self.compareBacktest(scenario, chunkPoints: chunkPoints) }
     }
   }
+
+  @Test("a duration that moves a time out of range is refused (64) by a streamed run as by a whole one, not trapped on the way")
+  func durationsOutOfRange() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    // Two legs in the year 8941, where a holding limit or cooldown of 9.1e18 µs leaves the range of times.
+    let start: Int64 = 220_000_000_000_000_000
+    for (name, exchange, offset) in [("a", "binance", 0.0), ("b", "bybit", 0.4)] {
+      var text = "exchange,symbol,timestamp,local_timestamp,ask_amount,ask_price,bid_price,bid_amount\n"
+      for k in 0..<300 {
+        let t = start + Int64(k) * 1_000_000 + (name == "b" ? 500 : 0)
+        let bid = 100 + offset * Double(k % 3)
+        text += "\(exchange),BTCUSDT,\(t),\(t),1,\(bid + 0.1),\(bid),1\n"
+      }
+      _ = folder.write("\(name).csv", text)
+    }
+    let scenario = folder.write(
+      "far.json",
+      """
+      { "legs": [ { "venue": "binance", "market": "spot", "symbol": "BTCUSDT", "files": ["a.csv"] },
+                  { "venue": "bybit", "market": "linear", "symbol": "BTCUSDT", "files": ["b.csv"] } ],
+        "alignment": { "max_stale": "1m" }, "strategy": { "mode": "convergence", "entry": 0.1, "exit": 0, "notional": 1000 },
+        "costs": { "latency": "2s" } }
+      """)
+    #expect(arbkit("backtest", scenario, "--chunk-rows", "2").code == .success)
+    for key in ["strategy.max_holding", "strategy.cooldown"] {
+      let run = arbkit("backtest", scenario, "--set", "\(key)=9100000000000000000us", "--chunk-rows", "2")
+      #expect(run.code == .usage && run.errors.contains("leaves the range of times"), "\(key): \(run.errors)")
+      let out = folder.path + "/sweep.csv"
+      let sweep = arbkit("sweep", scenario, "--grid", "\(key)=1h,9100000000000000000us", "--quiet", "--out", out, "--chunk-rows", "3")
+      #expect(sweep.code == .usage && sweep.errors.contains("leaves the range of times"), "\(key): \(sweep.errors)")
+      #expect(!FileManager.default.fileExists(atPath: out), "a refused sweep leaves no output")
+    }
+  }
 }
