@@ -18,7 +18,7 @@ public struct StreamedDecisions: Sendable {
 }
 
 extension ConvergenceBacktest {
-  /// Whether `decide(_:streams:…)` can take this run's decisions: fixed latencies
+  /// Whether `decide(_:open:…)` can take this run's decisions: fixed latencies
   /// (a drawn one may fill before an earlier signal's fill) and fills at the top of the
   /// book with both legs filling (a book walk and a failed leg read the legs' rows).
   public var streams: Bool { !parameters.walksFills && parameters.latencies.allSatisfy { if case .fixed = $0 { true } else { false } } }
