@@ -39,8 +39,12 @@ extension Scenario {
   /// The longest latency a fill of `legs` (this scenario's, in order) can have (µs): a
   /// `recorded` leg's is its longest recorded delay.
   public func latencyBound(of legs: [QuoteSeries]) -> Int64 {
-    zip(legLatency, legs).map { latency, leg in
-      latency.maximum(recordedMaximum: latency == .recorded && !leg.otherTime.isEmpty ? (0..<leg.count).map(leg.recordedDelay).max() ?? 0 : 0)
-    }.max() ?? 0
+    latencyBound { k in legs[k].otherTime.isEmpty ? 0 : (0..<legs[k].count).map(legs[k].recordedDelay).max() ?? 0 }
+  }
+
+  /// The longest latency a fill can have (µs), a `recorded` leg `k`'s being `recorded(k)`
+  /// (asked of those legs only).
+  public func latencyBound(recorded: (Int) -> Int64) -> Int64 {
+    legLatency.enumerated().map { k, latency in latency.maximum(recordedMaximum: latency == .recorded ? recorded(k) : 0) }.max() ?? 0
   }
 }
