@@ -21,32 +21,12 @@ public struct EWMA: Sendable {
 
   /// EWMA of `values` (valid points in time order) at times `time`.
   public init(values: [Double], time: [Int64], halfLife: EWMAHalfLife) {
-    precondition(values.count == time.count, "EWMA: \(values.count) values vs \(time.count) times")
-    let n = values.count
-    var mean = [Double](repeating: .nan, count: n), std = mean
-    guard n > 0 else {
-      self.mean = mean
-      self.std = std
-      return
+    let points = values.withUnsafeBufferPointer { x in
+      time.withUnsafeBufferPointer { t in
+        RollingStream(window: .points(1), statistics: false, ewma: halfLife, halfLife: false).add(values: x, time: t)
+      }
     }
-    let pointDecay: Double
-    let timeScale: Double
-    switch halfLife {
-    case .points(let h): (pointDecay, timeScale) = (pow(0.5, 1 / h), 0)
-    case .time(let h): (pointDecay, timeScale) = (0, -log(2) / Double(h))
-    }
-    var m = values[0], v = 0.0
-    mean[0] = m
-    for k in 1..<n {
-      let decay = timeScale == 0 ? pointDecay : exp(timeScale * Double(time[k] - time[k - 1]))
-      let d = values[k] - m
-      let alpha = 1 - decay
-      m += alpha * d
-      v = decay * (v + alpha * d * d)
-      mean[k] = m
-      std[k] = v.squareRoot()
-    }
-    self.mean = mean
-    self.std = std
+    mean = points.ewmaMean
+    std = points.ewmaStd
   }
 }

@@ -46,43 +46,11 @@ public struct RollingStatistics: Sendable {
   /// - Precondition: `window.checkRange` passes for the times (user data: call it first).
   /// - Complexity: O(n) amortised.
   public init(values: [Double], time: [Int64], window: RollingWindow) {
-    precondition(values.count == time.count, "RollingStatistics: \(values.count) values vs \(time.count) times")
-    let n = values.count
-    var std: [Double] = [], z: [Double] = []
-    // Every element of the three columns is written once (no zero-filling first).
-    let mean = [Double](unsafeUninitializedCapacity: n) { mean, meanCount in
-      std = [Double](unsafeUninitializedCapacity: n) { std, stdCount in
-        z = [Double](unsafeUninitializedCapacity: n) { z, zCount in
-          values.withUnsafeBufferPointer { x in
-            time.withUnsafeBufferPointer { t in
-              var moments = WindowedMoments(x: x, y: x)
-              var run = 0  // trailing points equal to the current one
-              for i in 0..<n {
-                moments.advance(to: window.start(at: i, after: moments.lo, time: t))
-                run = i > 0 && x[i] == x[i - 1] ? run + 1 : 1
-                let count = moments.count
-                if run >= count {
-                  // Every value of the window is x_i: exact mean, zero spread, no z.
-                  mean[i] = x[i]
-                  std[i] = count >= 2 ? 0 : .nan
-                  z[i] = .nan
-                } else {
-                  let s = (moments.sxx / Double(count - 1)).squareRoot()
-                  mean[i] = moments.meanX
-                  std[i] = s
-                  z[i] = s > 0 ? (x[i] - mean[i]) / s : .nan
-                }
-              }
-            }
-          }
-          zCount = n
-        }
-        stdCount = n
-      }
-      meanCount = n
+    let points = values.withUnsafeBufferPointer { x in
+      time.withUnsafeBufferPointer { t in RollingStream(window: window, halfLife: false).add(values: x, time: t) }
     }
-    self.mean = mean
-    self.std = std
-    self.z = z
+    mean = points.mean
+    std = points.std
+    z = points.z
   }
 }

@@ -28,6 +28,12 @@ public struct VarianceRatio: Sendable, Equatable {
         sq += d * d
       }
     }
+    self.init(q: q, n: n, s1: s1, sq: sq)
+  }
+
+  /// The ratio of the sums `s1 = Σ (r_t − μ)²` and `sq = Σ (x_t − x_{t−q} − qμ)²` over `n`
+  /// increments; `nil` unless `s1 > 0`.
+  init?(q: Int, n: Int, s1: Double, sq: Double) {
     guard s1 > 0 else { return nil }
     let count = Double(n), lag = Double(q)
     let m = lag * (count - lag + 1) * (1 - lag / count)

@@ -9,8 +9,8 @@
 /// left in `Σ(x − x̄)²` is relative to the largest value it had since the last exact
 /// pass, so a window whose spread falls 10⁴-fold below that peak is recomputed too.
 struct WindowedMoments {
-  private let x: UnsafeBufferPointer<Double>
-  private let y: UnsafeBufferPointer<Double>
+  private var x: UnsafeBufferPointer<Double>
+  private var y: UnsafeBufferPointer<Double>
   /// The window is `lo..<hi`.
   private(set) var lo = 0
   private(set) var hi = 0
@@ -36,6 +36,17 @@ struct WindowedMoments {
     single = x.baseAddress == y.baseAddress
     lo = start
     hi = start
+  }
+
+  /// The same window over buffers that hold the pairs from `shift` on: pair `k` of the
+  /// old buffers is pair `k − shift` of the new ones (for a caller that drops the pairs
+  /// before the window).
+  mutating func rebase(x: UnsafeBufferPointer<Double>, y: UnsafeBufferPointer<Double>, by shift: Int) {
+    precondition(shift <= lo && (x.baseAddress == y.baseAddress) == single, "WindowedMoments: the window moves with its pairs")
+    self.x = x
+    self.y = y
+    lo -= shift
+    hi -= shift
   }
 
   var count: Int { hi - lo }

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-// `arbkit premium` and a sweep of convergence cells stream their legs: their peak
+// `arbkit premium`, `rolling` and a sweep of convergence cells stream their legs: their peak
 // memory does not grow with the length of the history, from CSV files or from a store.
 // Eight times the rows must not cost more than a fixed allowance, far below what
 // keeping the columns would add.
@@ -52,9 +52,13 @@ struct BoundedMemoryTests {
     return (process.terminationStatus, kilobytes * 1024)
   }
 
-  @Test func `premium's peak memory does not grow with the rows, from CSV and from a store`() throws {
+  @Test(
+    "an analysis's peak memory does not grow with the rows, from CSV and from a store",
+    arguments: [["premium", "--max-stale", "5s"], ["rolling", "--max-stale", "5s", "--window", "300", "--ewma", "100", "--out", "rows.csv"]])
+  func analysis(command: [String]) throws {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
+    let arguments = command.map { $0 == "rows.csv" ? folder.path + "/rows.csv" : $0 }
     var peaks: [String: [Int]] = [:]
     for rows in [40_000, 320_000] {
       let files = Self.quotes(folder, rows: rows)
@@ -65,7 +69,7 @@ struct BoundedMemoryTests {
         "store": Self.venues.flatMap { ["--leg", "\($0.2)=\(store)"] },
       ]
       for (source, legArguments) in legs {
-        let run = try Self.peak(["premium"] + legArguments + ["--max-stale", "5s", "--chunk-rows", "256", "--format", "json"], folder: folder)
+        let run = try Self.peak([arguments[0]] + legArguments + arguments.dropFirst() + ["--chunk-rows", "256", "--format", "json"], folder: folder)
         #expect(run.status == 0, "\(source) \(rows)")
         peaks[source, default: []].append(run.bytes)
       }

@@ -5,49 +5,33 @@ import ArbCore
 /// summary as JSON, long-form CSV or a table.
 struct RollingResult {
   let points: Int
-  let values: [Double]
-  let time: [Int64]
+  let analysis: RollingAnalysis
   let window: RollingWindow
   let ewmaHalfLife: EWMAHalfLife?
   let exec: Bool
-  let rolling: RollingStatistics
-  let ewma: EWMA?
-  let halfLife: RollingHalfLife
-  let wholeHalfLife: HalfLife?
-  let ratios: [(q: Int, ratio: VarianceRatio?)]
 
-  /// - Throws: `TimeError` when a window would start before the first time there is.
-  init(points: Int, values: [Double], time: [Int64], window: RollingWindow, ewma: EWMAHalfLife?, exec: Bool) throws(TimeError) {
-    if let first = time.first, let last = time.last { try window.checkRange(first...last) }
+  init(points: Int, analysis: RollingAnalysis, window: RollingWindow, ewma: EWMAHalfLife?, exec: Bool) {
     self.points = points
-    self.values = values
-    self.time = time
+    self.analysis = analysis
     self.window = window
     ewmaHalfLife = ewma
     self.exec = exec
-    rolling = RollingStatistics(values: values, time: time, window: window)
-    self.ewma = ewma.map { EWMA(values: values, time: time, halfLife: $0) }
-    halfLife = RollingHalfLife(values: values, time: time, window: window)
-    let durations = time.indices.map { $0 + 1 < time.count ? Double(time[$0 + 1] - time[$0]) : 0 }
-    wholeHalfLife = HalfLife(values: values, durations: durations)
-    ratios = RollingCommand.varianceRatioLags.map { ($0, VarianceRatio(values: values, q: $0)) }
   }
 
-  static func finite(_ value: Double) -> Double? { value.isFinite ? value : nil }
+  static func finite(_ value: Double?) -> Double? { value.flatMap { $0.isFinite ? $0 : nil } }
 
-  /// Writes `ts_us,value,mean,std,z,ewma_mean,ewma_std,half_life_s`, one row per valid point.
-  func writeSeries(to output: TableOutput) throws {
-    var out = try RowWriter(output, types: [.timestampMicros] + Array(repeating: .float64, count: 7))
-    try out.append("ts_us,value,mean,std,z,ewma_mean,ewma_std,half_life_s\n")
+  /// Appends a chunk's rows of `ts_us,value,mean,std,z,ewma_mean,ewma_std,half_life_s`,
+  /// one per valid point.
+  static func write(values: [Double], time: [Int64], figures: RollingPoints, to out: inout RowWriter) throws {
+    let ewma = !figures.ewmaMean.isEmpty
     for i in values.indices {
       var line = String(time[i]) + "," + NumberText.csv(values[i])
-      for column in [rolling.mean, rolling.std, rolling.z] { line += "," + NumberText.csv(Self.finite(column[i])) }
-      line += "," + NumberText.csv(ewma.flatMap { Self.finite($0.mean[i]) })
-      line += "," + NumberText.csv(ewma.flatMap { Self.finite($0.std[i]) })
-      line += "," + NumberText.csv(Self.finite(halfLife.seconds[i])) + "\n"
+      for column in [figures.mean, figures.std, figures.z] { line += "," + NumberText.csv(finite(column[i])) }
+      line += "," + NumberText.csv(ewma ? finite(figures.ewmaMean[i]) : nil)
+      line += "," + NumberText.csv(ewma ? finite(figures.ewmaStd[i]) : nil)
+      line += "," + NumberText.csv(finite(figures.halfLifeSeconds[i])) + "\n"
       try out.append(line)
     }
-    _ = try out.finish()
   }
 
   var windowText: String {
@@ -65,63 +49,53 @@ struct RollingResult {
     }
   }
 
-  /// Quantiles of the defined values of `column` at `RollingCommand.quantileLevels`.
-  static func quantiles(_ column: [Double]) -> [Double]? {
-    var defined = column.filter(\.isFinite)
-    return Quantiles.computeInPlace(&defined, probabilities: RollingCommand.quantileLevels.map { $0 / 100 })
-  }
-
-  var zDefined: Int { rolling.z.reduce(0) { $0 + ($1.isFinite ? 1 : 0) } }
-
-  /// Share of the defined z-scores with |z| ≥ `level`.
-  func zShare(_ level: Double) -> Double? {
-    let defined = zDefined
-    guard defined > 0 else { return nil }
-    return Double(rolling.z.reduce(0) { $0 + (abs($1) >= level ? 1 : 0) }) / Double(defined)
+  /// Share of the defined z-scores with |z| ≥ 2 or 3 (`count`).
+  func zShare(_ count: Int) -> Double? {
+    analysis.zDefined > 0 ? Double(count) / Double(analysis.zDefined) : nil
   }
 
   var json: JSONValue {
-    let halfLives = halfLife.seconds.reduce(0) { $0 + ($1.isFinite ? 1 : 0) }
     let levels = RollingCommand.quantileLevels.map { JSONValue.format($0) }
-    func quantileObject(_ column: [Double]) -> JSONValue {
-      .object(Self.quantiles(column).map { zip(levels, $0).map { ($0, .number($1)) } } ?? [])
+    func quantileObject(_ quantiles: [Double]?) -> JSONValue {
+      .object(quantiles.map { zip(levels, $0).map { ($0, .number($1)) } } ?? [])
     }
+    let last = analysis.last
     return .object([
       ("series", .string(exec ? "exec" : "premium")),
       ("window", .string(windowText)),
       ("ewma_half_life", ewmaText.map { .string($0) } ?? .null),
       ("points", .int(points)),
-      ("valid_points", .int(values.count)),
-      ("z_defined", .int(zDefined)),
-      ("z_share_abs_ge_2", .number(zShare(2))),
-      ("z_share_abs_ge_3", .number(zShare(3))),
+      ("valid_points", .int(analysis.count)),
+      ("z_defined", .int(analysis.zDefined)),
+      ("z_share_abs_ge_2", .number(zShare(analysis.zAtLeast2))),
+      ("z_share_abs_ge_3", .number(zShare(analysis.zAtLeast3))),
       (
         "last",
         .object([
-          ("ts_us", .int(time.last)),
-          ("value", .number(values.last)),
-          ("mean", .number(rolling.mean.last.flatMap(Self.finite))),
-          ("std", .number(rolling.std.last.flatMap(Self.finite))),
-          ("z", .number(rolling.z.last.flatMap(Self.finite))),
-          ("ewma_mean", .number(ewma?.mean.last.flatMap(Self.finite))),
-          ("ewma_std", .number(ewma?.std.last.flatMap(Self.finite))),
+          ("ts_us", .int(last?.time)),
+          ("value", .number(last?.value)),
+          ("mean", .number(Self.finite(last?.mean))),
+          ("std", .number(Self.finite(last?.std))),
+          ("z", .number(Self.finite(last?.z))),
+          ("ewma_mean", .number(Self.finite(last?.ewmaMean))),
+          ("ewma_std", .number(Self.finite(last?.ewmaStd))),
         ])
       ),
-      ("half_life_s", .number(wholeHalfLife?.seconds)),
-      ("half_life_points", .number(wholeHalfLife?.points)),
+      ("half_life_s", .number(analysis.halfLife?.seconds)),
+      ("half_life_points", .number(analysis.halfLife?.points)),
       (
         "rolling_half_life",
         .object([
-          ("windows", .int(halfLife.beta.reduce(0) { $0 + ($1.isFinite ? 1 : 0) })),
-          ("mean_reverting", .int(halfLives)),
-          ("seconds", quantileObject(halfLife.seconds)),
-          ("points", quantileObject(halfLife.points)),
+          ("windows", .int(analysis.windows)),
+          ("mean_reverting", .int(analysis.meanReverting)),
+          ("seconds", quantileObject(analysis.halfLifeSeconds)),
+          ("points", quantileObject(analysis.halfLifePoints)),
         ])
       ),
       (
         "variance_ratios",
         .array(
-          ratios.map { q, vr in
+          analysis.varianceRatios.map { q, vr in
             .object([("q", .int(q)), ("vr", .number(vr?.ratio)), ("z", .number(vr?.z))])
           })
       ),
@@ -151,21 +125,21 @@ struct RollingResult {
   var table: String {
     var text = "Rolling \(exec ? "executable" : "mid") premium, window \(windowText)"
     text += ewmaText.map { ", EWMA half-life \($0)" } ?? ""
-    text += "\nPoints \(points): valid \(values.count), z defined at \(zDefined)\n\n"
+    text += "\nPoints \(points): valid \(analysis.count), z defined at \(analysis.zDefined)\n\n"
     var summary = TextTable(["", "value"])
-    summary.add(["share |z| ≥ 2", NumberText.percent(zShare(2))])
-    summary.add(["share |z| ≥ 3", NumberText.percent(zShare(3))])
-    summary.add(["last z", NumberText.fixed(rolling.z.last.flatMap(Self.finite), 3)])
-    summary.add(["half-life (whole series)", NumberText.duration(wholeHalfLife?.seconds)])
+    summary.add(["share |z| ≥ 2", NumberText.percent(zShare(analysis.zAtLeast2))])
+    summary.add(["share |z| ≥ 3", NumberText.percent(zShare(analysis.zAtLeast3))])
+    summary.add(["last z", NumberText.fixed(Self.finite(analysis.last?.z), 3)])
+    summary.add(["half-life (whole series)", NumberText.duration(analysis.halfLife?.seconds)])
     text += summary.rendered(indent: "  ") + "\n\nRolling half-life (windows with −1 < β < 0)\n"
     var halfLives = TextTable(["quantile %", "half-life", "points"])
-    let seconds = Self.quantiles(halfLife.seconds), pointsQ = Self.quantiles(halfLife.points)
+    let seconds = analysis.halfLifeSeconds, pointsQ = analysis.halfLifePoints
     for (k, level) in RollingCommand.quantileLevels.enumerated() {
       halfLives.add([JSONValue.format(level), NumberText.duration(seconds?[k]), NumberText.fixed(pointsQ?[k], 1)])
     }
     text += halfLives.rendered(indent: "  ") + "\n\nVariance ratios (1 = random walk, < 1 mean-reverting)\n"
     var vr = TextTable(["q", "VR(q)", "z"])
-    for (q, ratio) in ratios { vr.add(["\(q)", NumberText.fixed(ratio?.ratio, 4), NumberText.fixed(ratio?.z, 2)]) }
+    for (q, ratio) in analysis.varianceRatios { vr.add(["\(q)", NumberText.fixed(ratio?.ratio, 4), NumberText.fixed(ratio?.z, 2)]) }
     return text + vr.rendered(indent: "  ")
   }
 }
