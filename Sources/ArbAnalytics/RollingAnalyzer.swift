@@ -126,6 +126,7 @@ public final class RollingAnalyzer {
 /// `VarianceRatio` of values fed in chunks: the increments and the q-spans are summed
 /// per chunk about the chunk's mean and merged (Chan et al.), then taken about the drift
 /// `μ = (x_n − x_0) / n` once the last value is known: `Σ (r − μ)² = M2_r + n (r̄ − μ)²`.
+/// Closer to the exact sums than one running sum of squares over millions of terms.
 struct VarianceRatioAccumulator {
   let q: Int
   /// The last `q` values so far (fewer at the start), and the first value.

@@ -11,24 +11,13 @@ public struct VarianceRatio: Sendable, Equatable {
   public var ratio: Double
   public var z: Double
 
-  /// `VR(q)` of `values`; `nil` unless q ≥ 2, n > q increments and σ²_1 > 0.
+  /// `VR(q)` of `values`; `nil` unless q ≥ 2, n > q increments and σ²_1 > 0. The sums
+  /// are those of `VarianceRatioAccumulator` over one chunk.
   public init?(values: [Double], q: Int) {
-    let n = values.count - 1
-    guard q >= 2, n > q else { return nil }
-    let mu = (values[n] - values[0]) / Double(n)
-    var s1 = 0.0, sq = 0.0
-    values.withUnsafeBufferPointer { x in
-      for t in 1...n {
-        let d = x[t] - x[t - 1] - mu
-        s1 += d * d
-      }
-      let drift = Double(q) * mu
-      for t in q...n {
-        let d = x[t] - x[t - q] - drift
-        sq += d * d
-      }
-    }
-    self.init(q: q, n: n, s1: s1, sq: sq)
+    var accumulator = VarianceRatioAccumulator(q: q)
+    values.withUnsafeBufferPointer { accumulator.add($0) }
+    guard let ratio = accumulator.ratio else { return nil }
+    self = ratio
   }
 
   /// The ratio of the sums `s1 = Σ (r_t − μ)²` and `sq = Σ (x_t − x_{t−q} − qμ)²` over `n`
