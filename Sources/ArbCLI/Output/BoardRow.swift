@@ -1,5 +1,6 @@
 import ArbAnalytics
 import ArbCore
+import ArbResearch
 
 /// One instrument of the premium board: its legs on two or more venues and the
 /// analysis of their max premium (`docs/definitions.md`, "Premium board").
@@ -12,7 +13,7 @@ struct BoardRow {
   /// Why there is no analysis (legs that never overlap).
   var problem: String?
   /// `--size`: the executable premium at the size from the venues' books.
-  var sized: SizedResult?
+  var sized: SizedPremiumStudy?
 
   /// Aligns `legs` with at least two usable venues per point and analyses the max premium.
   init(instrument: CanonicalInstrument, legs: [QuoteSeries], alignment: AlignmentOptions, bands: BandOptions, size: Double?) {
@@ -24,7 +25,7 @@ struct BoardRow {
       let premium = try PremiumSeries(legs: self.legs, options: options, maxPremium: true)
       self.premium = premium
       analysis = PremiumAnalysis(premium: premium, options: bands)
-      if let size { sized = try SizedResult(size: size, premium: premium, legs: self.legs, alignment: options, bands: bands) }
+      if let size { sized = try SizedPremiumStudy(size: size, premium: premium, legs: self.legs, alignment: options, bands: bands) }
     } catch {
       problem = error.description
     }
