@@ -2,14 +2,14 @@ import ArbCore
 
 /// The latest price of one instrument as a line of a recording gives it: a book quote
 /// (bid and ask) or a last price (`bid = ask`), stamped with the recorder's receive time.
-package struct LiveQuote: Sendable, Equatable {
-  package var instrument: Instrument
+public struct LiveQuote: Sendable, Equatable {
+  public var instrument: Instrument
   /// The recorder's receive time (µs), the `local` clock.
-  package var time: Int64
-  package var bid: Double
-  package var ask: Double
+  public var time: Int64
+  public var bid: Double
+  public var ask: Double
 
-  package init(instrument: Instrument, time: Int64, bid: Double, ask: Double) {
+  public init(instrument: Instrument, time: Int64, bid: Double, ask: Double) {
     self.instrument = instrument
     self.time = time
     self.bid = bid
@@ -17,7 +17,7 @@ package struct LiveQuote: Sendable, Equatable {
   }
 
   /// (bid + ask) / 2.
-  package var mid: Double { (bid + ask) / 2 }
+  public var mid: Double { (bid + ask) / 2 }
 }
 
 /// Lines of a `rest.snapshots` recording read one at a time, for a reader that follows

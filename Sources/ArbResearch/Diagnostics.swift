@@ -29,3 +29,8 @@ extension ScenarioLegError: Diagnostic {
   public var kind: DiagnosticKind { .usage }
   public var isFramed: Bool { false }
 }
+
+extension BoardAlertError: Diagnostic {
+  public var kind: DiagnosticKind { .usage }
+  public var isFramed: Bool { false }
+}

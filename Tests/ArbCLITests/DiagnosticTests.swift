@@ -33,6 +33,7 @@ import Testing
     (ScenarioError(path: nil, message: "unknown key 'x'"), .usage, "override: error: unknown key 'x'"),
     (SweepError("too many cells"), .usage, "arbkit: error: too many cells"),
     (SweepGridError(.axis(key: "x", "empty value in '1,'")), .usage, "arbkit: error: axis x: empty value in '1,'"),
+    (BoardAlertError(rule: "BTC/KRW kimchi", reason: .tooFewWords), .usage, "arbkit: error: alert 'BTC/KRW kimchi': too few words"),
     (SweepFileError(path: "s.csv", reason: .header), .usage, "arbkit: error: s.csv does not start with this sweep's header"),
     (
       LookaheadCutsError(cuts: 5, span: 3), .usage,

@@ -169,9 +169,9 @@ struct BasisCommand: Command {
       derivative: derivative.series, derivativeName: future != nil ? "future" : "perp", canonical: derivative.canonical,
       reference: reference.series, mark: legs["mark"]?.series, index: legs["index"]?.series, funding: legs["funding"]?.series,
       expiry: expiry, alignment: options, bands: analysis.bands, fundingInterval: fundingInterval, window: window)
-    let sized = try execution.size.map { size throws -> SizedBasisResult in
+    let sized = try execution.size.map { size throws -> SizedBasisStudy in
       try ExecutionFlags.refuseContractBooks([derivative, reference].map { ($0.series, $0.canonical) })
-      return try SizedBasisResult(size: size, derivative: derivative.series, reference: reference.series, alignment: options, bands: analysis.bands)
+      return try SizedBasisStudy(size: size, derivative: derivative.series, reference: reference.series, alignment: options, bands: analysis.bands)
     }
     let (series, references) = (study.series, study.references)
     let result = BasisResult(

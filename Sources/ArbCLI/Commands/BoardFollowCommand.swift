@@ -1,5 +1,6 @@
 import ArbCore
 import ArbIngest
+import ArbResearch
 import Dispatch
 import Foundation
 import Synchronization

@@ -88,11 +88,12 @@ struct PremiumCommand: Command {
     }
     progress.finish()
     let analysis = try analyzer.finish()
-    var sized: SizedResult? = nil
+    var sized: SizedPremiumStudy? = nil
     if let size = execution.size, let whole = opened.whole {
       let shifted = try execution.shifted(whole)
       try ExecutionFlags.refuseContractBooks(Array(zip(shifted, canonical)))
-      sized = try SizedResult(size: size, premium: try PremiumSeries(legs: shifted, options: alignment), legs: shifted, alignment: alignment, bands: bands)
+      sized = try SizedPremiumStudy(
+        size: size, premium: try PremiumSeries(legs: shifted, options: alignment), legs: shifted, alignment: alignment, bands: bands)
     }
     let described = opened.legs.indices.map { k in
       PremiumResult.Leg(

@@ -1,5 +1,6 @@
 import ArbCore
 import ArbIngest
+import ArbResearch
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif

@@ -17,7 +17,7 @@ struct BasisResult {
   let alignment: AlignmentOptions
   let bands: BandOptions
   /// `--size`: open and close at a trade size.
-  var sized: SizedBasisResult? = nil
+  var sized: SizedBasisStudy? = nil
   /// `--offset`: µs added to each venue's times before alignment.
   var offsets: [(venue: String, micros: Int64)] = []
 

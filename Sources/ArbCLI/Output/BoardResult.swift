@@ -1,5 +1,6 @@
 import ArbAnalytics
 import ArbCore
+import ArbResearch
 
 /// The result of `arbkit board`, rendered as JSON, CSV (one row per instrument) or a
 /// terminal table.
@@ -192,7 +193,7 @@ struct BoardResult {
     }
     if size != nil {
       for row in rows where row.sized != nil {
-        notes.append("\(row.instrument) depth: " + zip(row.venues, row.sized!.depth).map { "\($0) \($1)" }.joined(separator: "; "))
+        notes.append("\(row.instrument) depth: " + zip(row.venues, row.sized!.depth).map { "\($0) \(ExecutionFlags.depthText($1))" }.joined(separator: "; "))
       }
     }
     if !singleVenue.isEmpty {

@@ -1,6 +1,7 @@
 import ArbAnalytics
 import ArbCore
 import ArbIngest
+import ArbResearch
 
 /// The result of `arbkit premium`, rendered as JSON (the contract in `docs/cli.md`),
 /// CSV (one `series,metric,value` row per figure) or a terminal table.
@@ -27,7 +28,7 @@ struct PremiumResult {
   let bands: BandOptions
   let clock: Clock
   /// `--size`: the executable premium at a trade size.
-  var sized: SizedResult? = nil
+  var sized: SizedPremiumStudy? = nil
   /// `--offset`: µs added to each venue's times before alignment.
   var offsets: [(venue: String, micros: Int64)] = []
 
@@ -187,10 +188,10 @@ struct PremiumResult {
   }
 
   /// The `--size` section of the table: depth per leg, the sized exec and capacity.
-  static func sizedTable(_ sized: SizedResult, legs: [Instrument]) -> String {
+  static func sizedTable(_ sized: SizedPremiumStudy, legs: [Instrument]) -> String {
     let q = JSONValue.format(sized.sized.quantity)
     var text = "At size \(q) (base units): valid \(sized.sized.premium.validPoints), short of depth \(sized.sized.shortPoints)\n"
-    for (leg, depth) in zip(legs, sized.depth) { text += "  depth \(leg): \(depth)\n" }
+    for (leg, depth) in zip(legs, sized.depth) { text += "  depth \(leg): \(ExecutionFlags.depthText(depth))\n" }
     var table = TextTable(["", "exec at \(q)"])
     let e = sized.analysis.exec.statistics
     for (label, value) in [("mean", e.mean), ("min", e.min), ("max", e.max)] { table.add([label, NumberText.fixed(value, 5)]) }

@@ -1,4 +1,5 @@
 import ArbCore
+import ArbResearch
 
 /// The flags of `premium`, `board` and `basis` that change what is traded and when it
 /// was seen: `--size` (the executable premium at a trade size, from the books' depth)
@@ -82,10 +83,12 @@ struct ExecutionFlags {
     }
   }
 
-  /// How deep the books of `leg` are, for the output of `--size`.
-  static func depthText(_ leg: QuoteSeries) -> String {
-    if let depth = leg.depth { return "book, up to \(depth.deepest) levels" }
-    if leg.priceSource == .last || (leg.bidSize.allSatisfy(\.isNaN) && leg.askSize.allSatisfy(\.isNaN)) { return "none: no sizes" }
-    return "level 1 only"
+  /// How deep a leg's books are, for the output of `--size`.
+  static func depthText(_ depth: LegDepth) -> String {
+    switch depth {
+    case .book(let levels): "book, up to \(levels) levels"
+    case .topLevel: "level 1 only"
+    case .noSizes: "none: no sizes"
+    }
   }
 }

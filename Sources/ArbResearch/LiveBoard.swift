@@ -5,9 +5,9 @@ import ArbIngest
 /// the rows made from them at a given time (`docs/definitions.md`, "Live board").
 ///
 /// Memory holds one quote per instrument, however long the recording.
-struct LiveBoard {
+public struct LiveBoard {
   /// Where the KRW per USDT rate of the kimchi premium comes from.
-  enum Rate {
+  public enum Rate {
     /// The mid of a market quoted in the recording (Upbit's KRW-USDT by default).
     case market(Instrument)
     /// An FX file of KRW per USD (USDT taken as 1 USD), as-of, valid up to `maxStale` µs.
@@ -15,21 +15,21 @@ struct LiveBoard {
   }
 
   /// The default rate: Upbit's KRW-USDT.
-  static let upbitUSDT = Instrument(venue: "upbit", market: .spot, symbol: "KRW-USDT")
+  public static let upbitUSDT = Instrument(venue: "upbit", market: .spot, symbol: "KRW-USDT")
 
-  let registry: ExchangeRegistry
-  let rate: Rate
+  public let registry: ExchangeRegistry
+  public let rate: Rate
   /// A venue's quote older than this (µs) is left out of a row.
-  let maxStale: Int64
-  private(set) var quotes: [Instrument: LiveQuote] = [:]
+  public let maxStale: Int64
+  public private(set) var quotes: [Instrument: LiveQuote] = [:]
   /// The canonical instrument of each instrument seen (`nil`: not placed on the board).
   private var canonical: [Instrument: CanonicalInstrument?] = [:]
   /// The instruments of each canonical instrument.
   private var members: [CanonicalInstrument: [Instrument]] = [:]
   /// Quotes read (the latest of each instrument kept).
-  private(set) var quotesRead = 0
+  public private(set) var quotesRead = 0
 
-  init(registry: ExchangeRegistry, rate: Rate, maxStale: Int64) {
+  public init(registry: ExchangeRegistry, rate: Rate, maxStale: Int64) {
     self.registry = registry
     self.rate = rate
     self.maxStale = maxStale
@@ -38,7 +38,7 @@ struct LiveBoard {
   /// Keeps `quote` as its instrument's latest unless a later one is kept already.
   /// A quote whose mid is not a positive finite number (an overflow of extreme prices)
   /// is read but not kept.
-  mutating func apply(_ quote: LiveQuote) {
+  public mutating func apply(_ quote: LiveQuote) {
     quotesRead += 1
     guard quote.mid.isFinite, quote.mid > 0 else { return }
     if let kept = quotes[quote.instrument], kept.time > quote.time { return }
@@ -51,13 +51,13 @@ struct LiveBoard {
 
   /// The rows at `now`: one per instrument quoted on two or more venues, or with a
   /// kimchi premium; in instrument order.
-  func rows(now: Int64) -> [LiveRow] {
+  public func rows(now: Int64) -> [LiveRow] {
     members.keys.compactMap { row($0, now: now) }.sorted { $0.instrument.description < $1.instrument.description }
   }
 
   /// The row of `instrument` at `now`, `nil` when it has fewer than two fresh venues
   /// and no kimchi premium.
-  func row(_ instrument: CanonicalInstrument, now: Int64) -> LiveRow? {
+  public func row(_ instrument: CanonicalInstrument, now: Int64) -> LiveRow? {
     let venues = fresh(instrument, now: now)
     guard !venues.isEmpty else { return nil }
     let kimchi = self.kimchi(instrument, venues: venues, now: now)
@@ -66,7 +66,7 @@ struct LiveBoard {
   }
 
   /// The row of the instrument an alert watches.
-  func row(watchedBy alert: BoardAlert, now: Int64) -> LiveRow? {
+  public func row(watchedBy alert: BoardAlert, now: Int64) -> LiveRow? {
     members.keys.first(where: alert.watches).flatMap { row($0, now: now) }
   }
 
@@ -96,7 +96,7 @@ struct LiveBoard {
   static func finite(_ value: Double) -> Double? { value.isFinite ? value : nil }
 
   /// KRW per USDT at `now`, `nil` when stale or missing.
-  func rate(now: Int64) -> Double? {
+  public func rate(now: Int64) -> Double? {
     switch rate {
     case .market(let market):
       guard let quote = quotes[market], now - quote.time <= maxStale else { return nil }
@@ -115,36 +115,36 @@ struct LiveBoard {
 }
 
 /// One instrument of the live board at one time.
-struct LiveRow {
-  var instrument: CanonicalInstrument
+public struct LiveRow: Sendable {
+  public var instrument: CanonicalInstrument
   /// The fresh quote of each venue, highest mid first.
-  var venues: [LiveQuote]
+  public var venues: [LiveQuote]
   /// Percent, for a KRW spot instrument with a USDT market and a rate.
-  var kimchi: Double?
+  public var kimchi: Double?
   /// The newest quote's receive time (µs).
-  var updated: Int64
+  public var updated: Int64
 
-  var high: LiveQuote { venues.first! }
-  var low: LiveQuote { venues.last! }
+  public var high: LiveQuote { venues.first! }
+  public var low: LiveQuote { venues.last! }
   /// `(highest mid / lowest mid − 1) × 100` over two or more venues.
   /// `nil` too when it is not finite (prices too extreme for double arithmetic).
-  var premium: Double? { venues.count >= 2 ? LiveBoard.finite((high.mid / low.mid - 1) * 100) : nil }
+  public var premium: Double? { venues.count >= 2 ? LiveBoard.finite((high.mid / low.mid - 1) * 100) : nil }
 
   /// The figure an alert watches.
-  func value(_ field: BoardAlert.Field) -> Double? {
+  public func value(_ field: BoardAlert.Field) -> Double? {
     switch field {
     case .premium: premium
     case .kimchi: kimchi
     }
   }
 
-  /// The columns of the board, in order, for `--sort` and the table's header.
-  enum Column: String, CaseIterable {
+  /// The columns of the board, in order: what rows sort by, and the table's header.
+  public enum Column: String, CaseIterable, Sendable {
     case instrument, venues, high, highMid = "high_mid", low, lowMid = "low_mid", premium, kimchi, age
   }
 
   /// The value to sort on: numbers descending, text ascending; `nil` (absent) last.
-  func key(_ column: Column, now: Int64) -> SortKey {
+  private func key(_ column: Column, now: Int64) -> SortKey {
     switch column {
     case .instrument: .text(instrument.description)
     case .venues: .number(Double(venues.count))
@@ -159,7 +159,7 @@ struct LiveRow {
   }
 
   /// A sort key of a cell.
-  enum SortKey {
+  private enum SortKey {
     case text(String?)
     case number(Double?)
 
@@ -177,7 +177,7 @@ struct LiveRow {
   }
 
   /// `rows` by `column`, ties by instrument.
-  static func sorted(_ rows: [LiveRow], by column: Column, now: Int64) -> [LiveRow] {
+  public static func sorted(_ rows: [LiveRow], by column: Column, now: Int64) -> [LiveRow] {
     rows.sorted { a, b in
       SortKey.before(a.key(column, now: now), b.key(column, now: now)) ?? (a.instrument.description < b.instrument.description)
     }

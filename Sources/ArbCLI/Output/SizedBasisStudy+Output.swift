@@ -1,25 +1,8 @@
 import ArbAnalytics
 import ArbCore
+import ArbResearch
 
-/// The executable basis at a trade size and its analysis (`arbkit basis --size`).
-struct SizedBasisResult {
-  var sized: SizedBasis
-  var open: SeriesSummary
-  var close: SeriesSummary
-  /// Per band, statistics of the capacity of `open` over the valid points of the alignment.
-  var capacity: [SeriesStatistics]
-  /// How deep the derivative's and the reference's books are (`ExecutionFlags.depthText`).
-  var depth: [String]
-
-  init(size: Double, derivative: QuoteSeries, reference: QuoteSeries, alignment: AlignmentOptions, bands: BandOptions) throws(AlignmentError) {
-    let aligned = try AlignedLegs(legs: [derivative, reference], options: alignment)
-    sized = SizedBasis(quantity: size, bands: bands.bands, aligned: aligned, derivative: derivative, reference: reference)
-    open = SeriesSummary(signed: sized.open, column: sized.open.mid, options: bands)
-    close = SeriesSummary(signed: sized.close, column: sized.close.mid, options: bands)
-    capacity = SizedAnalysis.capacity(sized.capacity, valid: sized.alignedValid, premium: sized.open)
-    depth = [derivative, reference].map(ExecutionFlags.depthText)
-  }
-
+extension SizedBasisStudy {
   /// JSON: `quantity`, `unit`, `depth` (derivative, reference), `open_short_points`,
   /// `close_short_points`, `open` and `close` (as the basis columns), `capacity` of open
   /// (per band `{band, mean, p50, max}`, base units).
@@ -27,7 +10,7 @@ struct SizedBasisResult {
     .object([
       ("quantity", .number(sized.quantity)),
       ("unit", .string("base")),
-      ("depth", .array(depth.map { .string($0) })),
+      ("depth", .array(depth.map { .string(ExecutionFlags.depthText($0)) })),
       ("open_short_points", .int(sized.openShort)),
       ("close_short_points", .int(sized.closeShort)),
       ("open", PremiumResult.json(open, oneSided: false)),
@@ -48,7 +31,7 @@ struct SizedBasisResult {
     let q = JSONValue.format(sized.quantity)
     var text = "At size \(q) (base units): open valid \(sized.open.validPoints), short of depth \(sized.openShort); "
     text += "close valid \(sized.close.validPoints), short of depth \(sized.closeShort)\n"
-    for (instrument, depth) in zip([derivative, reference], depth) { text += "  depth \(instrument): \(depth)\n" }
+    for (instrument, depth) in zip([derivative, reference], depth) { text += "  depth \(instrument): \(ExecutionFlags.depthText(depth))\n" }
     text += SummaryTable.statistics([("open at \(q)", open), ("close at \(q)", close)])
     for (name, summary) in [("open at \(q)", open), ("close at \(q)", close)] { text += SummaryTable.bands(name, summary, options: bands) }
     var table = TextTable(["capacity of open, base units", "mean", "p50", "max"])

@@ -1,57 +1,7 @@
-import ArbAnalytics
 import ArbCore
+import ArbResearch
 
-/// One instrument of the premium board: its legs on two or more venues and the
-/// analysis of their max premium (`docs/definitions.md`, "Premium board").
-struct BoardRow {
-  var instrument: CanonicalInstrument
-  /// One leg per venue, by venue name.
-  var legs: [QuoteSeries]
-  var premium: PremiumSeries?
-  var analysis: PremiumAnalysis?
-  /// Why there is no analysis (legs that never overlap).
-  var problem: String?
-  /// `--size`: the executable premium at the size from the venues' books.
-  var sized: SizedResult?
-
-  /// Aligns `legs` with at least two usable venues per point and analyses the max premium.
-  init(instrument: CanonicalInstrument, legs: [QuoteSeries], alignment: AlignmentOptions, bands: BandOptions, size: Double?) {
-    self.instrument = instrument
-    self.legs = legs.sorted { $0.instrument.venue < $1.instrument.venue }
-    var options = alignment
-    options.minimumLegs = 2
-    do {
-      let premium = try PremiumSeries(legs: self.legs, options: options, maxPremium: true)
-      self.premium = premium
-      analysis = PremiumAnalysis(premium: premium, options: bands)
-      if let size { sized = try SizedResult(size: size, premium: premium, legs: self.legs, alignment: options, bands: bands) }
-    } catch {
-      problem = error.description
-    }
-  }
-
-  var venues: [String] { legs.map(\.instrument.venue) }
-
-  /// The venue most often on top (`top`) or at the bottom, with its share of valid points
-  /// (the first venue by name on a tie); `nil` without valid points.
-  func leader(top: Bool) -> (venue: String, share: Double)? {
-    guard let shares = top ? analysis?.topShare : analysis?.bottomShare, !shares.isEmpty else { return nil }
-    let best = shares.indices.max { shares[$0] < shares[$1] || (shares[$0] == shares[$1] && $0 > $1) }!
-    return (venues[best], shares[best])
-  }
-
-  /// The best executable edge: premium, venue sold, venue bought, time.
-  var bestExec: (premium: Double, sell: String, buy: String, time: Int64)? {
-    guard let premium, let i = premium.bestExecPoint else { return nil }
-    return (premium.exec[i], venues[Int(premium.rich[i])], venues[Int(premium.cheap[i])], premium.time[i])
-  }
-
-  /// Quantile of the max premium at `level` percent (one of `SeriesStatistics.quantileLevels`).
-  func quantile(_ level: Double) -> Double? {
-    guard let statistics = analysis?.mid.statistics, !statistics.quantiles.isEmpty else { return nil }
-    return statistics.quantiles[SeriesStatistics.quantileLevels.firstIndex(of: level)!]
-  }
-
+extension BoardRow {
   /// The column names of `figures(bands:sized:)`, in CSV order; `sized` adds the
   /// `--size` columns.
   static func figureNames(bands: [Double], sized: Bool) -> [String] {
