@@ -24,7 +24,8 @@ public struct BasisSeries: Sendable {
   /// Microseconds in the 365-day year of the annualised basis.
   public static let year: Double = 365 * 86_400e6
 
-  /// Aligns `derivative` and `reference` as-of and computes every column.
+  /// Aligns `derivative` and `reference` as-of and computes every column (`BasisStream`
+  /// over the series in memory).
   ///
   /// - Throws: `AlignmentError` when the legs are empty or never overlap, `.time` when
   ///   the expiry is further from the first time than a duration holds.
@@ -34,38 +35,32 @@ public struct BasisSeries: Sendable {
   )
     throws(AlignmentError)
   {
-    let aligned = try AlignedLegs(legs: [derivative, reference], options: options)
-    if let expiry, let first = aligned.time.first, first < expiry {
-      do { _ = try TimeArithmetic.span(from: first, to: expiry) } catch { throw .time(error) }
+    var time: [Int64] = [], valid: [Bool] = [], basis: [Double] = [], open: [Double] = [], close: [Double] = []
+    var yearly: [Double] = [], before: [Bool] = []
+    let stream: BasisStream
+    do {
+      stream = try BasisStream(
+        derivative: SeriesQuoteStream(derivative), reference: SeriesQuoteStream(reference), expiry: expiry, options: options)
+      while let chunk = try stream.next() {
+        time += chunk.time
+        valid += chunk.valid
+        basis += chunk.basis
+        open += chunk.open
+        close += chunk.close
+        yearly += chunk.annualised
+        before += chunk.beforeExpiry
+      }
+    } catch let error as AlignmentError {
+      throw error
+    } catch {
+      preconditionFailure("a series in memory streams without error: \(error)")
     }
-    let n = aligned.count
-    var basis = [Double](repeating: .nan, count: n)
-    var open = basis, close = basis
-    for i in 0..<n where aligned.valid[i] {
-      let d = Int(aligned.state(leg: 0, point: i)), r = Int(aligned.state(leg: 1, point: i))
-      let (bidD, askD, bidR, askR) = (derivative.bid[d], derivative.ask[d], reference.bid[r], reference.ask[r])
-      basis[i] = ((bidD + askD) / (bidR + askR) - 1) * 100
-      open[i] = (bidD / askR - 1) * 100
-      close[i] = (askD / bidR - 1) * 100
-    }
-    self.basis = PremiumSeries(time: aligned.time, valid: aligned.valid, values: basis)
+    self.basis = PremiumSeries(time: time, valid: valid, values: basis)
     self.open = open
     self.close = close
     self.expiry = expiry
-    guard let expiry else {
-      annualised = nil
-      pointsAfterExpiry = 0
-      return
-    }
-    var before = aligned.valid
-    var yearly = [Double](repeating: .nan, count: n)
-    for i in 0..<n where before[i] {
-      let t = aligned.time[i]
-      if t < expiry { yearly[i] = basis[i] * Self.year / Double(expiry - t) } else { before[i] = false }
-    }
-    let annualised = PremiumSeries(time: aligned.time, valid: before, values: yearly)
-    pointsAfterExpiry = self.basis.validPoints - annualised.validPoints
-    self.annualised = annualised
+    annualised = expiry.map { _ in PremiumSeries(time: time, valid: before, values: yearly) }
+    pointsAfterExpiry = stream.pointsAfterExpiry
   }
 
   /// The expiry instant of a dated contract expiring on `day`, at `hour` UTC

@@ -70,13 +70,13 @@ public final class PremiumAnalyzer {
       { () -> Result<SummaryAccumulator, SpillError> in
         var column = midColumn
         return Result { () throws(SpillError) in
-          try column.add(chunk.mid, side: midSides, chunk: chunk, weights: weightsShared); return column
+          try column.add(chunk.mid, side: midSides, points: ChunkPoints(chunk), weights: weightsShared); return column
         }
       },
       { () -> Result<SummaryAccumulator, SpillError> in
         var column = execColumn
         return Result { () throws(SpillError) in
-          try column.add(chunk.exec, side: execSidesShared, chunk: chunk, weights: weightsShared); return column
+          try column.add(chunk.exec, side: execSidesShared, points: ChunkPoints(chunk), weights: weightsShared); return column
         }
       })
     mid = try midResult.get()
@@ -129,9 +129,25 @@ final class Scratch<Element> {
   deinit { buffer.deallocate() }
 }
 
+/// The points of a chunk as a summary reads them: times, durations to the next point,
+/// and validity.
+struct ChunkPoints: @unchecked Sendable {
+  let time: UnsafeBufferPointer<Int64>
+  let duration: UnsafeBufferPointer<Int64>
+  let valid: UnsafeBufferPointer<Bool>
+
+  init(time: UnsafeBufferPointer<Int64>, duration: UnsafeBufferPointer<Int64>, valid: UnsafeBufferPointer<Bool>) {
+    (self.time, self.duration, self.valid) = (time, duration, valid)
+  }
+
+  init(_ chunk: PremiumChunk) { self.init(time: chunk.time, duration: chunk.duration, valid: chunk.valid) }
+
+  var count: Int { time.count }
+}
+
 /// One column's `SeriesSummary`, accumulated chunk by chunk. Sendable to the one thread
 /// that works on it at a time (`PremiumAnalyzer.add` hands each column to its own).
-private struct SummaryAccumulator: @unchecked Sendable {
+struct SummaryAccumulator: @unchecked Sendable {
   var moments = MomentAccumulator()
   var slope = SlopeAccumulator()
   var bands: [BandAccumulator]
@@ -147,7 +163,7 @@ private struct SummaryAccumulator: @unchecked Sendable {
   }
 
   mutating func add(
-    _ column: UnsafeBufferPointer<Double>, side: UnsafeMutableBufferPointer<Int8>, chunk: PremiumChunk,
+    _ column: UnsafeBufferPointer<Double>, side: UnsafeMutableBufferPointer<Int8>, points chunk: ChunkPoints,
     weights: UnsafeBufferPointer<Double>
   ) throws(SpillError) {
     let n = chunk.count

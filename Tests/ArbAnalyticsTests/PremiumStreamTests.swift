@@ -83,19 +83,22 @@ struct PremiumStreamTests {
   /// Counts, extremes, quantiles, bands and episodes identical; moments and the
   /// half-life equal to 1e-12 relative.
   static func expectEquivalent(_ streamed: PremiumAnalysis, _ whole: PremiumAnalysis, _ comment: Comment) {
-    for (s, w) in [(streamed.mid, whole.mid), (streamed.exec, whole.exec)] {
-      #expect(s.statistics.count == w.statistics.count, comment)
-      #expect(s.statistics.min == w.statistics.min && s.statistics.max == w.statistics.max, comment)
-      #expect(s.statistics.quantiles == w.statistics.quantiles, comment)
-      #expect(s.bands == w.bands, comment)
-      let pairs: [(Double?, Double?)] = [
-        (s.statistics.mean, w.statistics.mean), (s.statistics.std, w.statistics.std), (s.statistics.meanTW, w.statistics.meanTW),
-        (s.statistics.stdTW, w.statistics.stdTW), (s.statistics.skew, w.statistics.skew), (s.statistics.kurtosis, w.statistics.kurtosis),
-        (s.halfLife?.beta, w.halfLife?.beta), (s.halfLife?.points, w.halfLife?.points), (s.halfLife?.seconds, w.halfLife?.seconds),
-      ]
-      for (k, (a, b)) in pairs.enumerated() { #expect(isClose(a, b, rel: 1e-12, abs: 1e-15), "\(comment) figure \(k): \(a as Any) vs \(b as Any)") }
-    }
+    for (s, w) in [(streamed.mid, whole.mid), (streamed.exec, whole.exec)] { expectEquivalent(s, w, comment) }
     #expect(streamed.topShare == whole.topShare && streamed.bottomShare == whole.bottomShare, comment)
+  }
+
+  /// One column's summary: as `expectEquivalent(_:_:_:)` of the analyses.
+  static func expectEquivalent(_ s: SeriesSummary, _ w: SeriesSummary, _ comment: Comment) {
+    #expect(s.statistics.count == w.statistics.count, comment)
+    #expect(s.statistics.min == w.statistics.min && s.statistics.max == w.statistics.max, comment)
+    #expect(s.statistics.quantiles == w.statistics.quantiles, comment)
+    #expect(s.bands == w.bands, comment)
+    let pairs: [(Double?, Double?)] = [
+      (s.statistics.mean, w.statistics.mean), (s.statistics.std, w.statistics.std), (s.statistics.meanTW, w.statistics.meanTW),
+      (s.statistics.stdTW, w.statistics.stdTW), (s.statistics.skew, w.statistics.skew), (s.statistics.kurtosis, w.statistics.kurtosis),
+      (s.halfLife?.beta, w.halfLife?.beta), (s.halfLife?.points, w.halfLife?.points), (s.halfLife?.seconds, w.halfLife?.seconds),
+    ]
+    for (k, (a, b)) in pairs.enumerated() { #expect(isClose(a, b, rel: 1e-12, abs: 1e-15), "\(comment) figure \(k): \(a as Any) vs \(b as Any)") }
   }
 
   static func analyze(_ stream: PremiumStream, options: BandOptions, spill: Int) throws -> PremiumAnalysis {

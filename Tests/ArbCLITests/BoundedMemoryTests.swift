@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-// `arbkit premium`, `rolling` and a sweep of convergence cells stream their legs: their peak
+// `arbkit premium`, `rolling`, `basis` and a sweep of convergence cells stream their legs: their peak
 // memory does not grow with the length of the history, from CSV files or from a store.
 // Eight times the rows must not cost more than a fixed allowance, far below what
 // keeping the columns would add.
@@ -52,21 +52,32 @@ struct BoundedMemoryTests {
     return (process.terminationStatus, kilobytes * 1024)
   }
 
-  @Test(
-    "an analysis's peak memory does not grow with the rows, from CSV and from a store",
-    arguments: [["premium", "--max-stale", "5s"], ["rolling", "--max-stale", "5s", "--window", "300", "--ewma", "100", "--out", "rows.csv"]])
-  func analysis(command: [String]) throws {
+  /// A command and the flags that name its legs, one per venue of `venues` (the first ones).
+  struct Analysis: Sendable, CustomTestStringConvertible {
+    var arguments: [String]
+    var legFlags: [String]
+    var testDescription: String { arguments[0] }
+  }
+
+  static let analyses = [
+    Analysis(arguments: ["premium", "--max-stale", "5s"], legFlags: ["--leg", "--leg", "--leg"]),
+    Analysis(arguments: ["rolling", "--max-stale", "5s", "--window", "300", "--ewma", "100", "--out", "rows.csv"], legFlags: ["--leg", "--leg", "--leg"]),
+    Analysis(arguments: ["basis", "--max-stale", "5s", "--series", "rows.csv"], legFlags: ["--spot", "--perp"]),
+  ]
+
+  @Test("an analysis's peak memory does not grow with the rows, from CSV and from a store", arguments: analyses)
+  func analysis(_ analysis: Analysis) throws {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
-    let arguments = command.map { $0 == "rows.csv" ? folder.path + "/rows.csv" : $0 }
+    let arguments = analysis.arguments.map { $0 == "rows.csv" ? folder.path + "/rows.csv" : $0 }
     var peaks: [String: [Int]] = [:]
     for rows in [40_000, 320_000] {
       let files = Self.quotes(folder, rows: rows)
       let store = folder.path + "/store-\(rows)"
       #expect(try Self.peak(["convert"] + files + ["--out", store], folder: folder).status == 0)
       let legs: [String: [String]] = [
-        "csv": files.flatMap { ["--leg", $0] },
-        "store": Self.venues.flatMap { ["--leg", "\($0.2)=\(store)"] },
+        "csv": zip(analysis.legFlags, files).flatMap { [$0, $1] },
+        "store": zip(analysis.legFlags, Self.venues).flatMap { [$0, "\($1.2)=\(store)"] },
       ]
       for (source, legArguments) in legs {
         let run = try Self.peak([arguments[0]] + legArguments + arguments.dropFirst() + ["--chunk-rows", "256", "--format", "json"], folder: folder)

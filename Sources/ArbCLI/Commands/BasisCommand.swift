@@ -21,7 +21,8 @@ struct BasisCommand: Command {
     summed per window, and the basis net of carry. With --mark/--index, the mark over
     index premium and the derivative over each. With --size, open and close at that
     trade size from the books' depth. Statistics and bands as in arbkit premium.
-    Definitions: docs/definitions.md.
+    The two legs of the basis are streamed; with --mark, --index, --funding or --size
+    every leg is read whole. Definitions: docs/definitions.md.
 
     Options:
     \(HelpText.options([
@@ -40,6 +41,7 @@ struct BasisCommand: Command {
       ("--series PATH", "also write the basis as CSV: ts_us,basis_pct,open_pct,close_pct (annualised_pct with an expiry), "
         + "then one column per pair of --mark/--index (mark_over_index_pct, perp_over_mark_pct, …); empty where invalid"),
       TableOutput.help,
+      ("--chunk-rows N", "points, and quotes per leg, worked on at a time (default 65536): memory grows with it, not with the history"),
       ("--format table|json", "output (default table)"),
     ]))
     \(IngestFlags.help)
@@ -63,11 +65,12 @@ struct BasisCommand: Command {
   let ingest: IngestFlags
   /// `--series`: where the per-point basis goes.
   let series: TableOutput?
+  let chunkRows: Int
 
   init(arguments: [String]) throws(UsageError) {
     let cursor = ArgumentCursor(
       arguments,
-      flags: Self.legFlags + ["--expiry", "--window", "--funding-interval", "--format", "--series", TableOutput.flag] + AnalysisFlags.flags
+      flags: Self.legFlags + ["--expiry", "--window", "--funding-interval", "--format", "--series", TableOutput.flag, "--chunk-rows"] + AnalysisFlags.flags
         + ExecutionFlags.flags
         + IngestFlags.flags,
       switches: IngestFlags.switches)
@@ -118,6 +121,7 @@ struct BasisCommand: Command {
     format = try OutputFormat.parse(cursor)
     if format == .csv { throw UsageError("invalid value for '--format', expected table or json, was 'csv'") }
     self.series = try TableOutput.parse(cursor, flags: ["--series"])[0]
+    chunkRows = try cursor.value("--chunk-rows", "a positive number of rows", { Int($0).flatMap { $0 > 0 ? $0 : nil } }) ?? 1 << 16
   }
 
   /// `YYYY-MM-DD` (at 08:00 UTC) or an ISO-8601 time.
@@ -134,69 +138,104 @@ struct BasisCommand: Command {
 
   var files: RunFiles { ingest.files(inputs: [spot, perp, future, funding, mark, index].compactMap { $0 }.flatMap(\.paths), outputs: [series?.path]) }
 
+  /// Streams the basis of the derivative over the reference a chunk at a time; with
+  /// `--mark`, `--index`, `--funding` or `--size` every leg is read whole, since the
+  /// reference premiums, the carry and the books' walk are computed in memory.
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     let roles: [(String, LegSpec?)] = [
       ("derivative", future ?? perp), ("reference", future == nil || spot != nil ? spot : perp),
       ("funding", funding), ("mark", mark), ("index", index),
     ]
     let present = roles.compactMap { role, spec in spec.map { (role, $0) } }
-    let loaded = try LoadedLegs.load(present.map(\.1), options: ingest.options, specOverrides: ingest.specOverrides)
-    // Offsets move the price legs; funding times are settlement instants.
-    let moved = present.indices.filter { present[$0].0 != "funding" }
-    var quotes = loaded.map(\.series)
-    for (k, shifted) in zip(moved, try execution.shifted(moved.map { quotes[$0] })) { quotes[k] = shifted }
-    var legs: [String: (spec: LegSpec, leg: LoadedLeg, series: QuoteSeries, canonical: CanonicalInstrument?)] = [:]
-    for (((role, spec), leg), series) in zip(zip(present, loaded), quotes) {
+    var opened = try StreamedLegs.open(present.map(\.1), ingest: ingest, whole: present.count > 2 || execution.size != nil, chunkRows: chunkRows)
+    let progress = opened.counted(on: terminal)
+    defer { progress.finish() }
+    var canonical: [CanonicalInstrument?] = []
+    for ((role, spec), leg) in zip(present, opened.legs) {
       // A file read without #FIELD may hold another field than the one named by default.
-      if leg.series.field.isRate != (role == "funding") || leg.series.field == .premiumIndex {
+      let field = leg.stream.field
+      if field.isRate != (role == "funding") || field == .premiumIndex {
         throw UsageError(
-          "\(spec.paths[0]) holds a \(leg.series.field.rawValue) series, not what --\(role == "derivative" ? (future != nil ? "future" : "perp") : role) needs")
+          "\(spec.paths[0]) holds a \(field.rawValue) series, not what --\(role == "derivative" ? (future != nil ? "future" : "perp") : role) needs")
       }
-      do {
-        legs[role] = (spec, leg, series, try ingest.options.registry.canonical(ofLeg: leg.series.instrument))
-      } catch { throw RegistryError(message: "\(spec.paths[0]): error: \(error)") }
+      do { canonical.append(try ingest.options.registry.canonical(ofLeg: leg.instrument)) } catch {
+        throw RegistryError(message: "\(spec.paths[0]): error: \(error)")
+      }
     }
-    let derivative = legs["derivative"]!, reference = legs["reference"]!
+    // Offsets move the price legs; funding times are settlement instants.
+    try execution.checkOffsets(venues: present.indices.filter { present[$0].0 != "funding" }.map { opened.legs[$0].instrument.venue })
+    let micros = opened.legs.map { leg in execution.offsets.first { $0.venue == leg.instrument.venue }?.micros ?? 0 }
+    let (derivative, reference) = (opened.legs[0], opened.legs[1])
     var expiry = self.expiry
     if future != nil && expiry == nil {
-      guard let day = derivative.canonical?.expiry else {
-        throw UsageError("no expiry known for \(derivative.leg.series.instrument): name it with --expiry")
-      }
+      guard let day = canonical[0]?.expiry else { throw UsageError("no expiry known for \(derivative.instrument): name it with --expiry") }
       expiry = BasisSeries.expiry(day)
     }
-    let options = analysis.alignment
-    let study = try BasisStudy(
-      derivative: derivative.series, derivativeName: future != nil ? "future" : "perp", canonical: derivative.canonical,
-      reference: reference.series, mark: legs["mark"]?.series, index: legs["index"]?.series, funding: legs["funding"]?.series,
-      expiry: expiry, alignment: options, bands: analysis.bands, fundingInterval: fundingInterval, window: window)
-    let sized = try execution.size.map { size throws -> SizedBasisStudy in
-      try ExecutionFlags.refuseContractBooks([derivative, reference].map { ($0.series, $0.canonical) })
-      return try SizedBasisStudy(size: size, derivative: derivative.series, reference: reference.series, alignment: options, bands: analysis.bands)
+    var whole: [String: QuoteSeries] = [:]
+    if let loaded = opened.whole {
+      let moved = present.indices.filter { present[$0].0 != "funding" }
+      var quotes = loaded
+      for (k, shifted) in zip(moved, try execution.shifted(moved.map { loaded[$0] })) { quotes[k] = shifted }
+      for (k, (role, _)) in present.enumerated() { whole[role] = quotes[k] }
     }
-    let (series, references) = (study.series, study.references)
+    let companions = whole["derivative"].map { derivative in
+      BasisStudy.Companions(
+        derivative: derivative, reference: whole["reference"]!, mark: whole["mark"], index: whole["index"], funding: whole["funding"],
+        fundingInterval: fundingInterval, window: window)
+    }
+    let options = analysis.alignment
+    let streams = [derivative, reference].enumerated().map { k, leg -> any QuoteStream in
+      micros[k] == 0 ? leg.stream : ShiftedQuoteStream(leg.stream, by: micros[k])
+    }
+    // Without reference columns the series file has the basis's own points: written as they come.
+    let referenceColumns = mark != nil || index != nil
+    var rows = try series.flatMap { output in
+      referenceColumns ? nil : try BasisRowsWriter(output, annualised: expiry != nil)
+    }
+    let study = try BasisStudy(
+      derivative: streams[0], reference: streams[1], derivativeName: future != nil ? "future" : "perp", canonical: canonical[0],
+      expiry: expiry, alignment: options, bands: analysis.bands, chunkPoints: chunkRows, companions: companions,
+      each: { chunk in try rows?.append(chunk) })
+    progress.finish()
+    let sized = try companions.flatMap { companions in
+      try execution.size.map { size throws -> SizedBasisStudy in
+        try ExecutionFlags.refuseContractBooks([(companions.derivative, canonical[0]), (companions.reference, canonical[1])])
+        return try SizedBasisStudy(size: size, derivative: companions.derivative, reference: companions.reference, alignment: options, bands: analysis.bands)
+      }
+    }
+    // The legs as read: the basis's two from its stream (their own clocks), the others whole.
+    let described = present.indices.map { k -> (String, LegSummary, CanonicalInstrument?) in
+      let leg = opened.legs[k]
+      let summary =
+        k < 2
+        ? LegSummary(
+          leg.stream, instrument: leg.instrument, rows: study.legRows[k], firstTime: study.legFirstTime[k].map { $0 - micros[k] },
+          lastTime: study.legLastTime[k].map { $0 - micros[k] })
+        : LegSummary(opened.whole![k])
+      return (present[k].0, summary, canonical[k])
+    }
     let result = BasisResult(
-      legs: roles.compactMap { role, _ in legs[role].map { (role, $0.leg, $0.canonical) } },
-      kind: future == nil ? "spot-perp" : spot == nil ? "perp-future" : "spot-future",
-      series: series, summaries: study.summaries, references: references, carry: study.carry,
-      carryUnit: Self.carryUnit(derivative.canonical, derivative.leg.series),
-      alignment: options, bands: analysis.bands, sized: sized, offsets: execution.offsets)
+      legs: described, kind: future == nil ? "spot-perp" : spot == nil ? "perp-future" : "spot-future", study: study,
+      carryUnit: Self.carryUnit(canonical[0], instrument: derivative.instrument), alignment: options, bands: analysis.bands, sized: sized,
+      offsets: execution.offsets)
     // Every format prints the figures of the JSON: checked once, before anything is written.
     let json = try result.json.checkedFinite()
-    if let seriesFile = self.series {
-      let pairs = references.map { SeriesCSV.Column($0.name.split(separator: " ").joined(separator: "_") + "_pct", $0.premium) }
+    if let seriesFile = self.series, let basis = study.series {
+      let pairs = study.references.map { SeriesCSV.Column($0.name.split(separator: " ").joined(separator: "_") + "_pct", $0.premium) }
       try SeriesCSV.write(
         columns: [
-          SeriesCSV.Column("basis_pct", series.basis), SeriesCSV.Column("open_pct", series.basis, series.open),
-          SeriesCSV.Column("close_pct", series.basis, series.close),
-        ] + (series.annualised.map { [SeriesCSV.Column("annualised_pct", $0)] } ?? []) + pairs,
+          SeriesCSV.Column("basis_pct", basis.basis), SeriesCSV.Column("open_pct", basis.basis, basis.open),
+          SeriesCSV.Column("close_pct", basis.basis, basis.close),
+        ] + (basis.annualised.map { [SeriesCSV.Column("annualised_pct", $0)] } ?? []) + pairs,
         to: seriesFile)
     }
+    try rows?.finish()
     switch format {
     case .json: terminal.print(json.rendered())
     case .table, .csv: terminal.print(result.table)
     }
-    for leg in loaded { for report in leg.reports { IngestSummary.warn(report, terminal: &terminal) } }
-    if series.basis.validPoints == 0 {
+    for leg in opened.legs { for report in leg.reports { IngestSummary.warn(report, terminal: &terminal) } }
+    if study.validPoints == 0 {
       terminal.printError("arbkit: warning: no valid point: every point had a stale or missing leg (see --max-stale)")
     }
     return .success
@@ -204,8 +243,8 @@ struct BasisCommand: Command {
 
   /// What the per-contract carry is counted in: `USDT per XRP` (linear), `BTC per
   /// contract of 100 USD` (inverse); `nil` for an inverse contract of unknown size.
-  static func carryUnit(_ canonical: CanonicalInstrument?, _ series: QuoteSeries) -> String? {
-    guard let canonical else { return series.instrument.market == .inverse ? nil : "quote per unit of base" }
+  static func carryUnit(_ canonical: CanonicalInstrument?, instrument: Instrument) -> String? {
+    guard let canonical else { return instrument.market == .inverse ? nil : "quote per unit of base" }
     if canonical.kind.isInverse {
       return canonical.contractSize.map { "\(canonical.base) per contract of \(JSONValue.format($0)) \(canonical.quote)" }
     }

@@ -136,7 +136,7 @@ struct KimchiCommand: Command {
       alignment: options, bands: analysis.bands, fxMaxStale: fxMaxStale)
     let (venues, board) = (study.venues, study.board)
     let result = KimchiResult(
-      legs: zip(roles, zip(loaded, canonical)).map { ($0, $1.0, $1.1) }, venues: venues, board: board,
+      legs: zip(roles, zip(loaded, canonical)).map { ($0, LegSummary($1.0.series), $1.1) }, venues: venues, board: board,
       usdtNote: Self.usdtNote(usdQuote: usdQuote, fxIsMarket: fxIsMarket, usdtUSD: usdtUSD != nil),
       fxMaxStale: fxMaxStale, alignment: options, bands: analysis.bands, offsets: execution.offsets)
     // Both formats print the figures of the JSON: checked once, before anything is written.

@@ -6,13 +6,10 @@ import ArbResearch
 /// The result of `arbkit basis`, rendered as JSON (the contract in `docs/cli.md`) or a
 /// terminal table.
 struct BasisResult {
-  let legs: [(role: String, leg: LoadedLeg, canonical: CanonicalInstrument?)]
+  let legs: [(role: String, leg: LegSummary, canonical: CanonicalInstrument?)]
   /// `spot-perp`, `spot-future` or `perp-future`.
   let kind: String
-  let series: BasisSeries
-  let summaries: BasisStudy.Summaries
-  let references: [BasisStudy.Reference]
-  let carry: FundingCarry?
+  let study: BasisStudy
   let carryUnit: String?
   let alignment: AlignmentOptions
   let bands: BandOptions
@@ -21,22 +18,25 @@ struct BasisResult {
   /// `--offset`: µs added to each venue's times before alignment.
   var offsets: [(venue: String, micros: Int64)] = []
 
+  var summaries: BasisStudy.Summaries { study.summaries }
+  var references: [BasisStudy.Reference] { study.references }
+  var carry: FundingCarry? { study.carry }
+
   var json: JSONValue {
-    let basis = series.basis
-    return .object([
+    .object([
       ("kind", .string(kind)),
       ("legs", SummaryTable.legsJSON(legs)),
-      ("points", .int(basis.count)), ("valid_points", .int(basis.validPoints)), ("stale_points", .int(basis.count - basis.validPoints)),
+      ("points", .int(study.points)), ("valid_points", .int(study.validPoints)), ("stale_points", .int(study.points - study.validPoints)),
       ("max_stale_us", .int(alignment.maxStale)), ("grid_us", .int(alignment.grid)),
       ("offsets_us", .object(offsets.map { ($0.venue, .int($0.micros)) })),
       ("basis", PremiumResult.json(summaries.basis, oneSided: false)),
       ("open", PremiumResult.json(summaries.open, oneSided: false)),
       ("close", PremiumResult.json(summaries.close, oneSided: false)),
       ("size", sized?.json ?? .null),
-      ("expiry_us", .int(series.expiry)),
-      ("expiry", series.expiry.map { .string(TimeText.iso8601($0)) } ?? .null),
+      ("expiry_us", .int(study.expiry)),
+      ("expiry", study.expiry.map { .string(TimeText.iso8601($0)) } ?? .null),
       ("annualised", summaries.annualised.map { PremiumResult.json($0, oneSided: false) } ?? .null),
-      ("points_after_expiry", .int(series.pointsAfterExpiry)),
+      ("points_after_expiry", .int(study.pointsAfterExpiry)),
       (
         "references",
         .array(
@@ -77,18 +77,17 @@ struct BasisResult {
   }
 
   var table: String {
-    let basis = series.basis
     var text = "Legs\n" + SummaryTable.legs(legs)
     let clockText = alignment.grid.map { "grid \(TimeText.durationText($0))" } ?? "union clock"
     let staleText = alignment.maxStale.map { "max stale \(TimeText.durationText($0))" } ?? "no staleness limit"
-    text += "\nPoints \(basis.count) (\(clockText), \(staleText)): valid \(basis.validPoints), stale \(basis.count - basis.validPoints)\n"
+    text += "\nPoints \(study.points) (\(clockText), \(staleText)): valid \(study.validPoints), stale \(study.points - study.validPoints)\n"
     text += ExecutionFlags.offsetsLine(offsets)
-    let lastPrice = legs.prefix(2).contains(where: { $0.leg.series.priceSource == .last })
+    let lastPrice = legs.prefix(2).contains(where: { $0.leg.priceSource == .last })
     if lastPrice {
       text += "Note: price_source last for a leg (one price per row, bid = ask): open and close equal the basis, not a tradable edge.\n"
     }
-    if let expiry = series.expiry {
-      text += "Expiry \(TimeText.iso8601(expiry)); valid points at or after it (no annualised value): \(series.pointsAfterExpiry)\n"
+    if let expiry = study.expiry {
+      text += "Expiry \(TimeText.iso8601(expiry)); valid points at or after it (no annualised value): \(study.pointsAfterExpiry)\n"
     }
     text += "\nBasis, % — \(kind == "perp-future" ? "future over perpetual" : kind == "spot-future" ? "future over spot" : "perpetual over spot")\n"
     var columns = [("basis", summaries.basis), ("open", summaries.open), ("close", summaries.close)]
@@ -98,7 +97,7 @@ struct BasisResult {
     for (name, summary) in columns where !lastPrice || (name != "open" && name != "close") {
       text += SummaryTable.bands(name, summary, options: bands)
     }
-    if let sized { text += "\n" + sized.table(derivative: legs[0].leg.series.instrument, reference: legs[1].leg.series.instrument, bands: bands) }
+    if let sized { text += "\n" + sized.table(derivative: legs[0].leg.instrument, reference: legs[1].leg.instrument, bands: bands) }
     if !references.isEmpty {
       text += "\nReference prices, % (valid points: " + references.map { "\($0.name) \($0.premium.validPoints)" }.joined(separator: ", ") + ")\n"
       text += SummaryTable.statistics(references.map { ($0.name, $0.summary) })

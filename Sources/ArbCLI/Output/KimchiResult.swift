@@ -23,7 +23,7 @@ struct KimchiResult {
     }
   }
 
-  let legs: [(role: String, leg: LoadedLeg, canonical: CanonicalInstrument?)]
+  let legs: [(role: String, leg: LegSummary, canonical: CanonicalInstrument?)]
   let venues: [KimchiStudy.Venue]
   let board: KimchiStudy.Board?
   let usdtNote: USDTNote?

@@ -119,3 +119,49 @@ enum SeriesCSV {
     _ = try writer.finish()
   }
 }
+
+/// The basis's `--series` file without reference columns: `ts_us,basis_pct,open_pct,close_pct`
+/// (and `annualised_pct` with an expiry), one row per point of the basis, written a chunk
+/// at a time as the basis is streamed: the rows `SeriesCSV.write(columns:to:)` gives for
+/// those columns, which share the basis's points.
+struct BasisRowsWriter {
+  private var writer: RowWriter
+  private let annualised: Bool
+  /// The first valid figure that is not finite: the file is never put in place (the
+  /// summaries are not finite either, and the run is refused before `finish`).
+  private var unwritable: NonFiniteResult? = nil
+
+  init(_ output: TableOutput, annualised: Bool) throws {
+    let names = ["basis_pct", "open_pct", "close_pct"] + (annualised ? ["annualised_pct"] : [])
+    writer = try RowWriter(output, types: [.timestampMicros] + Array(repeating: .float64, count: names.count))
+    self.annualised = annualised
+    try writer.append((["ts_us"] + names).joined(separator: ",") + "\n")
+  }
+
+  mutating func append(_ chunk: BasisChunk) throws {
+    guard unwritable == nil else { return }
+    var line = ""
+    for i in 0..<chunk.count {
+      line += String(chunk.time[i])
+      var figures = [("basis_pct", chunk.valid[i] ? chunk.basis[i] : nil), ("open_pct", chunk.valid[i] ? chunk.open[i] : nil)]
+      figures.append(("close_pct", chunk.valid[i] ? chunk.close[i] : nil))
+      if annualised { figures.append(("annualised_pct", chunk.beforeExpiry[i] ? chunk.annualised[i] : nil)) }
+      for (name, value) in figures {
+        if let value, !value.isFinite {
+          unwritable = NonFiniteResult(key: "series.\(chunk.time[i]).\(name)", value: value)
+          return
+        }
+        line += "," + NumberText.csv(value)
+      }
+      line += "\n"
+      try writer.append(line)
+      line.removeAll(keepingCapacity: true)
+    }
+  }
+
+  /// Writes what is left and puts the file in place.
+  mutating func finish() throws {
+    if let unwritable { throw unwritable }
+    _ = try writer.finish()
+  }
+}

@@ -47,29 +47,49 @@ enum SummaryTable {
 
   /// The legs as JSON: `{role, venue, market, symbol, field, instrument, rows,
   /// first_ts_us, last_ts_us, price_source}` each.
-  static func legsJSON(_ legs: [(role: String, leg: LoadedLeg, canonical: CanonicalInstrument?)]) -> JSONValue {
+  static func legsJSON(_ legs: [(role: String, leg: LegSummary, canonical: CanonicalInstrument?)]) -> JSONValue {
     .array(
-      legs.map { role, leg, canonical in
-        let s = leg.series
-        return .object([
+      legs.map { role, s, canonical in
+        .object([
           ("role", .string(role)), ("venue", .string(s.instrument.venue)), ("market", .string(s.instrument.market.rawValue)),
           ("symbol", .string(s.instrument.symbol)), ("field", .string(s.field.rawValue)),
-          ("instrument", canonical.map { .string($0.description) } ?? .null), ("rows", .int(s.count)),
-          ("first_ts_us", .int(s.time.first)), ("last_ts_us", .int(s.time.last)), ("price_source", .string(s.priceSource.rawValue)),
+          ("instrument", canonical.map { .string($0.description) } ?? .null), ("rows", .int(s.rows)),
+          ("first_ts_us", .int(s.firstTime)), ("last_ts_us", .int(s.lastTime)), ("price_source", .string(s.priceSource.rawValue)),
         ])
       })
   }
 
   /// The table of legs: venue, market, symbol, field, canonical instrument, rows, span, price source.
-  static func legs(_ legs: [(role: String, leg: LoadedLeg, canonical: CanonicalInstrument?)]) -> String {
+  static func legs(_ legs: [(role: String, leg: LegSummary, canonical: CanonicalInstrument?)]) -> String {
     var table = TextTable(["leg", "venue", "market", "symbol", "field", "instrument", "rows", "first", "last", "price"], rightAligned: [6])
-    for (role, leg, canonical) in legs {
-      let s = leg.series
+    for (role, s, canonical) in legs {
       table.add([
-        role, s.instrument.venue, s.instrument.market.rawValue, s.instrument.symbol, s.field.rawValue, canonical?.description ?? "-", "\(s.count)",
-        s.time.first.map(TimeText.iso8601) ?? "-", s.time.last.map(TimeText.iso8601) ?? "-", s.priceSource.rawValue,
+        role, s.instrument.venue, s.instrument.market.rawValue, s.instrument.symbol, s.field.rawValue, canonical?.description ?? "-", "\(s.rows)",
+        s.firstTime.map(TimeText.iso8601) ?? "-", s.lastTime.map(TimeText.iso8601) ?? "-", s.priceSource.rawValue,
       ])
     }
     return table.rendered(indent: "  ") + "\n"
+  }
+}
+
+/// A leg as the legs tables describe it: what it is and what was read of it.
+struct LegSummary {
+  var instrument: Instrument
+  var field: SeriesField
+  var priceSource: PriceSource
+  var rows: Int
+  var firstTime: Int64?
+  var lastTime: Int64?
+
+  /// A leg read whole.
+  init(_ series: QuoteSeries) {
+    (instrument, field, priceSource) = (series.instrument, series.field, series.priceSource)
+    (rows, firstTime, lastTime) = (series.count, series.time.first, series.time.last)
+  }
+
+  /// A leg read as `stream`, of which `rows` quotes were read from `firstTime` to `lastTime`.
+  init(_ stream: any QuoteStream, instrument: Instrument, rows: Int, firstTime: Int64?, lastTime: Int64?) {
+    (self.instrument, field, priceSource) = (instrument, stream.field, stream.priceSource)
+    (self.rows, self.firstTime, self.lastTime) = (rows, firstTime, lastTime)
   }
 }

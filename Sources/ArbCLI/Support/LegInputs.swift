@@ -70,12 +70,6 @@ struct LegInputs {
   func open(whole: Bool, chunkRows: Int, terminal: Terminal) throws -> (legs: StreamedLegs, progress: Progress) {
     var opened = try StreamedLegs.open(legs, ingest: ingest, whole: whole, chunkRows: chunkRows)
     if let rate = zip(legs, opened.legs).first(where: { $1.stream.field.isRate }) { throw Self.rateLeg(rate.1.stream.field, rate.0.paths[0]) }
-    let counts = opened.legs.map(\.stream.expectedRows)
-    let total = counts.contains(nil) ? nil : counts.reduce(0) { $0 + $1! }
-    let progress = Progress(total: total, unit: "quotes", show: Progress.onTerminal(terminal), every: 0.2)
-    if Progress.onTerminal(terminal) {
-      for k in opened.legs.indices { opened.legs[k].stream = CountingQuoteStream(opened.legs[k].stream, counted: progress.advance) }
-    }
-    return (opened, progress)
+    return (opened, opened.counted(on: terminal))
   }
 }

@@ -48,4 +48,16 @@ struct StreamedLegs {
     }
     return StreamedLegs(legs: legs, whole: whole ? loaded.map(\.series) : nil)
   }
+
+  /// Counts the quotes read on `terminal` as they go: a bar and the time left when every
+  /// leg knows its length (a store, a leg read whole).
+  mutating func counted(on terminal: Terminal) -> Progress {
+    let counts = legs.map(\.stream.expectedRows)
+    let total = counts.contains(nil) ? nil : counts.reduce(0) { $0 + $1! }
+    let progress = Progress(total: total, unit: "quotes", show: Progress.onTerminal(terminal), every: 0.2)
+    if Progress.onTerminal(terminal) {
+      for k in legs.indices { legs[k].stream = CountingQuoteStream(legs[k].stream, counted: progress.advance) }
+    }
+    return progress
+  }
 }

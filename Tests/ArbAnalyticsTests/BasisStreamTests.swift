@@ -1,0 +1,79 @@
+import ArbCore
+import Testing
+import TestSupport
+
+@testable import ArbAnalytics
+
+/// The basis streamed in chunks: the same columns as `BasisSeries` to the bit, and
+/// summaries equal to the whole-series ones (counts, extremes, quantiles, bands and
+/// episodes exactly; moments and the half-life to 1e-12).
+@Suite("Basis streamed in chunks")
+struct BasisStreamTests {
+  /// Every column of the stream, joined over its chunks.
+  static func collect(
+    _ stream: BasisStream
+  ) throws -> (time: [Int64], valid: [Bool], basis: [Double], open: [Double], close: [Double], yearly: [Double], before: [Bool]) {
+    var out: (time: [Int64], valid: [Bool], basis: [Double], open: [Double], close: [Double], yearly: [Double], before: [Bool]) = (
+      [], [], [], [], [], [], []
+    )
+    while let chunk = try stream.next() {
+      out.time += chunk.time
+      out.valid += chunk.valid
+      out.basis += chunk.basis
+      out.open += chunk.open
+      out.close += chunk.close
+      out.yearly += chunk.annualised
+      out.before += chunk.beforeExpiry
+    }
+    return out
+  }
+
+  static func same(_ a: [Double], _ b: [Double]) -> Bool { a.count == b.count && zip(a, b).allSatisfy { $0.bitPattern == $1.bitPattern } }
+
+  @Test("random legs, chunks of 1 to 65536 points", arguments: [(5, nil), (40, 30), (3, 2)] as [(Int, Int64?)])
+  func chunks(maxGap: Int, maxStale: Int64?) throws {
+    var rng = SplitMix64(seed: UInt64(maxGap * 31))
+    let bands = BandOptions(bands: [0.02, 0.1, 0.3, 1], hysteresis: 0.01, minEpisode: 2)
+    for round in 0..<3 {
+      let spot = rng.leg("spot", count: rng.int(300...900), start: Int64(rng.int(0...20)), maxGap: maxGap)
+      let perp = rng.leg("perp", count: rng.int(300...900), start: Int64(rng.int(0...20)), maxGap: maxGap, level: 100.3)
+      let options = AlignmentOptions(maxStale: maxStale)
+      let expiry: Int64? = round == 0 ? nil : spot.time[spot.count / 2]
+      let whole = try BasisSeries(derivative: perp, reference: spot, expiry: expiry, options: options)
+      let summaries = [
+        SeriesSummary(signed: whole.basis, column: whole.basis.mid, options: bands), SeriesSummary(signed: whole.basis, column: whole.open, options: bands),
+        SeriesSummary(signed: whole.basis, column: whole.close, options: bands),
+      ]
+      #expect(summaries.contains { $0.bands.contains { $0.episodes > 3 } })
+      for chunk in [1, 3, 64, 1 << 16] {
+        let comment: Comment = "round \(round), chunk \(chunk)"
+        let stream = try BasisStream(
+          derivative: SeriesQuoteStream(perp), reference: SeriesQuoteStream(spot), expiry: expiry, options: options, chunkPoints: chunk,
+          legChunkRows: chunk)
+        let got = try Self.collect(stream)
+        #expect(got.time == whole.basis.time && got.valid == whole.basis.valid, comment)
+        #expect(Self.same(got.basis, whole.basis.mid) && Self.same(got.open, whole.open) && Self.same(got.close, whole.close), comment)
+        #expect(Self.same(got.yearly, whole.annualised?.mid ?? []) && got.before == (whole.annualised?.valid ?? []), comment)
+        #expect(stream.pointsAfterExpiry == whole.pointsAfterExpiry && (expiry == nil || whole.pointsAfterExpiry > 0), comment)
+        // The summaries of the columns fed a chunk at a time.
+        let streamed = [SignedSummaryStream(options: bands, spillMemoryLimit: 7), SignedSummaryStream(options: bands), SignedSummaryStream(options: bands)]
+        let again = try BasisStream(
+          derivative: SeriesQuoteStream(perp), reference: SeriesQuoteStream(spot), expiry: expiry, options: options, chunkPoints: chunk)
+        while let part = try again.next() {
+          for (summary, column) in zip(streamed, [part.basis, part.open, part.close]) {
+            try summary.add(column, valid: part.valid, time: part.time, duration: part.duration)
+          }
+        }
+        for (s, w) in zip(streamed, summaries) { PremiumStreamTests.expectEquivalent(try s.finish(), w, comment) }
+      }
+    }
+  }
+
+  @Test func `an expiry further than a duration from the first point is refused at the first chunk`() throws {
+    let spot = quoteLeg(.spot, [(-9_000_000_000_000_000_000, 100, 101), (0, 100, 101)])
+    let perp = quoteLeg(.linear, [(-9_000_000_000_000_000_000, 101, 102), (0, 101, 102)])
+    let stream = try BasisStream(
+      derivative: SeriesQuoteStream(perp), reference: SeriesQuoteStream(spot), expiry: 9_000_000_000_000_000_000, chunkPoints: 1)
+    #expect(throws: AlignmentError.self) { try stream.next() }
+  }
+}
