@@ -22,7 +22,7 @@ public struct KimchiSeries: Sendable {
   /// Points where the FX leg had no rate yet or one older than its limit.
   public var fxStalePoints: Int
 
-  /// Aligns the legs and computes every column.
+  /// Aligns the legs and computes every column (`KimchiStream` over the series in memory).
   ///
   /// - Parameter fxMaxStale: staleness limit of `fx` (µs), `nil` for none.
   /// - Throws: `AlignmentError` when a leg is empty or the legs never overlap.
@@ -31,36 +31,29 @@ public struct KimchiSeries: Sendable {
     krw: QuoteSeries, usd: QuoteSeries, fx: QuoteSeries, usdtUSD: QuoteSeries? = nil,
     options: AlignmentOptions = AlignmentOptions(), fxMaxStale: Int64? = nil
   ) throws(AlignmentError) {
-    let legs = [krw, usd, fx] + (usdtUSD.map { [$0] } ?? [])
-    var legOptions = options
-    legOptions.legMaxStale = [nil, nil, fxMaxStale ?? .max]
-    let aligned = try AlignedLegs(legs: legs, options: legOptions)
-    let n = aligned.count
-    let fxLimit = fxMaxStale ?? .max
-    var kimchi = [Double](repeating: .nan, count: n)
-    var rate = kimchi
-    var usdtTerm = usdtUSD.map { _ in kimchi }, kimchiUSD = usdtTerm
-    func mid(_ series: QuoteSeries, _ leg: Int, _ i: Int) -> Double {
-      let j = Int(aligned.state(leg: leg, point: i))
-      return (series.bid[j] + series.ask[j]) / 2
-    }
-    var fxStale = 0
-    for i in 0..<n {
-      let f = Int(aligned.state(leg: 2, point: i))
-      if f < 0 || aligned.time[i] - fx.time[f] > fxLimit { fxStale += 1 }
-      guard aligned.valid[i] else { continue }
-      let k = mid(krw, 0, i), u = mid(usd, 1, i), r = mid(fx, 2, i)
-      rate[i] = r
-      kimchi[i] = (k / (u * r) - 1) * 100
-      if let q = usdtUSD.map({ mid($0, 3, i) }) {
-        usdtTerm![i] = (q - 1) * 100
-        kimchiUSD![i] = (k / (u * q * r) - 1) * 100
+    var time: [Int64] = [], valid: [Bool] = [], kimchi: [Double] = [], rate: [Double] = [], usdtTerm: [Double] = [], kimchiUSD: [Double] = []
+    let stream: KimchiStream
+    do {
+      stream = try KimchiStream(
+        krw: SeriesQuoteStream(krw), usd: SeriesQuoteStream(usd), fx: SeriesQuoteStream(fx), usdtUSD: usdtUSD.map(SeriesQuoteStream.init),
+        options: options, fxMaxStale: fxMaxStale)
+      while let chunk = try stream.next() {
+        time += chunk.time
+        valid += chunk.valid
+        kimchi += chunk.premium
+        rate += chunk.rate
+        usdtTerm += chunk.usdtTerm
+        kimchiUSD += chunk.kimchiUSD
       }
+    } catch let error as AlignmentError {
+      throw error
+    } catch {
+      preconditionFailure("a series in memory streams without error: \(error)")
     }
-    premium = PremiumSeries(time: aligned.time, valid: aligned.valid, values: kimchi)
+    premium = PremiumSeries(time: time, valid: valid, values: kimchi)
     self.rate = rate
-    self.usdtTerm = usdtTerm
-    self.kimchiUSD = kimchiUSD
-    fxStalePoints = fxStale
+    self.usdtTerm = usdtUSD == nil ? nil : usdtTerm
+    self.kimchiUSD = usdtUSD == nil ? nil : kimchiUSD
+    fxStalePoints = stream.fxStalePoints
   }
 }

@@ -18,6 +18,9 @@ public struct PremiumChunk: @unchecked Sendable {
   /// With `keepQuotes`: per point, every leg's quote in force, bids then asks
   /// (`2 × legCount` values per point; `nan` before a leg's first quote); else empty.
   public let quotes: UnsafeBufferPointer<Double>
+  /// With `keepQuotes`: per point, the time of every leg's quote in force (`legCount`
+  /// values per point; `Int64.min` before a leg's first quote); else empty.
+  public let quoteTimes: UnsafeBufferPointer<Int64>
 
   public var count: Int { time.count }
 }
@@ -71,6 +74,7 @@ public final class PremiumStream {
   private let top: UnsafeMutableBufferPointer<Int8>
   private let bottom: UnsafeMutableBufferPointer<Int8>
   private let legQuotes: UnsafeMutableBufferPointer<Double>
+  private let legQuoteTimes: UnsafeMutableBufferPointer<Int64>
   /// The usable quotes of the point being made (bids, then asks; `nan` when unusable).
   private let usableQuotes: UnsafeMutableBufferPointer<Double>
   /// Points held in the buffers (the carried point of the last chunk, then new ones).
@@ -136,6 +140,7 @@ public final class PremiumStream {
     top = .allocate(capacity: capacity)
     bottom = .allocate(capacity: capacity)
     legQuotes = .allocate(capacity: keepQuotes ? capacity * 2 * legs.count : 0)
+    legQuoteTimes = .allocate(capacity: keepQuotes ? capacity * legs.count : 0)
     usableQuotes = .allocate(capacity: 2 * legs.count)
     self.maxPremium = maxPremium || legs.count > 2
     try checkSpan()
@@ -146,7 +151,7 @@ public final class PremiumStream {
 
   deinit {
     readers.deallocate()
-    for buffer in [time, duration] { buffer.deallocate() }
+    for buffer in [time, duration, legQuoteTimes] { buffer.deallocate() }
     valid.deallocate()
     for buffer in [mid, exec, legQuotes, usableQuotes] { buffer.deallocate() }
     for buffer in [rich, cheap, top, bottom] { buffer.deallocate() }
@@ -182,7 +187,8 @@ public final class PremiumStream {
     }
     return PremiumChunk(
       time: view(time), duration: view(duration), valid: view(valid), mid: view(mid), exec: view(exec), rich: view(rich),
-      cheap: view(cheap), top: view(top), bottom: view(bottom), quotes: keepQuotes ? view(legQuotes, 2 * legCount) : view(legQuotes, 0))
+      cheap: view(cheap), top: view(top), bottom: view(bottom), quotes: view(legQuotes, keepQuotes ? 2 * legCount : 0),
+      quoteTimes: view(legQuoteTimes, keepQuotes ? legCount : 0))
   }
 
   /// Moves the point that waited for its successor to the front.
@@ -197,7 +203,10 @@ public final class PremiumStream {
     top[0] = top[last]
     bottom[0] = bottom[last]
     let width = 2 * legCount
-    if keepQuotes { for j in 0..<width { legQuotes[j] = legQuotes[last * width + j] } }
+    if keepQuotes {
+      for j in 0..<width { legQuotes[j] = legQuotes[last * width + j] }
+      for k in 0..<legCount { legQuoteTimes[k] = legQuoteTimes[last * legCount + k] }
+    }
     held = 1
   }
 
@@ -234,6 +243,7 @@ public final class PremiumStream {
       if keepQuotes {
         legQuotes[walk.held * width + k] = reader.hasQuote ? reader.bid : .nan
         legQuotes[walk.held * width + legCount + k] = reader.hasQuote ? reader.ask : .nan
+        legQuoteTimes[walk.held * legCount + k] = reader.hasQuote ? reader.quoteTime : .min
       }
       if reader.hasQuote && AsOfMerge.isUsable(bid: reader.bid, ask: reader.ask, age: t - reader.quoteTime, limit: limits[k]) {
         usableQuotes[k] = reader.bid

@@ -190,12 +190,15 @@ struct BasisCommand: Command {
     // Without reference columns the series file has the basis's own points: written as they come.
     let referenceColumns = mark != nil || index != nil
     var rows = try series.flatMap { output in
-      referenceColumns ? nil : try BasisRowsWriter(output, annualised: expiry != nil)
+      referenceColumns ? nil : try PointRowsWriter(output, names: ["basis_pct", "open_pct", "close_pct"] + (expiry != nil ? ["annualised_pct"] : []))
     }
     let study = try BasisStudy(
       derivative: streams[0], reference: streams[1], derivativeName: future != nil ? "future" : "perp", canonical: canonical[0],
       expiry: expiry, alignment: options, bands: analysis.bands, chunkPoints: chunkRows, companions: companions,
-      each: { chunk in try rows?.append(chunk) })
+      each: { chunk in
+        let columns = [chunk.basis, chunk.open, chunk.close].map { PointRowsWriter.Column(values: $0, valid: chunk.valid) }
+        try rows?.append(time: chunk.time, columns: columns + [PointRowsWriter.Column(values: chunk.annualised, valid: chunk.beforeExpiry)])
+      })
     progress.finish()
     let sized = try companions.flatMap { companions in
       try execution.size.map { size throws -> SizedBasisStudy in

@@ -34,6 +34,7 @@ struct KimchiCommand: Command {
       ExecutionFlags.offsetHelp,
       ("--series PATH", "also write the premiums as CSV: ts_us, then kimchi_pct_K per --krw leg K (and kimchi_usd_pct_K with --usdt-usd); empty where invalid"),
       TableOutput.help,
+      ("--chunk-rows N", "points, and quotes per leg, worked on at a time (default 65536): memory grows with it, not with the history"),
       ("--format table|json", "output (default table)"),
     ]))
     \(IngestFlags.help)
@@ -55,11 +56,12 @@ struct KimchiCommand: Command {
   let ingest: IngestFlags
   /// `--series`: where the per-point premiums go.
   let series: TableOutput?
+  let chunkRows: Int
 
   init(arguments: [String]) throws(UsageError) {
     let cursor = ArgumentCursor(
       arguments,
-      flags: ["--krw", "--usd", "--fx", "--fx-market", "--usdt-usd", "--fx-max-stale", "--format", "--offset", "--series", TableOutput.flag]
+      flags: ["--krw", "--usd", "--fx", "--fx-market", "--usdt-usd", "--fx-max-stale", "--format", "--offset", "--series", TableOutput.flag, "--chunk-rows"]
         + AnalysisFlags.flags
         + IngestFlags.flags,
       switches: IngestFlags.switches)
@@ -103,58 +105,95 @@ struct KimchiCommand: Command {
     format = try OutputFormat.parse(cursor)
     if format == .csv { throw UsageError("invalid value for '--format', expected table or json, was 'csv'") }
     series = try TableOutput.parse(cursor, flags: ["--series"])[0]
+    chunkRows = try cursor.value("--chunk-rows", "a positive number of rows", { Int($0).flatMap { $0 > 0 ? $0 : nil } }) ?? 1 << 16
   }
 
   var files: RunFiles { ingest.files(inputs: (krw + [usd, fx] + [usdtUSD].compactMap { $0 }).flatMap(\.paths), outputs: [series?.path]) }
 
+  /// Streams each KRW market's legs (one pass per market, re-reading the USD and FX
+  /// legs) and the KRW markets together: memory holds a chunk per leg, not the history.
+  /// With two or more KRW markets a `--series` file holds their premiums on the union of
+  /// their clocks, kept in memory until it is written.
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     let specs = krw + [usd, fx] + (usdtUSD.map { [$0] } ?? [])
     let roles = krw.map { _ in "krw" } + ["usd", fxIsMarket ? "fx-market" : "fx"] + (usdtUSD == nil ? [] : ["usdt-usd"])
-    let loaded = try LoadedLegs.load(specs, options: ingest.options, specOverrides: ingest.specOverrides)
-    let quotes = try execution.shifted(loaded.map(\.series))
+    let first = try StreamedLegs.open(specs, ingest: ingest, whole: false, chunkRows: chunkRows)
     var canonical: [CanonicalInstrument?] = []
-    for (spec, leg) in zip(specs, loaded) {
-      if leg.series.field.isRate { throw LegInputs.rateLeg(leg.series.field, spec.paths[0]) }
-      do { canonical.append(try ingest.options.registry.canonical(ofLeg: leg.series.instrument)) } catch {
+    for (spec, leg) in zip(specs, first.legs) {
+      if leg.stream.field.isRate { throw LegInputs.rateLeg(leg.stream.field, spec.paths[0]) }
+      do { canonical.append(try ingest.options.registry.canonical(ofLeg: leg.instrument)) } catch {
         throw RegistryError(message: "\(spec.paths[0]): error: \(error)")
       }
     }
-    let fxLeg = quotes[krw.count + 1]
-    if fxIsMarket == (fxLeg.instrument.market == .fx) {
+    let fxInstrument = first.legs[krw.count + 1].instrument
+    if fxIsMarket == (fxInstrument.market == .fx) {
       throw UsageError(
         fxIsMarket
           ? "--fx-market \(fx.paths[0]) is an FX file: name it with --fx"
-          : "--fx \(fx.paths[0]) is a market (\(fxLeg.instrument.market.rawValue)), not an FX file: name a USDT-KRW market with --fx-market")
+          : "--fx \(fx.paths[0]) is a market (\(fxInstrument.market.rawValue)), not an FX file: name a USDT-KRW market with --fx-market")
     }
     let usdQuote = canonical[krw.count]?.quote
     if usdtUSD != nil && usdQuote != "USDT" {
-      throw UsageError("--usdt-usd applies to a USDT market --usd, was \(loaded[krw.count].series.instrument)" + (usdQuote.map { " (quote \($0))" } ?? ""))
+      throw UsageError("--usdt-usd applies to a USDT market --usd, was \(first.legs[krw.count].instrument)" + (usdQuote.map { " (quote \($0))" } ?? ""))
     }
+    try execution.checkOffsets(venues: first.legs.map(\.instrument.venue))
+    let micros = first.legs.map { leg in execution.offsets.first { $0.venue == leg.instrument.venue }?.micros ?? 0 }
+    // Every pass reads its legs anew; the first reads the legs opened above (their row accounting is reported).
+    let progress = Progress(total: nil, unit: "quotes", show: Progress.onTerminal(terminal), every: 0.2)
+    defer { progress.finish() }
+    var unused = Array(first.legs.map { Optional($0.stream) })
+    let open = { [ingest, chunkRows] (k: Int) throws -> any QuoteStream in
+      var stream = try unused[k] ?? StreamedLegs.open([specs[k]], ingest: ingest, whole: false, chunkRows: chunkRows).legs[0].stream
+      unused[k] = nil
+      if Progress.onTerminal(terminal) { stream = CountingQuoteStream(stream, counted: progress.advance) }
+      return micros[k] == 0 ? stream : ShiftedQuoteStream(stream, by: micros[k])
+    }
+    let names = (1...krw.count).map { "kimchi_pct_\($0)" } + (usdtUSD == nil ? [] : (1...krw.count).map { "kimchi_usd_pct_\($0)" })
+    var rows = try series.flatMap { krw.count == 1 ? try PointRowsWriter($0, names: names) : nil }
+    var kept: [(premium: [SeriesCSV.Column], inUSD: [SeriesCSV.Column])] = []
     let options = analysis.alignment
     let study = try KimchiStudy(
-      krw: Array(quotes[..<krw.count]), usd: quotes[krw.count], fx: fxLeg, usdtUSD: usdtUSD.map { _ in quotes[krw.count + 2] },
-      alignment: options, bands: analysis.bands, fxMaxStale: fxMaxStale)
+      krwCount: krw.count, usdtUSD: usdtUSD != nil, open: open, alignment: options, bands: analysis.bands, fxMaxStale: fxMaxStale,
+      chunkPoints: chunkRows,
+      each: { v, chunk in
+        let columns = [chunk.premium] + (usdtUSD == nil ? [] : [chunk.kimchiUSD])
+        try rows?.append(time: chunk.time, columns: columns.map { PointRowsWriter.Column(values: $0, valid: chunk.valid) })
+        guard series != nil && krw.count > 1 else { return }
+        if kept.count == v { kept.append(([], [])) }
+        kept[v].premium.append(
+          SeriesCSV.Column("kimchi_pct_\(v + 1)", PremiumSeries(time: Array(chunk.time), valid: Array(chunk.valid), values: Array(chunk.premium))))
+        if usdtUSD != nil {
+          kept[v].inUSD.append(
+            SeriesCSV.Column("kimchi_usd_pct_\(v + 1)", PremiumSeries(time: Array(chunk.time), valid: Array(chunk.valid), values: Array(chunk.kimchiUSD))))
+        }
+      })
+    progress.finish()
     let (venues, board) = (study.venues, study.board)
+    // The legs as read: each KRW market's in its own pass, the others in the first.
+    let described = specs.indices.map { k -> (String, LegSummary, CanonicalInstrument?) in
+      let (venue, slot) = k < krw.count ? (venues[k], 0) : (venues[0], k - krw.count + 1)
+      let summary = LegSummary(
+        first.legs[k].stream, instrument: first.legs[k].instrument, rows: venue.legRows[slot], firstTime: venue.legFirstTime[slot].map { $0 - micros[k] },
+        lastTime: venue.legLastTime[slot].map { $0 - micros[k] })
+      return (roles[k], summary, canonical[k])
+    }
     let result = KimchiResult(
-      legs: zip(roles, zip(loaded, canonical)).map { ($0, LegSummary($1.0.series), $1.1) }, venues: venues, board: board,
+      legs: described, venues: venues, board: board,
       usdtNote: Self.usdtNote(usdQuote: usdQuote, fxIsMarket: fxIsMarket, usdtUSD: usdtUSD != nil),
       fxMaxStale: fxMaxStale, alignment: options, bands: analysis.bands, offsets: execution.offsets)
     // Both formats print the figures of the JSON: checked once, before anything is written.
     let json = try result.json.checkedFinite()
-    if let series {
-      let columns =
-        venues.indices.map { k in SeriesCSV.Column("kimchi_pct_\(k + 1)", venues[k].series.premium) }
-        + venues.indices.compactMap { k in
-          venues[k].series.kimchiUSD.map { SeriesCSV.Column("kimchi_usd_pct_\(k + 1)", venues[k].series.premium, $0) }
-        }
-      try SeriesCSV.write(columns: columns, to: series)
+    try rows?.finish()
+    if let series, krw.count > 1 {
+      try SeriesCSV.write(
+        columns: kept.map { SeriesCSV.Column.joined($0.premium) } + kept.compactMap { $0.inUSD.isEmpty ? nil : SeriesCSV.Column.joined($0.inUSD) }, to: series)
     }
     switch format {
     case .json: terminal.print(json.rendered())
     case .table, .csv: terminal.print(result.table)
     }
-    for leg in loaded { for report in leg.reports { IngestSummary.warn(report, terminal: &terminal) } }
-    if venues.allSatisfy({ $0.series.premium.validPoints == 0 }) {
+    for leg in first.legs { for report in leg.reports { IngestSummary.warn(report, terminal: &terminal) } }
+    if venues.allSatisfy({ $0.validPoints == 0 }) {
       terminal.printError("arbkit: warning: no valid point: every point had a stale or missing leg (see --max-stale, --fx-max-stale)")
     }
     return .success

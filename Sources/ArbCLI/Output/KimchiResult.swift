@@ -42,11 +42,10 @@ struct KimchiResult {
       (
         "kimchi",
         .array(
-          venues.map { v in
-            let p = v.series.premium
-            return .object([
-              ("krw", .string(v.name)), ("points", .int(p.count)), ("valid_points", .int(p.validPoints)),
-              ("stale_points", .int(p.count - p.validPoints)), ("fx_stale_points", .int(v.series.fxStalePoints)),
+          venues.map { v -> JSONValue in
+            .object([
+              ("krw", .string(v.name)), ("points", .int(v.points)), ("valid_points", .int(v.validPoints)),
+              ("stale_points", .int(v.points - v.validPoints)), ("fx_stale_points", .int(v.fxStalePoints)),
               ("premium", PremiumResult.json(v.premium, oneSided: false)),
               ("usdt_term", v.usdtTerm.map { PremiumResult.json($0, oneSided: false) } ?? .null),
               ("premium_usd", v.premiumUSD.map { PremiumResult.json($0, oneSided: false) } ?? .null),
@@ -57,7 +56,7 @@ struct KimchiResult {
         "krw_premium",
         board.map { b in
           .object([
-            ("points", .int(b.premium.count)), ("valid_points", .int(b.premium.validPoints)),
+            ("points", .int(b.points)), ("valid_points", .int(b.validPoints)),
             ("mid", PremiumResult.json(b.analysis.mid, oneSided: false)),
             (
               "venues",
@@ -80,9 +79,8 @@ struct KimchiResult {
     text += ExecutionFlags.offsetsLine(offsets)
     if let usdtNote { text += "Note: \(usdtNote.text).\n" }
     for v in venues {
-      let p = v.series.premium
       text +=
-        "\nKimchi premium, % — \(v.name): points \(p.count), valid \(p.validPoints), stale \(p.count - p.validPoints) (FX stale \(v.series.fxStalePoints))\n"
+        "\nKimchi premium, % — \(v.name): points \(v.points), valid \(v.validPoints), stale \(v.points - v.validPoints) (FX stale \(v.fxStalePoints))\n"
       var columns = [("premium", v.premium)]
       if let usdtTerm = v.usdtTerm, let premiumUSD = v.premiumUSD { columns += [("usdt term", usdtTerm), ("premium (USD)", premiumUSD)] }
       text += SummaryTable.statistics(columns)
@@ -90,7 +88,7 @@ struct KimchiResult {
     }
     if let board {
       let title = venues.count > 2 ? "highest / lowest mid − 1" : "\(venues[0].name) over \(venues[1].name)"
-      text += "\nKRW venues, % — \(title): points \(board.premium.count), valid \(board.premium.validPoints)\n"
+      text += "\nKRW venues, % — \(title): points \(board.points), valid \(board.validPoints)\n"
       text += SummaryTable.statistics([("premium", board.analysis.mid)])
       text += SummaryTable.bands("premium", board.analysis.mid, options: bands)
       if venues.count > 2 && !board.analysis.topShare.isEmpty {

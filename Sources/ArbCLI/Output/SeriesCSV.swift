@@ -22,6 +22,17 @@ enum SeriesCSV {
       valid = series.valid
       values = column ?? series.mid
     }
+
+    /// The consecutive pieces of one column, joined.
+    static func joined(_ pieces: [Column]) -> Column {
+      var column = pieces[0]
+      for piece in pieces.dropFirst() {
+        column.time += piece.time
+        column.valid += piece.valid
+        column.values += piece.values
+      }
+      return column
+    }
   }
 
   /// The `--series` file of `arbkit premium`, written a chunk of points at a time as the
@@ -120,35 +131,39 @@ enum SeriesCSV {
   }
 }
 
-/// The basis's `--series` file without reference columns: `ts_us,basis_pct,open_pct,close_pct`
-/// (and `annualised_pct` with an expiry), one row per point of the basis, written a chunk
-/// at a time as the basis is streamed: the rows `SeriesCSV.write(columns:to:)` gives for
-/// those columns, which share the basis's points.
-struct BasisRowsWriter {
+/// A `--series` file of columns that share one clock, written a chunk of points at a
+/// time as a series is streamed: `ts_us`, then a value per column, empty where the
+/// column is not valid: the rows `SeriesCSV.write(columns:to:)` gives for columns on the
+/// same points. Put in place by `finish`.
+struct PointRowsWriter {
+  /// One column of a chunk: its values, read where `valid` holds.
+  struct Column {
+    var values: UnsafeBufferPointer<Double>
+    var valid: UnsafeBufferPointer<Bool>
+  }
+
   private var writer: RowWriter
-  private let annualised: Bool
+  private let names: [String]
   /// The first valid figure that is not finite: the file is never put in place (the
   /// summaries are not finite either, and the run is refused before `finish`).
   private var unwritable: NonFiniteResult? = nil
 
-  init(_ output: TableOutput, annualised: Bool) throws {
-    let names = ["basis_pct", "open_pct", "close_pct"] + (annualised ? ["annualised_pct"] : [])
+  init(_ output: TableOutput, names: [String]) throws {
     writer = try RowWriter(output, types: [.timestampMicros] + Array(repeating: .float64, count: names.count))
-    self.annualised = annualised
+    self.names = names
     try writer.append((["ts_us"] + names).joined(separator: ",") + "\n")
   }
 
-  mutating func append(_ chunk: BasisChunk) throws {
+  /// Appends a row per point of `time`, `columns` in the order of the names.
+  mutating func append(time: UnsafeBufferPointer<Int64>, columns: [Column]) throws {
     guard unwritable == nil else { return }
     var line = ""
-    for i in 0..<chunk.count {
-      line += String(chunk.time[i])
-      var figures = [("basis_pct", chunk.valid[i] ? chunk.basis[i] : nil), ("open_pct", chunk.valid[i] ? chunk.open[i] : nil)]
-      figures.append(("close_pct", chunk.valid[i] ? chunk.close[i] : nil))
-      if annualised { figures.append(("annualised_pct", chunk.beforeExpiry[i] ? chunk.annualised[i] : nil)) }
-      for (name, value) in figures {
+    for i in time.indices {
+      line += String(time[i])
+      for (name, column) in zip(names, columns) {
+        let value = column.valid[i] ? column.values[i] : nil
         if let value, !value.isFinite {
-          unwritable = NonFiniteResult(key: "series.\(chunk.time[i]).\(name)", value: value)
+          unwritable = NonFiniteResult(key: "series.\(time[i]).\(name)", value: value)
           return
         }
         line += "," + NumberText.csv(value)
