@@ -18,6 +18,10 @@ public struct PremiumChunk: @unchecked Sendable {
   /// With `keepQuotes`: per point, every leg's quote in force, bids then asks
   /// (`2 × legCount` values per point; `nan` before a leg's first quote); else empty.
   public let quotes: UnsafeBufferPointer<Double>
+  /// With `keepUsableQuotes`: per point, every leg's quote when it is usable (as for
+  /// `valid`: quoted, both sides finite and positive, no older than its staleness limit),
+  /// `nan` when not, bids then asks (`2 × legCount` values per point); else empty.
+  public let usableQuotes: UnsafeBufferPointer<Double>
 
   public var count: Int { time.count }
 }
@@ -54,6 +58,7 @@ public final class PremiumStream {
   /// On a grid: the next grid point (`nil` past `Int64.max`).
   private var gridNext: Int64?
   private let keepQuotes: Bool
+  private let keepUsableQuotes: Bool
   /// Per leg (a buffer, not an array: the walk reads it at every point without access checks).
   private let readers: UnsafeMutableBufferPointer<LegReader>
   private var finished = false
@@ -71,6 +76,7 @@ public final class PremiumStream {
   private let top: UnsafeMutableBufferPointer<Int8>
   private let bottom: UnsafeMutableBufferPointer<Int8>
   private let legQuotes: UnsafeMutableBufferPointer<Double>
+  private let legUsableQuotes: UnsafeMutableBufferPointer<Double>
   /// The usable quotes of the point being made (bids, then asks; `nan` when unusable).
   private let usableQuotes: UnsafeMutableBufferPointer<Double>
   /// Points held in the buffers (the carried point of the last chunk, then new ones).
@@ -83,10 +89,11 @@ public final class PremiumStream {
   ///   - legChunkRows: quotes asked of a leg's stream at a time (> 0).
   ///   - maxPremium: `mid` is the max premium even for two legs.
   ///   - keepQuotes: fill `PremiumChunk.quotes` (what `--series` prints).
+  ///   - keepUsableQuotes: fill `PremiumChunk.usableQuotes`.
   /// - Throws: `AlignmentError` (too few legs, an empty leg, `.time`), or what a leg's stream throws.
   public init(
     legs: [any QuoteStream], options: AlignmentOptions = AlignmentOptions(), maxPremium: Bool = false, chunkPoints: Int = 1 << 16,
-    legChunkRows: Int = 1 << 16, keepQuotes: Bool = false
+    legChunkRows: Int = 1 << 16, keepQuotes: Bool = false, keepUsableQuotes: Bool = false
   ) throws {
     precondition(chunkPoints > 0 && legChunkRows > 0, "chunks hold at least one row")
     precondition(legs.count <= 127, "PremiumStream: at most 127 legs")
@@ -96,6 +103,7 @@ public final class PremiumStream {
     self.chunkPoints = chunkPoints
     self.legChunkRows = legChunkRows
     self.keepQuotes = keepQuotes
+    self.keepUsableQuotes = keepUsableQuotes
     legCount = legs.count
     required = min(options.minimumLegs ?? legs.count, legs.count)
     limits = (0..<legs.count).map(options.maxStale(leg:))
@@ -136,6 +144,7 @@ public final class PremiumStream {
     top = .allocate(capacity: capacity)
     bottom = .allocate(capacity: capacity)
     legQuotes = .allocate(capacity: keepQuotes ? capacity * 2 * legs.count : 0)
+    legUsableQuotes = .allocate(capacity: keepUsableQuotes ? capacity * 2 * legs.count : 0)
     usableQuotes = .allocate(capacity: 2 * legs.count)
     self.maxPremium = maxPremium || legs.count > 2
     try checkSpan()
@@ -148,7 +157,7 @@ public final class PremiumStream {
     readers.deallocate()
     for buffer in [time, duration] { buffer.deallocate() }
     valid.deallocate()
-    for buffer in [mid, exec, legQuotes, usableQuotes] { buffer.deallocate() }
+    for buffer in [mid, exec, legQuotes, legUsableQuotes, usableQuotes] { buffer.deallocate() }
     for buffer in [rich, cheap, top, bottom] { buffer.deallocate() }
   }
 
@@ -182,7 +191,8 @@ public final class PremiumStream {
     }
     return PremiumChunk(
       time: view(time), duration: view(duration), valid: view(valid), mid: view(mid), exec: view(exec), rich: view(rich),
-      cheap: view(cheap), top: view(top), bottom: view(bottom), quotes: keepQuotes ? view(legQuotes, 2 * legCount) : view(legQuotes, 0))
+      cheap: view(cheap), top: view(top), bottom: view(bottom), quotes: keepQuotes ? view(legQuotes, 2 * legCount) : view(legQuotes, 0),
+      usableQuotes: keepUsableQuotes ? view(legUsableQuotes, 2 * legCount) : view(legUsableQuotes, 0))
   }
 
   /// Moves the point that waited for its successor to the front.
@@ -198,6 +208,7 @@ public final class PremiumStream {
     bottom[0] = bottom[last]
     let width = 2 * legCount
     if keepQuotes { for j in 0..<width { legQuotes[j] = legQuotes[last * width + j] } }
+    if keepUsableQuotes { for j in 0..<width { legUsableQuotes[j] = legUsableQuotes[last * width + j] } }
     held = 1
   }
 
@@ -244,6 +255,7 @@ public final class PremiumStream {
         usableQuotes[legCount + k] = .nan
       }
     }
+    if keepUsableQuotes { for j in 0..<width { legUsableQuotes[walk.held * width + j] = usableQuotes[j] } }
     writer.write(walk.held, time: t, valid: usable >= required, quotes: usableQuotes)
     walk.held += 1
     walk.points += 1
