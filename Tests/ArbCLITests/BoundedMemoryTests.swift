@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-// `arbkit premium`, `rolling` and a sweep of convergence cells stream their legs: their peak
+// `arbkit premium`, `rolling`, `correlate` and a sweep of convergence cells stream their legs: their peak
 // memory does not grow with the length of the history, from CSV files or from a store.
 // Eight times the rows must not cost more than a fixed allowance, far below what
 // keeping the columns would add.
@@ -54,7 +54,10 @@ struct BoundedMemoryTests {
 
   @Test(
     "an analysis's peak memory does not grow with the rows, from CSV and from a store",
-    arguments: [["premium", "--max-stale", "5s"], ["rolling", "--max-stale", "5s", "--window", "300", "--ewma", "100", "--out", "rows.csv"]])
+    arguments: [
+      ["premium", "--max-stale", "5s"], ["rolling", "--max-stale", "5s", "--window", "300", "--ewma", "100", "--out", "rows.csv"],
+      ["correlate", "--max-stale", "5s"], ["correlate", "--max-stale", "5s", "--pairwise"],
+    ])
   func analysis(command: [String]) throws {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
