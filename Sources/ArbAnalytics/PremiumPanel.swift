@@ -1,12 +1,8 @@
 import ArbCore
 
 /// The mid premium of every leg over one base leg, on the common clock of all legs
-/// (`docs/definitions.md`, "Covariance and correlation matrices").
-///
-/// The clock and the as-of rule are those of `AlignedLegs` (union clock or grid). At a
-/// point, the premium of leg k is `(mid_k / mid_base − 1) × 100` when both leg k and
-/// the base have a usable quote (quoted, both sides finite and positive, no older than
-/// `maxStale`), and `nan` (missing) otherwise: each series has its own missing points.
+/// (`docs/definitions.md`, "Covariance and correlation matrices"): the chunks of a
+/// `PremiumPanelStream` over the whole series, joined.
 public struct PremiumPanel: Sendable {
   public var time: [Int64]
   /// The legs other than the base, in order.
@@ -15,57 +11,86 @@ public struct PremiumPanel: Sendable {
   public var premiums: [[Double]]
 
   /// - Throws: `AlignmentError` as `AlignedLegs.init`.
-  public init(legs series: [QuoteSeries], base: Int, options: AlignmentOptions = AlignmentOptions()) throws(AlignmentError) {
-    precondition(series.indices.contains(base), "PremiumPanel: no leg \(base)")
-    let merge = try AsOfMerge(legs: series, options: options)
-    let others = series.indices.filter { $0 != base }
-    var time = [Int64](repeating: 0, count: merge.capacity)
-    // One flat buffer, series after series, split when done.
-    let capacity = merge.capacity
-    var flat = [Double](repeating: .nan, count: others.count * capacity)
-    let produced = withUnsafeBuffers(series.map(\.time)) { times in
-      time.withUnsafeMutableBufferPointer { time in
-        flat.withUnsafeMutableBufferPointer { flat in
-          var panel = PanelWriter(
-            times: times, time: time, premiums: flat, capacity: capacity, base: base, others: others,
-            limit: options.maxStale ?? .max)
-          return merge.forEachPoint(&panel)
-        }
-      }
+  public init(legs series: [QuoteSeries], base: Int, options: AlignmentOptions = AlignmentOptions()) throws {
+    let stream = try PremiumPanelStream(legs: series.map(SeriesQuoteStream.init), base: base, options: options)
+    var time: [Int64] = []
+    var premiums = [[Double]](repeating: [], count: stream.legs.count)
+    while let chunk = try stream.next() {
+      time += chunk.time
+      for j in premiums.indices { premiums[j] += chunk.premiums[j] }
     }
-    time.removeLast(capacity - produced)
-    let premiums = others.indices.map { j in Array(flat[j * capacity..<j * capacity + produced]) }
     self.time = time
-    self.legs = others
+    self.legs = stream.legs
     self.premiums = premiums
   }
 }
 
-/// Writes each point's time and the premium of every other leg over the base.
-private struct PanelWriter: PointVisitor {
-  let times: [UnsafeBufferPointer<Int64>]
-  let time: UnsafeMutableBufferPointer<Int64>
-  /// Series `j` at point `i` is `premiums[j * capacity + i]`.
-  let premiums: UnsafeMutableBufferPointer<Double>
-  let capacity: Int
-  let base: Int
-  let others: [Int]
-  let limit: Int64
+/// Consecutive points of a premium panel: what `PremiumPanelStream` yields. The buffers
+/// belong to the stream and stay valid until its next `next()`.
+public struct PremiumPanelChunk: @unchecked Sendable {
+  public let time: UnsafeBufferPointer<Int64>
+  /// `premiums[j]`: the premium of the stream's `legs[j]` at each point, `nan` where missing.
+  public let premiums: [UnsafeBufferPointer<Double>]
 
-  @inline(__always)
-  mutating func visit(
-    _ i: Int, time t: Int64, valid: Bool, cursor: UnsafeMutableBufferPointer<Int>, quotes: UnsafeMutableBufferPointer<Double>
-  ) {
-    time[i] = t
-    let legCount = times.count
-    func usable(_ k: Int) -> Bool {
-      let c = cursor[k], bid = quotes[k], ask = quotes[legCount + k]
-      return c >= 0 && bid > 0 && bid < .infinity && ask > 0 && ask < .infinity && t - times[k][c] <= limit
+  public var count: Int { time.count }
+}
+
+/// The mid premium of every leg over one base leg, legs read as streams and the panel
+/// made a bounded chunk of points at a time (`docs/definitions.md`, "Covariance and
+/// correlation matrices").
+///
+/// The clock and the as-of rule are those of `PremiumStream` (union clock or grid). At a
+/// point, the premium of leg k is `(mid_k / mid_base − 1) × 100` when both leg k and
+/// the base have a usable quote (quoted, both sides finite and positive, no older than
+/// the leg's staleness limit), and `nan` (missing) otherwise: each series has its own
+/// missing points.
+public final class PremiumPanelStream {
+  public let base: Int
+  /// The legs other than the base, in order.
+  public let legs: [Int]
+  /// Points produced so far.
+  public var points: Int { stream.points }
+
+  private let stream: PremiumStream
+  /// Series `j` at point `i` of a chunk is `premiums[j * chunkPoints + i]`.
+  private let premiums: UnsafeMutableBufferPointer<Double>
+  private let chunkPoints: Int
+
+  /// Opens the merge of `legs` (as `PremiumStream`, whose errors it throws).
+  public init(
+    legs streams: [any QuoteStream], base: Int, options: AlignmentOptions = AlignmentOptions(), chunkPoints: Int = 1 << 16,
+    legChunkRows: Int = 1 << 16
+  ) throws {
+    precondition(streams.indices.contains(base), "PremiumPanelStream: no leg \(base)")
+    stream = try PremiumStream(
+      legs: streams, options: options, chunkPoints: chunkPoints, legChunkRows: legChunkRows, keepUsableQuotes: true)
+    self.base = base
+    legs = streams.indices.filter { $0 != base }
+    self.chunkPoints = chunkPoints
+    premiums = .allocate(capacity: legs.count * chunkPoints)
+  }
+
+  deinit { premiums.deallocate() }
+
+  /// The next at most `chunkPoints` points, or `nil` after the last.
+  ///
+  /// - Throws: what `PremiumStream.next()` throws.
+  public func next() throws -> PremiumPanelChunk? {
+    guard let chunk = try stream.next() else { return nil }
+    let legCount = stream.legCount, width = 2 * legCount
+    let quotes = chunk.usableQuotes
+    for i in 0..<chunk.count {
+      let point = i * width
+      // An unusable quote is nan; twice the mids: the factor cancels.
+      let baseMid = quotes[point + base] + quotes[point + legCount + base]
+      let baseOK = !baseMid.isNaN
+      for (j, k) in legs.enumerated() {
+        let mid = quotes[point + k] + quotes[point + legCount + k]
+        premiums[j * chunkPoints + i] = baseOK && !mid.isNaN ? (mid / baseMid - 1) * 100 : .nan
+      }
     }
-    let baseMid = quotes[base] + quotes[legCount + base]  // twice the mid: the factor cancels
-    let baseOK = usable(base)
-    for (j, k) in others.enumerated() {
-      premiums[j * capacity + i] = baseOK && usable(k) ? ((quotes[k] + quotes[legCount + k]) / baseMid - 1) * 100 : .nan
-    }
+    return PremiumPanelChunk(
+      time: chunk.time,
+      premiums: legs.indices.map { j in UnsafeBufferPointer(rebasing: premiums[j * chunkPoints..<j * chunkPoints + chunk.count]) })
   }
 }

@@ -21,6 +21,10 @@ public struct PremiumChunk: @unchecked Sendable {
   /// With `keepQuotes`: per point, the time of every leg's quote in force (`legCount`
   /// values per point; `Int64.min` before a leg's first quote); else empty.
   public let quoteTimes: UnsafeBufferPointer<Int64>
+  /// With `keepUsableQuotes`: per point, every leg's quote when it is usable (as for
+  /// `valid`: quoted, both sides finite and positive, no older than its staleness limit),
+  /// `nan` when not, bids then asks (`2 × legCount` values per point); else empty.
+  public let usableQuotes: UnsafeBufferPointer<Double>
 
   public var count: Int { time.count }
 }
@@ -57,6 +61,7 @@ public final class PremiumStream {
   /// On a grid: the next grid point (`nil` past `Int64.max`).
   private var gridNext: Int64?
   private let keepQuotes: Bool
+  private let keepUsableQuotes: Bool
   /// Per leg (a buffer, not an array: the walk reads it at every point without access checks).
   private let readers: UnsafeMutableBufferPointer<LegReader>
   private var finished = false
@@ -75,6 +80,7 @@ public final class PremiumStream {
   private let bottom: UnsafeMutableBufferPointer<Int8>
   private let legQuotes: UnsafeMutableBufferPointer<Double>
   private let legQuoteTimes: UnsafeMutableBufferPointer<Int64>
+  private let legUsableQuotes: UnsafeMutableBufferPointer<Double>
   /// The usable quotes of the point being made (bids, then asks; `nan` when unusable).
   private let usableQuotes: UnsafeMutableBufferPointer<Double>
   /// Points held in the buffers (the carried point of the last chunk, then new ones).
@@ -87,10 +93,11 @@ public final class PremiumStream {
   ///   - legChunkRows: quotes asked of a leg's stream at a time (> 0).
   ///   - maxPremium: `mid` is the max premium even for two legs.
   ///   - keepQuotes: fill `PremiumChunk.quotes` (what `--series` prints).
+  ///   - keepUsableQuotes: fill `PremiumChunk.usableQuotes`.
   /// - Throws: `AlignmentError` (too few legs, an empty leg, `.time`), or what a leg's stream throws.
   public init(
     legs: [any QuoteStream], options: AlignmentOptions = AlignmentOptions(), maxPremium: Bool = false, chunkPoints: Int = 1 << 16,
-    legChunkRows: Int = 1 << 16, keepQuotes: Bool = false
+    legChunkRows: Int = 1 << 16, keepQuotes: Bool = false, keepUsableQuotes: Bool = false
   ) throws {
     precondition(chunkPoints > 0 && legChunkRows > 0, "chunks hold at least one row")
     precondition(legs.count <= 127, "PremiumStream: at most 127 legs")
@@ -100,6 +107,7 @@ public final class PremiumStream {
     self.chunkPoints = chunkPoints
     self.legChunkRows = legChunkRows
     self.keepQuotes = keepQuotes
+    self.keepUsableQuotes = keepUsableQuotes
     legCount = legs.count
     required = min(options.minimumLegs ?? legs.count, legs.count)
     limits = (0..<legs.count).map(options.maxStale(leg:))
@@ -141,6 +149,7 @@ public final class PremiumStream {
     bottom = .allocate(capacity: capacity)
     legQuotes = .allocate(capacity: keepQuotes ? capacity * 2 * legs.count : 0)
     legQuoteTimes = .allocate(capacity: keepQuotes ? capacity * legs.count : 0)
+    legUsableQuotes = .allocate(capacity: keepUsableQuotes ? capacity * 2 * legs.count : 0)
     usableQuotes = .allocate(capacity: 2 * legs.count)
     self.maxPremium = maxPremium || legs.count > 2
     try checkSpan()
@@ -153,7 +162,7 @@ public final class PremiumStream {
     readers.deallocate()
     for buffer in [time, duration, legQuoteTimes] { buffer.deallocate() }
     valid.deallocate()
-    for buffer in [mid, exec, legQuotes, usableQuotes] { buffer.deallocate() }
+    for buffer in [mid, exec, legQuotes, legUsableQuotes, usableQuotes] { buffer.deallocate() }
     for buffer in [rich, cheap, top, bottom] { buffer.deallocate() }
   }
 
@@ -188,7 +197,7 @@ public final class PremiumStream {
     return PremiumChunk(
       time: view(time), duration: view(duration), valid: view(valid), mid: view(mid), exec: view(exec), rich: view(rich),
       cheap: view(cheap), top: view(top), bottom: view(bottom), quotes: view(legQuotes, keepQuotes ? 2 * legCount : 0),
-      quoteTimes: view(legQuoteTimes, keepQuotes ? legCount : 0))
+      quoteTimes: view(legQuoteTimes, keepQuotes ? legCount : 0), usableQuotes: view(legUsableQuotes, keepUsableQuotes ? 2 * legCount : 0))
   }
 
   /// Moves the point that waited for its successor to the front.
@@ -207,6 +216,7 @@ public final class PremiumStream {
       for j in 0..<width { legQuotes[j] = legQuotes[last * width + j] }
       for k in 0..<legCount { legQuoteTimes[k] = legQuoteTimes[last * legCount + k] }
     }
+    if keepUsableQuotes { for j in 0..<width { legUsableQuotes[j] = legUsableQuotes[last * width + j] } }
     held = 1
   }
 
@@ -254,6 +264,7 @@ public final class PremiumStream {
         usableQuotes[legCount + k] = .nan
       }
     }
+    if keepUsableQuotes { for j in 0..<width { legUsableQuotes[walk.held * width + j] = usableQuotes[j] } }
     writer.write(walk.held, time: t, valid: usable >= required, quotes: usableQuotes)
     walk.held += 1
     walk.points += 1

@@ -77,6 +77,61 @@ struct CovarianceTests {
     }
   }
 
+  /// `series` given to a `CovarianceAccumulator` in consecutive chunks of the given lengths.
+  static func accumulated(_ series: [[Double]], missing: CovarianceMatrix.Missing, chunks: [Int]) -> CovarianceMatrix {
+    var accumulator = CovarianceAccumulator(size: series.count, missing: missing, blockPoints: 64)
+    var start = 0
+    for length in chunks {
+      let part = series.map { Array($0[start..<start + length]) }
+      withUnsafeBuffers(part) { accumulator.add($0) }
+      start += length
+    }
+    return accumulator.matrix
+  }
+
+  /// Chunk lengths covering `length` points: all `size` long but the last, or (`random`)
+  /// drawn from 1…size.
+  static func chunks(_ length: Int, size: Int, random: inout SplitMix64?) -> [Int] {
+    var lengths: [Int] = []
+    var left = length
+    while left > 0 {
+      let next = min(left, random.map { _ in Int(random!.next() % UInt64(size)) + 1 } ?? size)
+      lengths.append(next)
+      left -= next
+    }
+    return lengths
+  }
+
+  @Test("chunks merged equal the whole computation and the slow loop", arguments: [CovarianceMatrix.Missing.completeCase, .pairwise])
+  func accumulatedChunks(missing: CovarianceMatrix.Missing) {
+    let series = Self.generated()
+    let full = series.map { $0.map { $0.isFinite ? $0 : 0.5 } }
+    for data in [series, full] {
+      let length = data[0].count
+      let whole = CovarianceMatrix(series: data, missing: missing)
+      for size in [1, 2, 7, 1000, length] {
+        for seed: UInt64? in [nil, 1, 2] {
+          var random = seed.map { SplitMix64(seed: $0) }
+          let m = Self.accumulated(data, missing: missing, chunks: Self.chunks(length, size: size, random: &random))
+          #expect(m.counts == whole.counts, "size \(size)")
+          for k in 0..<m.size * m.size {
+            for (a, b) in [(m.covariance[k], whole.covariance[k]), (m.correlation[k], whole.correlation[k])] {
+              #expect(a.isNaN && b.isNaN || isClose(a, b, rel: 1e-12, abs: 0), "figure \(k): \(a) vs \(b), size \(size)")
+            }
+          }
+          Self.check(m, data)
+        }
+      }
+    }
+    // One chunk is the whole computation, bit for bit; no chunk, no point.
+    let one = Self.accumulated(series, missing: missing, chunks: [series[0].count])
+    let whole = CovarianceMatrix(series: series, missing: missing, blockPoints: 64)
+    #expect(one.counts == whole.counts)
+    #expect(zip(one.covariance, whole.covariance).allSatisfy { $0 == $1 || ($0.isNaN && $1.isNaN) })
+    let none = Self.accumulated(series, missing: missing, chunks: [])
+    #expect(none.counts.allSatisfy { $0 == 0 } && none.covariance.allSatisfy(\.isNaN))
+  }
+
   /// Offsets of 10⁶ with a drift that moves the first 4096 points' mean (the provisional
   /// centre of the matrix path) away from the mean: both paths keep 9 digits, where
   /// `Σxy − ΣxΣy/n` on the raw values would keep none (Σx² ≈ 10¹⁶, spread ≈ 10⁻²).
@@ -90,6 +145,10 @@ struct CovarianceTests {
     }
     Self.check(CovarianceMatrix(series: data, missing: .completeCase), data, rel: 1e-9)
     Self.check(CovarianceMatrix(matrix: data.flatMap { $0 }, series: 3, missing: .completeCase), data, rel: 1e-9)
+    var random: SplitMix64? = SplitMix64(seed: 3)
+    for missing in [CovarianceMatrix.Missing.completeCase, .pairwise] {
+      Self.check(Self.accumulated(data, missing: missing, chunks: Self.chunks(length, size: 7, random: &random)), data, rel: 1e-9)
+    }
   }
 
   @Test func `two series by hand`() {

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-// `arbkit premium`, `rolling`, `basis`, `kimchi` and a sweep of convergence cells stream their legs: their peak
+// `arbkit premium`, `rolling`, `basis`, `kimchi`, `correlate` and a sweep of convergence cells stream their legs: their peak
 // memory does not grow with the length of the history, from CSV files or from a store.
 // Eight times the rows must not cost more than a fixed allowance, far below what
 // keeping the columns would add.
@@ -64,6 +64,8 @@ struct BoundedMemoryTests {
     Analysis(arguments: ["rolling", "--max-stale", "5s", "--window", "300", "--ewma", "100", "--out", "rows.csv"], legFlags: ["--leg", "--leg", "--leg"]),
     Analysis(arguments: ["basis", "--max-stale", "5s", "--series", "rows.csv"], legFlags: ["--spot", "--perp"]),
     // The third venue stands in for the rate (a market): the premium's level does not matter here.
+    Analysis(arguments: ["correlate", "--max-stale", "5s"], legFlags: ["--leg", "--leg", "--leg"]),
+    Analysis(arguments: ["correlate", "--max-stale", "5s", "--pairwise"], legFlags: ["--leg", "--leg", "--leg"]),
     Analysis(arguments: ["kimchi", "--max-stale", "5s", "--series", "rows.csv"], legFlags: ["--krw", "--usd", "--fx-market"]),
   ]
 

@@ -15,12 +15,14 @@ struct CorrelateCommand: Command {
     the base leg, in percent, where both have a usable quote. Prints the
     correlation and covariance matrices of those series, over the points where all
     are valid (default) or, with --pairwise, each pair over the points where both
-    are. Definitions: docs/definitions.md.
+    are. The legs are streamed: memory holds a chunk, whatever the length of the
+    history. Definitions: docs/definitions.md.
 
     Options:
     \(HelpText.options(LegInputs.help + [
       ("--base N", "the 1-based leg the premiums are taken over (default 1)"),
       ("--pairwise", "each pair uses the points where both premiums are valid (default: complete case)"),
+      ("--chunk-rows N", "points, and quotes per leg, worked on at a time (default 65536): memory grows with it, not with the history"),
       ("--format table|csv|json", "output (default table)"),
     ]))
     \(IngestFlags.help)
@@ -29,34 +31,45 @@ struct CorrelateCommand: Command {
   let inputs: LegInputs
   let base: Int
   let missing: CovarianceMatrix.Missing
+  let chunkRows: Int
   let format: OutputFormat
 
   init(arguments: [String]) throws(UsageError) {
     let cursor = ArgumentCursor(
-      arguments, flags: LegInputs.flags + ["--base", "--format"], switches: IngestFlags.switches + ["--pairwise"])
+      arguments, flags: LegInputs.flags + ["--base", "--chunk-rows", "--format"], switches: IngestFlags.switches + ["--pairwise"])
     try cursor.validate()
     inputs = try LegInputs(cursor, minimum: 3)
     let count = inputs.legs.count
     base = try cursor.value("--base", "a leg number from 1 to \(count)", { Int($0).flatMap { (1...count).contains($0) ? $0 - 1 : nil } }) ?? 0
     missing = cursor.flag("--pairwise") ? .pairwise : .completeCase
+    chunkRows = try cursor.value("--chunk-rows", "a positive number of rows", { Int($0).flatMap { $0 > 0 ? $0 : nil } }) ?? 1 << 16
     format = try OutputFormat.parse(cursor)
   }
 
   var files: RunFiles { inputs.files(outputs: []) }
 
+  /// Streams the legs (as `arbkit premium` does) through the premium panel and the
+  /// covariance sums, a chunk of points at a time: memory holds a chunk per leg, whatever
+  /// the length of the history.
   func run(_ terminal: inout Terminal) throws -> ExitCode {
-    let legs = try inputs.load(&terminal)
-    let panel = try PremiumPanel(legs: legs, base: base, options: inputs.alignment)
-    let matrix = CovarianceMatrix(series: panel.premiums, missing: missing)
-    let names = panel.legs.map { legs[$0].instrument.description }
-    let baseName = legs[base].instrument.description
+    let (legs, progress) = try inputs.open(whole: false, chunkRows: chunkRows, terminal: terminal)
+    defer { progress.finish() }
+    let panel = try PremiumPanelStream(
+      legs: legs.legs.map(\.stream), base: base, options: inputs.alignment, chunkPoints: chunkRows, legChunkRows: chunkRows)
+    var accumulator = CovarianceAccumulator(size: panel.legs.count, missing: missing)
+    while let chunk = try panel.next() { accumulator.add(chunk.premiums) }
+    progress.finish()
+    let matrix = accumulator.matrix
+    let names = panel.legs.map { legs.legs[$0].instrument.description }
+    let baseName = legs.legs[base].instrument.description
     // Every format prints the figures of the JSON: checked once, before anything is written.
-    let checked = try json(matrix, names: names, base: baseName, points: panel.time.count).checkedFinite()
+    let checked = try json(matrix, names: names, base: baseName, points: panel.points).checkedFinite()
     switch format {
     case .json: terminal.print(checked.rendered())
     case .csv: terminal.print(csv(matrix, names: names), terminator: "")
-    case .table: terminal.print(table(matrix, names: names, base: baseName, points: panel.time.count))
+    case .table: terminal.print(table(matrix, names: names, base: baseName, points: panel.points))
     }
+    for leg in legs.legs { for report in leg.reports { IngestSummary.warn(report, terminal: &terminal) } }
     if matrix.counts.allSatisfy({ $0 < 2 }) {
       terminal.printError("arbkit: warning: fewer than two usable points: the matrices are undefined (see --max-stale)")
     }

@@ -54,15 +54,6 @@ struct LegInputs {
   /// The files of a run reading these legs and writing `outputs`.
   func files(outputs: [String?] = []) -> RunFiles { ingest.files(inputs: legs.flatMap(\.paths), outputs: outputs) }
 
-  /// Reads every leg whole (warnings about rejected rows go to `terminal`).
-  func load(_ terminal: inout Terminal) throws -> [QuoteSeries] {
-    let loaded = try LoadedLegs.load(legs, options: ingest.options, specOverrides: ingest.specOverrides)
-    for leg in loaded { for report in leg.reports { IngestSummary.warn(report, terminal: &terminal) } }
-    let series = loaded.map(\.series)
-    if let rate = zip(legs, series).first(where: { $1.field.isRate }) { throw Self.rateLeg(rate.1.field, rate.0.paths[0]) }
-    return series
-  }
-
   /// Opens every leg as a stream of chunks of `chunkRows` quotes (`whole`: each read
   /// whole first), refusing a leg that turns out to hold a rate. On a terminal the
   /// quotes read are shown on stderr as they go (`progress`), with a bar and the time
