@@ -91,7 +91,7 @@ struct StreamProgressTests {
   static func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
 
   @Test(
-    "premium, candles and profile show the quotes read on a terminal, a bar for store legs, nothing on a pipe",
+    "premium, candles, profile and rolling show the quotes read on a terminal, a bar for store legs, nothing on a pipe",
     .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
   func commands() throws {
     let folder = TemporaryFolder()
@@ -105,7 +105,7 @@ struct StreamProgressTests {
     #expect(!fromFiles.contains("ETA"))
     let fromStores = try Self.stderr(["premium", "--leg", stores[0], "--leg", "kraken:spot:BTCUSDC=" + stores[1], "--chunk-rows", "1000"], terminal: true)
     #expect(fromStores.contains("\r[" + String(repeating: "#", count: 30) + "] \(total)/\(total) quotes, "), "\(fromStores.debugDescription)")
-    for command in [["candles", "--every", "1h"], ["profile"]] {
+    for command in [["candles", "--every", "1h"], ["profile"], ["rolling", "--window", "60"]] {
       #expect(try Self.stderr(command + files, terminal: true).contains("\r\(total) quotes, "), "\(command)")
     }
     #expect(try Self.stderr(["premium"] + files, terminal: false) == "")

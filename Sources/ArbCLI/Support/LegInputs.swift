@@ -61,6 +61,7 @@ struct LegInputs {
   func open(whole: Bool, chunkRows: Int, terminal: Terminal) throws -> (legs: StreamedLegs, progress: Progress) {
     var opened = try StreamedLegs.open(legs, ingest: ingest, whole: whole, chunkRows: chunkRows)
     if let rate = zip(legs, opened.legs).first(where: { $1.stream.field.isRate }) { throw Self.rateLeg(rate.1.stream.field, rate.0.paths[0]) }
-    return (opened, opened.counted(on: terminal))
+    let progress = opened.counted(on: terminal)
+    return (opened, progress)
   }
 }
