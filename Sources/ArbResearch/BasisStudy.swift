@@ -80,22 +80,19 @@ public struct BasisStudy {
       derivative: derivative, reference: reference, expiry: expiry, options: alignment, chunkPoints: chunkPoints, legChunkRows: chunkPoints)
     // The values kept for the quantiles stay in memory up to 16 chunks' worth.
     let limit = max(1 << 16, 16 * chunkPoints)
-    let (basis, open, close) = (
-      SignedSummaryStream(options: bands, spillMemoryLimit: limit), SignedSummaryStream(options: bands, spillMemoryLimit: limit),
-      SignedSummaryStream(options: bands, spillMemoryLimit: limit)
-    )
-    let annualised = expiry.map { _ in SignedSummaryStream(options: bands, spillMemoryLimit: limit) }
+    // Basis, open and close share their points; the annualised basis is valid before the expiry only.
+    let columns = SignedSummaryStream(columns: 3, options: bands, spillMemoryLimit: limit)
+    let annualised = expiry.map { _ in SignedSummaryStream(columns: 1, options: bands, spillMemoryLimit: limit) }
     while let chunk = try stream.next() {
-      try basis.add(chunk.basis, valid: chunk.valid, time: chunk.time, duration: chunk.duration)
-      try open.add(chunk.open, valid: chunk.valid, time: chunk.time, duration: chunk.duration)
-      try close.add(chunk.close, valid: chunk.valid, time: chunk.time, duration: chunk.duration)
-      try annualised?.add(chunk.annualised, valid: chunk.beforeExpiry, time: chunk.time, duration: chunk.duration)
+      try columns.add([chunk.basis, chunk.open, chunk.close], valid: chunk.valid, time: chunk.time, duration: chunk.duration)
+      try annualised?.add([chunk.annualised], valid: chunk.beforeExpiry, time: chunk.time, duration: chunk.duration)
       try each(chunk)
     }
     let aligned = stream.alignment
     (points, validPoints, pointsAfterExpiry, self.expiry) = (aligned.points, aligned.validPoints, stream.pointsAfterExpiry, expiry)
     (legRows, legFirstTime, legLastTime) = (aligned.legRows, aligned.legFirstTime, aligned.legLastTime)
-    summaries = Summaries(basis: try basis.finish(), open: try open.finish(), close: try close.finish(), annualised: try annualised?.finish())
+    let (summary, yearly) = (try columns.finish(), try annualised?.finish())
+    summaries = Summaries(basis: summary[0], open: summary[1], close: summary[2], annualised: yearly?[0])
     guard let companions, companions.mark != nil || companions.index != nil || companions.funding != nil else {
       (references, carry, series) = ([], nil, nil)
       return

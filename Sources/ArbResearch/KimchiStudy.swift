@@ -58,20 +58,19 @@ public struct KimchiStudy {
       let stream = try KimchiStream(
         krw: krw, usd: try open(krwCount), fx: try open(krwCount + 1), usdtUSD: usdtUSD ? try open(krwCount + 2) : nil, options: alignment,
         fxMaxStale: fxMaxStale, chunkPoints: chunkPoints, legChunkRows: chunkPoints)
-      let premium = SignedSummaryStream(options: bands, spillMemoryLimit: limit)
-      let (term, inUSD) =
-        usdtUSD ? (SignedSummaryStream(options: bands, spillMemoryLimit: limit), SignedSummaryStream(options: bands, spillMemoryLimit: limit)) : (nil, nil)
+      // The premium, the USDT term and the premium in USD share their points.
+      let columns = SignedSummaryStream(columns: usdtUSD ? 3 : 1, options: bands, spillMemoryLimit: limit)
       while let chunk = try stream.next() {
-        try premium.add(chunk.premium, valid: chunk.valid, time: chunk.time, duration: chunk.duration)
-        try term?.add(chunk.usdtTerm, valid: chunk.valid, time: chunk.time, duration: chunk.duration)
-        try inUSD?.add(chunk.kimchiUSD, valid: chunk.valid, time: chunk.time, duration: chunk.duration)
+        try columns.add(
+          usdtUSD ? [chunk.premium, chunk.usdtTerm, chunk.kimchiUSD] : [chunk.premium], valid: chunk.valid, time: chunk.time, duration: chunk.duration)
         try each(v, chunk)
       }
+      let summaries = try columns.finish()
       let aligned = stream.alignment
       venues.append(
         Venue(
           name: krw.instrument.description, points: aligned.points, validPoints: aligned.validPoints, fxStalePoints: stream.fxStalePoints,
-          premium: try premium.finish(), usdtTerm: try term?.finish(), premiumUSD: try inUSD?.finish(), legRows: aligned.legRows,
+          premium: summaries[0], usdtTerm: usdtUSD ? summaries[1] : nil, premiumUSD: usdtUSD ? summaries[2] : nil, legRows: aligned.legRows,
           legFirstTime: aligned.legFirstTime, legLastTime: aligned.legLastTime))
     }
     self.venues = venues

@@ -56,15 +56,13 @@ struct BasisStreamTests {
         #expect(Self.same(got.yearly, whole.annualised?.mid ?? []) && got.before == (whole.annualised?.valid ?? []), comment)
         #expect(stream.pointsAfterExpiry == whole.pointsAfterExpiry && (expiry == nil || whole.pointsAfterExpiry > 0), comment)
         // The summaries of the columns fed a chunk at a time.
-        let streamed = [SignedSummaryStream(options: bands, spillMemoryLimit: 7), SignedSummaryStream(options: bands), SignedSummaryStream(options: bands)]
+        let streamed = SignedSummaryStream(columns: 3, options: bands, spillMemoryLimit: chunk == 1 ? 7 : 1 << 20)
         let again = try BasisStream(
           derivative: SeriesQuoteStream(perp), reference: SeriesQuoteStream(spot), expiry: expiry, options: options, chunkPoints: chunk)
         while let part = try again.next() {
-          for (summary, column) in zip(streamed, [part.basis, part.open, part.close]) {
-            try summary.add(column, valid: part.valid, time: part.time, duration: part.duration)
-          }
+          try streamed.add([part.basis, part.open, part.close], valid: part.valid, time: part.time, duration: part.duration)
         }
-        for (s, w) in zip(streamed, summaries) { PremiumStreamTests.expectEquivalent(try s.finish(), w, comment) }
+        for (s, w) in zip(try streamed.finish(), summaries) { PremiumStreamTests.expectEquivalent(s, w, comment) }
       }
     }
   }
