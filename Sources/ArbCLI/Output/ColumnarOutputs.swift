@@ -160,9 +160,26 @@ extension CSVTable {
 /// a null. The numbers parse back to the exact values printed (shortest round-trip text).
 enum CSVColumnar {
   static func write(_ csv: String, types: [ArrowType], to output: TableOutput, metadata: [(String, String)] = []) throws {
-    var lines = csv.split(separator: "\n", omittingEmptySubsequences: true).map { $0.split(separator: ",", omittingEmptySubsequences: false) }
+    var lines = rows(csv)
     let names = lines.isEmpty ? [] : lines.removeFirst().map(String.init)
+    let writer = try output.writer(fields: fields(names, types), metadata: metadata)!
+    try writer.write(columns(lines, types: types))
+    try writer.commit()
+  }
+
+  /// The fields of the columns `names`, typed by `types`.
+  static func fields(_ names: [String], _ types: [ArrowType]) -> [ArrowField] {
     precondition(names.count == types.count, "\(types.count) types for the columns \(names)")
+    return zip(names, types).map { ArrowField($0, $1) }
+  }
+
+  /// The fields of each line of `csv`.
+  static func rows(_ csv: some StringProtocol) -> [[Substring]] {
+    csv.split(separator: "\n", omittingEmptySubsequences: true).map { Substring($0).split(separator: ",", omittingEmptySubsequences: false) }
+  }
+
+  /// The values of `lines` by column, typed by `types`; an empty field is null.
+  static func columns(_ lines: [[Substring]], types: [ArrowType]) -> [ArrowColumn] {
     var columns: [ArrowColumn] = []
     for (k, type) in types.enumerated() {
       let texts = lines.map { $0[k] }
@@ -177,19 +194,20 @@ enum CSVColumnar {
       case .utf8, .dictionaryUTF8: columns.append(.strings(texts.map { $0.isEmpty ? nil : String($0) }))
       }
     }
-    let writer = try output.writer(fields: zip(names, types).map { ArrowField($0, $1) }, metadata: metadata)!
-    try writer.write(columns)
-    try writer.commit()
+    return columns
   }
 }
 
 /// Per-row text output of the series commands: CSV rows written to a file in chunks
-/// (an `AtomicFile`, in place at `finish`), or collected for stdout.
+/// (an `AtomicFile`, in place at `finish`), or collected for stdout. A columnar file
+/// gets the CSV's values a record batch (row group) per megabyte of rows as they come;
+/// one that ends within its first megabyte is one batch (`CSVColumnar.write`).
 struct RowWriter {
   private let file: AtomicFile?
-  /// A columnar file and its columns' types: the CSV is collected, then written as the
-  /// columnar file of its values (`CSVColumnar`).
+  /// A columnar file and its columns' types.
   private let columnar: (output: TableOutput, types: [ArrowType])?
+  /// The columnar file once its first batch is written, and its columns' names.
+  private var table: (writer: any ColumnarWriter, names: [String])? = nil
   private(set) var text = ""
 
   /// Writes to `output`, or collects the text when `output` is nil; `types` are the CSV
@@ -202,15 +220,21 @@ struct RowWriter {
   /// Whether the rows go to a columnar file (which holds the CSV's rows, not JSON).
   var isColumnar: Bool { columnar != nil }
 
+  /// Appends whole lines.
   mutating func append(_ line: String) throws {
     text += line
-    if file != nil && text.utf8.count > 1 << 20 { try flush() }
+    if (file != nil || columnar != nil) && text.utf8.count > 1 << 20 { try flush() }
   }
 
   /// Writes what is left and puts the file in place; returns the collected text for stdout.
   mutating func finish() throws -> String? {
     if let columnar {
-      try CSVColumnar.write(text, types: columnar.types, to: columnar.output)
+      guard let table else {
+        try CSVColumnar.write(text, types: columnar.types, to: columnar.output)
+        return nil
+      }
+      try flush()
+      try table.writer.commit()
       return nil
     }
     guard let file else { return text }
@@ -220,7 +244,16 @@ struct RowWriter {
   }
 
   private mutating func flush() throws {
-    try file?.write(text)
+    if let columnar {
+      var lines = CSVColumnar.rows(text)
+      if table == nil {
+        let names = lines.isEmpty ? [] : lines.removeFirst().map(String.init)
+        table = (try columnar.output.writer(fields: CSVColumnar.fields(names, columnar.types))!, names)
+      }
+      if !lines.isEmpty { try table!.writer.write(CSVColumnar.columns(lines, types: columnar.types)) }
+    } else {
+      try file?.write(text)
+    }
     text.removeAll(keepingCapacity: true)
   }
 }
