@@ -84,6 +84,32 @@ public struct FundingCarry: Sendable {
   /// - Precondition: `checkRange` passes for the times (user data: call it first).
   /// - Complexity: O(windows + events + basis points).
   public init(events funding: FundingEvents, basis: PremiumSeries, perp: QuoteSeries, settlement: Settlement, window: Int64) {
+    let firstValid = basis.valid.firstIndex(of: true), lastValid = basis.valid.lastIndex(of: true)
+    let span = firstValid.flatMap { first in lastValid.map { (first: basis.time[first], last: basis.time[$0]) } }
+    var point = 0
+    var lastBasis: Double? = nil
+    self.init(
+      events: funding, basisSpan: span, settlement: settlement, window: window,
+      basisAsOf: { time in
+        while point < basis.count && basis.time[point] <= time {
+          if basis.valid[point] { lastBasis = basis.mid[point] }
+          point += 1
+        }
+        return lastBasis
+      },
+      perpMid: { Self.mid(perp, asOf: $0) })
+  }
+
+  /// Carry of the funding `events` over windows of `window` µs inside `basisSpan` (the
+  /// first and last valid basis time), with `basisAsOf(t)` the last valid basis at or
+  /// before `t` (asked at the windows' edges, in increasing order) and `perpMid(t)` the
+  /// perpetual's mid as of an event time `t` inside a window.
+  ///
+  /// - Precondition: `checkRange` passes for the times (user data: call it first).
+  public init(
+    events funding: FundingEvents, basisSpan: (first: Int64, last: Int64)?, settlement: Settlement, window: Int64,
+    basisAsOf: (Int64) -> Double?, perpMid: (Int64) -> Double
+  ) {
     precondition(window > 0, "FundingCarry: a positive window")
     self.window = window
     let times = funding.time
@@ -92,21 +118,10 @@ public struct FundingCarry: Sendable {
     self.interval = interval
     sampled = funding.sampled
     var windows: [Window] = []
-    let firstValid = basis.valid.firstIndex(of: true), lastValid = basis.valid.lastIndex(of: true)
-    if n > 0, let firstValid, let lastValid {
-      let spanStart = basis.time[firstValid], spanEnd = basis.time[lastValid]
+    if n > 0, let (spanStart, spanEnd) = basisSpan {
       let coveredFrom = times[0] - interval, coveredUntil = times[n - 1] + interval
       var start = max(spanStart, coveredFrom + 1).ceilDiv(window) * window
-      var event = 0, point = 0
-      var lastBasis: Double? = nil
-      // The basis as of `time`: the last valid point at or before it.
-      func basisAsOf(_ time: Int64) -> Double? {
-        while point < basis.count && basis.time[point] <= time {
-          if basis.valid[point] { lastBasis = basis.mid[point] }
-          point += 1
-        }
-        return lastBasis
-      }
+      var event = 0
       while start + window <= min(spanEnd, coveredUntil) {
         let end = start + window
         while event < n && times[event] < start { event += 1 }
@@ -114,7 +129,7 @@ public struct FundingCarry: Sendable {
         var perContract: Double? = settlement == .inverse(contractSize: nil) ? nil : 0
         while event < n && times[event] < end {
           let rate = funding.rate[event]
-          let mid = Self.mid(perp, asOf: times[event])
+          let mid = perpMid(times[event])
           carry += rate * 100
           switch settlement {
           case _ where !(mid > 0 && mid < .infinity): perContract = nil
@@ -143,12 +158,88 @@ public struct FundingCarry: Sendable {
     netStatistics = SeriesStatistics(values: nets, weights: nets.map { _ in length })
   }
 
+  /// The mid of `stream` as of each of `times` (ascending): its last quote at or before
+  /// it, else its first (`nan` for an empty stream); one pass over the stream.
+  public static func mids(_ stream: any QuoteStream, asOf times: [Int64]) throws -> [Double] {
+    var mids: [Double] = []
+    mids.reserveCapacity(times.count)
+    var current: Double? = nil, first: Double? = nil
+    var chunk = try stream.next(maxRows: 1 << 16), position = 0
+    for time in times {
+      while let block = chunk, block.time[position] <= time {
+        current = (block.bid[position] + block.ask[position]) / 2
+        first = first ?? current
+        position += 1
+        if position == block.count { (chunk, position) = (try stream.next(maxRows: 1 << 16), 0) }
+      }
+      if first == nil, let block = chunk { first = (block.bid[position] + block.ask[position]) / 2 }
+      mids.append(current ?? first ?? .nan)
+    }
+    return mids
+  }
+
   /// The mid of `series` as of `time` (its last quote at or before it, else its first).
   static func mid(_ series: QuoteSeries, asOf time: Int64) -> Double {
     let k = series.time.withUnsafeBufferPointer { AsOfMerge.countBefore(time + 1, in: $0) }
     let j = max(k - 1, 0)
     return (series.bid[j] + series.ask[j]) / 2
   }
+}
+
+/// What the funding carry reads of a basis streamed a point at a time: the first and
+/// last valid basis time, and the basis as of each multiple of the window inside the
+/// funding record's cover (the windows' possible edges), so that `FundingCarry` needs
+/// neither the basis series nor more memory than a value per edge.
+public struct CarryEdges {
+  public let window: Int64
+  /// The first and last valid basis time so far.
+  public private(set) var span: (first: Int64, last: Int64)? = nil
+  /// The last valid basis at or before each edge passed.
+  private var basisAt: [Int64: Double] = [:]
+  private var nextEdge: Int64?
+  private let lastEdge: Int64
+  private var lastBasis: Double? = nil
+
+  /// The edges of windows of `window` µs over the cover of `events` (`FundingCarry`).
+  public init(events: FundingEvents, window: Int64) {
+    precondition(window > 0, "CarryEdges: a positive window")
+    self.window = window
+    guard let first = events.time.first, let last = events.time.last else {
+      (nextEdge, lastEdge) = (nil, .min)
+      return
+    }
+    // Overflow is left to `FundingCarry.checkRange`: an edge past the range of times is not recorded.
+    let from = first.subtractingReportingOverflow(events.interval), until = last.addingReportingOverflow(events.interval)
+    nextEdge = from.overflow ? nil : Self.edge(atOrAfter: from.partialValue, window)
+    lastEdge = until.overflow ? .max : until.partialValue
+  }
+
+  /// The first multiple of `window` at or after `time`, `nil` past `Int64.max`.
+  static func edge(atOrAfter time: Int64, _ window: Int64) -> Int64? {
+    let (product, overflow) = time.ceilDiv(window).multipliedReportingOverflow(by: window)
+    return overflow ? nil : product
+  }
+
+  /// Adds the next point of the basis (times in order).
+  public mutating func add(time: Int64, valid: Bool, basis: Double) {
+    while let edge = nextEdge, edge < time {
+      guard edge <= lastEdge else {
+        nextEdge = nil
+        break
+      }
+      // Before the first valid point no window starts: the edges up to here are not asked.
+      if let lastBasis { basisAt[edge] = lastBasis } else { nextEdge = Self.edge(atOrAfter: time, window) ?? nil; continue }
+      let (next, overflow) = edge.addingReportingOverflow(window)
+      nextEdge = overflow ? nil : next
+    }
+    guard valid else { return }
+    lastBasis = basis
+    span = (span?.first ?? time, time)
+  }
+
+  /// The last valid basis at or before `edge`, an edge at or after the first valid point:
+  /// recorded as the points passed it, or the last one for an edge after them.
+  public func basis(asOf edge: Int64) -> Double? { basisAt[edge] ?? lastBasis }
 }
 
 /// The funding events of a `funding_rate` series (`docs/definitions.md`, "Funding carry").

@@ -5,10 +5,16 @@ import ArbCore
 /// carry"): the basis of a derivative over a reference, the summaries of its columns,
 /// the premiums between reference prices, and the funding carry of a perpetual.
 ///
-/// The basis is streamed (`BasisStream`) a chunk of points at a time, its summaries
-/// accumulated as it goes; the reference premiums and the carry are computed on legs
-/// read whole (`Companions`).
+/// Every price leg is streamed a chunk of points at a time and summarised as it goes:
+/// one pass over the derivative and the reference for the basis (and the funding
+/// carry's window edges), one per reference premium, and one more over the perpetual
+/// for its mid at the funding events. The funding rates (a few a day) are read whole.
 public struct BasisStudy {
+  /// The price legs a pass opens.
+  public enum Leg: Sendable, Hashable {
+    case derivative, reference, mark, index
+  }
+
   /// Summaries of the basis columns.
   public struct Summaries {
     public var basis: SeriesSummary
@@ -20,30 +26,29 @@ public struct BasisStudy {
   /// A premium between reference prices (mark over index, derivative over mark).
   public struct Reference {
     public var name: String
-    public var premium: PremiumSeries
+    public var points: Int
+    public var validPoints: Int
     public var summary: SeriesSummary
   }
 
-  /// The legs read whole for the reference premiums and the carry.
-  public struct Companions {
-    /// The derivative and the reference as the basis streams read them.
-    public var derivative: QuoteSeries
-    public var reference: QuoteSeries
-    public var mark: QuoteSeries?
-    public var index: QuoteSeries?
-    /// The perpetual's funding rates; its carry is summed over windows of `window` µs (a
-    /// ticker of the rate in force sampled every `fundingInterval` µs).
-    public var funding: QuoteSeries?
-    public var fundingInterval: Int64
+  /// The perpetual's funding rates and how their carry is summed.
+  public struct Funding {
+    public var rates: QuoteSeries
+    /// The funding interval of a record of the rate in force (a ticker), sampled on it.
+    public var tickerInterval: Int64
+    /// The carry's window (µs).
     public var window: Int64
 
-    public init(
-      derivative: QuoteSeries, reference: QuoteSeries, mark: QuoteSeries?, index: QuoteSeries?, funding: QuoteSeries?, fundingInterval: Int64,
-      window: Int64
-    ) {
-      (self.derivative, self.reference, self.mark, self.index, self.funding) = (derivative, reference, mark, index, funding)
-      (self.fundingInterval, self.window) = (fundingInterval, window)
+    public init(rates: QuoteSeries, tickerInterval: Int64, window: Int64) {
+      (self.rates, self.tickerInterval, self.window) = (rates, tickerInterval, window)
     }
+  }
+
+  /// What a pass read of a leg: its quotes, and the first and last quote time.
+  public struct Read: Sendable {
+    public var rows: Int
+    public var firstTime: Int64?
+    public var lastTime: Int64?
   }
 
   /// Points of the alignment, and the valid ones.
@@ -52,72 +57,94 @@ public struct BasisStudy {
   public let expiry: Int64?
   /// Valid points at or after the expiry (no annualised value).
   public let pointsAfterExpiry: Int
-  /// Quotes read, and the first and last quote time, of the derivative and the reference.
-  public let legRows: [Int]
-  public let legFirstTime: [Int64?]
-  public let legLastTime: [Int64?]
+  /// What the first pass over each price leg read.
+  public let reads: [Leg: Read]
   public let summaries: Summaries
   public let references: [Reference]
-  /// With a funding series: the carry per window.
+  /// With funding rates: the carry per window.
   public let carry: FundingCarry?
-  /// With reference prices or a funding series: the basis series in memory (the carry's
-  /// basis at its windows' edges, the reference columns of a series file).
-  public let series: BasisSeries?
 
-  /// The study of `derivative` (a `perp` or a `future`, as `derivativeName` says; its
-  /// canonical instrument tells a linear from an inverse settlement) over `reference`,
-  /// aligned by `alignment`, streamed `chunkPoints` points at a time; `each` sees every
-  /// chunk of the basis as it is made.
+  /// The study of the derivative (a `perp` or a `future`, as `derivativeName` says; its
+  /// canonical instrument tells a linear from an inverse settlement) over the reference,
+  /// with the mark and index premiums of `priced` legs and the carry of `funding`,
+  /// aligned by `alignment`, streamed `chunkPoints` points at a time. `open(leg)` opens a
+  /// leg as a new stream, as often as the passes ask; `each` sees every chunk of the
+  /// basis, `eachReference(r, chunk)` every chunk of reference premium `r`.
   ///
-  /// - Throws: `AlignmentError`, `TimeError` for times that cannot be aligned or windowed,
-  ///   `SpillError`, what a leg's stream or `each` throws.
+  /// - Throws: `AlignmentError`, `TimeError` for times that cannot be aligned or
+  ///   windowed, `SpillError`, what `open`, a leg's stream or a callback throws.
   public init(
-    derivative: any QuoteStream, reference: any QuoteStream, derivativeName: String, canonical: CanonicalInstrument?, expiry: Int64?,
-    alignment: AlignmentOptions, bands: BandOptions, chunkPoints: Int = 1 << 16, companions: Companions?,
-    each: (BasisChunk) throws -> Void = { _ in }
+    open: (Leg) throws -> any QuoteStream, priced: [Leg], derivativeName: String, canonical: CanonicalInstrument?, expiry: Int64?,
+    alignment: AlignmentOptions, bands: BandOptions, chunkPoints: Int = 1 << 16, funding: Funding?,
+    each: (BasisChunk) throws -> Void = { _ in }, eachReference: (Int, PremiumChunk) throws -> Void = { _, _ in }
   ) throws {
-    let stream = try BasisStream(
-      derivative: derivative, reference: reference, expiry: expiry, options: alignment, chunkPoints: chunkPoints, legChunkRows: chunkPoints)
     // The values kept for the quantiles stay in memory up to 16 chunks' worth.
     let limit = max(1 << 16, 16 * chunkPoints)
+    // The funding times are checked before they are sampled; the basis's span joins them once it is known.
+    let rates = funding?.rates
+    let fundingRange = rates.flatMap { $0.time.isEmpty ? nil : $0.time[0]...$0.time[$0.count - 1] }
+    if let funding, let fundingRange {
+      try FundingCarry.checkRange(funding: fundingRange, basis: fundingRange, interval: funding.tickerInterval, window: funding.window)
+    }
+    let events = funding.map { FundingEvents($0.rates, tickerInterval: $0.tickerInterval) }
+    var edges = events.flatMap { events in funding.map { CarryEdges(events: events, window: $0.window) } }
+
+    let derivative = try open(.derivative)
+    let stream = try BasisStream(
+      derivative: derivative, reference: try open(.reference), expiry: expiry, options: alignment, chunkPoints: chunkPoints,
+      legChunkRows: chunkPoints)
     // Basis, open and close share their points; the annualised basis is valid before the expiry only.
     let columns = SignedSummaryStream(columns: 3, options: bands, spillMemoryLimit: limit)
     let annualised = expiry.map { _ in SignedSummaryStream(columns: 1, options: bands, spillMemoryLimit: limit) }
+    var basisRange: ClosedRange<Int64>? = nil
     while let chunk = try stream.next() {
       try columns.add([chunk.basis, chunk.open, chunk.close], valid: chunk.valid, time: chunk.time, duration: chunk.duration)
       try annualised?.add([chunk.annualised], valid: chunk.beforeExpiry, time: chunk.time, duration: chunk.duration)
+      if edges != nil { for i in 0..<chunk.count { edges!.add(time: chunk.time[i], valid: chunk.valid[i], basis: chunk.basis[i]) } }
+      basisRange = (basisRange?.lowerBound ?? chunk.time[0])...chunk.time[chunk.count - 1]
       try each(chunk)
     }
     let aligned = stream.alignment
     (points, validPoints, pointsAfterExpiry, self.expiry) = (aligned.points, aligned.validPoints, stream.pointsAfterExpiry, expiry)
-    (legRows, legFirstTime, legLastTime) = (aligned.legRows, aligned.legFirstTime, aligned.legLastTime)
+    var reads: [Leg: Read] = [:]
+    for (k, leg) in [Leg.derivative, .reference].enumerated() {
+      reads[leg] = Read(rows: aligned.legRows[k], firstTime: aligned.legFirstTime[k], lastTime: aligned.legLastTime[k])
+    }
     let (summary, yearly) = (try columns.finish(), try annualised?.finish())
     summaries = Summaries(basis: summary[0], open: summary[1], close: summary[2], annualised: yearly?[0])
-    guard let companions, companions.mark != nil || companions.index != nil || companions.funding != nil else {
-      (references, carry, series) = ([], nil, nil)
+
+    let pairs: [(String, Leg, Leg)] =
+      (priced.count == 2 ? [("mark over index", priced[0], priced[1])] : [])
+      + priced.map { ("\(derivativeName) over \($0 == .mark ? "mark" : "index")", .derivative, $0) }
+    var references: [Reference] = []
+    for (r, (name, a, b)) in pairs.enumerated() {
+      let premium = try PremiumStream(legs: [try open(a), try open(b)], options: alignment, chunkPoints: chunkPoints, legChunkRows: chunkPoints)
+      let summary = SignedSummaryStream(columns: 1, options: bands, spillMemoryLimit: limit)
+      while let chunk = try premium.next() {
+        try summary.add([chunk.mid], valid: chunk.valid, time: chunk.time, duration: chunk.duration)
+        try eachReference(r, chunk)
+      }
+      references.append(Reference(name: name, points: premium.points, validPoints: premium.validPoints, summary: try summary.finish()[0]))
+      for (k, leg) in [a, b].enumerated() where reads[leg] == nil {
+        reads[leg] = Read(rows: premium.legRows[k], firstTime: premium.legFirstTime[k], lastTime: premium.legLastTime[k])
+      }
+    }
+    self.references = references
+    self.reads = reads
+
+    guard let funding, let events, let edges else {
+      carry = nil
       return
     }
-    let series = try BasisSeries(derivative: companions.derivative, reference: companions.reference, expiry: expiry, options: alignment)
-    self.series = series
-    let priced = [("mark", companions.mark), ("index", companions.index)].compactMap { name, s in s.map { (name, $0) } }
-    let pairs =
-      (priced.count == 2 ? [("mark over index", priced[0].1, priced[1].1)] : [])
-      + priced.map { ("\(derivativeName) over \($0.0)", companions.derivative, $0.1) }
-    references = try pairs.map { name, a, b in
-      let premium = try PremiumSeries(legs: [a, b], options: alignment)
-      return Reference(name: name, premium: premium, summary: SeriesSummary(signed: premium, column: premium.mid, options: bands))
+    if let fundingRange, let basisRange {
+      try FundingCarry.checkRange(funding: fundingRange, basis: basisRange, interval: funding.tickerInterval, window: funding.window)
+      try FundingCarry.checkRange(funding: fundingRange, basis: basisRange, interval: events.interval, window: funding.window)
     }
-    carry = try companions.funding.map { funding throws(TimeError) in
-      let (fundingInterval, window) = (companions.fundingInterval, companions.window)
-      let inverse = canonical?.kind.isInverse ?? (companions.derivative.instrument.market == .inverse)
-      let times = funding.time, basis = series.basis.time
-      let ranges = times.isEmpty || basis.isEmpty ? nil : (times[0]...times[times.count - 1], basis[0]...basis[basis.count - 1])
-      if let ranges { try FundingCarry.checkRange(funding: ranges.0, basis: ranges.1, interval: fundingInterval, window: window) }
-      let events = FundingEvents(funding, tickerInterval: fundingInterval)
-      if let ranges { try FundingCarry.checkRange(funding: ranges.0, basis: ranges.1, interval: events.interval, window: window) }
-      return FundingCarry(
-        events: events, basis: series.basis, perp: companions.derivative,
-        settlement: inverse ? .inverse(contractSize: canonical?.contractSize) : .linear, window: window)
-    }
+    // The perpetual's mid at each funding event, on one more pass over it.
+    let mids = Dictionary(try zip(events.time, FundingCarry.mids(try open(.derivative), asOf: events.time)).map { ($0, $1) }) { first, _ in first }
+    let inverse = canonical?.kind.isInverse ?? (derivative.instrument.market == .inverse)
+    carry = FundingCarry(
+      events: events, basisSpan: edges.span, settlement: inverse ? .inverse(contractSize: canonical?.contractSize) : .linear,
+      window: funding.window, basisAsOf: { edges.basis(asOf: $0) }, perpMid: { mids[$0] ?? .nan })
   }
 }

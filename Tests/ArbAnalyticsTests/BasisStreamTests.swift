@@ -67,6 +67,39 @@ struct BasisStreamTests {
     }
   }
 
+  @Test("the carry from a streamed basis equals the carry from the whole series", arguments: [1, 5, 1 << 16])
+  func carry(chunk: Int) throws {
+    var rng = SplitMix64(seed: UInt64(chunk) + 3)
+    let hour: Int64 = 3_600_000_000
+    let spot = rng.leg("spot", count: 3000, start: 5 * hour, maxGap: 120_000_000)
+    let perp = rng.leg("perp", count: 2500, start: 7 * hour, maxGap: 140_000_000, level: 100.4)
+    // Funding every hour or two from before the legs to after them.
+    var events: [(Int64, Double, Double)] = []
+    var t = 3 * hour
+    while t < spot.time[spot.count - 1] + 4 * hour {
+      let rate = 0.0001 * rng.normal()
+      events.append((t, rate, rate))
+      t += hour * Int64(rng.int(1...2))
+    }
+    let funding = FundingEvents(quoteLeg(.linear, events, field: .fundingRate))
+    for (window, maxStale) in [(hour, nil), (4 * hour, Int64(60_000_000)), (2 * hour, Int64(30_000_000))] as [(Int64, Int64?)] {
+      let options = AlignmentOptions(maxStale: maxStale)
+      let whole = try BasisSeries(derivative: perp, reference: spot, options: options)
+      let expected = FundingCarry(events: funding, basis: whole.basis, perp: perp, settlement: .linear, window: window)
+      #expect(expected.windows.count > 5 && expected.windows.contains { $0.basisStart != nil })
+      let stream = try BasisStream(
+        derivative: SeriesQuoteStream(perp), reference: SeriesQuoteStream(spot), expiry: nil, options: options, chunkPoints: chunk)
+      var edges = CarryEdges(events: funding, window: window)
+      while let part = try stream.next() { for i in 0..<part.count { edges.add(time: part.time[i], valid: part.valid[i], basis: part.basis[i]) } }
+      let mids = try FundingCarry.mids(SeriesQuoteStream(perp), asOf: funding.time)
+      let got = FundingCarry(
+        events: funding, basisSpan: edges.span, settlement: .linear, window: window, basisAsOf: { edges.basis(asOf: $0) },
+        perpMid: { time in mids[funding.time.firstIndex(of: time)!] })
+      #expect(got.windows == expected.windows, "chunk \(chunk), window \(window)")
+      #expect(got.net == expected.net && got.carryPerContract == expected.carryPerContract)
+    }
+  }
+
   @Test func `an expiry further than a duration from the first point is refused at the first chunk`() throws {
     let spot = quoteLeg(.spot, [(-9_000_000_000_000_000_000, 100, 101), (0, 100, 101)])
     let perp = quoteLeg(.linear, [(-9_000_000_000_000_000_000, 101, 102), (0, 101, 102)])

@@ -53,12 +53,23 @@ struct StreamedBasisTests {
       options: ["--max-stale", "2s", "--bands", "0.005,0.01,0.02", "--hysteresis", "0.002", "--format", "json"], folder: folder)
   }
 
-  @Test func `a calendar spread annualised to its expiry, and the whole-leg path with reference prices`() throws {
+  @Test func `a calendar spread annualised to its expiry, the funding carry, and reference prices`() throws {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
     try Self.expectChunkless(
       [["--perp", "binance:inverse:BCHUSD_PERP=" + Self.delivery, "--future", "binance:future:BCHUSD_210924=" + Self.delivery]],
       options: ["--format", "json"], folder: folder)
+    let fixtures = Repository.root.appendingPathComponent("Tests/ArbIngestTests/Fixtures").path
+    for grid in [[], ["--grid", "20m"]] {
+      try Self.expectChunkless(
+        [
+          [
+            "--spot", fixtures + "/XRP_USDT_USDT-1h-mark.json", "--perp", fixtures + "/XRP_USDT_USDT-1h-futures.json", "--funding",
+            fixtures + "/XRP_USDT_USDT-8h-funding_rate.json",
+          ]
+        ],
+        options: ["--window", "8h", "--max-stale", "1h", "--format", "json"] + grid, folder: folder)
+    }
     let linear = "bybit:linear:BTCUSDT=" + Self.bybit
     try Self.expectChunkless(
       [["--spot", "bybit:spot:BTCUSDT=" + Self.bybit, "--perp", linear, "--mark", linear, "--index", linear, "--funding", linear]],

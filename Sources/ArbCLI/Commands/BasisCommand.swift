@@ -21,8 +21,8 @@ struct BasisCommand: Command {
     summed per window, and the basis net of carry. With --mark/--index, the mark over
     index premium and the derivative over each. With --size, open and close at that
     trade size from the books' depth. Statistics and bands as in arbkit premium.
-    The two legs of the basis are streamed; with --mark, --index, --funding or --size
-    every leg is read whole. Definitions: docs/definitions.md.
+    Every price leg is streamed (the funding rates are read whole); with --size the
+    derivative and the reference are read whole. Definitions: docs/definitions.md.
 
     Options:
     \(HelpText.options([
@@ -138,106 +138,111 @@ struct BasisCommand: Command {
 
   var files: RunFiles { ingest.files(inputs: [spot, perp, future, funding, mark, index].compactMap { $0 }.flatMap(\.paths), outputs: [series?.path]) }
 
-  /// Streams the basis of the derivative over the reference a chunk at a time; with
-  /// `--mark`, `--index`, `--funding` or `--size` every leg is read whole, since the
-  /// reference premiums, the carry and the books' walk are computed in memory.
+  /// Streams every price leg: the basis of the derivative over the reference a chunk at
+  /// a time, each reference premium on a pass of its own, the perpetual once more for its
+  /// mid at the funding events; the funding rates are read whole. With `--size` the two
+  /// legs are read whole too (the books' walk is computed in memory).
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     let roles: [(String, LegSpec?)] = [
-      ("derivative", future ?? perp), ("reference", future == nil || spot != nil ? spot : perp),
-      ("funding", funding), ("mark", mark), ("index", index),
+      ("derivative", future ?? perp), ("reference", future == nil || spot != nil ? spot : perp), ("mark", mark), ("index", index),
     ]
     let present = roles.compactMap { role, spec in spec.map { (role, $0) } }
-    var opened = try StreamedLegs.open(present.map(\.1), ingest: ingest, whole: present.count > 2 || execution.size != nil, chunkRows: chunkRows)
-    let progress = opened.counted(on: terminal)
+    let fundingLeg = try funding.map { spec in try LoadedLegs.load([spec], options: ingest.options, specOverrides: ingest.specOverrides)[0] }
+    var first = try StreamedLegs.open(present.map(\.1), ingest: ingest, whole: execution.size != nil, chunkRows: chunkRows)
+    let progress = Progress(total: nil, unit: "quotes", show: Progress.onTerminal(terminal), every: 0.2)
     defer { progress.finish() }
     var canonical: [CanonicalInstrument?] = []
-    for ((role, spec), leg) in zip(present, opened.legs) {
+    let checked =
+      present.indices.map { (present[$0], first.legs[$0].stream.field, first.legs[$0].instrument) }
+      + (fundingLeg.map { [(("funding", funding!), $0.series.field, $0.series.instrument)] } ?? [])
+    for ((role, spec), field, instrument) in checked {
       // A file read without #FIELD may hold another field than the one named by default.
-      let field = leg.stream.field
       if field.isRate != (role == "funding") || field == .premiumIndex {
         throw UsageError(
           "\(spec.paths[0]) holds a \(field.rawValue) series, not what --\(role == "derivative" ? (future != nil ? "future" : "perp") : role) needs")
       }
-      do { canonical.append(try ingest.options.registry.canonical(ofLeg: leg.instrument)) } catch {
+      do { canonical.append(try ingest.options.registry.canonical(ofLeg: instrument)) } catch {
         throw RegistryError(message: "\(spec.paths[0]): error: \(error)")
       }
     }
     // Offsets move the price legs; funding times are settlement instants.
-    try execution.checkOffsets(venues: present.indices.filter { present[$0].0 != "funding" }.map { opened.legs[$0].instrument.venue })
-    let micros = opened.legs.map { leg in execution.offsets.first { $0.venue == leg.instrument.venue }?.micros ?? 0 }
-    let (derivative, reference) = (opened.legs[0], opened.legs[1])
+    try execution.checkOffsets(venues: first.legs.map(\.instrument.venue))
+    let micros = first.legs.map { leg in execution.offsets.first { $0.venue == leg.instrument.venue }?.micros ?? 0 }
     var expiry = self.expiry
     if future != nil && expiry == nil {
-      guard let day = canonical[0]?.expiry else { throw UsageError("no expiry known for \(derivative.instrument): name it with --expiry") }
+      guard let day = canonical[0]?.expiry else { throw UsageError("no expiry known for \(first.legs[0].instrument): name it with --expiry") }
       expiry = BasisSeries.expiry(day)
     }
-    var whole: [String: QuoteSeries] = [:]
-    if let loaded = opened.whole {
-      let moved = present.indices.filter { present[$0].0 != "funding" }
-      var quotes = loaded
-      for (k, shifted) in zip(moved, try execution.shifted(moved.map { loaded[$0] })) { quotes[k] = shifted }
-      for (k, (role, _)) in present.enumerated() { whole[role] = quotes[k] }
-    }
-    let companions = whole["derivative"].map { derivative in
-      BasisStudy.Companions(
-        derivative: derivative, reference: whole["reference"]!, mark: whole["mark"], index: whole["index"], funding: whole["funding"],
-        fundingInterval: fundingInterval, window: window)
+    let slots: [BasisStudy.Leg] = [.derivative, .reference] + [mark.map { _ in .mark }, index.map { _ in .index }].compactMap { $0 }
+    // Each pass reads its legs anew; the first reads the legs opened above (their row accounting is reported).
+    var unused = first.legs.map { Optional($0.stream) }
+    let open = { [ingest, chunkRows] (leg: BasisStudy.Leg) throws -> any QuoteStream in
+      let k = slots.firstIndex(of: leg)!
+      var stream = try unused[k] ?? StreamedLegs.open([present[k].1], ingest: ingest, whole: false, chunkRows: chunkRows).legs[0].stream
+      unused[k] = nil
+      if Progress.onTerminal(terminal) { stream = CountingQuoteStream(stream, counted: progress.advance) }
+      return micros[k] == 0 ? stream : ShiftedQuoteStream(stream, by: micros[k])
     }
     let options = analysis.alignment
-    let streams = [derivative, reference].enumerated().map { k, leg -> any QuoteStream in
-      micros[k] == 0 ? leg.stream : ShiftedQuoteStream(leg.stream, by: micros[k])
-    }
-    // Without reference columns the series file has the basis's own points: written as they come.
-    let referenceColumns = mark != nil || index != nil
+    let pairNames =
+      (mark != nil && index != nil ? ["mark_over_index_pct"] : [])
+      + slots.dropFirst(2).map { "\(future != nil ? "future" : "perp")_over_\($0 == .mark ? "mark" : "index")_pct" }
+    // Without reference columns the series file has the basis's own points: written as they come;
+    // with them, the columns are kept until the file of their union clock is written.
     var rows = try series.flatMap { output in
-      referenceColumns ? nil : try PointRowsWriter(output, names: ["basis_pct", "open_pct", "close_pct"] + (expiry != nil ? ["annualised_pct"] : []))
+      pairNames.isEmpty ? try PointRowsWriter(output, names: ["basis_pct", "open_pct", "close_pct"] + (expiry != nil ? ["annualised_pct"] : [])) : nil
     }
+    let keep = series != nil && !pairNames.isEmpty
+    var kept: [[SeriesCSV.Column]] = Array(repeating: [], count: 4 + pairNames.count)
     let study = try BasisStudy(
-      derivative: streams[0], reference: streams[1], derivativeName: future != nil ? "future" : "perp", canonical: canonical[0],
-      expiry: expiry, alignment: options, bands: analysis.bands, chunkPoints: chunkRows, companions: companions,
+      open: open, priced: Array(slots.dropFirst(2)), derivativeName: future != nil ? "future" : "perp", canonical: canonical[0],
+      expiry: expiry, alignment: options, bands: analysis.bands, chunkPoints: chunkRows,
+      funding: fundingLeg.map { BasisStudy.Funding(rates: $0.series, tickerInterval: fundingInterval, window: window) },
       each: { chunk in
-        let columns = [chunk.basis, chunk.open, chunk.close].map { PointRowsWriter.Column(values: $0, valid: chunk.valid) }
-        try rows?.append(time: chunk.time, columns: columns + [PointRowsWriter.Column(values: chunk.annualised, valid: chunk.beforeExpiry)])
+        let columns = [(chunk.basis, chunk.valid), (chunk.open, chunk.valid), (chunk.close, chunk.valid), (chunk.annualised, chunk.beforeExpiry)]
+        try rows?.append(time: chunk.time, columns: columns.map { PointRowsWriter.Column(values: $0.0, valid: $0.1) })
+        guard keep else { return }
+        for (k, (name, (values, valid))) in zip(["basis_pct", "open_pct", "close_pct", "annualised_pct"], columns).enumerated() where !values.isEmpty {
+          kept[k].append(SeriesCSV.Column(name, PremiumSeries(time: Array(chunk.time), valid: Array(valid), values: Array(values))))
+        }
+      },
+      eachReference: { r, chunk in
+        guard keep else { return }
+        kept[4 + r].append(SeriesCSV.Column(pairNames[r], PremiumSeries(time: Array(chunk.time), valid: Array(chunk.valid), values: Array(chunk.mid))))
       })
     progress.finish()
-    let sized = try companions.flatMap { companions in
-      try execution.size.map { size throws -> SizedBasisStudy in
-        try ExecutionFlags.refuseContractBooks([(companions.derivative, canonical[0]), (companions.reference, canonical[1])])
-        return try SizedBasisStudy(size: size, derivative: companions.derivative, reference: companions.reference, alignment: options, bands: analysis.bands)
-      }
+    let sized = try first.whole.map { whole in
+      let legs = try execution.shifted(Array(whole.prefix(2)))
+      try ExecutionFlags.refuseContractBooks([(legs[0], canonical[0]), (legs[1], canonical[1])])
+      return try SizedBasisStudy(size: execution.size!, derivative: legs[0], reference: legs[1], alignment: options, bands: analysis.bands)
     }
-    // The legs as read: the basis's two from its stream (their own clocks), the others whole.
-    let described = present.indices.map { k -> (String, LegSummary, CanonicalInstrument?) in
-      let leg = opened.legs[k]
-      let summary =
-        k < 2
-        ? LegSummary(
-          leg.stream, instrument: leg.instrument, rows: study.legRows[k], firstTime: study.legFirstTime[k].map { $0 - micros[k] },
-          lastTime: study.legLastTime[k].map { $0 - micros[k] })
-        : LegSummary(opened.whole![k])
-      return (present[k].0, summary, canonical[k])
+    // The legs as read: the price legs by their first pass (on their own clocks), the funding rates whole.
+    var described = present.indices.map { k -> (String, LegSummary, CanonicalInstrument?) in
+      let read = study.reads[slots[k]]!
+      let leg = first.legs[k]
+      return (
+        present[k].0,
+        LegSummary(
+          leg.stream, instrument: leg.instrument, rows: read.rows, firstTime: read.firstTime.map { $0 - micros[k] },
+          lastTime: read.lastTime.map { $0 - micros[k] }),
+        canonical[k]
+      )
     }
+    if let fundingLeg { described.insert(("funding", LegSummary(fundingLeg.series), canonical[present.count]), at: 2) }
     let result = BasisResult(
       legs: described, kind: future == nil ? "spot-perp" : spot == nil ? "perp-future" : "spot-future", study: study,
-      carryUnit: Self.carryUnit(canonical[0], instrument: derivative.instrument), alignment: options, bands: analysis.bands, sized: sized,
+      carryUnit: Self.carryUnit(canonical[0], instrument: first.legs[0].instrument), alignment: options, bands: analysis.bands, sized: sized,
       offsets: execution.offsets)
     // Every format prints the figures of the JSON: checked once, before anything is written.
     let json = try result.json.checkedFinite()
-    if let seriesFile = self.series, let basis = study.series {
-      let pairs = study.references.map { SeriesCSV.Column($0.name.split(separator: " ").joined(separator: "_") + "_pct", $0.premium) }
-      try SeriesCSV.write(
-        columns: [
-          SeriesCSV.Column("basis_pct", basis.basis), SeriesCSV.Column("open_pct", basis.basis, basis.open),
-          SeriesCSV.Column("close_pct", basis.basis, basis.close),
-        ] + (basis.annualised.map { [SeriesCSV.Column("annualised_pct", $0)] } ?? []) + pairs,
-        to: seriesFile)
-    }
     try rows?.finish()
+    if let series, keep { try SeriesCSV.write(columns: kept.filter { !$0.isEmpty }.map(SeriesCSV.Column.joined), to: series) }
     switch format {
     case .json: terminal.print(json.rendered())
     case .table, .csv: terminal.print(result.table)
     }
-    for leg in opened.legs { for report in leg.reports { IngestSummary.warn(report, terminal: &terminal) } }
+    for leg in first.legs { for report in leg.reports { IngestSummary.warn(report, terminal: &terminal) } }
+    for report in fundingLeg?.reports ?? [] { IngestSummary.warn(report, terminal: &terminal) }
     if study.validPoints == 0 {
       terminal.printError("arbkit: warning: no valid point: every point had a stale or missing leg (see --max-stale)")
     }

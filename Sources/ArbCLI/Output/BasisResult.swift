@@ -42,7 +42,7 @@ struct BasisResult {
         .array(
           references.map { r in
             .object([
-              ("name", .string(r.name)), ("points", .int(r.premium.count)), ("valid_points", .int(r.premium.validPoints)),
+              ("name", .string(r.name)), ("points", .int(r.points)), ("valid_points", .int(r.validPoints)),
               ("premium", PremiumResult.json(r.summary, oneSided: false)),
             ])
           })
@@ -99,7 +99,7 @@ struct BasisResult {
     }
     if let sized { text += "\n" + sized.table(derivative: legs[0].leg.instrument, reference: legs[1].leg.instrument, bands: bands) }
     if !references.isEmpty {
-      text += "\nReference prices, % (valid points: " + references.map { "\($0.name) \($0.premium.validPoints)" }.joined(separator: ", ") + ")\n"
+      text += "\nReference prices, % (valid points: " + references.map { "\($0.name) \($0.validPoints)" }.joined(separator: ", ") + ")\n"
       text += SummaryTable.statistics(references.map { ($0.name, $0.summary) })
     }
     if let carry {
