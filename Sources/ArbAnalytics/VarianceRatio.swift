@@ -21,13 +21,14 @@ public struct VarianceRatio: Sendable, Equatable {
   }
 
   /// The ratio of the sums `s1 = Σ (r_t − μ)²` and `sq = Σ (x_t − x_{t−q} − qμ)²` over `n`
-  /// increments; `nil` unless `s1 > 0`.
+  /// increments; `nil` when `s1` is 0. Sums that overflowed give a ratio that is not a
+  /// number (refused where it is printed), never an undefined one.
   init?(q: Int, n: Int, s1: Double, sq: Double) {
-    guard s1 > 0 else { return nil }
+    guard s1 != 0 else { return nil }
     let count = Double(n), lag = Double(q)
     let m = lag * (count - lag + 1) * (1 - lag / count)
     self.q = q
-    ratio = (sq / m) / (s1 / (count - 1))
+    ratio = s1.isFinite && sq.isFinite ? (sq / m) / (s1 / (count - 1)) : .nan
     z = (ratio - 1) / (2 * (2 * lag - 1) * (lag - 1) / (3 * lag * count)).squareRoot()
   }
 }

@@ -53,4 +53,46 @@ struct StreamedRollingTests {
     #expect(run.code == .dataError && run.errors.contains("the premium at ts_us 1709251240000010 is not a finite number"), "\(run.code) \(run.errors)")
     #expect(!FileManager.default.fileExists(atPath: out))
   }
+
+  /// Two Tardis quote files of `rows` quotes a second apart, the second's prices at
+  /// `extreme` for rows 10 and 11 (a premium of about 1e303 %: finite, its squares not).
+  static func extremeLegs(_ folder: TemporaryFolder, rows: Int = 40, extreme: String = "1e-301") -> [String] {
+    let header = "exchange,symbol,timestamp,local_timestamp,ask_amount,ask_price,bid_price,bid_amount\n"
+    var a = header, b = header
+    for k in 0..<rows {
+      let time = 1_709_251_200_000_000 + k * 1_000_000
+      a += "binance,BTCUSDT,\(time),\(time),1,100.1,100,1\n"
+      let price = k == 10 || k == 11 ? (extreme, extreme) : ("100.3", "100.2")
+      b += "bybit,BTCUSDT,\(time + 5),\(time + 5),1,\(price.0),\(price.1),1\n"
+    }
+    return ["--leg", "binance:spot:BTCUSDT=" + folder.write("a.csv", a), "--leg", "bybit:linear:BTCUSDT=" + folder.write("b.csv", b)]
+  }
+
+  @Test func `sums of squares that overflow are refused at every chunk size, never printed as undefined`() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let legs = Self.extremeLegs(folder)
+    for chunk in ["1", "3", "7", "64", "65536"] {
+      let out = folder.path + "/rows-\(chunk).csv"
+      let run = arbkit(["rolling"] + legs + ["--window", "3", "--format", "json", "--out", out, "--chunk-rows", chunk])
+      #expect(run.code == .dataError && run.errors.contains("variance_ratios.0.vr is not a finite number"), "chunk \(chunk): \(run.code) \(run.errors)")
+      #expect(!FileManager.default.fileExists(atPath: out))
+    }
+  }
+
+  @Test func `rejected rows are reported when the run then fails`() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let header = "exchange,symbol,timestamp,local_timestamp,ask_amount,ask_price,bid_price,bid_amount\n"
+    func row(_ venue: String, _ time: Int, _ prices: String) -> String { "\(venue),BTCUSDT,\(time),\(time),1,\(prices),1\n" }
+    let a = header + (0..<5).map { row("binance", 1_709_251_200_000_000 + $0 * 1_000_000, "100.1,100") }.joined()
+    // The second leg starts after the first ends, and its last row goes back in time.
+    let b = header + [0, 1, 2, 3, 4, 0].map { row("bybit", 1_709_251_300_000_000 + $0 * 1_000_000, "100.3,100.2") }.joined()
+    let legs = ["--leg", "binance:spot:BTCUSDT=" + folder.write("a.csv", a), "--leg", "bybit:linear:BTCUSDT=" + folder.write("b.csv", b)]
+    for command in [["rolling", "--window", "3"], ["premium"], ["correlate", "--leg", legs[3]]] {
+      let run = arbkit(command + legs + ["--bad-rows", "skip", "--quarantine", folder.path + "/q.csv"])
+      #expect(run.code == .dataError && run.errors.contains("legs do not overlap"), "\(command[0]): \(run.errors)")
+      #expect(run.errors.contains("b.csv: warning: 1 of 6 rows rejected (timestamp_backwards 1)"), "\(command[0]): \(run.errors)")
+    }
+  }
 }

@@ -149,6 +149,10 @@ struct BasisCommand: Command {
     let present = roles.compactMap { role, spec in spec.map { (role, $0) } }
     let fundingLeg = try funding.map { spec in try LoadedLegs.load([spec], options: ingest.options, specOverrides: ingest.specOverrides)[0] }
     var first = try StreamedLegs.open(present.map(\.1), ingest: ingest, whole: execution.size != nil, chunkRows: chunkRows)
+    defer {
+      first.warn(&terminal)
+      for report in fundingLeg?.reports ?? [] { IngestSummary.warn(report, terminal: &terminal) }
+    }
     let progress = Progress(total: nil, unit: "quotes", show: Progress.onTerminal(terminal), every: 0.2)
     defer { progress.finish() }
     var canonical: [CanonicalInstrument?] = []
@@ -241,8 +245,6 @@ struct BasisCommand: Command {
     case .json: terminal.print(json.rendered())
     case .table, .csv: terminal.print(result.table)
     }
-    for leg in first.legs { for report in leg.reports { IngestSummary.warn(report, terminal: &terminal) } }
-    for report in fundingLeg?.reports ?? [] { IngestSummary.warn(report, terminal: &terminal) }
     if study.validPoints == 0 {
       terminal.printError("arbkit: warning: no valid point: every point had a stale or missing leg (see --max-stale)")
     }

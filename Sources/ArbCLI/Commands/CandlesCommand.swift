@@ -72,6 +72,7 @@ struct CandlesCommand: Command {
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     let (legs, progress) = try inputs.open(whole: false, chunkRows: chunkRows, terminal: terminal)
     defer { progress.finish() }
+    defer { legs.warn(&terminal) }
     var builder = CandleBuilder(every: every, offset: Self.zones[zone]!)
     var range = StreamedRangeCheck { [every, offset = builder.offset] in try Candles.checkRange($0, every: every, offset: offset) }
     if source == .mid {
@@ -89,7 +90,6 @@ struct CandlesCommand: Command {
       }
     }
     progress.finish()
-    for leg in legs.legs { for report in leg.reports { IngestSummary.warn(report, terminal: &terminal) } }
     let candles = builder.finish()
     // Both formats print the figures of the JSON: checked once, before anything is written.
     let checked = try JSONValue.array(candles.map(Self.json)).checkedFinite()

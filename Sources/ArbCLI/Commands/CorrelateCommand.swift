@@ -54,6 +54,7 @@ struct CorrelateCommand: Command {
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     let (legs, progress) = try inputs.open(whole: false, chunkRows: chunkRows, terminal: terminal)
     defer { progress.finish() }
+    defer { legs.warn(&terminal) }
     let panel = try PremiumPanelStream(
       legs: legs.legs.map(\.stream), base: base, options: inputs.alignment, chunkPoints: chunkRows, legChunkRows: chunkRows)
     var accumulator = CovarianceAccumulator(size: panel.legs.count, missing: missing)
@@ -69,7 +70,6 @@ struct CorrelateCommand: Command {
     case .csv: terminal.print(csv(matrix, names: names), terminator: "")
     case .table: terminal.print(table(matrix, names: names, base: baseName, points: panel.points))
     }
-    for leg in legs.legs { for report in leg.reports { IngestSummary.warn(report, terminal: &terminal) } }
     if matrix.counts.allSatisfy({ $0 < 2 }) {
       terminal.printError("arbkit: warning: fewer than two usable points: the matrices are undefined (see --max-stale)")
     }

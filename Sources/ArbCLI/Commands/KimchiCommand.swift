@@ -118,6 +118,7 @@ struct KimchiCommand: Command {
     let specs = krw + [usd, fx] + (usdtUSD.map { [$0] } ?? [])
     let roles = krw.map { _ in "krw" } + ["usd", fxIsMarket ? "fx-market" : "fx"] + (usdtUSD == nil ? [] : ["usdt-usd"])
     let first = try StreamedLegs.open(specs, ingest: ingest, whole: false, chunkRows: chunkRows)
+    defer { first.warn(&terminal) }
     var canonical: [CanonicalInstrument?] = []
     for (spec, leg) in zip(specs, first.legs) {
       if leg.stream.field.isRate { throw LegInputs.rateLeg(leg.stream.field, spec.paths[0]) }
@@ -192,7 +193,6 @@ struct KimchiCommand: Command {
     case .json: terminal.print(json.rendered())
     case .table, .csv: terminal.print(result.table)
     }
-    for leg in first.legs { for report in leg.reports { IngestSummary.warn(report, terminal: &terminal) } }
     if venues.allSatisfy({ $0.validPoints == 0 }) {
       terminal.printError("arbkit: warning: no valid point: every point had a stale or missing leg (see --max-stale, --fx-max-stale)")
     }

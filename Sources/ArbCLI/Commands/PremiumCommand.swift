@@ -64,6 +64,7 @@ struct PremiumCommand: Command {
     // A file of rates read without #FIELD gives a rate series too: refused here.
     let (opened, progress) = try inputs.open(whole: execution.size != nil, chunkRows: chunkRows, terminal: terminal)
     defer { progress.finish() }
+    defer { opened.warn(&terminal) }
     let (alignment, ingest) = (inputs.alignment, inputs.ingest)
     var canonical: [CanonicalInstrument?] = []
     for (leg, spec) in zip(opened.legs, inputs.legs) {
@@ -111,7 +112,6 @@ struct PremiumCommand: Command {
     case .csv: terminal.print(result.csv, terminator: "")
     case .table: terminal.print(result.table)
     }
-    for leg in opened.legs { for report in leg.reports { IngestSummary.warn(report, terminal: &terminal) } }
     if premium.validPoints == 0 {
       terminal.printError("arbkit: warning: no valid point: every point had a stale or missing leg (see --max-stale)")
     }

@@ -58,6 +58,7 @@ struct ProfileCommand: Command {
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     let (opened, progress) = try inputs.open(whole: false, chunkRows: chunkRows, terminal: terminal)
     defer { progress.finish() }
+    defer { opened.warn(&terminal) }
     let premium = try PremiumStream(legs: opened.legs.map(\.stream), options: inputs.alignment, chunkPoints: chunkRows, legChunkRows: chunkRows)
     var accumulator = TimeOfDayProfile.Accumulator(bands: bands, oneSided: exec || opened.legs.count > 2, zone: zone.name, offset: zone.offset)
     var range = StreamedRangeCheck { [offset = zone.offset] in try TimeOfDayProfile.checkRange($0, offset: offset) }
@@ -75,7 +76,6 @@ struct ProfileCommand: Command {
     case .csv: terminal.print(csv(profile), terminator: "")
     case .table: terminal.print(table(profile, validPoints: premium.validPoints))
     }
-    for leg in opened.legs { for report in leg.reports { IngestSummary.warn(report, terminal: &terminal) } }
     return .success
   }
 

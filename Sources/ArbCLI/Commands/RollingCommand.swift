@@ -77,6 +77,7 @@ struct RollingCommand: Command {
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     let (legs, progress) = try inputs.open(whole: false, chunkRows: chunkRows, terminal: terminal)
     defer { progress.finish() }
+    defer { legs.warn(&terminal) }
     let premium = try PremiumStream(legs: legs.legs.map(\.stream), options: inputs.alignment, chunkPoints: chunkRows, legChunkRows: chunkRows)
     let analyzer = RollingAnalyzer(
       window: window, ewma: ewma, varianceRatioLags: Self.varianceRatioLags, quantileLevels: Self.quantileLevels,
@@ -109,7 +110,6 @@ struct RollingCommand: Command {
     case .csv: terminal.print(result.csv, terminator: "")
     case .table: terminal.print(result.table)
     }
-    for leg in legs.legs { for report in leg.reports { IngestSummary.warn(report, terminal: &terminal) } }
     if premium.validPoints == 0 {
       terminal.printError("arbkit: warning: no valid point: every point had a stale or missing leg (see --max-stale)")
     }

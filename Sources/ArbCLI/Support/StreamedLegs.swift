@@ -60,4 +60,11 @@ struct StreamedLegs {
     }
     return progress
   }
+
+  /// Prints the rejected-row warnings of every leg: deferred by the commands to their
+  /// end, so that they are printed when the run fails too (a leg's accounting is
+  /// complete for the files it finished).
+  func warn(_ terminal: inout Terminal) {
+    for leg in legs { for report in leg.reports { IngestSummary.warn(report, terminal: &terminal) } }
+  }
 }
