@@ -17,6 +17,13 @@ struct KimchiCommandTests {
   static let ccxt = Repository.data("formats/ccxt-ohlcv.json")
   static let upbit5m = "upbit:spot:KRW-BTC=" + Repository.data("samples/kimchi-5m/upbit_BTC_KRW_5m_2025-07-26.csv") + "@" + ccxt
   static let binance5m = "binance:spot:BTCUSDT=" + Repository.data("samples/kimchi-5m/binance_BTC_USDT_5m_2025-07-26.csv") + "@" + ccxt
+  /// A USDT-USD market quoted at 0.9995 USD per USDT at 2025-07-26 18:00 and 2025-07-27 11:55 UTC.
+  static func usdtUSD(_ folder: TemporaryFolder) -> String {
+    folder.write(
+      "usdt.csv",
+      "ts_us,venue,market,symbol,bid,ask,bid_size,ask_size,last\n"
+        + "1753552800000000,test,spot,USDTUSD,0.9994,0.9996,,,\n1753617300000000,test,spot,USDTUSD,0.9994,0.9996,,,\n")
+  }
 
   /// Day number → close of an Investing.com export, read without the ingest.
   static func closes(_ name: String) throws -> [Int: Double] {
@@ -109,11 +116,7 @@ struct KimchiCommandTests {
   @Test func `a USDT-USD market gives the USDT term and the premium in USD`() throws {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
-    // 0.9995 USD per USDT at 2025-07-26 18:00 and 2025-07-27 11:55 UTC.
-    let usdt = folder.write(
-      "usdt.csv",
-      "ts_us,venue,market,symbol,bid,ask,bid_size,ask_size,last\n"
-        + "1753552800000000,test,spot,USDTUSD,0.9994,0.9996,,,\n1753617300000000,test,spot,USDTUSD,0.9994,0.9996,,,\n")
+    let usdt = Self.usdtUSD(folder)
     let run = arbkit(
       "kimchi", "--krw", Self.upbit5m, "--usd", Self.binance5m, "--fx", Self.usdkrw, "--usdt-usd", usdt, "--max-stale", "1d",
       "--format", "json")

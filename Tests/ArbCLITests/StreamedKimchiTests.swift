@@ -46,10 +46,7 @@ struct StreamedKimchiTests {
   @Test func `one KRW venue on five-minute candles with the USDT term, its series written as it streams`() throws {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
-    let usdt = folder.write(
-      "usdt.csv",
-      "ts_us,venue,market,symbol,bid,ask,bid_size,ask_size,last\n"
-        + "1753552800000000,test,spot,USDTUSD,0.9994,0.9996,,,\n1753617300000000,test,spot,USDTUSD,0.9994,0.9996,,,\n")
+    let usdt = Kimchi.usdtUSD(folder)
     try Self.expectChunkless(
       ["--krw", Kimchi.upbit5m, "--usd", Kimchi.binance5m, "--fx", Kimchi.usdkrw, "--usdt-usd", usdt, "--max-stale", "1d", "--fx-max-stale", "1d"],
       folder: folder)

@@ -97,9 +97,11 @@ struct PremiumCommand: Command {
         size: size, premium: try PremiumSeries(legs: shifted, options: alignment), legs: shifted, alignment: alignment, bands: bands)
     }
     let described = opened.legs.indices.map { k in
-      PremiumResult.Leg(
-        instrument: opened.legs[k].instrument, field: streams[k].field, priceSource: streams[k].priceSource, rows: premium.legRows[k],
-        firstTime: premium.legFirstTime[k], lastTime: premium.legLastTime[k], reports: opened.legs[k].reports)
+      var leg = LegSummary(
+        streams[k], instrument: opened.legs[k].instrument, rows: premium.legRows[k], firstTime: premium.legFirstTime[k],
+        lastTime: premium.legLastTime[k])
+      leg.reports = opened.legs[k].reports
+      return leg
     }
     let result = PremiumResult(
       legs: described, canonical: canonical, points: premium.points, validPoints: premium.validPoints, analysis: analysis,

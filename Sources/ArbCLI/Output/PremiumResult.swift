@@ -6,19 +6,8 @@ import ArbResearch
 /// The result of `arbkit premium`, rendered as JSON (the contract in `docs/cli.md`),
 /// CSV (one `series,metric,value` row per figure) or a terminal table.
 struct PremiumResult {
-  /// What the output says of a leg: its series and the rows it was read from.
-  struct Leg {
-    var instrument: Instrument
-    var field: SeriesField
-    var priceSource: PriceSource
-    /// Quotes the leg took part with (within `--from/--to`).
-    var rows: Int
-    var firstTime: Int64?
-    var lastTime: Int64?
-    var reports: [IngestReport]
-  }
-
-  let legs: [Leg]
+  /// The legs as read, with their row accounting.
+  let legs: [LegSummary]
   /// The canonical instrument of each leg, when its venue is in the registry.
   let canonical: [CanonicalInstrument?]
   let points: Int

@@ -77,9 +77,12 @@ struct LegSummary {
   var instrument: Instrument
   var field: SeriesField
   var priceSource: PriceSource
+  /// Quotes the leg took part with (within `--from/--to`).
   var rows: Int
   var firstTime: Int64?
   var lastTime: Int64?
+  /// The row accounting of the files or store it was read from, where a table shows it.
+  var reports: [IngestReport] = []
 
   /// A leg read whole.
   init(_ series: QuoteSeries) {
