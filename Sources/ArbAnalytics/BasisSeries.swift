@@ -37,9 +37,8 @@ public struct BasisSeries: Sendable {
   {
     var time: [Int64] = [], valid: [Bool] = [], basis: [Double] = [], open: [Double] = [], close: [Double] = []
     var yearly: [Double] = [], before: [Bool] = []
-    let stream: BasisStream
-    do {
-      stream = try BasisStream(
+    let stream = try inMemory { () throws -> BasisStream in
+      let stream = try BasisStream(
         derivative: SeriesQuoteStream(derivative), reference: SeriesQuoteStream(reference), expiry: expiry, options: options)
       while let chunk = try stream.next() {
         time += chunk.time
@@ -50,10 +49,7 @@ public struct BasisSeries: Sendable {
         yearly += chunk.annualised
         before += chunk.beforeExpiry
       }
-    } catch let error as AlignmentError {
-      throw error
-    } catch {
-      preconditionFailure("a series in memory streams without error: \(error)")
+      return stream
     }
     self.basis = PremiumSeries(time: time, valid: valid, values: basis)
     self.open = open

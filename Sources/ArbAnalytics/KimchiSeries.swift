@@ -32,9 +32,8 @@ public struct KimchiSeries: Sendable {
     options: AlignmentOptions = AlignmentOptions(), fxMaxStale: Int64? = nil
   ) throws(AlignmentError) {
     var time: [Int64] = [], valid: [Bool] = [], kimchi: [Double] = [], rate: [Double] = [], usdtTerm: [Double] = [], kimchiUSD: [Double] = []
-    let stream: KimchiStream
-    do {
-      stream = try KimchiStream(
+    let stream = try inMemory { () throws -> KimchiStream in
+      let stream = try KimchiStream(
         krw: SeriesQuoteStream(krw), usd: SeriesQuoteStream(usd), fx: SeriesQuoteStream(fx), usdtUSD: usdtUSD.map(SeriesQuoteStream.init),
         options: options, fxMaxStale: fxMaxStale)
       while let chunk = try stream.next() {
@@ -45,10 +44,7 @@ public struct KimchiSeries: Sendable {
         usdtTerm += chunk.usdtTerm
         kimchiUSD += chunk.kimchiUSD
       }
-    } catch let error as AlignmentError {
-      throw error
-    } catch {
-      preconditionFailure("a series in memory streams without error: \(error)")
+      return stream
     }
     premium = PremiumSeries(time: time, valid: valid, values: kimchi)
     self.rate = rate

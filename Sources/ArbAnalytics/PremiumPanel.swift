@@ -11,13 +11,17 @@ public struct PremiumPanel: Sendable {
   public var premiums: [[Double]]
 
   /// - Throws: `AlignmentError` as `AlignedLegs.init`.
-  public init(legs series: [QuoteSeries], base: Int, options: AlignmentOptions = AlignmentOptions()) throws {
-    let stream = try PremiumPanelStream(legs: series.map(SeriesQuoteStream.init), base: base, options: options)
+  public init(legs series: [QuoteSeries], base: Int, options: AlignmentOptions = AlignmentOptions()) throws(AlignmentError) {
     var time: [Int64] = []
-    var premiums = [[Double]](repeating: [], count: stream.legs.count)
-    while let chunk = try stream.next() {
-      time += chunk.time
-      for j in premiums.indices { premiums[j] += chunk.premiums[j] }
+    var premiums: [[Double]] = []
+    let stream = try inMemory { () throws -> PremiumPanelStream in
+      let stream = try PremiumPanelStream(legs: series.map(SeriesQuoteStream.init), base: base, options: options)
+      premiums = Array(repeating: [], count: stream.legs.count)
+      while let chunk = try stream.next() {
+        time += chunk.time
+        for j in premiums.indices { premiums[j] += chunk.premiums[j] }
+      }
+      return stream
     }
     self.time = time
     self.legs = stream.legs

@@ -148,7 +148,7 @@ struct BasisCommand: Command {
     ]
     let present = roles.compactMap { role, spec in spec.map { (role, $0) } }
     let fundingLeg = try funding.map { spec in try LoadedLegs.load([spec], options: ingest.options, specOverrides: ingest.specOverrides)[0] }
-    var first = try StreamedLegs.open(present.map(\.1), ingest: ingest, whole: execution.size != nil, chunkRows: chunkRows)
+    let first = try StreamedLegs.open(present.map(\.1), ingest: ingest, whole: execution.size != nil, chunkRows: chunkRows)
     defer {
       first.warn(&terminal)
       for report in fundingLeg?.reports ?? [] { IngestSummary.warn(report, terminal: &terminal) }
@@ -171,22 +171,16 @@ struct BasisCommand: Command {
     }
     // Offsets move the price legs; funding times are settlement instants.
     try execution.checkOffsets(venues: first.legs.map(\.instrument.venue))
-    let micros = first.legs.map { leg in execution.offsets.first { $0.venue == leg.instrument.venue }?.micros ?? 0 }
+    let passes = LegPasses(
+      first, specs: present.map(\.1), ingest: ingest, chunkRows: chunkRows, offsets: execution.offsets,
+      progress: Progress.onTerminal(terminal) ? progress : nil)
+    let micros = passes.micros
     var expiry = self.expiry
     if future != nil && expiry == nil {
       guard let day = canonical[0]?.expiry else { throw UsageError("no expiry known for \(first.legs[0].instrument): name it with --expiry") }
       expiry = BasisSeries.expiry(day)
     }
     let slots: [BasisStudy.Leg] = [.derivative, .reference] + [mark.map { _ in .mark }, index.map { _ in .index }].compactMap { $0 }
-    // Each pass reads its legs anew; the first reads the legs opened above (their row accounting is reported).
-    var unused = first.legs.map { Optional($0.stream) }
-    let open = { [ingest, chunkRows] (leg: BasisStudy.Leg) throws -> any QuoteStream in
-      let k = slots.firstIndex(of: leg)!
-      var stream = try unused[k] ?? StreamedLegs.open([present[k].1], ingest: ingest, whole: false, chunkRows: chunkRows).legs[0].stream
-      unused[k] = nil
-      if Progress.onTerminal(terminal) { stream = CountingQuoteStream(stream, counted: progress.advance) }
-      return micros[k] == 0 ? stream : ShiftedQuoteStream(stream, by: micros[k])
-    }
     let options = analysis.alignment
     let pairNames =
       (mark != nil && index != nil ? ["mark_over_index_pct"] : [])
@@ -199,7 +193,8 @@ struct BasisCommand: Command {
     let keep = series != nil && !pairNames.isEmpty
     var kept: [[SeriesCSV.Column]] = Array(repeating: [], count: 4 + pairNames.count)
     let study = try BasisStudy(
-      open: open, priced: Array(slots.dropFirst(2)), derivativeName: future != nil ? "future" : "perp", canonical: canonical[0],
+      open: { try passes.open(slots.firstIndex(of: $0)!) }, priced: Array(slots.dropFirst(2)), derivativeName: future != nil ? "future" : "perp",
+      canonical: canonical[0],
       expiry: expiry, alignment: options, bands: analysis.bands, chunkPoints: chunkRows,
       funding: fundingLeg.map { BasisStudy.Funding(rates: $0.series, tickerInterval: fundingInterval, window: window) },
       each: { chunk in

@@ -138,23 +138,17 @@ struct KimchiCommand: Command {
       throw UsageError("--usdt-usd applies to a USDT market --usd, was \(first.legs[krw.count].instrument)" + (usdQuote.map { " (quote \($0))" } ?? ""))
     }
     try execution.checkOffsets(venues: first.legs.map(\.instrument.venue))
-    let micros = first.legs.map { leg in execution.offsets.first { $0.venue == leg.instrument.venue }?.micros ?? 0 }
-    // Every pass reads its legs anew; the first reads the legs opened above (their row accounting is reported).
     let progress = Progress(total: nil, unit: "quotes", show: Progress.onTerminal(terminal), every: 0.2)
     defer { progress.finish() }
-    var unused = Array(first.legs.map { Optional($0.stream) })
-    let open = { [ingest, chunkRows] (k: Int) throws -> any QuoteStream in
-      var stream = try unused[k] ?? StreamedLegs.open([specs[k]], ingest: ingest, whole: false, chunkRows: chunkRows).legs[0].stream
-      unused[k] = nil
-      if Progress.onTerminal(terminal) { stream = CountingQuoteStream(stream, counted: progress.advance) }
-      return micros[k] == 0 ? stream : ShiftedQuoteStream(stream, by: micros[k])
-    }
+    let passes = LegPasses(
+      first, specs: specs, ingest: ingest, chunkRows: chunkRows, offsets: execution.offsets, progress: Progress.onTerminal(terminal) ? progress : nil)
+    let micros = passes.micros
     let names = (1...krw.count).map { "kimchi_pct_\($0)" } + (usdtUSD == nil ? [] : (1...krw.count).map { "kimchi_usd_pct_\($0)" })
     var rows = try series.flatMap { krw.count == 1 ? try PointRowsWriter($0, names: names) : nil }
     var kept: [(premium: [SeriesCSV.Column], inUSD: [SeriesCSV.Column])] = []
     let options = analysis.alignment
     let study = try KimchiStudy(
-      krwCount: krw.count, usdtUSD: usdtUSD != nil, open: open, alignment: options, bands: analysis.bands, fxMaxStale: fxMaxStale,
+      krwCount: krw.count, usdtUSD: usdtUSD != nil, open: passes.open, alignment: options, bands: analysis.bands, fxMaxStale: fxMaxStale,
       chunkPoints: chunkRows,
       each: { v, chunk in
         let columns = [chunk.premium] + (usdtUSD == nil ? [] : [chunk.kimchiUSD])

@@ -68,3 +68,31 @@ struct StreamedLegs {
     for leg in legs { for report in leg.reports { IngestSummary.warn(report, terminal: &terminal) } }
   }
 }
+
+/// The legs of a command that reads them in several passes (`basis`, `kimchi`): the
+/// first stream of a leg is the one opened at the start (whose row accounting the
+/// command reports), every later one opens the leg anew. Each stream is counted on
+/// `progress` (on a terminal) and moved by its venue's clock offset.
+final class LegPasses {
+  /// The clock offset of each leg (µs).
+  let micros: [Int64]
+  private var unused: [(any QuoteStream)?]
+  private let specs: [LegSpec]
+  private let ingest: IngestFlags
+  private let chunkRows: Int
+  private let progress: Progress?
+
+  init(_ first: StreamedLegs, specs: [LegSpec], ingest: IngestFlags, chunkRows: Int, offsets: [(venue: String, micros: Int64)], progress: Progress?) {
+    micros = first.legs.map { leg in offsets.first { $0.venue == leg.instrument.venue }?.micros ?? 0 }
+    unused = first.legs.map(\.stream)
+    (self.specs, self.ingest, self.chunkRows, self.progress) = (specs, ingest, chunkRows, progress)
+  }
+
+  /// A stream of leg `k` for the next pass over it.
+  func open(_ k: Int) throws -> any QuoteStream {
+    var stream = try unused[k] ?? StreamedLegs.open([specs[k]], ingest: ingest, whole: false, chunkRows: chunkRows).legs[0].stream
+    unused[k] = nil
+    if let progress { stream = CountingQuoteStream(stream, counted: progress.advance) }
+    return micros[k] == 0 ? stream : ShiftedQuoteStream(stream, by: micros[k])
+  }
+}
