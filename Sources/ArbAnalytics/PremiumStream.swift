@@ -27,6 +27,20 @@ public struct PremiumChunk: @unchecked Sendable {
   public let usableQuotes: UnsafeBufferPointer<Double>
 
   public var count: Int { time.count }
+
+  /// A chunk of the given columns; `quotes`, `quoteTimes` and `usableQuotes` may be empty.
+  public init(
+    time: UnsafeBufferPointer<Int64>, duration: UnsafeBufferPointer<Int64>, valid: UnsafeBufferPointer<Bool>,
+    mid: UnsafeBufferPointer<Double>, exec: UnsafeBufferPointer<Double>, rich: UnsafeBufferPointer<Int8>,
+    cheap: UnsafeBufferPointer<Int8>, top: UnsafeBufferPointer<Int8>, bottom: UnsafeBufferPointer<Int8>,
+    quotes: UnsafeBufferPointer<Double> = UnsafeBufferPointer(start: nil, count: 0),
+    quoteTimes: UnsafeBufferPointer<Int64> = UnsafeBufferPointer(start: nil, count: 0),
+    usableQuotes: UnsafeBufferPointer<Double> = UnsafeBufferPointer(start: nil, count: 0)
+  ) {
+    (self.time, self.duration, self.valid, self.mid, self.exec) = (time, duration, valid, mid, exec)
+    (self.rich, self.cheap, self.top, self.bottom) = (rich, cheap, top, bottom)
+    (self.quotes, self.quoteTimes, self.usableQuotes) = (quotes, quoteTimes, usableQuotes)
+  }
 }
 
 /// The premium series of legs read as streams: the as-of merge of `PremiumSeries`
@@ -62,6 +76,7 @@ public final class PremiumStream {
   private var gridNext: Int64?
   private let keepQuotes: Bool
   private let keepUsableQuotes: Bool
+  private let checksOverlap: Bool
   /// Per leg (a buffer, not an array: the walk reads it at every point without access checks).
   private let readers: UnsafeMutableBufferPointer<LegReader>
   private var finished = false
@@ -94,10 +109,13 @@ public final class PremiumStream {
   ///   - maxPremium: `mid` is the max premium even for two legs.
   ///   - keepQuotes: fill `PremiumChunk.quotes` (what `--series` prints).
   ///   - keepUsableQuotes: fill `PremiumChunk.usableQuotes`.
+  ///   - checksOverlap: refuse legs that never overlap at the end; `false` when the legs
+  ///     are part of a history, whose overlap the caller checks (`checkOverlap`).
   /// - Throws: `AlignmentError` (too few legs, an empty leg, `.time`), or what a leg's stream throws.
   public init(
     legs: [any QuoteStream], options: AlignmentOptions = AlignmentOptions(), maxPremium: Bool = false, chunkPoints: Int = 1 << 16,
-    legChunkRows: Int = 1 << 16, keepQuotes: Bool = false, keepUsableQuotes: Bool = false
+    legChunkRows: Int = 1 << 16, keepQuotes: Bool = false, keepUsableQuotes: Bool = false,
+    checksOverlap: Bool = true
   ) throws {
     precondition(chunkPoints > 0 && legChunkRows > 0, "chunks hold at least one row")
     precondition(legs.count <= 127, "PremiumStream: at most 127 legs")
@@ -108,6 +126,7 @@ public final class PremiumStream {
     self.legChunkRows = legChunkRows
     self.keepQuotes = keepQuotes
     self.keepUsableQuotes = keepUsableQuotes
+    self.checksOverlap = checksOverlap
     legCount = legs.count
     required = min(options.minimumLegs ?? legs.count, legs.count)
     limits = (0..<legs.count).map(options.maxStale(leg:))
@@ -181,7 +200,7 @@ public final class PremiumStream {
     while !finished && walk.held < chunkPoints + 1 {
       if try !makePoint(&writer, &walk) {
         finished = true
-        try checkOverlap()
+        if checksOverlap { try Self.checkOverlap(firsts: legFirstTime.map { $0! }, lasts: legLastTime.map { $0! }, required: required) }
       }
     }
     (held, points, gridNext) = (walk.held, walk.points, walk.gridNext)
@@ -306,17 +325,19 @@ public final class PremiumStream {
     do { _ = try TimeArithmetic.bounds(of: [[earliest, last]]) } catch { throw AlignmentError.time(error) }
   }
 
-  /// At the end: whether `required` legs were ever quoting at once (as `AsOfMerge`).
-  private func checkOverlap() throws {
-    let firsts = legFirstTime.map { $0! }, lasts = legLastTime.map { $0! }
+  /// Whether `required` legs of those quoting from `firsts` to `lasts` were ever quoting
+  /// at once (as `AsOfMerge`).
+  /// - Throws: `AlignmentError.noOverlap` when they never were.
+  public static func checkOverlap(firsts: [Int64], lasts: [Int64], required: Int) throws {
     let edges: [(Int64, Int)] = (firsts.map { ($0, 1) } + lasts.map { ($0, -1) }).sorted { ($0.0, -$0.1) < ($1.0, -$1.1) }
     var open = 0
     for (_, change) in edges {
       open += change
       if open >= required { return }
     }
-    throw AlignmentError.noOverlap(lastEnd: lasts.min()!, firstStart: start)
+    throw AlignmentError.noOverlap(lastEnd: lasts.min()!, firstStart: firsts.sorted()[required - 1])
   }
+
 }
 
 /// One leg of a `PremiumStream`: its current chunk, the next quote to take, and the

@@ -178,14 +178,20 @@ extension LegSpec {
   /// - Throws: as `Store.open`, `StoreError.clockMismatch`, or as `load` when the store
   ///   holds no series of the leg.
   public func stream(options: IngestOptions) throws -> StreamedLeg {
-    precondition(isStore, "stream(options:) reads a store leg")
+    let (store, series, named) = try storeSeries(options: options)
+    let window = options.window ?? TimeWindow()
+    return StreamedLeg(stream: store.stream(series, window: window, columns: options.storeColumns), instrument: named, report: store.sourceReport())
+  }
+
+  /// The store this leg names, opened, its series the leg takes, and the instrument the
+  /// leg goes by.
+  /// - Throws: as `stream(options:)`.
+  public func storeSeries(options: IngestOptions) throws -> (store: Store, series: Store.Series, instrument: Instrument) {
+    precondition(isStore, "storeSeries(options:) reads a store leg")
     let store = try Store.open(path: paths[0])
     guard options.clock == store.clock else { throw StoreError.clockMismatch(store: store.path, stored: store.clock, requested: options.clock) }
     let (index, named) = try pick(from: store.series.map { ($0.instrument, $0.field) }, path: paths[0])
-    let window = options.window ?? TimeWindow()
-    return StreamedLeg(
-      stream: store.stream(store.series[index], window: window, columns: options.storeColumns), instrument: named,
-      report: store.sourceReport())
+    return (store, store.series[index], named)
   }
 }
 

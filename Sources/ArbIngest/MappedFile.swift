@@ -3,18 +3,18 @@
 #endif
 
 /// A whole file mapped read-only into memory (`mmap`), unmapped when released.
-final class MappedFile {
-  let path: String
+public final class MappedFile {
+  public let path: String
   /// The file's bytes; empty for an empty file. Valid only while `self` is alive: use
   /// `withBytes`, or keep `self` alive as long as a pointer into them is used.
-  let bytes: UnsafeRawBufferPointer
+  public let bytes: UnsafeRawBufferPointer
   /// Size of the file in bytes.
-  var count: Int { bytes.count }
+  public var count: Int { bytes.count }
 
   /// Maps `path`. `readAhead`: the pages are read in at once (`MAP_POPULATE`), for a
   /// caller that reads every byte; otherwise they are read as touched, in order
   /// (`MADV_SEQUENTIAL`), for a caller that reads a part or releases as it goes.
-  init(path: String, readAhead: Bool = true) throws(FileError) {
+  public init(path: String, readAhead: Bool = true) throws(FileError) {
     self.path = path
     let fd = open(path, O_RDONLY)
     guard fd >= 0 else {
@@ -40,13 +40,13 @@ final class MappedFile {
   }
 
   /// Calls `body` with the mapped bytes, keeping the mapping alive meanwhile.
-  func withBytes<T>(_ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+  public func withBytes<T>(_ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
     try withExtendedLifetime(self) { try body(bytes) }
   }
 
   /// Gives the whole pages of `bytes[range]` back to the system (`MADV_DONTNEED`): they
   /// leave the process's resident memory and are read again from the file if touched.
-  func release(_ range: Range<Int>) {
+  public func release(_ range: Range<Int>) {
     guard let base = bytes.baseAddress, !range.isEmpty else { return }
     let page = Int(sysconf(Int32(_SC_PAGESIZE)))
     let start = (range.lowerBound + page - 1) / page * page

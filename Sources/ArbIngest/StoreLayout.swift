@@ -83,6 +83,14 @@ public enum StoreColumns: Sendable {
   /// (`QuoteSeries.bidSize`, `askSize` and `otherTime`, a chunk's likewise, are empty):
   /// for a command that reads neither.
   case skippingSizesAndOtherClock
+  /// The time column alone: to count and bound quotes.
+  case timeOnly
 
-  func includes(_ column: String) -> Bool { self == .all || !StoreColumn.sizesAndOtherClock.contains(column) }
+  func includes(_ column: String) -> Bool {
+    switch self {
+    case .all: true
+    case .skippingSizesAndOtherClock: !StoreColumn.sizesAndOtherClock.contains(column)
+    case .timeOnly: column == "time"
+    }
+  }
 }

@@ -34,3 +34,8 @@ extension BoardAlertError: Diagnostic {
   public var kind: DiagnosticKind { .usage }
   public var isFramed: Bool { false }
 }
+
+extension PartialError: Diagnostic {
+  public var kind: DiagnosticKind { .data }
+  public var isFramed: Bool { true }
+}

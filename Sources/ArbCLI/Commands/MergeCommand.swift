@@ -6,9 +6,10 @@ import Foundation
 /// the unsharded sweep writes.
 struct MergeCommand: Command {
   static let name = "merge"
-  static let abstract = "Join the shard outputs of one sweep into the unsharded CSV"
+  static let abstract = "Join the shard outputs of one sweep, or the partials of one sharded premium run, into the unsharded output"
   static let usage = """
     Usage: arbkit merge SHARD.csv… --out PATH [--pnl-matrix PATH]
+           arbkit merge PARTIAL… [--format table|csv|json]
 
     Joins the outputs of `arbkit sweep --shard I/N` (each with its .meta.json
     sidecar) into PATH, byte for byte what the unsharded sweep writes. Refuses shards
@@ -17,34 +18,58 @@ struct MergeCommand: Command {
     from the path its sidecar records (as given to arbkit sweep --pnl-matrix), into the
     matrix the unsharded sweep writes.
 
+    Joins the partial results of `arbkit premium … --shard I/N --out PARTIAL` (every
+    shard once, of the same arguments and unchanged stores) and prints what the
+    unsharded premium prints, byte for byte: the shards' points are analysed in order,
+    in the unsharded run's chunks.
+
     Options:
     \(HelpText.options([
       ("--out PATH", "the merged CSV (and PATH.meta.json)"),
       ("--pnl-matrix PATH", "the merged PnL matrix; every shard must have been swept with --pnl-matrix and one --period"),
+      ("--format table|csv|json", "of partials: the output (default: the shards' --format)"),
     ]))
     """
 
   let inputs: [String]
-  let out: String
+  let out: String?
   let pnlMatrix: String?
+  let format: OutputFormat?
+  /// The inputs are partials of `premium --shard`, not sweep shards.
+  let partials: Bool
 
   init(arguments: [String]) throws(UsageError) {
-    let cursor = ArgumentCursor(arguments, flags: ["--out", "--pnl-matrix"], switches: [])
+    let cursor = ArgumentCursor(arguments, flags: ["--out", "--pnl-matrix", "--format"], switches: [])
     try cursor.validate()
     inputs = cursor.arguments
     guard !inputs.isEmpty else { throw UsageError("no shard files") }
-    guard let out = cursor.value("--out") else { throw UsageError("--out PATH is required") }
-    self.out = out
+    out = cursor.value("--out")
     pnlMatrix = cursor.value("--pnl-matrix")
+    format = cursor.value("--format") == nil ? nil : try OutputFormat.parse(cursor)
+    let kinds = inputs.map(PremiumPartial.isPartial)
+    partials = kinds.contains(true)
+    if partials {
+      if let sweep = zip(inputs, kinds).first(where: { !$1 }) {
+        throw UsageError("\(sweep.0) is not a partial of arbkit premium --shard, \(inputs[kinds.firstIndex(of: true)!]) is")
+      }
+      if out != nil || pnlMatrix != nil { throw UsageError("partials of arbkit premium --shard merge to stdout: --out and --pnl-matrix are for sweep shards") }
+    } else {
+      guard out != nil else { throw UsageError("--out PATH is required") }
+      if format != nil { throw UsageError("--format is for partials of arbkit premium --shard; a sweep merges to the CSV --out") }
+    }
   }
 
   var files: RunFiles {
+    if partials { return RunFiles(inputs: inputs) }
+    let out = out!
     // The shards' matrices as their sidecars name them; an unreadable sidecar is the run's error.
     let matrices = pnlMatrix == nil ? [] : inputs.compactMap { try? SweepOutput.Meta.read($0).pnlMatrix }
     return RunFiles(inputs: inputs + inputs.map { $0 + ".meta.json" } + matrices, named: [out] + [pnlMatrix].compactMap { $0 }, derived: [out + ".meta.json"])
   }
 
   func run(_ terminal: inout Terminal) throws -> ExitCode {
+    if partials { return try PremiumCommand.merge(inputs, format: format, terminal: &terminal) }
+    let out = out!
     var shards: [(meta: SweepOutput.Meta, header: String, rows: [String])] = []
     for path in inputs {
       try InputFile.check(path)
@@ -64,19 +89,10 @@ struct MergeCommand: Command {
         shard.meta.totalCells == first.totalCells, shard.header == shards[0].header
       else { throw UsageError("\(path) is a shard of another sweep than \(inputs[0]) (scenario, grid or overrides differ)") }
     }
-    let count = try Self.shard(first, path: inputs[0]).count
+    let order = try Self.order(shards.enumerated().map { k, shard throws(UsageError) in try Self.shard(shard.meta, path: inputs[k]) })
+    let count = order.count
     var byIndex = [Int: Int]()
-    for (k, shard) in shards.enumerated() {
-      let (index, of) = try Self.shard(shard.meta, path: inputs[k])
-      guard of == count else { throw UsageError("\(inputs[k]) is shard \(shard.meta.shard), others are of \(count)") }
-      guard byIndex[index] == nil else { throw UsageError("shard \(shard.meta.shard) is given twice") }
-      byIndex[index] = k
-    }
-    // Each shard is given once, so fewer than `count` means some are missing; only those up to the first ten are named.
-    guard byIndex.count == count else {
-      let missing = (1...count).lazy.filter { byIndex[$0] == nil }.prefix(10).map { "\($0)/\(count)" }
-      throw UsageError("missing shard(s) " + missing.joined(separator: ", ") + (count - byIndex.count > 10 ? ", …" : ""))
-    }
+    for (index, k) in order.enumerated() { byIndex[index + 1] = k }
     // Cell c is row c / N of shard c mod N + 1.
     var text = shards[0].header + "\n"
     for cell in 0..<first.totalCells {
@@ -100,6 +116,24 @@ struct MergeCommand: Command {
     try FileOutput.commit(files + [try merged.sidecar(out)])
     terminal.printError("merged \(count) shards, \(first.totalCells) cells into \(out)")
     return .success
+  }
+
+  /// The positions of `shards` (each `I/N`) in shard order 1…N.
+  /// - Throws: `UsageError` when shards of different N are given, one is given twice or some are missing.
+  static func order(_ shards: [(index: Int, count: Int)]) throws(UsageError) -> [Int] {
+    let count = shards[0].count
+    var byIndex = [Int: Int]()
+    for (k, shard) in shards.enumerated() {
+      guard shard.count == count else { throw UsageError("shard \(shard.index)/\(shard.count) is given with shards of \(count)") }
+      guard byIndex[shard.index] == nil else { throw UsageError("shard \(shard.index)/\(shard.count) is given twice") }
+      byIndex[shard.index] = k
+    }
+    // Each shard is given once, so fewer than `count` means some are missing; only those up to the first ten are named.
+    guard byIndex.count == count else {
+      let missing = (1...count).lazy.filter { byIndex[$0] == nil }.prefix(10).map { "\($0)/\(count)" }
+      throw UsageError("missing shard(s) " + missing.joined(separator: ", ") + (count - byIndex.count > 10 ? ", …" : ""))
+    }
+    return (1...count).map { byIndex[$0]! }
   }
 
   /// The PnL matrix of the shard `path` as its sidecar records it, with the `period` of the first shard.

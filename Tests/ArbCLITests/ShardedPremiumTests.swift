@@ -1,0 +1,130 @@
+import ArbCLI
+import Foundation
+import TestSupport
+import Testing
+
+/// `arbkit premium … --shard I/N --out PARTIAL` over stores, joined by `arbkit merge`,
+/// prints what the unsharded run prints, byte for byte: for any N (more shards than
+/// days too), chunk sizes that put boundaries inside episodes, windows that cut days,
+/// grids, and two or three legs; and the merge refuses what does not add up.
+@Suite("arbkit premium, sharded by days")
+struct ShardedPremiumTests {
+  /// Runs `premium` unsharded and as `shards` shards merged; expects the same exit, stdout and stderr.
+  static func expectMergeEqualsWhole(_ arguments: [String], shards: Int, in folder: TemporaryFolder, sourceLocation: SourceLocation = #_sourceLocation) {
+    let whole = arbkit(["premium"] + arguments)
+    #expect(whole.code == .success, "\(whole.errors)", sourceLocation: sourceLocation)
+    let partials = (1...shards).map { folder.path + "/part-\($0)-of-\(shards)" }
+    for (k, partial) in partials.enumerated() {
+      let run = arbkit(["premium"] + arguments + ["--shard", "\(k + 1)/\(shards)", "--out", partial])
+      #expect(run.code == .success && run.output.isEmpty, "shard \(k + 1)/\(shards): \(run.errors)", sourceLocation: sourceLocation)
+    }
+    // The order the partials are given in does not matter.
+    let merged = arbkit(["merge"] + partials.reversed())
+    #expect(merged.code == .success, "\(merged.errors)", sourceLocation: sourceLocation)
+    #expect(merged.output == whole.output, "\(shards) shards of \(arguments)", sourceLocation: sourceLocation)
+    #expect(merged.errors == whole.errors, "\(shards) shards of \(arguments)", sourceLocation: sourceLocation)
+  }
+
+  /// The demo pair (21 days of 1-minute candles) converted into a store.
+  static func demoStore(_ folder: TemporaryFolder) -> [String] {
+    let store = folder.path + "/store"
+    #expect(arbkit("convert", DemoPair.binance, DemoPair.kraken, "--out", store).code == .success)
+    return ["--leg", "binanceus:spot:BTCUSDC=" + store, "--leg", "kraken:spot:BTCUSDC=" + store]
+  }
+
+  @Test func `the real pair over 21 days merges to the unsharded bytes for 1 to 30 shards`() {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let legs = Self.demoStore(folder)
+    let options = ["--max-stale", "2m", "--bands", "0.05,0.1,0.5", "--hysteresis", "0.02", "--chunk-rows", "300", "--format", "json"]
+    for shards in [1, 2, 3, 7, 21, 30] { Self.expectMergeEqualsWhole(legs + options, shards: shards, in: folder) }
+    // The table, chunks of a few points, a minimum episode.
+    Self.expectMergeEqualsWhole(legs + ["--max-stale", "1m", "--chunk-rows", "7", "--min-episode", "5m"], shards: 6, in: folder)
+  }
+
+  @Test func `windows that cut days and grids merge to the unsharded bytes`() {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let legs = Self.demoStore(folder)
+    Self.expectMergeEqualsWhole(legs + ["--from", "2023-03-03T05:00:00Z", "--to", "2023-03-17T13:30:00Z", "--max-stale", "90s"], shards: 4, in: folder)
+    Self.expectMergeEqualsWhole(legs + ["--grid", "5m", "--format", "csv", "--chunk-rows", "100"], shards: 5, in: folder)
+    Self.expectMergeEqualsWhole(legs + ["--grid", "7m", "--max-stale", "3m", "--from", "2023-03-10T23:59:00Z", "--format", "json"], shards: 3, in: folder)
+  }
+
+  /// Their last year and a half: a day's partition per market and day, each opened by the unsharded run.
+  @Test func `three KRW markets of daily closes with gaps merge to the unsharded bytes`() {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let store = folder.path + "/krw"
+    let coinone = "coinone:spot:BTC=" + Repository.data("samples/investing/coinone_BTC_KRW_daily.csv") + "@" + KimchiCommandTests.daily
+    let convert = arbkit("convert", KimchiCommandTests.upbit, KimchiCommandTests.bithumb, coinone, "--out", store)
+    #expect(convert.code == .success, "\(convert.errors)")
+    let legs = ["--leg", "upbit:spot:KRW-BTC=" + store, "--leg", "bithumb:spot:BTC_KRW=" + store, "--leg", "coinone:spot:BTC=" + store]
+    for shards in [2, 9, 40] {
+      Self.expectMergeEqualsWhole(
+        legs + ["--from", "2024-03-01", "--max-stale", "3d", "--bands", "0.5,1,2", "--chunk-rows", "50", "--format", "json"], shards: shards, in: folder)
+    }
+  }
+
+  @Test func `generated quotes of three venues over five days merge to the unsharded bytes`() {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    // 24,000 quotes a venue, 18 s apart on average: about five days, the walks apart by a few tenths of a percent.
+    let files = BoundedMemoryTests.quotes(folder, rows: 24_000, spread: 18_000_000)
+    let store = folder.path + "/store"
+    #expect(arbkit(["convert"] + files + ["--out", store]).code == .success)
+    let legs = BoundedMemoryTests.venues.flatMap { ["--leg", "\($0.2)=\(store)"] }
+    for shards in [2, 5] {
+      Self.expectMergeEqualsWhole(
+        legs + ["--max-stale", "30s", "--bands", "0.05,0.2,0.5", "--hysteresis", "0.01", "--chunk-rows", "333", "--format", "json"], shards: shards,
+        in: folder)
+    }
+  }
+
+  @Test func `a merge refuses missing, repeated and foreign partials, changed stores and damaged files`() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let legs = Self.demoStore(folder)
+    let part = { (name: String) in folder.path + "/" + name }
+    for k in 1...3 { #expect(arbkit(["premium"] + legs + ["--shard", "\(k)/3", "--out", part("p\(k)")]).code == .success) }
+    #expect(arbkit(["premium"] + legs + ["--max-stale", "1m", "--shard", "2/3", "--out", part("other")]).code == .success)
+    #expect(arbkit(["premium"] + legs + ["--shard", "2/4", "--out", part("of4")]).code == .success)
+    expectUsageError(["merge", part("p1"), part("p3")], "missing shard(s) 2/3")
+    expectUsageError(["merge", part("p1"), part("p2"), part("p2"), part("p3")], "shard 2/3 is given twice")
+    expectUsageError(["merge", part("p1"), part("other"), part("p3")], "is a shard of another run")
+    expectUsageError(["merge", part("p1"), part("of4"), part("p3")], "is given with shards of 3")
+    expectUsageError(["merge", part("p1"), part("p2"), part("p3"), "--out", part("x")], "merge to stdout")
+    // A sweep shard among partials.
+    let csv = folder.write("shard.csv", "cell\n")
+    expectUsageError(["merge", part("p1"), csv], "is not a partial")
+    // A damaged partial: cut short, or its points altered.
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: part("p2")))
+    try bytes.prefix(bytes.count - 3).write(to: URL(fileURLWithPath: part("cut")))
+    var run = arbkit("merge", part("p1"), part("cut"), part("p3"))
+    #expect(run.code == .dataError && run.errors.contains("cut: error: truncated"), "\(run.errors)")
+    var altered = bytes
+    altered[8] ^= 0xFF
+    try altered.write(to: URL(fileURLWithPath: part("altered")))
+    run = arbkit("merge", part("p1"), part("altered"), part("p3"))
+    #expect(run.code == .dataError && run.errors.contains("altered: error:"), "\(run.errors)")
+    // A store that changed after the shards were made.
+    let another =
+      "binanceus:spot:BTCUSDT=" + Repository.data("samples/binanceus_BTCUSDT_1m_2023-03-01_02.csv") + "@" + Repository.data("formats/binanceus-kline-1m.json")
+    #expect(arbkit("convert", another, "--out", folder.path + "/store").code == .success)
+    expectUsageError(["merge", part("p1"), part("p2"), part("p3")], "changed since the shards were made")
+  }
+
+  @Test func `--shard takes stores, an --out, and no per-point outputs`() {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let legs = Self.demoStore(folder)
+    let out = folder.path + "/part"
+    expectUsageError(["premium", "--leg", DemoPair.binance, "--leg", DemoPair.kraken, "--shard", "1/2", "--out", out], "is not one: convert it")
+    expectUsageError(["premium"] + legs + ["--shard", "1/2"], "--shard needs --out")
+    expectUsageError(["premium"] + legs + ["--out", out], "--out is the partial result of --shard")
+    expectUsageError(["premium"] + legs + ["--shard", "3/2", "--out", out], "I/N with 1 ≤ I ≤ N")
+    expectUsageError(["premium"] + legs + ["--shard", "1/2", "--out", out, "--series", folder.path + "/s.csv"], "--series cannot be used with --shard")
+    expectUsageError(["premium"] + legs + ["--shard", "1/2", "--out", out, "--offset", "kraken=+1s"], "--offset cannot be used with --shard")
+    #expect(!FileManager.default.fileExists(atPath: out))
+  }
+}
