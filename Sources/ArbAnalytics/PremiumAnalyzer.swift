@@ -45,6 +45,8 @@ public final class PremiumAnalyzer {
     guard n > 0 else { return }
     let midSide = midSide.reserve(n), execSides = execSideLabels.reserve(n), packedWeights = weights.reserve(n)
     var packed = 0
+    // The walk's state in locals: a class's stored `var` costs an access check per use.
+    var (execSide, lastRich, lastCheap, top, bottom) = (execSide, lastRich, lastCheap, top, bottom)
     for i in 0..<n {
       midSide[i] = chunk.mid[i] < 0 ? -1 : 1
       // The executable side flips at every change of the trade's legs (`PremiumAnalysis.execSide`).
@@ -59,6 +61,7 @@ public final class PremiumAnalyzer {
         bottom[Int(chunk.bottom[i])] += 1
       }
     }
+    (self.execSide, self.lastRich, self.lastCheap, self.top, self.bottom) = (execSide, lastRich, lastCheap, top, bottom)
     validPoints += packed
     lastTime = chunk.time[n - 1]
     let weights = UnsafeBufferPointer(rebasing: packedWeights[0..<packed])

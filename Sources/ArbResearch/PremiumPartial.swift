@@ -170,6 +170,8 @@ public final class PremiumPartialFile {
       guard let size, offset + size <= metaStart else { throw corrupt("a record at byte \(offset) does not fit the file") }
       validPoints += bytes[(offset + 8 + 32 * count)..<(offset + 8 + 33 * count)].lazy.filter { $0 == 1 }.count
       records.append((offset, count))
+      // The pages read to check the record go back to the system until the replay reads them.
+      mapped.release(offset..<(offset + size))
       points += count
       offset += size
     }
