@@ -106,4 +106,37 @@ struct StreamedBoardTests {
       }
     }
   }
+
+  @Test func `rejected rows of an instrument streamed are reported when a later one then fails`() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let header = "exchange,symbol,timestamp,local_timestamp,ask_amount,ask_price,bid_price,bid_amount\n"
+    func row(_ venue: String, _ symbol: String, _ time: Int, _ prices: String) -> String { "\(venue),\(symbol),\(time),\(time),1,\(prices),1\n" }
+    let a = header + (0..<5).map { row("binance", "BTCUSDT", 1_709_251_200_000_000 + $0 * 1_000_000, "100.1,100") }.joined()
+    // The last row goes back in time: rejected with --bad-rows skip.
+    let b = header + [0, 1, 2, 3, 4, 0].map { row("okex", "BTC-USDT", 1_709_251_200_500_000 + $0 * 1_000_000, "100.3,100.2") }.joined()
+    let legs = [
+      "binance:spot:BTCUSDT=" + folder.write("a.csv", a), "okx:spot:BTC-USDT=" + folder.write("b.csv", b),
+      "binance:spot:ETHUSDT=" + folder.write("c.csv", "not,a,quote,header\n1,2,3,4\n"), "okx:spot:ETH-USDT=" + folder.write("d.csv", a),
+    ]
+    let run = arbkit(["board"] + legs + ["--bad-rows", "skip", "--quarantine", folder.path + "/q.csv"])
+    #expect(run.code != .success && run.output.isEmpty, "\(run.errors)")
+    #expect(run.errors.contains("b.csv: warning: 1 of 6 rows rejected (timestamp_backwards 1)"), "\(run.errors)")
+  }
+
+  @Test(
+    "board shows the quotes read on a terminal: a count for named file legs, a bar for stores; nothing on a pipe",
+    .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
+  func progress() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let stores = ConvertCommandTests.convertDemo(in: folder)
+    let total = [DemoPair.binance, DemoPair.kraken].map { arbkit("inspect", $0, "--format", "json").object["rows_accepted"] as? Int ?? 0 }.reduce(0, +)
+    let files = ["board", DemoPair.binance, DemoPair.kraken, "--chunk-rows", "1000"]
+    let fromFiles = try StreamProgressTests.stderr(files, terminal: true)
+    #expect(fromFiles.contains("\r\(total) quotes, ") && !fromFiles.contains("ETA"), "\(fromFiles.debugDescription)")
+    let fromStores = try StreamProgressTests.stderr(["board"] + stores + ["--chunk-rows", "1000"], terminal: true)
+    #expect(fromStores.contains("\r[" + String(repeating: "#", count: 30) + "] \(total)/\(total) quotes, "), "\(fromStores.debugDescription)")
+    #expect(try StreamProgressTests.stderr(files, terminal: false) == "")
+  }
 }
