@@ -35,6 +35,7 @@ public struct BoardRow {
     instrument: CanonicalInstrument, legs: [Input], alignment: AlignmentOptions, bands: BandOptions, chunkRows: Int,
     sized: (size: Double, books: [QuoteSeries])? = nil
   ) throws {
+    precondition(sized.map { $0.books.count == legs.count } ?? true, "a book per leg")
     self.instrument = instrument
     let order = legs.indices.sorted { legs[$0].instrument.venue < legs[$1].instrument.venue }
     let tallies = order.map { TalliedQuoteStream(legs[$0].stream) }

@@ -116,6 +116,7 @@ struct BoardCommand: Command {
   /// sized premium walks the books in memory.
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     var inputs = try BoardInputs.resolve(self.inputs, ingest: ingest, whole: size != nil, chunkRows: chunkRows)
+    /// The rows, once the board is printed.
     var rows: [BoardRow]? = nil
     // Deferred so that they are printed when the run fails too.
     defer {

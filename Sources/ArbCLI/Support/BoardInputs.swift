@@ -157,7 +157,9 @@ struct BoardInputs {
   mutating func open(_ leg: Leg) throws -> (stream: any QuoteStream, whole: QuoteSeries?) {
     switch leg.source {
     case .series(let series): return (SeriesQuoteStream(series), whole ? series : nil)
-    case .stored(let stream): return (stream, nil)
+    case .stored(let stream):
+      precondition(!whole, "with whole, resolve reads a store's series into memory")
+      return (stream, nil)
     case .named(let spec, let slot):
       let opened = try StreamedLegs.open([spec], ingest: ingest, whole: whole, chunkRows: chunkRows)
       reports[slot] = { opened.legs[0].reports }
