@@ -2,31 +2,74 @@ import ArbAnalytics
 import ArbCore
 
 /// One instrument of the premium board: its legs on two or more venues and the
-/// analysis of their max premium (`docs/definitions.md`, "Premium board").
+/// analysis of their max premium (`docs/definitions.md`, "Premium board"), streamed a
+/// chunk at a time (`PremiumStream`, `PremiumAnalyzer`): memory depends on the chunk
+/// size and the number of legs, not on the length of the history.
 public struct BoardRow {
   public var instrument: CanonicalInstrument
   /// One leg per venue, by venue name.
-  public var legs: [QuoteSeries]
-  public var premium: PremiumSeries?
+  public var legs: [BoardLeg]
+  /// Points of the aligned legs, and the valid ones among them (0 when the legs never overlap).
+  public var points = 0
+  public var validPoints = 0
   public var analysis: PremiumAnalysis?
+  /// The best executable edge: premium, venue sold, venue bought, time.
+  public var bestExec: (premium: Double, sell: String, buy: String, time: Int64)?
   /// Why there is no analysis (legs that never overlap).
   public var problem: String?
   /// With a size: the executable premium at the size from the venues' books.
   public var sized: SizedPremiumStudy?
 
-  /// Aligns `legs` with at least two usable venues per point and analyses the max premium.
-  public init(instrument: CanonicalInstrument, legs: [QuoteSeries], alignment: AlignmentOptions, bands: BandOptions, size: Double?) {
+  /// A leg of the row: the instrument it names and the stream of its quotes.
+  public typealias Input = (instrument: Instrument, stream: any QuoteStream)
+
+  /// Aligns `legs` (one per venue) with at least two usable venues per point and
+  /// analyses the max premium, reading `chunkRows` quotes of a leg and making
+  /// `chunkRows` points at a time; every leg is read to its end. With `sized`, also the
+  /// executable premium at `sized.size` from `sized.books`, the same legs read whole
+  /// (in the order of `legs`).
+  ///
+  /// - Throws: what a leg's stream throws, or `SpillError`; an `AlignmentError` is the
+  ///   row's `problem`.
+  public init(
+    instrument: CanonicalInstrument, legs: [Input], alignment: AlignmentOptions, bands: BandOptions, chunkRows: Int,
+    sized: (size: Double, books: [QuoteSeries])? = nil
+  ) throws {
+    precondition(sized.map { $0.books.count == legs.count } ?? true, "a book per leg")
     self.instrument = instrument
-    self.legs = legs.sorted { $0.instrument.venue < $1.instrument.venue }
+    let order = legs.indices.sorted { legs[$0].instrument.venue < legs[$1].instrument.venue }
+    let tallies = order.map { TalliedQuoteStream(legs[$0].stream) }
+    let venues = order.map { legs[$0].instrument.venue }
     var options = alignment
     options.minimumLegs = 2
     do {
-      let premium = try PremiumSeries(legs: self.legs, options: options, maxPremium: true)
-      self.premium = premium
-      analysis = PremiumAnalysis(premium: premium, options: bands)
-      if let size { sized = try SizedPremiumStudy(size: size, premium: premium, legs: self.legs, alignment: options, bands: bands) }
-    } catch {
+      let premium = try PremiumStream(
+        legs: tallies, options: options, maxPremium: true, chunkPoints: chunkRows, legChunkRows: chunkRows)
+      // The values kept for the quantiles stay in memory up to 16 chunks' worth (1 Mi by default).
+      let analyzer = PremiumAnalyzer(
+        legCount: legs.count, maxPremium: premium.maxPremium, options: bands, spillMemoryLimit: max(1 << 16, 16 * chunkRows))
+      var best = BestExecPoint()
+      while let chunk = try premium.next() {
+        try analyzer.add(chunk)
+        best.add(chunk)
+      }
+      analysis = try analyzer.finish()
+      (points, validPoints) = (premium.points, premium.validPoints)
+      bestExec = best.point.map { ($0.premium, venues[Int($0.rich)], venues[Int($0.cheap)], $0.time) }
+    } catch let error as AlignmentError {
       problem = error.description
+    }
+    // A walk that stopped early (an empty leg, legs that never overlap) leaves quotes to count.
+    for tally in tallies { try tally.drain(chunkRows: chunkRows) }
+    self.legs = zip(order, tallies).map { k, tally in BoardLeg(tally, instrument: legs[k].instrument) }
+    if let sized, analysis != nil {
+      let books = order.map { sized.books[$0] }
+      do throws(AlignmentError) {
+        let premium = try PremiumSeries(legs: books, options: options, maxPremium: true)
+        self.sized = try SizedPremiumStudy(size: sized.size, premium: premium, legs: books, alignment: options, bands: bands)
+      } catch {
+        problem = error.description
+      }
     }
   }
 
@@ -40,15 +83,76 @@ public struct BoardRow {
     return (venues[best], shares[best])
   }
 
-  /// The best executable edge: premium, venue sold, venue bought, time.
-  public var bestExec: (premium: Double, sell: String, buy: String, time: Int64)? {
-    guard let premium, let i = premium.bestExecPoint else { return nil }
-    return (premium.exec[i], venues[Int(premium.rich[i])], venues[Int(premium.cheap[i])], premium.time[i])
-  }
-
   /// Quantile of the max premium at `level` percent (one of `SeriesStatistics.quantileLevels`).
   public func quantile(_ level: Double) -> Double? {
     guard let statistics = analysis?.mid.statistics, !statistics.quantiles.isEmpty else { return nil }
     return statistics.quantiles[SeriesStatistics.quantileLevels.firstIndex(of: level)!]
   }
+}
+
+/// A leg of a board row as it was read: the instrument it names, its price source,
+/// and the quotes read with their first and last time.
+public struct BoardLeg: Sendable {
+  public var instrument: Instrument
+  public var priceSource: PriceSource
+  public var rows: Int
+  public var firstTime: Int64?
+  public var lastTime: Int64?
+
+  /// Reads `stream` to its end, `chunkRows` quotes at a time: a leg that is not on the
+  /// board, described all the same.
+  /// - Throws: what the stream throws.
+  public init(reading stream: any QuoteStream, instrument: Instrument, chunkRows: Int) throws {
+    let tally = TalliedQuoteStream(stream)
+    try tally.drain(chunkRows: chunkRows)
+    self.init(tally, instrument: instrument)
+  }
+
+  /// A leg as `tally` has read it (its price source is final once the stream has ended).
+  init(_ tally: TalliedQuoteStream, instrument: Instrument) {
+    (self.instrument, priceSource, rows, firstTime, lastTime) = (instrument, tally.priceSource, tally.rows, tally.firstRead, tally.lastRead)
+  }
+}
+
+/// The valid point with the largest executable premium over chunks, the first of
+/// equals: `PremiumSeries.bestExecPoint` of the whole series.
+struct BestExecPoint {
+  private(set) var point: (premium: Double, rich: Int8, cheap: Int8, time: Int64)?
+
+  mutating func add(_ chunk: PremiumChunk) {
+    for i in 0..<chunk.count where chunk.valid[i] && (point == nil || chunk.exec[i] > point!.premium) {
+      point = (chunk.exec[i], chunk.rich[i], chunk.cheap[i], chunk.time[i])
+    }
+  }
+}
+
+/// A stream passed through as it is read, counting its quotes and keeping the first and
+/// last time read.
+final class TalliedQuoteStream: QuoteStream {
+  private let base: any QuoteStream
+  private(set) var rows = 0
+  private(set) var firstRead: Int64?
+  private(set) var lastRead: Int64?
+
+  init(_ base: any QuoteStream) { self.base = base }
+
+  var instrument: Instrument { base.instrument }
+  var priceSource: PriceSource { base.priceSource }
+  var field: SeriesField { base.field }
+  var clock: Clock { base.clock }
+  var lastTime: Int64? { base.lastTime }
+  var expectedRows: Int? { base.expectedRows }
+
+  func next(maxRows: Int) throws -> QuoteChunk? {
+    guard let chunk = try base.next(maxRows: maxRows) else { return nil }
+    if chunk.count > 0 {
+      rows += chunk.count
+      firstRead = firstRead ?? chunk.time[0]
+      lastRead = chunk.time[chunk.count - 1]
+    }
+    return chunk
+  }
+
+  /// Reads what is left of the stream.
+  func drain(chunkRows: Int) throws { while try next(maxRows: chunkRows) != nil {} }
 }

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-// `arbkit premium`, `rolling`, `basis`, `kimchi`, `correlate` and a sweep of convergence cells stream their legs: their peak
+// `arbkit premium`, `rolling`, `basis`, `kimchi`, `correlate`, `board` and a sweep of convergence cells stream their legs: their peak
 // memory does not grow with the length of the history, from CSV files or from a store.
 // Eight times the rows must not cost more than a fixed allowance, far below what
 // keeping the columns would add.
@@ -52,7 +52,9 @@ struct BoundedMemoryTests {
     return (process.terminationStatus, kilobytes * 1024)
   }
 
-  /// A command and the flags that name its legs, one per venue of `venues` (the first ones).
+  /// A command and the flags that name its legs, one per venue of `venues` (the first
+  /// ones); without flags, the legs are arguments (`board`): the files as named legs, the
+  /// store as a whole, each of its series a leg.
   struct Analysis: Sendable, CustomTestStringConvertible {
     var arguments: [String]
     var legFlags: [String]
@@ -67,6 +69,8 @@ struct BoundedMemoryTests {
     Analysis(arguments: ["correlate", "--max-stale", "5s"], legFlags: ["--leg", "--leg", "--leg"]),
     Analysis(arguments: ["correlate", "--max-stale", "5s", "--pairwise"], legFlags: ["--leg", "--leg", "--leg"]),
     Analysis(arguments: ["kimchi", "--max-stale", "5s", "--series", "rows.csv"], legFlags: ["--krw", "--usd", "--fx-market"]),
+    // binance and okx on the board, bybit's perp alone beside it.
+    Analysis(arguments: ["board", "--max-stale", "5s"], legFlags: []),
   ]
 
   @Test("an analysis's peak memory does not grow with the rows, from CSV and from a store", arguments: analyses)
@@ -79,10 +83,13 @@ struct BoundedMemoryTests {
       let files = Self.quotes(folder, rows: rows)
       let store = folder.path + "/store-\(rows)"
       #expect(try Self.peak(["convert"] + files + ["--out", store], folder: folder).status == 0)
-      let legs: [String: [String]] = [
-        "csv": zip(analysis.legFlags, files).flatMap { [$0, $1] },
-        "store": zip(analysis.legFlags, Self.venues).flatMap { [$0, "\($1.2)=\(store)"] },
-      ]
+      let legs: [String: [String]] =
+        analysis.legFlags.isEmpty
+        ? ["csv": zip(Self.venues, files).map { "\($0.2)=\($1)" }, "store": [store]]
+        : [
+          "csv": zip(analysis.legFlags, files).flatMap { [$0, $1] },
+          "store": zip(analysis.legFlags, Self.venues).flatMap { [$0, "\($1.2)=\(store)"] },
+        ]
       for (source, legArguments) in legs {
         let run = try Self.peak([arguments[0]] + legArguments + arguments.dropFirst() + ["--chunk-rows", "256", "--format", "json"], folder: folder)
         #expect(run.status == 0, "\(source) \(rows)")

@@ -35,6 +35,7 @@ struct BoardCommand: Command {
     \(HelpText.options([
       ("--sort COLUMN", "order rows by a column (numbers descending, instrument ascending): \(BoardResult.sortHelp); default mean"),
     ] + AnalysisFlags.help(defaultMaxStale: defaultMaxStale) + ExecutionFlags.help + [
+      ("--chunk-rows N", "points, and quotes per leg, worked on at a time (default 65536): memory grows with it, not with the history"),
       ("--format table|csv|json", "output (default table)"),
     ]))
     \(IngestFlags.help(sortSwitch: sortSwitch!))
@@ -67,6 +68,8 @@ struct BoardCommand: Command {
   /// `--size` and `--offset`.
   let execution: ExecutionFlags
   let sort: String
+  /// `--chunk-rows`: points, and quotes per leg, worked on at a time.
+  let chunkRows: Int
   let format: OutputFormat
   let ingest: IngestFlags
   /// `--size`: trade size for the executable premium from depth.
@@ -74,7 +77,7 @@ struct BoardCommand: Command {
 
   init(arguments: [String]) throws(UsageError) {
     let cursor = ArgumentCursor(
-      arguments, flags: ["--sort", "--format"] + AnalysisFlags.flags + ExecutionFlags.flags + IngestFlags.flags, switches: [Self.sortSwitch!])
+      arguments, flags: ["--sort", "--chunk-rows", "--format"] + AnalysisFlags.flags + ExecutionFlags.flags + IngestFlags.flags, switches: [Self.sortSwitch!])
     try cursor.validate()
     var ingest = try IngestFlags(cursor, sortSwitch: Self.sortSwitch!)
     guard !cursor.arguments.isEmpty else { throw UsageError("no input given") }
@@ -99,22 +102,67 @@ struct BoardCommand: Command {
       throw UsageError("unknown column '\(sort)' for --sort, did you mean '\(closest)'? (columns: \(columns.joined(separator: ", ")))")
     }
     self.sort = sort
+    chunkRows = try cursor.value("--chunk-rows", "a positive number of rows", { Int($0).flatMap { $0 > 0 ? $0 : nil } }) ?? 1 << 16
     format = try OutputFormat.parse(cursor)
   }
 
   var files: RunFiles { ingest.files(inputs: inputs.flatMap(\.paths)) }
 
+  /// Groups the legs by instrument before their quotes are read, then streams each
+  /// group's legs through its row a chunk at a time, one group after another: a store's
+  /// series from its mapped partitions, a named leg of files as they are parsed; files
+  /// whose rows name their instruments are read whole first. The legs not on the board
+  /// are read to count their quotes. With `--size` every leg is read whole, since the
+  /// sized premium walks the books in memory.
   func run(_ terminal: inout Terminal) throws -> ExitCode {
-    let loaded = try BoardInputs.load(inputs, ingest: ingest)
-    let legs = try execution.shifted(loaded.legs)
-    if let rate = legs.first(where: { $0.field.isRate }) { throw LegInputs.rateLeg(rate.field, rate.instrument.description) }
-    let grouping = BoardGrouping(legs: legs, registry: ingest.options.registry)
-    let board = grouping.board
-    if size != nil { try ExecutionFlags.refuseContractBooks(board.flatMap { group in group.legs.map { ($0, group.instrument) } }) }
-    let rows = board.map { BoardRow(instrument: $0.instrument, legs: $0.legs, alignment: alignment, bands: bands, size: size) }
+    var inputs = try BoardInputs.resolve(self.inputs, ingest: ingest, whole: size != nil, chunkRows: chunkRows)
+    /// The rows, once the board is printed.
+    var rows: [BoardRow]? = nil
+    // Deferred so that they are printed when the run fails too.
+    defer {
+      for note in inputs.skipped { terminal.printError("arbkit: warning: \(note)") }
+      inputs.warn(&terminal)
+      for instrument in inputs.duplicates { terminal.printError("arbkit: warning: \(instrument) is given more than once; the first is used") }
+      if rows?.isEmpty == true { terminal.printError("arbkit: warning: no instrument is quoted on two or more venues") }
+    }
+    try execution.checkOffsets(venues: inputs.legs.map(\.instrument.venue))
+    let counts = inputs.legs.map(\.expectedRows)
+    let progress = Progress(
+      total: counts.contains(nil) ? nil : counts.reduce(0) { $0 + $1! }, unit: "quotes", show: Progress.onTerminal(terminal), every: 0.2)
+    defer { progress.finish() }
+    /// The leg's quotes moved by its venue's clock offset (counted on a terminal), and with `--size` its series.
+    func open(_ leg: BoardInputs.Leg) throws -> (input: BoardRow.Input, book: QuoteSeries?) {
+      var (stream, whole) = try inputs.open(leg)
+      if let series = whole {
+        whole = try ClockOffset.shifted([series], by: execution.offsets)[0]
+        stream = SeriesQuoteStream(whole!)
+      } else if let micros = execution.offsets.first(where: { $0.venue == leg.instrument.venue })?.micros, micros != 0 {
+        stream = ShiftedQuoteStream(stream, by: micros)
+      }
+      if Progress.onTerminal(terminal) { stream = CountingQuoteStream(stream, counted: progress.advance) }
+      return ((leg.instrument, stream), whole)
+    }
+    func described(_ leg: BoardInputs.Leg) throws -> BoardLeg {
+      try BoardLeg(reading: try open(leg).input.stream, instrument: leg.instrument, chunkRows: chunkRows)
+    }
+    let grouping = BoardGrouping(legs: inputs.legs, instrument: \.instrument, registry: ingest.options.registry)
+    var board: [BoardRow] = []
+    for group in grouping.board {
+      let opened = try group.legs.map(open)
+      let books = opened.compactMap(\.book)
+      if size != nil { try ExecutionFlags.refuseContractBooks(books.map { ($0, group.instrument) }) }
+      board.append(
+        try BoardRow(
+          instrument: group.instrument, legs: opened.map(\.input), alignment: alignment, bands: bands, chunkRows: chunkRows,
+          sized: size.map { ($0, books) }))
+    }
+    let singleVenue = try grouping.singleVenue.map { ($0.0, try described($0.1)) }
+    let unplaced = try grouping.unplaced.map { (try described($0.leg), $0.reason) }
+    let sameVenue = try grouping.sameVenue.map(described)
+    progress.finish()
     var result = BoardResult(
-      rows: rows, singleVenue: grouping.singleVenue, unplaced: grouping.unplaced.map { ($0.leg, $0.reason) }, sameVenue: grouping.sameVenue,
-      alignment: alignment, bands: bands, clock: ingest.options.clock, sort: sort, size: size)
+      rows: board, singleVenue: singleVenue, unplaced: unplaced, sameVenue: sameVenue, alignment: alignment, bands: bands,
+      clock: ingest.options.clock, sort: sort, size: size)
     result.offsets = execution.offsets
     // Every format prints the figures of the JSON: checked once, before anything is written.
     let json = try result.json.checkedFinite()
@@ -123,10 +171,7 @@ struct BoardCommand: Command {
     case .csv: terminal.print(result.csv, terminator: "")
     case .table: terminal.print(result.table(colour: terminal.colour))
     }
-    for note in loaded.skipped { terminal.printError("arbkit: warning: \(note)") }
-    for report in loaded.reports { IngestSummary.warn(report, terminal: &terminal) }
-    for instrument in loaded.duplicates { terminal.printError("arbkit: warning: \(instrument) is given more than once; the first is used") }
-    if rows.isEmpty { terminal.printError("arbkit: warning: no instrument is quoted on two or more venues") }
+    rows = board
     return .success
   }
 }

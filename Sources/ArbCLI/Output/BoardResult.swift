@@ -7,12 +7,12 @@ import ArbResearch
 struct BoardResult {
   var rows: [BoardRow]
   /// Instruments found on one venue only (not on the board).
-  var singleVenue: [(instrument: CanonicalInstrument, leg: QuoteSeries)]
+  var singleVenue: [(instrument: CanonicalInstrument, leg: BoardLeg)]
   /// Legs without a canonical instrument (a venue outside the registry, a symbol it
   /// does not know), with the reason.
-  var unplaced: [(leg: QuoteSeries, reason: String)]
+  var unplaced: [(leg: BoardLeg, reason: String)]
   /// A second leg of one venue and instrument, set aside.
-  var sameVenue: [QuoteSeries]
+  var sameVenue: [BoardLeg]
   var alignment: AlignmentOptions
   var bands: BandOptions
   var clock: Clock
@@ -23,7 +23,7 @@ struct BoardResult {
   var offsets: [(venue: String, micros: Int64)] = []
 
   init(
-    rows: [BoardRow], singleVenue: [(CanonicalInstrument, QuoteSeries)], unplaced: [(QuoteSeries, String)], sameVenue: [QuoteSeries],
+    rows: [BoardRow], singleVenue: [(CanonicalInstrument, BoardLeg)], unplaced: [(BoardLeg, String)], sameVenue: [BoardLeg],
     alignment: AlignmentOptions, bands: BandOptions, clock: Clock, sort: String, size: Double?
   ) {
     self.singleVenue = singleVenue.map { (instrument: $0.0, leg: $0.1) }
@@ -77,10 +77,10 @@ struct BoardResult {
     ])
   }
 
-  static func legJSON(_ leg: QuoteSeries) -> [(String, JSONValue)] {
+  static func legJSON(_ leg: BoardLeg) -> [(String, JSONValue)] {
     [
       ("venue", .string(leg.instrument.venue)), ("market", .string(leg.instrument.market.rawValue)),
-      ("symbol", .string(leg.instrument.symbol)), ("rows", .int(leg.count)), ("price_source", .string(leg.priceSource.rawValue)),
+      ("symbol", .string(leg.instrument.symbol)), ("rows", .int(leg.rows)), ("price_source", .string(leg.priceSource.rawValue)),
     ]
   }
 
@@ -95,14 +95,14 @@ struct BoardResult {
           row.legs.indices.map { k in
             .object(
               Self.legJSON(row.legs[k]) + [
-                ("first_ts_us", .int(row.legs[k].time.first)), ("last_ts_us", .int(row.legs[k].time.last)),
+                ("first_ts_us", .int(row.legs[k].firstTime)), ("last_ts_us", .int(row.legs[k].lastTime)),
                 ("top", .number(analysis.flatMap { $0.topShare.isEmpty ? nil : $0.topShare[k] })),
                 ("bottom", .number(analysis.flatMap { $0.bottomShare.isEmpty ? nil : $0.bottomShare[k] })),
               ])
           })
       ),
       ("points", figures["points"]!), ("valid_points", figures["valid_points"]!),
-      ("stale_points", .int((row.premium?.count ?? 0) - (row.premium?.validPoints ?? 0))),
+      ("stale_points", .int(row.points - row.validPoints)),
       ("top", .object([("venue", figures["top"]!), ("share", figures["top_share"]!)])),
       ("bottom", .object([("venue", figures["bottom"]!), ("share", figures["bottom_share"]!)])),
       ("max_premium", .object(["mean", "p50", "p95", "max"].map { ($0, figures[$0]!) })),
@@ -159,7 +159,7 @@ struct BoardResult {
       let statistics = row.analysis?.mid.statistics
       table.add(
         [
-          row.instrument.description, "\(row.legs.count)", "\(row.premium?.validPoints ?? 0)",
+          row.instrument.description, "\(row.legs.count)", "\(row.validPoints)",
           top.map { "\($0.venue) \(NumberText.percent($0.share))" } ?? "-",
           bottom.map { "\($0.venue) \(NumberText.percent($0.share))" } ?? "-",
           premium(statistics?.mean), premium(row.quantile(50)), premium(row.quantile(95)), premium(statistics?.max),

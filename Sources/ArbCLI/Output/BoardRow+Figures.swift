@@ -18,7 +18,7 @@ extension BoardRow {
     let bandFigures = analysis?.mid.bands
     let values: [BoardValue] =
       [
-        .text(instrument.description), .count(legs.count), .count(premium?.count ?? 0), .count(premium?.validPoints ?? 0),
+        .text(instrument.description), .count(legs.count), .count(points), .count(validPoints),
         .text(top?.venue), .share(top?.share), .text(bottom?.venue), .share(bottom?.share),
         .premium(statistics?.mean), .premium(quantile(50)), .premium(quantile(95)), .premium(statistics?.max),
       ] + bands.indices.map { .share(bandFigures?[$0].shareTime) } + bands.indices.map { .seconds(bandFigures?[$0].durationMax) }

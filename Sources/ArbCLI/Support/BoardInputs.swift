@@ -3,19 +3,32 @@ import ArbIngest
 import Foundation
 
 /// The inputs of `arbkit board`: leg specs naming their instrument
-/// (`VENUE:MARKET:SYMBOL=PATH[@FORMAT]`), and files or folders whose rows name their own
-/// venue and symbol (Tardis, REST snapshots, cryptofeed, order-book lines), of which
-/// every price series is a leg. Series of one instrument from several files (days of
-/// one recording) are joined in time order.
+/// (`VENUE:MARKET:SYMBOL=PATH[@FORMAT]`), and files, stores or folders whose rows name
+/// their own venue and symbol (Tardis, REST snapshots, cryptofeed, order-book lines), of
+/// which every price series is a leg. Series of one instrument from several files (days
+/// of one recording) are joined in time order.
+///
+/// Every leg's instrument is known before its quotes are read (`resolve`), so that the
+/// board groups them first and opens each group's legs as its row is worked on (`open`).
 struct BoardInputs {
-  /// Legs in input order: named legs first, then the files' series by first appearance.
-  var legs: [QuoteSeries]
-  /// Every file read, for the row-accounting warnings.
-  var reports: [IngestReport]
-  /// Instruments given more than once, of which the first was kept.
-  var duplicates: [Instrument]
+  /// Legs in input order: named legs first, then the other inputs' series by first appearance.
+  var legs: [Leg] = []
+  /// Instruments given more than once, of which the first was kept (and never opened).
+  var duplicates: [Instrument] = []
   /// Entries of a folder that were not read (a FIFO, a device), with why.
-  var skipped: [String] = []
+  var skipped: [String]
+  let ingest: IngestFlags
+  /// Every leg is read into memory when opened (`--size`).
+  let whole: Bool
+  /// Quotes a file leg is parsed ahead by.
+  let chunkRows: Int
+  /// The row accounting of each input for the warnings: named legs (once opened), then
+  /// the files and stores.
+  private var reports: [() -> [IngestReport]] = []
+
+  init(ingest: IngestFlags, whole: Bool, chunkRows: Int, skipped: [String]) {
+    (self.ingest, self.whole, self.chunkRows, self.skipped) = (ingest, whole, chunkRows, skipped)
+  }
 
   /// Names that are not data files when a folder is expanded.
   static func isDataFile(_ name: String) -> Bool {
@@ -51,58 +64,170 @@ struct BoardInputs {
     return files
   }
 
-  /// Reads every input. Named specs load as `premium --leg` does; the other inputs'
-  /// files are read whole and give one leg per instrument (its `#FIELD` series, `price`
-  /// by default; the first such series of a file, the book before last prices).
+  /// Resolves every input to its legs, named before their quotes are read. Named specs
+  /// are legs as for `premium --leg`, opened when their row is worked on; a store's
+  /// series of the wanted field (`#FIELD`, `price` by default) are legs from its
+  /// manifest; other files are read whole and give one leg per instrument (the first
+  /// series of the field of each, the book before last prices). An instrument found in
+  /// several files or stores (days of one recording) is joined in time order in memory.
+  /// With `whole` (`--size`), every leg is read into memory when opened.
   ///
-  /// - Throws: ingest errors, or `UsageError` for a file that does not name the venue
-  ///   and symbol of its rows.
-  static func load(_ specs: [LegSpec], ingest: IngestFlags) throws -> BoardInputs {
+  /// - Throws: ingest and store errors, or `UsageError` for a file that does not name
+  ///   the venue and symbol of its rows.
+  static func resolve(_ specs: [LegSpec], ingest: IngestFlags, whole: Bool, chunkRows: Int) throws -> BoardInputs {
     let named = specs.filter { $0.instrument != nil }
     var listed: [(path: String, spec: LegSpec)] = []
     var skipped: [String] = []
     for spec in specs where spec.instrument == nil {
       for path in spec.paths { listed += try expand(path, skipped: &skipped).map { ($0, spec) } }
     }
-    let files = listed
-    let options = LoadedLegs.concurrentOptions(ingest.options, inputs: named.count + files.count)
     let overrides = ingest.specOverrides
-    let namedLegs = try concurrently(named.count) { k in try named[k].load(options: options, specOverrides: overrides) }
+    let inputList = listed
+    let stores = try inputList.map { input in try Store.isStore(path: input.path) ? Store.open(path: input.path) : nil }
+    let files = inputList.indices.filter { stores[$0] == nil }
+    let options = LoadedLegs.concurrentOptions(ingest.options, inputs: files.count)
     let read = try concurrently(files.count) { k in
-      try Ingest.read(path: files[k].path, options: files[k].spec.ingestOptions(options, specOverrides: overrides))
+      try Ingest.read(path: inputList[files[k]].path, options: inputList[files[k]].spec.ingestOptions(options, specOverrides: overrides))
     }
-    var inputs = BoardInputs(legs: namedLegs.map(\.series), reports: namedLegs.flatMap(\.reports), duplicates: [], skipped: skipped)
-    // Each file's series of the wanted field, one per instrument, grouped by instrument.
-    var parts: [Instrument: [(series: QuoteSeries, path: String)]] = [:]
+    var inputs = BoardInputs(ingest: ingest, whole: whole, chunkRows: chunkRows, skipped: skipped)
+    inputs.legs = named.indices.map { k in Leg(instrument: named[k].instrument!, source: .named(named[k], report: k)) }
+    inputs.reports = Array(repeating: { [] }, count: named.count)
+    // Each input's series of the wanted field, one per instrument, grouped by instrument.
+    var parts: [Instrument: [(piece: Piece, path: String)]] = [:]
     var order: [Instrument] = []
-    for (file, input) in zip(read, files) {
-      inputs.reports.append(file.report)
+    var unclaimed = read[...]
+    for (input, store) in zip(inputList, stores) {
       let wanted = input.spec.field ?? .price
+      let pieces: [Piece]
+      if let store {
+        let fileOptions = try input.spec.ingestOptions(ingest.options, specOverrides: overrides)
+        guard fileOptions.clock == store.clock else {
+          throw StoreError.clockMismatch(store: store.path, stored: store.clock, requested: fileOptions.clock)
+        }
+        inputs.reports.append { [store.sourceReport()] }
+        let window = fileOptions.window ?? TimeWindow()
+        pieces = try store.series.filter { $0.field == wanted }.map { series in
+          whole
+            ? .series(try store.read(series, window: window, columns: fileOptions.storeColumns))
+            : .stored(store, series, window: window, columns: fileOptions.storeColumns)
+        }
+      } else {
+        let file = unclaimed.popFirst()!
+        inputs.reports.append { [file.report] }
+        pieces = file.series.filter { $0.field == wanted }.map { Piece.series($0) }
+      }
       var seen: Set<Instrument> = []
-      for series in file.series where series.field == wanted && seen.insert(series.instrument).inserted {
-        let instrument = series.instrument
+      for piece in pieces where seen.insert(piece.instrument).inserted {
+        let instrument = piece.instrument
         if instrument.venue == "unknown" || instrument.symbol == "unknown" {
           throw UsageError("\(input.path) does not name the venue and symbol of its rows; give it as VENUE:MARKET:SYMBOL=\(input.path)")
         }
         if parts[instrument] == nil { order.append(instrument) }
-        parts[instrument, default: []].append((series, input.path))
+        parts[instrument, default: []].append((piece, input.path))
       }
     }
     for instrument in order {
-      let pieces = parts[instrument]!.sorted { ($0.series.time.first ?? 0) < ($1.series.time.first ?? 0) }
-      var joined = pieces[0].series
-      for piece in pieces.dropFirst() { try joined.join(piece.series, path: piece.path, sort: ingest.options.sort) }
-      inputs.legs.append(joined)
+      let pieces = parts[instrument]!
+      guard pieces.count > 1 else {
+        inputs.legs.append(Leg(instrument: instrument, source: pieces[0].piece.source))
+        continue
+      }
+      // Several inputs of one instrument are joined in memory, in time order.
+      let series = try pieces.map { (series: try $0.piece.read(), path: $0.path) }.sorted {
+        ($0.series.time.first ?? 0) < ($1.series.time.first ?? 0)
+      }
+      var joined = series[0].series
+      for piece in series.dropFirst() { try joined.join(piece.series, path: piece.path, sort: ingest.options.sort) }
+      inputs.legs.append(Leg(instrument: instrument, source: .series(joined)))
     }
     // The first of an instrument given twice is kept.
     var kept: Set<Instrument> = []
-    var duplicates: [Instrument] = []
     inputs.legs = inputs.legs.filter { leg in
       if kept.insert(leg.instrument).inserted { return true }
-      duplicates.append(leg.instrument)
+      inputs.duplicates.append(leg.instrument)
       return false
     }
-    inputs.duplicates = duplicates
     return inputs
+  }
+
+  /// Opens `leg`: its quotes as a stream, and with `whole` its series in memory. A named
+  /// leg's row accounting is reported from then on.
+  ///
+  /// - Throws: ingest and store errors, or `UsageError` for a named leg that holds a rate.
+  mutating func open(_ leg: Leg) throws -> (stream: any QuoteStream, whole: QuoteSeries?) {
+    switch leg.source {
+    case .series(let series): return (SeriesQuoteStream(series), whole ? series : nil)
+    case .stored(let stream):
+      precondition(!whole, "with whole, resolve reads a store's series into memory")
+      return (stream, nil)
+    case .named(let spec, let slot):
+      let opened = try StreamedLegs.open([spec], ingest: ingest, whole: whole, chunkRows: chunkRows)
+      reports[slot] = { opened.legs[0].reports }
+      let stream = opened.legs[0].stream
+      if stream.field.isRate { throw LegInputs.rateLeg(stream.field, leg.instrument.description) }
+      return (stream, opened.whole?[0])
+    }
+  }
+
+  /// Prints the row-accounting warnings of every input read or opened, named legs first
+  /// (complete for the files a leg finished when the run failed).
+  func warn(_ terminal: inout Terminal) {
+    for report in reports.flatMap({ $0() }) { IngestSummary.warn(report, terminal: &terminal) }
+  }
+}
+
+extension BoardInputs {
+  /// A leg, named before its quotes are read.
+  struct Leg {
+    var instrument: Instrument
+    fileprivate var source: Source
+
+    /// How many quotes it holds when known before it is read (a series in memory, a
+    /// store's partitions).
+    var expectedRows: Int? {
+      switch source {
+      case .named: nil
+      case .series(let series): series.count
+      case .stored(let stream): stream.expectedRows
+      }
+    }
+  }
+
+  fileprivate enum Source {
+    /// A `VENUE:MARKET:SYMBOL=PATH` spec, and the place of its row accounting in `reports`.
+    case named(LegSpec, report: Int)
+    /// Read whole.
+    case series(QuoteSeries)
+    /// A store's series.
+    case stored(StoreQuoteStream)
+  }
+
+  /// One input's series of an instrument, before the inputs of one instrument are joined.
+  fileprivate enum Piece {
+    case series(QuoteSeries)
+    case stored(Store, Store.Series, window: TimeWindow, columns: StoreColumns)
+
+    var instrument: Instrument {
+      switch self {
+      case .series(let series): series.instrument
+      case .stored(_, let series, _, _): series.instrument
+      }
+    }
+
+    /// The piece as a leg of its own: a store's series streamed.
+    var source: Source {
+      switch self {
+      case .series(let series): .series(series)
+      case .stored(let store, let series, let window, _): .stored(store.stream(series, window: window, columns: .skippingSizesAndOtherClock))
+      }
+    }
+
+    /// The whole series, to be joined with the other pieces of its instrument.
+    func read() throws -> QuoteSeries {
+      switch self {
+      case .series(let series): series
+      case .stored(let store, let series, let window, let columns): try store.read(series, window: window, columns: columns)
+      }
+    }
   }
 }
