@@ -135,7 +135,9 @@ public final class ValueSpill {
       for (rank, range) in pending where range.low == range.high { result[rank] = Quantiles.value(ofKey: range.low) }
       pending.removeAll { $0.1.low == $0.1.high }
       if pending.isEmpty { return result }
-      let ranges = Array(Set(pending.map(\.1)))
+      // Ranges never overlap (each is one bucket of a range split before): in key order,
+      // a value's range is the first whose high is not below its key.
+      let ranges = Array(Set(pending.map(\.1))).sorted { $0.low < $1.low }
       let sorted = ranges.map { $0.count <= sortLimit }
       let shifts = ranges.map { range in
         var shift: UInt64 = 0
@@ -151,24 +153,23 @@ public final class ValueSpill {
       for r in ranges.indices { offsets.append(offsets[r] + (sorted[r] ? ranges[r].count : 0)) }
       let collected = UnsafeMutableBufferPointer<Double>.allocate(capacity: offsets[ranges.count])
       defer { collected.deallocate() }
-      let filled = UnsafeMutableBufferPointer<Int>.allocate(capacity: ranges.count)
-      defer { filled.deallocate() }
-      _ = filled.initialize(from: offsets.dropLast())
-      let lows = ranges.map(\.low), highs = ranges.map(\.high)
-      try lows.withUnsafeBufferPointer { lows throws(SpillError) in
-        try highs.withUnsafeBufferPointer { highs throws(SpillError) in
-          try forEachBlock { block in
-            for x in block {
-              let key = Quantiles.key(x)
-              for r in 0..<lows.count where key >= lows[r] && key <= highs[r] {
-                if sorted[r] {
-                  collected[filled[r]] = x
-                  filled[r] += 1
-                } else {
-                  histograms[r << digit + Int((key - lows[r]) >> shifts[r])] += 1
-                }
-              }
-            }
+      // Per range, in buffers the pass reads without bounds or exclusivity checks: low and
+      // high key, shift to its bucket (`UInt64.max`: its values are collected), next slot.
+      let bounds = UnsafeMutableBufferPointer<(low: UInt64, high: UInt64, shift: UInt64, next: Int)>.allocate(capacity: ranges.count)
+      defer { bounds.deallocate() }
+      for r in ranges.indices { bounds[r] = (ranges[r].low, ranges[r].high, sorted[r] ? .max : shifts[r], offsets[r]) }
+      let count = ranges.count
+      try forEachBlock { block in
+        for x in block {
+          let key = Quantiles.key(x)
+          var r = 0
+          while r < count && bounds[r].high < key { r += 1 }
+          guard r < count, bounds[r].low <= key else { continue }
+          if bounds[r].shift == .max {
+            collected[bounds[r].next] = x
+            bounds[r].next += 1
+          } else {
+            histograms[r << digit + Int((key - bounds[r].low) >> bounds[r].shift)] += 1
           }
         }
       }
