@@ -10,7 +10,8 @@
 /// values: a spilled file is answered by radix passes over it (a histogram of 12 bits of
 /// each value's order-preserving key narrows each wanted rank to a key range, until a
 /// range holds few enough values to sort), reading it a block at a time, so memory stays
-/// bounded whatever the number of values.
+/// bounded whatever the number of values. The first range of each rank is known without
+/// a pass: the top 16 bits of every key are counted as the values are appended.
 public final class ValueSpill {
   /// Values held in memory before they go to a file (8 MiB).
   public static let defaultMemoryLimit = 1 << 20
@@ -31,6 +32,10 @@ public final class ValueSpill {
   /// that range, so that its buckets are fine where the values are.
   private var lowestKey = UInt64.max
   private var highestKey: UInt64 = 0
+  /// How many values have each top `topBits` of their key, counted as they are
+  /// appended: a spilled file's selection starts from these buckets, a pass saved.
+  private let topCounts = UnsafeMutableBufferPointer<Int>.allocate(capacity: 1 << ValueSpill.topBits)
+  static let topBits = 16
 
   /// - Parameter folder: where the file goes (default: `TMPDIR`, else `/tmp`).
   public init(memoryLimit: Int = ValueSpill.defaultMemoryLimit, sortLimit: Int = ValueSpill.defaultSortLimit, folder: String? = nil) {
@@ -39,9 +44,13 @@ public final class ValueSpill {
     self.memoryLimit = memoryLimit
     self.sortLimit = sortLimit
     buffer.reserveCapacity(Swift.min(memoryLimit, Self.blockValues))
+    topCounts.initialize(repeating: 0)
   }
 
-  deinit { if descriptor >= 0 { close(descriptor) } }
+  deinit {
+    if descriptor >= 0 { close(descriptor) }
+    topCounts.deallocate()
+  }
 
   /// Number of values appended.
   public var count: Int { written + buffer.count }
@@ -50,10 +59,12 @@ public final class ValueSpill {
   /// - Throws: `SpillError` when the temporary file cannot be made or written.
   public func append(_ values: UnsafeBufferPointer<Double>) throws(SpillError) {
     var low = lowestKey, high = highestKey
+    let counts = topCounts, shift = UInt64(64 - Self.topBits)
     for x in values {
       let key = Quantiles.key(x)
       low = Swift.min(low, key)
       high = Swift.max(high, key)
+      counts[Int(key >> shift)] += 1
     }
     (lowestKey, highestKey) = (low, high)
     buffer.append(contentsOf: values)
@@ -128,8 +139,19 @@ public final class ValueSpill {
   /// The order statistics at `ranks` (ascending, distinct) of the file's values.
   private func select(_ ranks: [Int]) throws(SpillError) -> [Int: Double] {
     var result: [Int: Double] = [:]
-    // Each unresolved rank's range; all start as every key.
-    var pending = ranks.map { ($0, KeyRange(low: lowestKey, high: highestKey, below: 0, count: written)) }
+    // Each unresolved rank's range: the top bucket that holds it, within the keys seen.
+    let shift = UInt64(64 - Self.topBits)
+    var pending: [(Int, KeyRange)] = []
+    var (bucket, below) = (0, 0)
+    for rank in ranks {
+      while below + topCounts[bucket] <= rank {
+        below += topCounts[bucket]
+        bucket += 1
+      }
+      let low = Swift.max(UInt64(bucket) << shift, lowestKey)
+      let high = Swift.min(UInt64(bucket) << shift | (1 << shift - 1), highestKey)
+      pending.append((rank, KeyRange(low: low, high: high, below: below, count: topCounts[bucket])))
+    }
     while true {
       // A range of one key is that key's value.
       for (rank, range) in pending where range.low == range.high { result[rank] = Quantiles.value(ofKey: range.low) }
