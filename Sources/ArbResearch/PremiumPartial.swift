@@ -13,7 +13,8 @@ import Foundation
 /// for byte. Layout (little-endian; docs/formats.md, "Premium partial"): the 8 bytes
 /// `ARBKPPT1`; records of `n` points, each `n` (Int64), then `time`, `duration` (Int64),
 /// `mid`, `exec` (Double), then `valid`, `rich`, `cheap`, `top`, `bottom` (one byte
-/// each), zero-padded to 8 bytes; the JSON `Meta`; its length (UInt64); `ARBKPPT1`.
+/// each), then with `--series` each point's quotes (`2 × quoteLegs` Doubles, bids then
+/// asks), zero-padded to 8 bytes; the JSON `Meta`; its length (UInt64); `ARBKPPT1`.
 public enum PremiumPartial {
   static let magic = Array("ARBKPPT1".utf8)
 
@@ -30,6 +31,8 @@ public enum PremiumPartial {
     public var toUs: Int64?
     public var points: Int
     public var validPoints: Int
+    /// The legs whose quotes every point carries (for `--series`), else 0.
+    public var quoteLegs: Int
     /// Per leg, in the order of the arguments.
     public var legs: [Leg]
 
@@ -50,11 +53,11 @@ public enum PremiumPartial {
       public var span: RowSpan { RowSpan(rows: rows, firstTime: firstTsUs, lastTime: lastTsUs) }
     }
 
-    public init(arguments: [String], shard: TimeShard, points: Int, validPoints: Int, legs: [Leg]) {
+    public init(arguments: [String], shard: TimeShard, points: Int, validPoints: Int, quoteLegs: Int, legs: [Leg]) {
       self.arguments = arguments
       (self.shard, shards) = (shard.index, shard.count)
       (fromUs, toUs) = (shard.owned.from, shard.owned.to)
-      (self.points, self.validPoints, self.legs) = (points, validPoints, legs)
+      (self.points, self.validPoints, self.quoteLegs, self.legs) = (points, validPoints, quoteLegs, legs)
     }
   }
 
@@ -64,6 +67,38 @@ public enum PremiumPartial {
     let manifest = try MappedFile(path: path + "/store.json")
     return String(manifest.withBytes(XXHash64.hash), radix: 16)
   }
+
+  /// The `Meta` of the partial at `path`, read from its end alone.
+  /// - Throws: `PartialError` for a file that does not end as a partial does; `FileError`.
+  public static func meta(path: String) throws -> Meta {
+    guard let handle = FileHandle(forReadingAtPath: path) else { throw FileError.missing(path: path) }
+    defer { try? handle.close() }
+    let size = try handle.seekToEnd()
+    guard size >= 24 else { throw PartialError(path: path, reason: "truncated: it does not end as a partial does") }
+    try handle.seek(toOffset: size - 16)
+    let tail = Array(try handle.read(upToCount: 16) ?? Data())
+    guard tail.count == 16, Array(tail[8...]) == magic else { throw PartialError(path: path, reason: "truncated: it does not end as a partial does") }
+    let length = tail[0..<8].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+    guard length <= size - 24 else { throw PartialError(path: path, reason: "its metadata length \(length) exceeds the file") }
+    try handle.seek(toOffset: size - 16 - length)
+    return try decode(try handle.read(upToCount: Int(length)) ?? Data(), path: path)
+  }
+
+  /// `Meta` from its JSON.
+  static func decode(_ json: Data, path: String) throws(PartialError) -> Meta {
+    let decoder = JSONDecoder()
+    decoder.keyDecodingStrategy = .convertFromSnakeCase
+    guard let meta = try? decoder.decode(Meta.self, from: json) else { throw PartialError(path: path, reason: "unreadable metadata") }
+    guard meta.version == 1 else { throw PartialError(path: path, reason: "partial version \(meta.version), this arbkit reads version 1") }
+    guard meta.shards >= 1, (1...meta.shards).contains(meta.shard) else { throw PartialError(path: path, reason: "names shard \(meta.shard)/\(meta.shards)") }
+    guard meta.quoteLegs == 0 || meta.quoteLegs == meta.legs.count else {
+      throw PartialError(path: path, reason: "carries the quotes of \(meta.quoteLegs) of its \(meta.legs.count) legs")
+    }
+    return meta
+  }
+
+  /// Bytes of a record of `count` points carrying the quotes of `quoteLegs` legs.
+  static func recordSize(_ count: Int, quoteLegs: Int) -> Int { (8 + (37 + 16 * quoteLegs) * count + 7) / 8 * 8 }
 
   /// Whether the file at `path` starts as a partial does (unreadable: `false`).
   public static func isPartial(path: String) -> Bool {
@@ -81,9 +116,14 @@ public final class PremiumPartialWriter {
   public private(set) var points = 0
   public private(set) var validPoints = 0
   private var record: [UInt8] = []
+  /// The legs whose quotes each point carries, else 0.
+  private let quoteLegs: Int
 
+  /// - Parameter quoteLegs: write each point's quotes of this many legs (the stream keeps
+  ///   them), for `--series`; 0 for none.
   /// - Throws: `FileError.unwritable`.
-  public init(path: String) throws(FileError) {
+  public init(path: String, quoteLegs: Int) throws(FileError) {
+    self.quoteLegs = quoteLegs
     file = try AtomicFile(path: path)
     try file.write(String(decoding: PremiumPartial.magic, as: UTF8.self))
   }
@@ -113,6 +153,10 @@ public final class PremiumPartialWriter {
     // A `Bool` is stored as one byte, 0 or 1.
     add(chunk.valid)
     for column in [chunk.rich, chunk.cheap, chunk.top, chunk.bottom] { add(column) }
+    if quoteLegs > 0 {
+      let width = 2 * quoteLegs
+      record.append(contentsOf: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: chunk.quotes[(rows.lowerBound * width)..<(rows.upperBound * width)])))
+    }
     record.append(contentsOf: repeatElement(0, count: (8 - record.count % 8) % 8))
     try record.withUnsafeBytes { bytes in Result { () throws(FileError) in try file.write(bytes) } }.get()
     points += rows.count
@@ -152,21 +196,13 @@ public final class PremiumPartialFile {
     let length = Int(UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - 16, as: UInt64.self)))
     guard length <= bytes.count - 24 else { throw corrupt("its metadata length \(length) exceeds the file") }
     let metaStart = bytes.count - 16 - length
-    let decoder = JSONDecoder()
-    decoder.keyDecodingStrategy = .convertFromSnakeCase
-    do {
-      meta = try decoder.decode(PremiumPartial.Meta.self, from: Data(bytes[metaStart..<(bytes.count - 16)]))
-    } catch {
-      throw corrupt("unreadable metadata")
-    }
-    guard meta.version == 1 else { throw corrupt("partial version \(meta.version), this arbkit reads version 1") }
-    guard meta.shards >= 1, (1...meta.shards).contains(meta.shard) else { throw corrupt("names shard \(meta.shard)/\(meta.shards)") }
+    meta = try PremiumPartial.decode(Data(bytes[metaStart..<(bytes.count - 16)]), path: path)
     var records: [(Int, Int)] = []
     var (offset, points, validPoints) = (8, 0, 0)
     while offset < metaStart {
       guard offset + 8 <= metaStart else { throw corrupt("a record is cut at byte \(offset)") }
       let count = Int(Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: Int64.self)))
-      let size = count > 0 && count < metaStart / 37 + 1 ? Self.recordSize(count) : nil
+      let size = count > 0 && count < metaStart / 37 + 1 ? PremiumPartial.recordSize(count, quoteLegs: meta.quoteLegs) : nil
       guard let size, offset + size <= metaStart else { throw corrupt("a record at byte \(offset) does not fit the file") }
       validPoints += bytes[(offset + 8 + 32 * count)..<(offset + 8 + 33 * count)].lazy.filter { $0 == 1 }.count
       records.append((offset, count))
@@ -181,8 +217,6 @@ public final class PremiumPartialFile {
     self.records = records
   }
 
-  /// Bytes of a record of `count` points.
-  static func recordSize(_ count: Int) -> Int { (8 + 37 * count + 7) / 8 * 8 }
 }
 
 /// The points of partials, shard after shard, cut into chunks of `chunkPoints` as
@@ -196,11 +230,16 @@ public final class PremiumPartialReplay {
   private let valid: UnsafeMutableBufferPointer<Bool>
   private let rich: UnsafeMutableBufferPointer<Int8>, cheap: UnsafeMutableBufferPointer<Int8>
   private let top: UnsafeMutableBufferPointer<Int8>, bottom: UnsafeMutableBufferPointer<Int8>
+  /// Per point, the quotes of `quoteLegs` legs, bids then asks (as `PremiumChunk.quotes`).
+  private let quotes: UnsafeMutableBufferPointer<Double>
+  private let quoteLegs: Int
 
-  /// `files` in shard order.
-  public init(_ files: [PremiumPartialFile], chunkPoints: Int) {
+  /// `files` in shard order, their points carrying the quotes of `quoteLegs` legs each (0: none).
+  public init(_ files: [PremiumPartialFile], chunkPoints: Int, quoteLegs: Int) {
     precondition(chunkPoints > 0, "chunks hold at least one point")
-    (self.files, self.chunkPoints) = (files, chunkPoints)
+    precondition(files.allSatisfy { $0.meta.quoteLegs == quoteLegs }, "every partial carries the same quotes")
+    (self.files, self.chunkPoints, self.quoteLegs) = (files, chunkPoints, quoteLegs)
+    quotes = .allocate(capacity: chunkPoints * 2 * quoteLegs)
     (time, duration) = (.allocate(capacity: chunkPoints), .allocate(capacity: chunkPoints))
     (mid, exec) = (.allocate(capacity: chunkPoints), .allocate(capacity: chunkPoints))
     valid = .allocate(capacity: chunkPoints)
@@ -211,7 +250,7 @@ public final class PremiumPartialReplay {
 
   deinit {
     for buffer in [time, duration] { buffer.deallocate() }
-    for buffer in [mid, exec] { buffer.deallocate() }
+    for buffer in [mid, exec, quotes] { buffer.deallocate() }
     valid.deallocate()
     for buffer in [rich, cheap, top, bottom] { buffer.deallocate() }
   }
@@ -241,18 +280,24 @@ public final class PremiumPartialReplay {
       copy(34 * count, width: 1, into: cheap)
       copy(35 * count, width: 1, into: top)
       copy(36 * count, width: 1, into: bottom)
+      let width = 2 * quoteLegs
+      for k in 0..<(taken * width) {
+        quotes[filled * width + k] = bytes.loadUnaligned(fromByteOffset: offset + 8 + 37 * count + 8 * (position * width + k), as: Double.self)
+      }
       filled += taken
       position += taken
       if position == count {
-        partial.mapped.release(offset..<(offset + PremiumPartialFile.recordSize(count)))
+        partial.mapped.release(offset..<(offset + PremiumPartial.recordSize(count, quoteLegs: quoteLegs)))
         (record, position) = (record + 1, 0)
       }
     }
     guard filled > 0 else { return nil }
-    func view<T>(_ buffer: UnsafeMutableBufferPointer<T>) -> UnsafeBufferPointer<T> { UnsafeBufferPointer(rebasing: buffer[0..<filled]) }
+    func view<T>(_ buffer: UnsafeMutableBufferPointer<T>, _ width: Int = 1) -> UnsafeBufferPointer<T> {
+      UnsafeBufferPointer(rebasing: buffer[0..<(filled * width)])
+    }
     return PremiumChunk(
       time: view(time), duration: view(duration), valid: view(valid), mid: view(mid), exec: view(exec), rich: view(rich),
-      cheap: view(cheap), top: view(top), bottom: view(bottom))
+      cheap: view(cheap), top: view(top), bottom: view(bottom), quotes: view(quotes, 2 * quoteLegs))
   }
 }
 

@@ -13,6 +13,9 @@ struct ShardedPremiumTests {
   static func expectMergeEqualsWhole(_ arguments: [String], shards: Int, in folder: TemporaryFolder, sourceLocation: SourceLocation = #_sourceLocation) {
     let whole = arbkit(["premium"] + arguments)
     #expect(whole.code == .success, "\(whole.errors)", sourceLocation: sourceLocation)
+    // A `--series` file is written by the merge to the same path: the unsharded one is moved aside.
+    let series = arguments.firstIndex(of: "--series").map { arguments[$0 + 1] }
+    if let series { #expect(rename(series, series + ".whole") == 0, sourceLocation: sourceLocation) }
     let partials = (1...shards).map { folder.path + "/part-\($0)-of-\(shards)" }
     for (k, partial) in partials.enumerated() {
       let run = arbkit(["premium"] + arguments + ["--shard", "\(k + 1)/\(shards)", "--out", partial])
@@ -23,6 +26,11 @@ struct ShardedPremiumTests {
     #expect(merged.code == .success, "\(merged.errors)", sourceLocation: sourceLocation)
     #expect(merged.output == whole.output, "\(shards) shards of \(arguments)", sourceLocation: sourceLocation)
     #expect(merged.errors == whole.errors, "\(shards) shards of \(arguments)", sourceLocation: sourceLocation)
+    if let series {
+      let (a, b) = (FileManager.default.contents(atPath: series + ".whole"), FileManager.default.contents(atPath: series))
+      #expect(a != nil && a == b, "--series of \(shards) shards", sourceLocation: sourceLocation)
+      #expect(unlink(series) == 0 && unlink(series + ".whole") == 0, sourceLocation: sourceLocation)
+    }
   }
 
   /// The demo pair (21 days of 1-minute candles) converted into a store.
@@ -40,6 +48,10 @@ struct ShardedPremiumTests {
     for shards in [1, 2, 3, 7, 21, 30] { Self.expectMergeEqualsWhole(legs + options, shards: shards, in: folder) }
     // The table, chunks of a few points, a minimum episode.
     Self.expectMergeEqualsWhole(legs + ["--max-stale", "1m", "--chunk-rows", "7", "--min-episode", "5m"], shards: 6, in: folder)
+    // The aligned series, written by the merge from the quotes the shards kept: CSV and Parquet.
+    for name in ["series.csv", "series.parquet"] {
+      Self.expectMergeEqualsWhole(legs + ["--max-stale", "2m", "--chunk-rows", "500", "--series", folder.path + "/" + name], shards: 4, in: folder)
+    }
   }
 
   @Test func `windows that cut days and grids merge to the unsharded bytes`() {
@@ -114,7 +126,7 @@ struct ShardedPremiumTests {
     expectUsageError(["merge", part("p1"), part("p2"), part("p3")], "changed since the shards were made")
   }
 
-  @Test func `--shard takes stores, an --out, and no per-point outputs`() {
+  @Test func `--shard takes stores, an --out, and neither --size nor --offset`() {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
     let legs = Self.demoStore(folder)
@@ -123,8 +135,8 @@ struct ShardedPremiumTests {
     expectUsageError(["premium"] + legs + ["--shard", "1/2"], "--shard needs --out")
     expectUsageError(["premium"] + legs + ["--out", out], "--out is the partial result of --shard")
     expectUsageError(["premium"] + legs + ["--shard", "3/2", "--out", out], "I/N with 1 ≤ I ≤ N")
-    expectUsageError(["premium"] + legs + ["--shard", "1/2", "--out", out, "--series", folder.path + "/s.csv"], "--series cannot be used with --shard")
     expectUsageError(["premium"] + legs + ["--shard", "1/2", "--out", out, "--offset", "kraken=+1s"], "--offset cannot be used with --shard")
+    expectUsageError(["premium"] + legs + ["--shard", "1/2", "--out", out, "--size", "0.5"], "--size cannot be used with --shard")
     #expect(!FileManager.default.fileExists(atPath: out))
   }
 }

@@ -60,7 +60,11 @@ struct MergeCommand: Command {
   }
 
   var files: RunFiles {
-    if partials { return RunFiles(inputs: inputs) }
+    if partials {
+      // The premium's `--series`, written by the merge; an unreadable partial is the run's error.
+      let series = (try? PremiumPartial.meta(path: inputs[0])).flatMap { try? PremiumCommand(arguments: $0.arguments).series?.path }
+      return RunFiles(inputs: inputs, named: series.map { [$0] } ?? [])
+    }
     let out = out!
     // The shards' matrices as their sidecars name them; an unreadable sidecar is the run's error.
     let matrices = pnlMatrix == nil ? [] : inputs.compactMap { try? SweepOutput.Meta.read($0).pnlMatrix }

@@ -27,7 +27,7 @@ struct PremiumCommand: Command {
       TableOutput.help,
       ("--shard I/N", "of legs that are stores: make shard I of N, the I-th of N runs of whole days, and write its partial result to --out; "
         + "arbkit merge joins the N partials into this command's output, byte for byte"),
-      ("--out PATH", "with --shard: the partial result"),
+      ("--out PATH", "with --shard: the partial result (with --series, each point's quotes too: the merge writes the series)"),
       ("--chunk-rows N", "points, and quotes per leg, worked on at a time (default 65536): memory grows with it, not with the history"),
       ("--format table|csv|json", "output (default table)"),
     ]))
@@ -68,8 +68,8 @@ struct PremiumCommand: Command {
     let out = cursor.value("--out")
     switch (shard, out) {
     case (let (index, count)?, let out?):
-      for (flag, given) in [("--series", series != nil), ("--size", execution.size != nil), ("--offset", !execution.offsets.isEmpty)] where given {
-        throw UsageError("\(flag) cannot be used with --shard: a shard writes only its part of the points")
+      for (flag, given) in [("--size", execution.size != nil), ("--offset", !execution.offsets.isEmpty)] where given {
+        throw UsageError("\(flag) cannot be used with --shard: a shard reads only its days")
       }
       self.shard = (index, count, out)
     case (nil, nil): self.shard = nil
@@ -95,7 +95,8 @@ struct PremiumCommand: Command {
     return kept
   }
 
-  var files: RunFiles { inputs.files(outputs: [series?.path, shard?.out]) }
+  /// With `--shard`, `--series` is written by the merge, not by the shard.
+  var files: RunFiles { inputs.files(outputs: shard == nil ? [series?.path] : [shard?.out]) }
 
   /// Streams the legs through the premium and its analysis a chunk at a time: a store
   /// leg is read from its mapped partitions, files in time order as they are parsed,
@@ -193,8 +194,9 @@ struct PremiumCommand: Command {
     let progress = Progress(total: total, unit: "quotes", show: Progress.onTerminal(terminal), every: 0.2)
     defer { progress.finish() }
     if Progress.onTerminal(terminal) { streams = streams.map { CountingQuoteStream($0, counted: progress.advance) } }
-    let premium = try PremiumStream(legs: streams, options: inputs.alignment, chunkPoints: chunkRows, legChunkRows: chunkRows, checksOverlap: false)
-    let writer = try PremiumPartialWriter(path: shard.out)
+    let premium = try PremiumStream(
+      legs: streams, options: inputs.alignment, chunkPoints: chunkRows, legChunkRows: chunkRows, keepQuotes: series != nil, checksOverlap: false)
+    let writer = try PremiumPartialWriter(path: shard.out, quoteLegs: series == nil ? 0 : streams.count)
     try writer.write(premium, owned: timeShard.owned)
     let legs = try sources.map { source in
       PremiumPartial.Meta.Leg(
@@ -202,7 +204,9 @@ struct PremiumCommand: Command {
         span: try source.store.span(source.series, window: timeShard.owned(of: window)))
     }
     try writer.commit(
-      PremiumPartial.Meta(arguments: sharedArguments, shard: timeShard, points: writer.points, validPoints: writer.validPoints, legs: legs))
+      PremiumPartial.Meta(
+        arguments: sharedArguments, shard: timeShard, points: writer.points, validPoints: writer.validPoints,
+        quoteLegs: series == nil ? 0 : streams.count, legs: legs))
     return .success
   }
 }

@@ -9,7 +9,8 @@ extension PremiumCommand {
   /// unchanged. The points are analysed shard after shard in the unsharded run's chunks
   /// (the figures are its bits), the legs' quotes are the sums of the shards' days, and
   /// the checks the unsharded run makes over the whole history (legs that overlap, a
-  /// grid within its limit) are made on the whole.
+  /// grid within its limit) are made on the whole. A `--series` among the arguments is
+  /// written here, from the quotes the shards kept.
   static func merge(_ paths: [String], format: OutputFormat?, terminal: inout Terminal) throws -> ExitCode {
     let partials = try paths.map { try PremiumPartialFile(path: $0) }
     let first = partials[0].meta
@@ -35,10 +36,14 @@ extension PremiumCommand {
     try checkWhole(spans, alignment: alignment, legs: specs)
     // The legs as the unsharded run names and accounts for them; no quote is read.
     let opened = try StreamedLegs.open(specs, ingest: command.inputs.ingest, whole: false, chunkRows: command.chunkRows)
-    let replay = PremiumPartialReplay(shards, chunkPoints: command.chunkRows)
+    let replay = PremiumPartialReplay(shards, chunkPoints: command.chunkRows, quoteLegs: first.quoteLegs)
     let analyzer = PremiumAnalyzer(
       legCount: spans.count, maxPremium: spans.count > 2, options: command.bands, spillMemoryLimit: max(1 << 16, 16 * command.chunkRows))
-    while let chunk = replay.next() { try analyzer.add(chunk) }
+    var seriesFile = try command.series.map { try SeriesOutput.premium($0, legCount: spans.count) }
+    while let chunk = replay.next() {
+      try analyzer.add(chunk)
+      try seriesFile?.write(chunk)
+    }
     let described = opened.legs.indices.map { k in
       var leg = LegSummary(
         opened.legs[k].stream, instrument: opened.legs[k].instrument, rows: spans[k].rows, firstTime: spans[k].firstTime, lastTime: spans[k].lastTime)
@@ -49,7 +54,7 @@ extension PremiumCommand {
       legs: described, canonical: try command.canonical(opened.legs.map(\.instrument)), points: shards.reduce(0) { $0 + $1.meta.points },
       validPoints: shards.reduce(0) { $0 + $1.meta.validPoints }, analysis: try analyzer.finish(), alignment: alignment,
       bands: command.bands, clock: command.inputs.ingest.options.clock)
-    try command.report(result, terminal: &terminal)
+    try command.report(result, terminal: &terminal) { try seriesFile?.commit() }
     return .success
   }
 
