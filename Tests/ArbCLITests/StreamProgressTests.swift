@@ -112,6 +112,23 @@ struct StreamProgressTests {
   }
 
   @Test(
+    "a premium shard shows a bar of the quotes it reads, its merge one of the points it replays, on a terminal only",
+    .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
+  func shards() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let legs = ShardedPremiumTests.demoStore(folder)
+    let parts = [1, 2].map { folder.path + "/part-\($0)" }
+    let shard = try Self.stderr(["premium"] + legs + ["--chunk-rows", "1000", "--shard", "1/2", "--out", parts[0]], terminal: true)
+    #expect(shard.contains(" quotes, ") && shard.contains("\r["), "\(shard.debugDescription)")
+    #expect(try Self.stderr(["premium"] + legs + ["--chunk-rows", "1000", "--shard", "2/2", "--out", parts[1]], terminal: false) == "")
+    let points = try #require(arbkit(["premium"] + legs + ["--format", "json"]).object["points"] as? Int)
+    let merge = try Self.stderr(["merge"] + parts, terminal: true)
+    #expect(merge.contains("] \(points)/\(points) points, "), "\(merge.debugDescription)")
+    #expect(try Self.stderr(["merge"] + parts, terminal: false) == "")
+  }
+
+  @Test(
     "a streamed backtest and sweep show the quotes read on a terminal; a backtest that reads its legs whole shows nothing",
     .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
   func scenarioCommands() throws {

@@ -40,10 +40,15 @@ extension PremiumCommand {
     let analyzer = PremiumAnalyzer(
       legCount: spans.count, maxPremium: spans.count > 2, options: command.bands, spillMemoryLimit: max(1 << 16, 16 * command.chunkRows))
     var seriesFile = try command.series.map { try SeriesOutput.premium($0, legCount: spans.count) }
+    let points = shards.reduce(0) { $0 + $1.meta.points }
+    let progress = Progress(total: points, unit: "points", show: Progress.onTerminal(terminal), every: 0.2)
+    defer { progress.finish() }
     while let chunk = replay.next() {
       try analyzer.add(chunk)
       try seriesFile?.write(chunk)
+      progress.advance(chunk.count)
     }
+    progress.finish()
     let described = opened.legs.indices.map { k in
       var leg = LegSummary(
         opened.legs[k].stream, instrument: opened.legs[k].instrument, rows: spans[k].rows, firstTime: spans[k].firstTime, lastTime: spans[k].lastTime)
@@ -51,7 +56,7 @@ extension PremiumCommand {
       return leg
     }
     let result = PremiumResult(
-      legs: described, canonical: try command.canonical(opened.legs.map(\.instrument)), points: shards.reduce(0) { $0 + $1.meta.points },
+      legs: described, canonical: try command.canonical(opened.legs.map(\.instrument)), points: points,
       validPoints: shards.reduce(0) { $0 + $1.meta.validPoints }, analysis: try analyzer.finish(), alignment: alignment,
       bands: command.bands, clock: command.inputs.ingest.options.clock)
     try command.report(result, terminal: &terminal) { try seriesFile?.commit() }

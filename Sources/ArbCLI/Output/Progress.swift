@@ -9,7 +9,7 @@ import Glibc
 /// Work done, rate and time left on stderr, redrawn in place (only on a terminal): the
 /// cells of a sweep, the quotes a streaming command has read.
 final class Progress: @unchecked Sendable {
-  /// The units counted, `cells` or `quotes`.
+  /// The units counted: `cells`, `quotes` or `points`.
   private let unit: String
   /// `nil` while the total is not known (files read as they are parsed): no bar, no ETA.
   private let total: Int?
