@@ -50,6 +50,7 @@ public struct CSVBytes: TextOutputStream {
   /// The text so far, UTF-8.
   public private(set) var bytes: [UInt8] = []
 
+  /// An empty buffer.
   public init() {}
 
   /// The number of bytes so far.
