@@ -78,12 +78,8 @@ public indirect enum JSONValue: Sendable, Equatable {
   }
 
   /// Shortest text that reads back to the same double; integral values print without
-  /// a fraction (`3`, not `3.0`).
-  public static func format(_ value: Double) -> String {
-    precondition(value.isFinite, "non-finite number reached the output: check results with checkedFinite() first")
-    if value == value.rounded() && abs(value) < 1e15 { return String(Int64(value)) }
-    return "\(value)"
-  }
+  /// a fraction (`3`, not `3.0`): `CSVBytes.append(number:)`.
+  public static func format(_ value: Double) -> String { NumberText.csv(value) }
 
   public static func quote(_ text: String, into out: inout String) {
     out += "\""

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif
+import ArbCore
 import Synchronization
 
 /// Every output file of a command goes through here (docs/cli.md, "Output files"):
@@ -205,6 +206,11 @@ public final class AtomicFile {
   public func write(_ text: String) throws(FileError) {
     var text = text
     try text.withUTF8 { bytes in Result { () throws(FileError) in try write(UnsafeRawBufferPointer(bytes)) } }.get()
+  }
+
+  /// Appends the bytes of `text`.
+  public func write(_ text: CSVBytes) throws(FileError) {
+    try text.bytes.withUnsafeBytes { bytes in Result { () throws(FileError) in try write(bytes) } }.get()
   }
 
   /// Puts the file in place (`FileOutput.commit` for several that belong together).

@@ -47,19 +47,25 @@ public final class QuoteTableFile {
           [.integers(Array(series.time[rows]))] + names.map { name in .strings(Array(repeating: name, count: rows.count)) }
             + prices.map { values in .doubles(values, valid: values.map(\.isFinite)) })
       } else {
-        var text = ""
+        var text = CSVBytes()
         let prefix = "," + names.map(CSV.field).joined(separator: ",") + ","
         for i in rows {
-          text += String(series.time[i]) + prefix
+          text.append(series.time[i])
+          text.append(prefix)
           if book {
-            for value in [series.bid[i], series.ask[i], series.bidSize[i], series.askSize[i]] { text += NumberText.csv(value.isFinite ? value : nil) + "," }
-            text += "\n"
+            for value in [series.bid[i], series.ask[i], series.bidSize[i], series.askSize[i]] {
+              text.append(number: value.isFinite ? value : nil)
+              text.append(ascii: ",")
+            }
+            text.append(ascii: "\n")
           } else {
-            text += ",,,," + NumberText.csv(series.bid[i]) + "\n"
+            text.append(",,,,")
+            text.append(number: series.bid[i])
+            text.append(ascii: "\n")
           }
-          if text.utf8.count > 1 << 20 {
+          if text.count > 1 << 20 {
             try file!.write(text)
-            text.removeAll(keepingCapacity: true)
+            text.removeAll()
           }
         }
         try file!.write(text)

@@ -99,8 +99,15 @@ struct CandlesCommand: Command {
     } else {
       try writer.append("start_us,start,open,high,low,close,mean,mean_tw,count\n")
       for c in candles {
-        let prices = [c.open, c.high, c.low, c.close, c.mean].map { NumberText.csv($0) }.joined(separator: ",")
-        try writer.append("\(c.start),\(TimeText.iso8601(c.start)),\(prices),\(NumberText.csv(c.meanTW)),\(c.count)\n")
+        try writer.appendRow { row in
+          row.append(c.start)
+          row.append(ascii: ",")
+          row.append(TimeText.iso8601(c.start))
+          for price in [c.open, c.high, c.low, c.close, c.mean, c.meanTW] { row.appendField(price) }
+          row.append(ascii: ",")
+          row.append(c.count)
+          row.append(ascii: "\n")
+        }
       }
     }
     if let text = try writer.finish() { terminal.print(text, terminator: "") }

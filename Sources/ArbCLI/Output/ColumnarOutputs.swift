@@ -208,7 +208,8 @@ struct RowWriter {
   private let columnar: (output: TableOutput, types: [ArrowType])?
   /// The columnar file once its first batch is written, and its columns' names.
   private var table: (writer: any ColumnarWriter, names: [String])? = nil
-  private(set) var text = ""
+  /// The rows not yet written.
+  private var text = CSVBytes()
 
   /// Writes to `output`, or collects the text when `output` is nil; `types` are the CSV
   /// columns' types for a columnar `output`.
@@ -222,30 +223,41 @@ struct RowWriter {
 
   /// Appends whole lines.
   mutating func append(_ line: String) throws {
-    text += line
-    if (file != nil || columnar != nil) && text.utf8.count > 1 << 20 { try flush() }
+    text.append(line)
+    try flushWhenFull()
+  }
+
+  /// Appends one row: `row` writes its fields and the end of its line.
+  mutating func appendRow(_ row: (inout CSVBytes) -> Void) throws {
+    row(&text)
+    try flushWhenFull()
   }
 
   /// Writes what is left and puts the file in place; returns the collected text for stdout.
   mutating func finish() throws -> String? {
     if let columnar {
       guard let table else {
-        try CSVColumnar.write(text, types: columnar.types, to: columnar.output)
+        try CSVColumnar.write(text.string, types: columnar.types, to: columnar.output)
         return nil
       }
       try flush()
       try table.writer.commit()
       return nil
     }
-    guard let file else { return text }
+    guard let file else { return text.string }
     try flush()
     try file.commit()
     return nil
   }
 
+  /// Writes the rows so far once they pass a megabyte (a file's; stdout's are kept).
+  private mutating func flushWhenFull() throws {
+    if (file != nil || columnar != nil) && text.count > 1 << 20 { try flush() }
+  }
+
   private mutating func flush() throws {
     if let columnar {
-      var lines = CSVColumnar.rows(text)
+      var lines = CSVColumnar.rows(text.string)
       if table == nil {
         let names = lines.isEmpty ? [] : lines.removeFirst().map(String.init)
         table = (try columnar.output.writer(fields: CSVColumnar.fields(names, columnar.types))!, names)
@@ -254,6 +266,6 @@ struct RowWriter {
     } else {
       try file?.write(text)
     }
-    text.removeAll(keepingCapacity: true)
+    text.removeAll()
   }
 }

@@ -25,12 +25,17 @@ struct RollingResult {
   static func write(values: [Double], time: [Int64], figures: RollingPoints, to out: inout RowWriter) throws {
     let ewma = !figures.ewmaMean.isEmpty
     for i in values.indices {
-      var line = String(time[i]) + "," + NumberText.csv(values[i])
-      for column in [figures.mean, figures.std, figures.z] { line += "," + NumberText.csv(finite(column[i])) }
-      line += "," + NumberText.csv(ewma ? finite(figures.ewmaMean[i]) : nil)
-      line += "," + NumberText.csv(ewma ? finite(figures.ewmaStd[i]) : nil)
-      line += "," + NumberText.csv(finite(figures.halfLifeSeconds[i])) + "\n"
-      try out.append(line)
+      try out.appendRow { row in
+        row.append(time[i])
+        row.appendField(values[i])
+        row.appendField(finite(figures.mean[i]))
+        row.appendField(finite(figures.std[i]))
+        row.appendField(finite(figures.z[i]))
+        row.appendField(ewma ? finite(figures.ewmaMean[i]) : nil)
+        row.appendField(ewma ? finite(figures.ewmaStd[i]) : nil)
+        row.appendField(finite(figures.halfLifeSeconds[i]))
+        row.append(ascii: "\n")
+      }
     }
   }
 

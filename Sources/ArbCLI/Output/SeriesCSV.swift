@@ -40,7 +40,8 @@ enum SeriesCSV {
   struct PremiumWriter {
     private let file: AtomicFile
     private let legCount: Int
-    private var text: String
+    /// The rows not yet written.
+    private var text = CSVBytes()
     /// The first valid point whose premium is not finite: the file is never put in place
     /// (the statistics are not finite either, and the run is refused before `commit`).
     private var unwritable: NonFiniteResult? = nil
@@ -48,9 +49,9 @@ enum SeriesCSV {
     init(path: String, legCount: Int) throws {
       file = try AtomicFile(path: path)
       self.legCount = legCount
-      text = "ts_us,valid,mid_pct,exec_pct,direction"
-      for k in 0..<legCount { text += ",bid_\(k + 1),ask_\(k + 1)" }
-      text += "\n"
+      text.append("ts_us,valid,mid_pct,exec_pct,direction")
+      for k in 0..<legCount { text.append(",bid_\(k + 1),ask_\(k + 1)") }
+      text.append(ascii: "\n")
     }
 
     /// Appends one row per point of `chunk`: each leg's quote in force, empty before its
@@ -63,19 +64,25 @@ enum SeriesCSV {
         return
       }
       for i in 0..<chunk.count {
-        text += String(chunk.time[i])
+        text.append(chunk.time[i])
         if chunk.valid[i] {
-          text += ",1," + NumberText.csv(chunk.mid[i]) + "," + NumberText.csv(chunk.exec[i])
-          text += ",\(chunk.rich[i] + 1)>\(chunk.cheap[i] + 1)"
+          text.append(",1")
+          text.appendField(chunk.mid[i])
+          text.appendField(chunk.exec[i])
+          text.append(ascii: ",")
+          text.append(Int(chunk.rich[i]) + 1)
+          text.append(ascii: ">")
+          text.append(Int(chunk.cheap[i]) + 1)
         } else {
-          text += ",0,,,"
+          text.append(",0,,,")
         }
         for k in 0..<legCount {
           let bid = chunk.quotes[i * width + k], ask = chunk.quotes[i * width + legCount + k]
-          text += "," + NumberText.csv(bid.isFinite ? bid : nil) + "," + NumberText.csv(ask.isFinite ? ask : nil)
+          text.appendField(bid.isFinite ? bid : nil)
+          text.appendField(ask.isFinite ? ask : nil)
         }
-        text += "\n"
-        if text.utf8.count > 1 << 20 { try flush() }
+        text.append(ascii: "\n")
+        if text.count > 1 << 20 { try flush() }
       }
     }
 
@@ -88,7 +95,7 @@ enum SeriesCSV {
 
     private mutating func flush() throws {
       try file.write(text)
-      text.removeAll(keepingCapacity: true)
+      text.removeAll()
     }
   }
 
@@ -104,28 +111,18 @@ enum SeriesCSV {
   static func write(columns: [Column], to output: TableOutput) throws {
     let clock = Array(Set(columns.flatMap(\.time))).sorted()
     var next = [Int](repeating: 0, count: columns.count)
-    try write(to: output, header: (["ts_us"] + columns.map(\.name)).joined(separator: ","), rows: clock.count) { i, text in
-      let t = clock[i]
-      text += String(t)
-      for (c, column) in columns.enumerated() {
-        while next[c] < column.time.count && column.time[next[c]] <= t { next[c] += 1 }
-        let p = next[c] - 1
-        text += "," + (p >= 0 && column.valid[p] ? NumberText.csv(column.values[p]) : "")
+    var writer = try RowWriter(output, types: [.timestampMicros] + Array(repeating: .float64, count: columns.count))
+    try writer.append((["ts_us"] + columns.map(\.name)).joined(separator: ",") + "\n")
+    for t in clock {
+      try writer.appendRow { row in
+        row.append(t)
+        for (c, column) in columns.enumerated() {
+          while next[c] < column.time.count && column.time[next[c]] <= t { next[c] += 1 }
+          let p = next[c] - 1
+          row.appendField(p >= 0 && column.valid[p] ? column.values[p] : nil)
+        }
+        row.append(ascii: "\n")
       }
-    }
-  }
-
-  /// Writes `header`, then `rows` lines each appended by `row(i, &text)`, to `output`,
-  /// all or nothing: a columnar file of `ts_us` and doubles, or CSV.
-  private static func write(to output: TableOutput, header: String, rows: Int, row: (Int, inout String) -> Void) throws {
-    let columns = header.split(separator: ",").count
-    var writer = try RowWriter(output, types: [.timestampMicros] + Array(repeating: .float64, count: columns - 1))
-    try writer.append(header + "\n")
-    var line = ""
-    for i in 0..<rows {
-      row(i, &line)
-      try writer.append(line + "\n")
-      line.removeAll(keepingCapacity: true)
     }
     _ = try writer.finish()
   }
@@ -154,23 +151,21 @@ struct PointRowsWriter {
     try writer.append((["ts_us"] + names).joined(separator: ",") + "\n")
   }
 
-  /// Appends a row per point of `time`, `columns` in the order of the names.
+  /// Appends a row per point of `time`, `columns` in the order of the names (any beyond
+  /// the names left out).
   mutating func append(time: UnsafeBufferPointer<Int64>, columns: [Column]) throws {
     guard unwritable == nil else { return }
-    var line = ""
+    let columns = columns.prefix(names.count)
     for i in time.indices {
-      line += String(time[i])
-      for (name, column) in zip(names, columns) {
-        let value = column.valid[i] ? column.values[i] : nil
-        if let value, !value.isFinite {
-          unwritable = NonFiniteResult(key: "series.\(time[i]).\(name)", value: value)
-          return
-        }
-        line += "," + NumberText.csv(value)
+      if let (name, column) = zip(names, columns).first(where: { $1.valid[i] && !$1.values[i].isFinite }) {
+        unwritable = NonFiniteResult(key: "series.\(time[i]).\(name)", value: column.values[i])
+        return
       }
-      line += "\n"
-      try writer.append(line)
-      line.removeAll(keepingCapacity: true)
+      try writer.appendRow { row in
+        row.append(time[i])
+        for column in columns { row.appendField(column.valid[i] ? column.values[i] : nil) }
+        row.append(ascii: "\n")
+      }
     }
   }
 
