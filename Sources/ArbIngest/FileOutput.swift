@@ -39,13 +39,20 @@ public enum FileOutput {
 
   /// Checks the outputs of a run before it reads anything: each lands in an existing
   /// folder, is not a folder, and is none of `inputs` (compared by device and inode,
-  /// after following a link the user named). `named` are paths the user gave; `derived`
+  /// after following a link the user named) nor inside an input that is a store. `named` are paths the user gave; `derived`
   /// are names the command makes, which must not be symbolic links.
   /// Two outputs that land on the same file (the same name, or links or hard links to
   /// one file) are refused too.
   /// - Throws: `FileError.unwritable`, `FileError.overwritesInput`, `FileError.sameOutput`.
   public static func check(named: [String], derived: [String] = [], inputs: [String]) throws(FileError) {
     let identities = inputs.compactMap { input in FileIdentity(path: input).map { (input, $0) } }
+    // A store read is every file in its folder: nothing is written inside it.
+    let stores = inputs.filter(Store.isStore).compactMap { store in
+      realpath(store, nil).map { resolved in
+        defer { free(resolved) }
+        return (store, String(cString: resolved))
+      }
+    }
     var targets: [(path: String, target: String, identity: FileIdentity?)] = []
     for (path, isNamed) in named.map({ ($0, true) }) + derived.map({ ($0, false) }) {
       let target = try target(of: path, named: isNamed)
@@ -55,6 +62,7 @@ public enum FileOutput {
         throw .overwritesInput(output: path, input: input.0)
       }
       let standard = canonical(target)
+      if let store = stores.first(where: { standard.hasPrefix($0.1 + "/") }) { throw .overwritesInput(output: path, input: store.0) }
       if let other = targets.first(where: { $0.target == standard || ($0.identity != nil && $0.identity == identity) }) {
         throw .sameOutput(output: path, other: other.path)
       }

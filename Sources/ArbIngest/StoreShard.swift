@@ -76,10 +76,14 @@ extension Store {
       var (rows, first, last) = (p.rows, p.firstTime, p.lastTime)
       if !(window.contains(p.firstTime) && window.contains(p.lastTime)) {
         let opened = try OpenedPartition(series, p, columns: .timeOnly, readAhead: false)
-        let time = opened.values(Int64.self, "time")
-        let kept = window.rows(of: time)
-        guard !kept.isEmpty else { continue }
-        (rows, first, last) = (kept.count, time[kept.lowerBound], time[kept.upperBound - 1])
+        // The times are read from the mapping, which lives as long as `opened`.
+        let counted = withExtendedLifetime(opened) { () -> RowSpan? in
+          let time = opened.values(Int64.self, "time")
+          let kept = window.rows(of: time)
+          return kept.isEmpty ? nil : RowSpan(rows: kept.count, firstTime: time[kept.lowerBound], lastTime: time[kept.upperBound - 1])
+        }
+        guard let counted else { continue }
+        (rows, first, last) = (counted.rows, counted.firstTime!, counted.lastTime!)
       }
       span.rows += rows
       span.firstTime = span.firstTime ?? first

@@ -193,8 +193,8 @@ public final class PremiumPartialFile {
     func corrupt(_ reason: String) -> PartialError { PartialError(path: path, reason: reason) }
     guard bytes.count >= 24, Array(bytes[0..<8]) == magic else { throw corrupt("not a partial of arbkit premium --shard") }
     guard Array(bytes[(bytes.count - 8)...]) == magic else { throw corrupt("truncated: it does not end as a partial does") }
-    let length = Int(UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - 16, as: UInt64.self)))
-    guard length <= bytes.count - 24 else { throw corrupt("its metadata length \(length) exceeds the file") }
+    let stored = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - 16, as: UInt64.self))
+    guard let length = Int(exactly: stored), length <= bytes.count - 24 else { throw corrupt("its metadata length \(stored) exceeds the file") }
     let metaStart = bytes.count - 16 - length
     meta = try PremiumPartial.decode(Data(bytes[metaStart..<(bytes.count - 16)]), path: path)
     var records: [(Int, Int)] = []
@@ -255,8 +255,15 @@ public final class PremiumPartialReplay {
     for buffer in [rich, cheap, top, bottom] { buffer.deallocate() }
   }
 
+  /// The time and duration of the last point replayed: the next point must come at
+  /// their sum, and the series' last point has no duration.
+  private var last: (time: Int64, duration: Int64, path: String)? = nil
+
   /// The next `chunkPoints` points (fewer at the end), or `nil` after the last.
-  public func next() -> PremiumChunk? {
+  /// - Throws: `PartialError` for points no shard can have made: a leg index out of
+  ///   range, a validity byte other than 0 or 1, times that do not follow each other by
+  ///   their durations.
+  public func next() throws(PartialError) -> PremiumChunk? {
     var filled = 0
     while filled < chunkPoints && file < files.count {
       let partial = files[file]
@@ -275,7 +282,11 @@ public final class PremiumPartialReplay {
       copy(8 * count, width: 8, into: duration)
       copy(16 * count, width: 8, into: mid)
       copy(24 * count, width: 8, into: exec)
-      for k in 0..<taken { valid[filled + k] = bytes[offset + 8 + 32 * count + position + k] == 1 }
+      for k in 0..<taken {
+        let byte = bytes[offset + 8 + 32 * count + position + k]
+        guard byte <= 1 else { throw PartialError(path: partial.path, reason: "a point's validity byte is \(byte), not 0 or 1") }
+        valid[filled + k] = byte == 1
+      }
       copy(33 * count, width: 1, into: rich)
       copy(34 * count, width: 1, into: cheap)
       copy(35 * count, width: 1, into: top)
@@ -284,6 +295,7 @@ public final class PremiumPartialReplay {
       for k in 0..<(taken * width) {
         quotes[filled * width + k] = bytes.loadUnaligned(fromByteOffset: offset + 8 + 37 * count + 8 * (position * width + k), as: Double.self)
       }
+      try check(filled..<(filled + taken), path: partial.path, legs: partial.meta.legs.count)
       filled += taken
       position += taken
       if position == count {
@@ -291,13 +303,35 @@ public final class PremiumPartialReplay {
         (record, position) = (record + 1, 0)
       }
     }
-    guard filled > 0 else { return nil }
+    guard filled > 0 else {
+      if let last, last.duration != 0 {
+        throw PartialError(path: last.path, reason: "its last point has a duration of \(last.duration) µs, the series' last point has none")
+      }
+      return nil
+    }
     func view<T>(_ buffer: UnsafeMutableBufferPointer<T>, _ width: Int = 1) -> UnsafeBufferPointer<T> {
       UnsafeBufferPointer(rebasing: buffer[0..<(filled * width)])
     }
     return PremiumChunk(
       time: view(time), duration: view(duration), valid: view(valid), mid: view(mid), exec: view(exec), rich: view(rich),
       cheap: view(cheap), top: view(top), bottom: view(bottom), quotes: view(quotes, 2 * quoteLegs))
+  }
+}
+
+extension PremiumPartialReplay {
+  /// Checks the points `slots` just copied from the partial at `path` of `legs` legs.
+  private func check(_ slots: Range<Int>, path: String, legs: Int) throws(PartialError) {
+    for i in slots {
+      // A leg index is 0 ..< legs at a valid point, -1 at an invalid one (as `PremiumSeries`).
+      for (name, leg) in [("rich", rich[i]), ("cheap", cheap[i]), ("top", top[i]), ("bottom", bottom[i])]
+      where valid[i] ? leg < 0 || Int(leg) >= legs : leg != -1 {
+        throw PartialError(path: path, reason: "a point's \(name) leg is \(leg), of \(legs) legs")
+      }
+      if let last, last.duration <= 0 || last.time > Int64.max - last.duration || last.time + last.duration != time[i] {
+        throw PartialError(path: path, reason: "a point at \(time[i]) µs does not follow the one at \(last.time) µs and its duration \(last.duration) µs")
+      }
+      last = (time[i], duration[i], path)
+    }
   }
 }
 

@@ -59,6 +59,8 @@ struct ShardedPremiumTests {
     defer { folder.cleanup() }
     let legs = Self.demoStore(folder)
     Self.expectMergeEqualsWhole(legs + ["--from", "2023-03-03T05:00:00Z", "--to", "2023-03-17T13:30:00Z", "--max-stale", "90s"], shards: 4, in: folder)
+    Self.expectMergeEqualsWhole(legs + ["--to", "2023-03-02T12:00:00Z"], shards: 1, in: folder)
+    Self.expectMergeEqualsWhole(legs + ["--from", "2023-03-20T06:00:00Z"], shards: 3, in: folder)
     Self.expectMergeEqualsWhole(legs + ["--grid", "5m", "--format", "csv", "--chunk-rows", "100"], shards: 5, in: folder)
     Self.expectMergeEqualsWhole(legs + ["--grid", "7m", "--max-stale", "3m", "--from", "2023-03-10T23:59:00Z", "--format", "json"], shards: 3, in: folder)
   }
@@ -78,13 +80,20 @@ struct ShardedPremiumTests {
     }
   }
 
-  @Test func `generated quotes of three venues over five days merge to the unsharded bytes`() {
+  @Test func `generated quotes of three venues over five days merge to the unsharded bytes, warnings included`() throws {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
     // 24,000 quotes a venue, 18 s apart on average: about five days, the walks apart by a few tenths of a percent.
     let files = BoundedMemoryTests.quotes(folder, rows: 24_000, spread: 18_000_000)
+    // A crossed quote at the end of one venue's file: rejected, and warned of by the merge as by the unsharded run.
+    let handle = try #require(FileHandle(forWritingAtPath: files[1]))
+    try handle.seekToEnd()
+    try handle.write(contentsOf: Data("bybit,BTCUSDT,2000000000000000,2000000000000900,1.5,61000.0,61010.0,2.0\n".utf8))
+    try handle.close()
     let store = folder.path + "/store"
-    #expect(arbkit(["convert"] + files + ["--out", store]).code == .success)
+    #expect(arbkit(["convert"] + files + ["--out", store, "--bad-rows", "skip"]).code == .success)
+    let warned = arbkit(["premium"] + BoundedMemoryTests.venues.flatMap { ["--leg", "\($0.2)=\(store)"] })
+    #expect(warned.errors.contains("1 of 72001 rows rejected (crossed_book 1)"), "\(warned.errors)")
     let legs = BoundedMemoryTests.venues.flatMap { ["--leg", "\($0.2)=\(store)"] }
     for shards in [2, 5] {
       Self.expectMergeEqualsWhole(
@@ -119,6 +128,36 @@ struct ShardedPremiumTests {
     try altered.write(to: URL(fileURLWithPath: part("altered")))
     run = arbkit("merge", part("p1"), part("altered"), part("p3"))
     #expect(run.code == .dataError && run.errors.contains("altered: error:"), "\(run.errors)")
+    // Points no shard can make: a leg index out of range, a duration that does not lead to the next point.
+    let firstRecord = Int(bytes[8..<16].withUnsafeBytes { $0.loadUnaligned(as: Int64.self) })
+    var badLeg = bytes
+    badLeg[8 + 8 + 35 * firstRecord] = 2  // the first point's `top`, of 2 legs
+    try badLeg.write(to: URL(fileURLWithPath: part("badleg")))
+    run = arbkit("merge", part("p1"), part("badleg"), part("p3"))
+    #expect(run.code == .dataError && run.errors.contains("badleg: error: a point's top leg is 2, of 2 legs"), "\(run.errors)")
+    var badDuration = bytes
+    badDuration[8 + 8 + 8 * firstRecord] ^= 0x01  // the first point's duration, one µs off
+    try badDuration.write(to: URL(fileURLWithPath: part("badduration")))
+    run = arbkit("merge", part("p1"), part("badduration"), part("p3"))
+    #expect(run.code == .dataError && run.errors.contains("does not follow the one at"), "\(run.errors)")
+    #expect(firstRecord > 1)
+    // A leg's quotes in the metadata that do not add up to the store's.
+    var rows = bytes
+    let key = Array("\"rows\":".utf8)
+    let at = try #require((0..<(rows.count - key.count)).last { rows[$0..<($0 + key.count)].elementsEqual(key) })
+    rows[at + key.count] = rows[at + key.count] == UInt8(ascii: "9") ? UInt8(ascii: "1") : rows[at + key.count] + 1
+    try rows.write(to: URL(fileURLWithPath: part("badrows")))
+    run = arbkit("merge", part("p1"), part("badrows"), part("p3"))
+    #expect(run.code == .dataError && run.errors.contains("do not add up to the store's"), "\(run.errors)")
+    // A missing partial is a missing input.
+    #expect(arbkit("merge", part("p1"), part("p2"), part("gone")).code == .noInput)
+    #expect(arbkit("merge", part("gone"), part("gone-too")).code == .noInput)
+    // No output inside a store the run reads.
+    let inside = folder.path + "/store/store.json"
+    let before = try Data(contentsOf: URL(fileURLWithPath: inside))
+    expectUsageError(["premium"] + legs + ["--shard", "1/3", "--out", inside], "would overwrite \(folder.path)/store, an input of this run")
+    expectUsageError(["premium"] + legs + ["--series", folder.path + "/store/series.csv"], "an input of this run")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: inside)) == before)
     // A store that changed after the shards were made.
     let another =
       "binanceus:spot:BTCUSDT=" + Repository.data("samples/binanceus_BTCUSDT_1m_2023-03-01_02.csv") + "@" + Repository.data("formats/binanceus-kline-1m.json")

@@ -64,11 +64,17 @@ struct StreamedPremiumTests {
     }
   }
 
-  @Test func `--chunk-rows takes a positive number of rows`() {
-    for bad in ["0", "-3", "many"] {
+  @Test func `--chunk-rows takes a positive number of rows a chunk's buffers can hold, on every command`() {
+    for bad in ["0", "-3", "many", "16777217", "100000000000", "9223372036854775807"] {
       let run = arbkit("premium", "--leg", DemoPair.binance, "--leg", DemoPair.kraken, "--chunk-rows", bad)
-      #expect(run.code == .usage && run.errors.contains("--chunk-rows"), "\(bad): \(run.errors)")
+      #expect(run.code == .usage && run.errors.contains("--chunk-rows', expected a number of rows from 1 to 16777216"), "\(bad): \(run.errors)")
     }
+    for command in [["rolling", "--window", "5"], ["candles", "--every", "1h"], ["profile"]] {
+      let run = arbkit(command + ["--leg", DemoPair.binance, "--leg", DemoPair.kraken, "--chunk-rows", "100000000000"])
+      #expect(run.code == .usage && run.errors.contains("from 1 to 16777216"), "\(command): \(run.errors)")
+    }
+    let board = arbkit("board", DemoPair.binance, DemoPair.kraken, "--chunk-rows", "9223372036854775807")
+    #expect(board.code == .usage && board.errors.contains("from 1 to 16777216"), "\(board.errors)")
   }
 
   @Test func `a grid over a store too fine for the limit exits 64 before it is walked`() {

@@ -82,7 +82,7 @@ struct BacktestCommand: Command {
     guard format != .csv else { throw UsageError("--format csv is not a backtest output; use --trades PATH for the ledger") }
     ingest = try IngestFlags(cursor)
     cuts = try LookaheadCheck.cuts(cursor)
-    chunkRows = try cursor.value("--chunk-rows", "a number of rows, at least 2", { Int($0).flatMap { $0 > 1 ? $0 : nil } }) ?? 1 << 16
+    chunkRows = try cursor.chunkRows(atLeast: 2)
     if cuts != nil, let ledger = zip(Self.ledgerFlags, outputs).first(where: { $0.1 != nil }) {
       throw UsageError("--lookahead-check writes no ledger, was \(ledger.0) \(ledger.1!.path)")
     }

@@ -121,7 +121,7 @@ struct BasisCommand: Command {
     format = try OutputFormat.parse(cursor)
     if format == .csv { throw UsageError("invalid value for '--format', expected table or json, was 'csv'") }
     self.series = try TableOutput.parse(cursor, flags: ["--series"])[0]
-    chunkRows = try cursor.value("--chunk-rows", "a positive number of rows", { Int($0).flatMap { $0 > 0 ? $0 : nil } }) ?? 1 << 16
+    chunkRows = try cursor.chunkRows()
   }
 
   /// `YYYY-MM-DD` (at 08:00 UTC) or an ISO-8601 time.

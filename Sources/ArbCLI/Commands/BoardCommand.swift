@@ -102,7 +102,7 @@ struct BoardCommand: Command {
       throw UsageError("unknown column '\(sort)' for --sort, did you mean '\(closest)'? (columns: \(columns.joined(separator: ", ")))")
     }
     self.sort = sort
-    chunkRows = try cursor.value("--chunk-rows", "a positive number of rows", { Int($0).flatMap { $0 > 0 ? $0 : nil } }) ?? 1 << 16
+    chunkRows = try cursor.chunkRows()
     format = try OutputFormat.parse(cursor)
   }
 

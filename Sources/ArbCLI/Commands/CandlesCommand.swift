@@ -61,7 +61,7 @@ struct CandlesCommand: Command {
     }
     if source != .mid && legs < 2 { throw UsageError("--of \(source.rawValue) needs at least two --leg, was \(legs)") }
     out = try TableOutput.parse(cursor, flags: ["--out"])[0]
-    chunkRows = try cursor.value("--chunk-rows", "a positive number of rows", { Int($0).flatMap { $0 > 0 ? $0 : nil } }) ?? 1 << 16
+    chunkRows = try cursor.chunkRows()
     json = try cursor.value("--format", "csv or json", { ["csv": false, "json": true][$0] }) ?? false
   }
 

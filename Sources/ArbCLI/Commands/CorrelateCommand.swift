@@ -42,7 +42,7 @@ struct CorrelateCommand: Command {
     let count = inputs.legs.count
     base = try cursor.value("--base", "a leg number from 1 to \(count)", { Int($0).flatMap { (1...count).contains($0) ? $0 - 1 : nil } }) ?? 0
     missing = cursor.flag("--pairwise") ? .pairwise : .completeCase
-    chunkRows = try cursor.value("--chunk-rows", "a positive number of rows", { Int($0).flatMap { $0 > 0 ? $0 : nil } }) ?? 1 << 16
+    chunkRows = try cursor.chunkRows()
     format = try OutputFormat.parse(cursor)
   }
 

@@ -105,7 +105,7 @@ struct KimchiCommand: Command {
     format = try OutputFormat.parse(cursor)
     if format == .csv { throw UsageError("invalid value for '--format', expected table or json, was 'csv'") }
     series = try TableOutput.parse(cursor, flags: ["--series"])[0]
-    chunkRows = try cursor.value("--chunk-rows", "a positive number of rows", { Int($0).flatMap { $0 > 0 ? $0 : nil } }) ?? 1 << 16
+    chunkRows = try cursor.chunkRows()
   }
 
   var files: RunFiles { ingest.files(inputs: (krw + [usd, fx] + [usdtUSD].compactMap { $0 }).flatMap(\.paths), outputs: [series?.path]) }

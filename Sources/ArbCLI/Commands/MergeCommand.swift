@@ -49,12 +49,13 @@ struct MergeCommand: Command {
     let kinds = inputs.map(PremiumPartial.isPartial)
     partials = kinds.contains(true)
     if partials {
-      if let sweep = zip(inputs, kinds).first(where: { !$1 }) {
+      // A missing input is left to the check of the run's files (exit 66).
+      if let sweep = zip(inputs, kinds).first(where: { path, partial in !partial && FileManager.default.fileExists(atPath: path) }) {
         throw UsageError("\(sweep.0) is not a partial of arbkit premium --shard, \(inputs[kinds.firstIndex(of: true)!]) is")
       }
       if out != nil || pnlMatrix != nil { throw UsageError("partials of arbkit premium --shard merge to stdout: --out and --pnl-matrix are for sweep shards") }
     } else {
-      guard out != nil else { throw UsageError("--out PATH is required") }
+      if out == nil && inputs.allSatisfy(FileManager.default.fileExists) { throw UsageError("--out PATH is required") }
       if format != nil { throw UsageError("--format is for partials of arbkit premium --shard; a sweep merges to the CSV --out") }
     }
   }
@@ -62,10 +63,12 @@ struct MergeCommand: Command {
   var files: RunFiles {
     if partials {
       // The premium's `--series`, written by the merge; an unreadable partial is the run's error.
-      let series = (try? PremiumPartial.meta(path: inputs[0])).flatMap { try? PremiumCommand(arguments: $0.arguments).series?.path }
-      return RunFiles(inputs: inputs, named: series.map { [$0] } ?? [])
+      let meta = try? PremiumPartial.meta(path: inputs[0])
+      let series = meta.flatMap { try? PremiumCommand(arguments: $0.arguments).series?.path }
+      return RunFiles(inputs: inputs + (meta?.legs.map(\.store) ?? []), named: series.map { [$0] } ?? [])
     }
-    let out = out!
+    // Without --out every input is missing: the check of the inputs says so (exit 66).
+    guard let out else { return RunFiles(inputs: inputs) }
     // The shards' matrices as their sidecars name them; an unreadable sidecar is the run's error.
     let matrices = pnlMatrix == nil ? [] : inputs.compactMap { try? SweepOutput.Meta.read($0).pnlMatrix }
     return RunFiles(inputs: inputs + inputs.map { $0 + ".meta.json" } + matrices, named: [out] + [pnlMatrix].compactMap { $0 }, derived: [out + ".meta.json"])
@@ -73,7 +76,8 @@ struct MergeCommand: Command {
 
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     if partials { return try PremiumCommand.merge(inputs, format: format, terminal: &terminal) }
-    let out = out!
+    for path in inputs { try InputFile.check(path) }
+    guard let out else { throw UsageError("--out PATH is required") }
     var shards: [(meta: SweepOutput.Meta, header: String, rows: [String])] = []
     for path in inputs {
       try InputFile.check(path)

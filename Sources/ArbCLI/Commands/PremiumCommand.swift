@@ -58,7 +58,7 @@ struct PremiumCommand: Command {
     execution = try ExecutionFlags(cursor, ingest: &inputs.ingest)
     self.inputs = inputs
     series = try TableOutput.parse(cursor, flags: ["--series"])[0]
-    chunkRows = try cursor.value("--chunk-rows", "a positive number of rows", { Int($0).flatMap { $0 > 0 ? $0 : nil } }) ?? 1 << 16
+    chunkRows = try cursor.chunkRows()
     format = try OutputFormat.parse(cursor)
     let shard = try cursor.value("--shard", "I/N with 1 ≤ I ≤ N") { text -> (Int, Int)? in
       let parts = text.split(separator: "/", omittingEmptySubsequences: false).map { Int($0) }

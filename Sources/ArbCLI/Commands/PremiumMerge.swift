@@ -24,18 +24,30 @@ extension PremiumCommand {
     let specs = command.inputs.legs
     guard specs.count == first.legs.count else { throw PartialError(path: paths[0], reason: "names \(first.legs.count) legs, its arguments \(specs.count)") }
     for (spec, leg) in zip(specs, first.legs) {
-      guard spec.isStore, try PremiumPartial.storeChecksum(leg.store) == leg.storeChecksum else {
+      // The stores are named as the shards were given them: relative to the folder they ran in.
+      guard spec.isStore else { throw FileError.missing(path: leg.store + "/store.json") }
+      guard try PremiumPartial.storeChecksum(leg.store) == leg.storeChecksum else {
         throw UsageError("\(leg.store) changed since the shards were made (its store.json differs); make the shards again")
       }
     }
     for shard in shards where shard.meta.legs.map(\.storeChecksum) != first.legs.map(\.storeChecksum) {
       throw UsageError("\(shard.path) was made from other stores than \(paths[0]) (store.json differs)")
     }
-    let spans = first.legs.indices.map { k in shards.map { $0.meta.legs[k].span }.reduce(RowSpan(), +) }
+    // The legs as the unsharded run names and accounts for them (no quote is read), their
+    // warnings printed at the end as it prints them.
+    let ingest = command.inputs.ingest
+    let opened = try StreamedLegs.open(specs, ingest: ingest, whole: false, chunkRows: command.chunkRows)
+    defer { opened.warn(&terminal) }
+    // Each leg's quotes in the window, from its store: what the shards' days add up to.
+    let spans = try specs.map { spec in
+      let (store, series, _) = try spec.storeSeries(options: ingest.options)
+      return try store.span(series, window: ingest.options.window ?? TimeWindow())
+    }
+    for (k, span) in spans.enumerated() where shards.map({ $0.meta.legs[k].span }).reduce(RowSpan(), +) != span {
+      throw PartialError(path: paths[0], reason: "the shards' quotes of \(first.legs[k].store) do not add up to the store's \(span.rows)")
+    }
     let alignment = command.inputs.alignment
     try checkWhole(spans, alignment: alignment, legs: specs)
-    // The legs as the unsharded run names and accounts for them; no quote is read.
-    let opened = try StreamedLegs.open(specs, ingest: command.inputs.ingest, whole: false, chunkRows: command.chunkRows)
     let replay = PremiumPartialReplay(shards, chunkPoints: command.chunkRows, quoteLegs: first.quoteLegs)
     let analyzer = PremiumAnalyzer(
       legCount: spans.count, maxPremium: spans.count > 2, options: command.bands, spillMemoryLimit: max(1 << 16, 16 * command.chunkRows))
@@ -43,7 +55,7 @@ extension PremiumCommand {
     let points = shards.reduce(0) { $0 + $1.meta.points }
     let progress = Progress(total: points, unit: "points", show: Progress.onTerminal(terminal), every: 0.2)
     defer { progress.finish() }
-    while let chunk = replay.next() {
+    while let chunk = try replay.next() {
       try analyzer.add(chunk)
       try seriesFile?.write(chunk)
       progress.advance(chunk.count)

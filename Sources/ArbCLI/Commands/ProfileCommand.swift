@@ -47,7 +47,7 @@ struct ProfileCommand: Command {
     bands = try AnalysisFlags.bands(cursor).bands
     zone = try cursor.value("--tz", "UTC or Asia/Seoul") { name in TimeOfDayProfile.zones.first { $0.name == name } } ?? TimeOfDayProfile.zones[0]
     exec = try cursor.value("--premium", "mid or exec") { $0 == "mid" || $0 == "exec" ? $0 == "exec" : nil } ?? false
-    chunkRows = try cursor.value("--chunk-rows", "a positive number of rows", { Int($0).flatMap { $0 > 0 ? $0 : nil } }) ?? 1 << 16
+    chunkRows = try cursor.chunkRows()
     format = try OutputFormat.parse(cursor)
   }
 

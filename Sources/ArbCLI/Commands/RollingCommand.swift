@@ -53,7 +53,7 @@ struct RollingCommand: Command {
     ewma = try cursor.value("--ewma", "a half-life in points (100) or a duration (30s)", Self.halfLife)
     exec = try cursor.value("--series", "premium or exec", { ["premium": false, "exec": true][$0] }) ?? false
     out = try TableOutput.parse(cursor, flags: ["--out"])[0]
-    chunkRows = try cursor.value("--chunk-rows", "a positive number of rows", { Int($0).flatMap { $0 > 0 ? $0 : nil } }) ?? 1 << 16
+    chunkRows = try cursor.chunkRows()
     format = try OutputFormat.parse(cursor)
   }
 

@@ -83,7 +83,7 @@ struct SweepCommand: Command {
     self.path = path
     do { grid = try SweepGrid(parsing: cursor.values("--grid")) } catch { throw UsageError(error.flagMessage) }
     overrides = cursor.values("--set")
-    chunkRows = try cursor.value("--chunk-rows", "a number of rows, at least 2", { Int($0).flatMap { $0 > 1 ? $0 : nil } }) ?? 1 << 16
+    chunkRows = try cursor.chunkRows(atLeast: 2)
     let requestedJobs =
       try cursor.value("--jobs", "a positive number of threads", { Int($0).flatMap { $0 > 0 ? $0 : nil } })
       ?? ProcessInfo.processInfo.activeProcessorCount

@@ -112,3 +112,15 @@ public struct ArgumentCursor: Sendable {
     return scored.min { $0.1 < $1.1 }?.0
   }
 }
+
+extension ArgumentCursor {
+  /// The most rows `--chunk-rows` takes: a chunk's buffers stay allocatable.
+  static let chunkRowsLimit = 1 << 24
+
+  /// `--chunk-rows N`: rows, and points, worked on at a time, from `atLeast` to
+  /// `chunkRowsLimit` (default 65,536).
+  func chunkRows(atLeast minimum: Int = 1) throws(UsageError) -> Int {
+    let what = "a number of rows from \(minimum) to \(Self.chunkRowsLimit)"
+    return try value("--chunk-rows", what, { Int($0).flatMap { (minimum...Self.chunkRowsLimit).contains($0) ? $0 : nil } }) ?? 1 << 16
+  }
+}
