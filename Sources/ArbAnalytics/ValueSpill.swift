@@ -11,7 +11,7 @@
 /// each value's order-preserving key narrows each wanted rank to a key range, until a
 /// range holds few enough values to sort), reading it a block at a time, so memory stays
 /// bounded whatever the number of values. The first range of each rank is known without
-/// a pass: the top 16 bits of every key are counted as the values are appended.
+/// a pass: the top 16 bits of every key are counted as the values are written.
 public final class ValueSpill {
   /// Values held in memory before they go to a file (8 MiB).
   public static let defaultMemoryLimit = 1 << 20
@@ -28,13 +28,13 @@ public final class ValueSpill {
   private var descriptor: Int32 = -1
   /// Values written to the file.
   private var written = 0
-  /// The smallest and largest order-preserving key appended: the first pass splits only
+  /// The smallest and largest order-preserving key written: the selection splits only
   /// that range, so that its buckets are fine where the values are.
   private var lowestKey = UInt64.max
   private var highestKey: UInt64 = 0
-  /// How many values have each top `topBits` of their key, counted as they are
-  /// appended: a spilled file's selection starts from these buckets, a pass saved.
-  private let topCounts = UnsafeMutableBufferPointer<Int>.allocate(capacity: 1 << ValueSpill.topBits)
+  /// How many values written have each top `topBits` of their key, counted as they go
+  /// to the file (made with it): the selection starts from these buckets, a pass saved.
+  private var topCounts = UnsafeMutableBufferPointer<Int>(start: nil, count: 0)
   static let topBits = 16
 
   /// - Parameter folder: where the file goes (default: `TMPDIR`, else `/tmp`).
@@ -44,7 +44,6 @@ public final class ValueSpill {
     self.memoryLimit = memoryLimit
     self.sortLimit = sortLimit
     buffer.reserveCapacity(Swift.min(memoryLimit, Self.blockValues))
-    topCounts.initialize(repeating: 0)
   }
 
   deinit {
@@ -58,15 +57,6 @@ public final class ValueSpill {
   /// Appends `values`.
   /// - Throws: `SpillError` when the temporary file cannot be made or written.
   public func append(_ values: UnsafeBufferPointer<Double>) throws(SpillError) {
-    var low = lowestKey, high = highestKey
-    let counts = topCounts, shift = UInt64(64 - Self.topBits)
-    for x in values {
-      let key = Quantiles.key(x)
-      low = Swift.min(low, key)
-      high = Swift.max(high, key)
-      counts[Int(key >> shift)] += 1
-    }
-    (lowestKey, highestKey) = (low, high)
     buffer.append(contentsOf: values)
     if buffer.count >= memoryLimit || (descriptor >= 0 && buffer.count >= Self.blockValues) { try flush() }
   }
@@ -89,7 +79,18 @@ public final class ValueSpill {
       descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
       guard descriptor >= 0 else { throw SpillError(folder: folder, errno: errno) }
       template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+      topCounts = .allocate(capacity: 1 << Self.topBits)
+      topCounts.initialize(repeating: 0)
     }
+    var low = lowestKey, high = highestKey
+    let counts = topCounts, shift = UInt64(64 - Self.topBits)
+    for x in buffer {
+      let key = Quantiles.key(x)
+      low = Swift.min(low, key)
+      high = Swift.max(high, key)
+      counts[Int(key >> shift)] += 1
+    }
+    (lowestKey, highestKey) = (low, high)
     let failure: Int32? = buffer.withUnsafeBytes { bytes in
       var done = 0
       while done < bytes.count {
