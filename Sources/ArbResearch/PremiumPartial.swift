@@ -69,19 +69,22 @@ public enum PremiumPartial {
   }
 
   /// The `Meta` of the partial at `path`, read from its end alone.
-  /// - Throws: `PartialError` for a file that does not end as a partial does; `FileError`.
+  /// - Throws: `PartialError` for a file that is not a partial; `FileError`.
   public static func meta(path: String) throws -> Meta {
-    guard let handle = FileHandle(forReadingAtPath: path) else { throw FileError.missing(path: path) }
-    defer { try? handle.close() }
-    let size = try handle.seekToEnd()
-    guard size >= 24 else { throw PartialError(path: path, reason: "truncated: it does not end as a partial does") }
-    try handle.seek(toOffset: size - 16)
-    let tail = Array(try handle.read(upToCount: 16) ?? Data())
-    guard tail.count == 16, Array(tail[8...]) == magic else { throw PartialError(path: path, reason: "truncated: it does not end as a partial does") }
-    let length = tail[0..<8].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-    guard length <= size - 24 else { throw PartialError(path: path, reason: "its metadata length \(length) exceeds the file") }
-    try handle.seek(toOffset: size - 16 - length)
-    return try decode(try handle.read(upToCount: Int(length)) ?? Data(), path: path)
+    try MappedFile(path: path, readAhead: false).withBytes { bytes in try trailer(bytes, path: path).meta }
+  }
+
+  /// The `Meta` at the end of the partial `bytes` (of the file `path`), and the offset
+  /// at which it starts (where the records end).
+  /// - Throws: `PartialError` for bytes that do not start and end as a partial does.
+  static func trailer(_ bytes: UnsafeRawBufferPointer, path: String) throws(PartialError) -> (meta: Meta, start: Int) {
+    func corrupt(_ reason: String) -> PartialError { PartialError(path: path, reason: reason) }
+    guard bytes.count >= 24, Array(bytes[0..<8]) == magic else { throw corrupt("not a partial of arbkit premium --shard") }
+    guard Array(bytes[(bytes.count - 8)...]) == magic else { throw corrupt("truncated: it does not end as a partial does") }
+    let stored = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - 16, as: UInt64.self))
+    guard let length = Int(exactly: stored), length <= bytes.count - 24 else { throw corrupt("its metadata length \(stored) exceeds the file") }
+    let start = bytes.count - 16 - length
+    return (try decode(Data(bytes[start..<(bytes.count - 16)]), path: path), start)
   }
 
   /// `Meta` from its JSON.
@@ -189,14 +192,10 @@ public final class PremiumPartialFile {
   public init(path: String) throws {
     self.path = path
     mapped = try MappedFile(path: path, readAhead: false)
-    let bytes = mapped.bytes, magic = PremiumPartial.magic
+    let bytes = mapped.bytes
     func corrupt(_ reason: String) -> PartialError { PartialError(path: path, reason: reason) }
-    guard bytes.count >= 24, Array(bytes[0..<8]) == magic else { throw corrupt("not a partial of arbkit premium --shard") }
-    guard Array(bytes[(bytes.count - 8)...]) == magic else { throw corrupt("truncated: it does not end as a partial does") }
-    let stored = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - 16, as: UInt64.self))
-    guard let length = Int(exactly: stored), length <= bytes.count - 24 else { throw corrupt("its metadata length \(stored) exceeds the file") }
-    let metaStart = bytes.count - 16 - length
-    meta = try PremiumPartial.decode(Data(bytes[metaStart..<(bytes.count - 16)]), path: path)
+    let metaStart: Int
+    (meta, metaStart) = try PremiumPartial.trailer(bytes, path: path)
     var records: [(Int, Int)] = []
     var (offset, points, validPoints) = (8, 0, 0)
     while offset < metaStart {

@@ -33,16 +33,14 @@ extension PremiumCommand {
     for shard in shards where shard.meta.legs.map(\.storeChecksum) != first.legs.map(\.storeChecksum) {
       throw UsageError("\(shard.path) was made from other stores than \(paths[0]) (store.json differs)")
     }
-    // The legs as the unsharded run names and accounts for them (no quote is read), their
-    // warnings printed at the end as it prints them.
+    // The legs as the unsharded run names and accounts for them, each store opened once
+    // (no quote is read), their warnings printed at the end as it prints them.
     let ingest = command.inputs.ingest
-    let opened = try StreamedLegs.open(specs, ingest: ingest, whole: false, chunkRows: command.chunkRows)
-    defer { opened.warn(&terminal) }
+    let sources = try specs.map { try $0.storeSeries(options: ingest.options) }
+    let reports = sources.map { $0.store.sourceReport() }
+    defer { for report in reports { IngestSummary.warn(report, terminal: &terminal) } }
     // Each leg's quotes in the window, from its store: what the shards' days add up to.
-    let spans = try specs.map { spec in
-      let (store, series, _) = try spec.storeSeries(options: ingest.options)
-      return try store.span(series, window: ingest.options.window ?? TimeWindow())
-    }
+    let spans = try sources.map { try $0.store.span($0.series, window: ingest.options.window ?? TimeWindow()) }
     for (k, span) in spans.enumerated() where shards.map({ $0.meta.legs[k].span }).reduce(RowSpan(), +) != span {
       throw PartialError(path: paths[0], reason: "the shards' quotes of \(first.legs[k].store) do not add up to the store's \(span.rows)")
     }
@@ -61,14 +59,15 @@ extension PremiumCommand {
       progress.advance(chunk.count)
     }
     progress.finish()
-    let described = opened.legs.indices.map { k in
+    let described = sources.indices.map { k in
       var leg = LegSummary(
-        opened.legs[k].stream, instrument: opened.legs[k].instrument, rows: spans[k].rows, firstTime: spans[k].firstTime, lastTime: spans[k].lastTime)
-      leg.reports = opened.legs[k].reports
+        sources[k].store.stream(sources[k].series), instrument: sources[k].instrument, rows: spans[k].rows, firstTime: spans[k].firstTime,
+        lastTime: spans[k].lastTime)
+      leg.reports = [reports[k]]
       return leg
     }
     let result = PremiumResult(
-      legs: described, canonical: try command.canonical(opened.legs.map(\.instrument)), points: points,
+      legs: described, canonical: try command.canonical(sources.map(\.instrument)), points: points,
       validPoints: shards.reduce(0) { $0 + $1.meta.validPoints }, analysis: try analyzer.finish(), alignment: alignment,
       bands: command.bands, clock: command.inputs.ingest.options.clock)
     try command.report(result, terminal: &terminal) { try seriesFile?.commit() }
