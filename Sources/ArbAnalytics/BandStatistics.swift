@@ -43,9 +43,15 @@ public struct BandStatistics: Sendable, Equatable {
       "BandStatistics: column lengths differ")
     var accumulator = BandAccumulator(band: band, oneSided: oneSided, hysteresis: hysteresis, minEpisode: minEpisode)
     let n = values.count
-    for i in 0..<n {
-      let w = duration?[i] ?? (i + 1 < n ? time[i + 1] - time[i] : 0)
-      accumulator.add(values[i], valid: valid[i], side: side[i], time: time[i], duration: w)
+    let weights: [Int64] = duration ?? (0..<n).map { (i: Int) -> Int64 in i + 1 < n ? time[i + 1] - time[i] : 0 }
+    values.withUnsafeBufferPointer { values in
+      valid.withUnsafeBufferPointer { valid in
+        side.withUnsafeBufferPointer { side in
+          time.withUnsafeBufferPointer { time in
+            weights.withUnsafeBufferPointer { accumulator.add(values, valid: valid, side: side, time: time, duration: $0) }
+          }
+        }
+      }
     }
     self = accumulator.finish(lastTime: time.last ?? 0)
   }
@@ -96,43 +102,65 @@ public struct BandAccumulator: Sendable {
     self.minEpisode = minEpisode
   }
 
-  /// Adds the next point: its value (read only when `valid`), the side an episode
-  /// keeps, its time and its weight `duration` (µs).
-  @inline(__always)
-  public mutating func add(_ x: Double, valid: Bool, side: Int8, time: Int64, duration: Int64) {
-    guard valid else {
-      if openTime != nil { close(at: time) }
-      return
-    }
-    let magnitude = oneSided ? x : abs(x)
-    count += 1
-    let w = Double(duration)
-    weightAll += w
-    if magnitude >= band {
-      weightIn += w
-      if x >= band { positive += 1 } else { negative += 1 }
-    }
-    if openTime != nil {
-      if side == openSide && magnitude >= exitLevel {
-        peak = Swift.max(peak, abs(x))
-        return
+  /// Adds the points of a chunk in order, each in time order: `values[i]` (read only
+  /// when `valid[i]`), `side[i]`, `time[i]`, `duration[i]`. The state is kept in locals
+  /// over the loop, which a stored property's every use would reload.
+  public mutating func add(
+    _ values: UnsafeBufferPointer<Double>, valid: UnsafeBufferPointer<Bool>, side: UnsafeBufferPointer<Int8>,
+    time: UnsafeBufferPointer<Int64>, duration: UnsafeBufferPointer<Int64>
+  ) {
+    var (count, positive, negative, weightAll, weightIn) = (count, positive, negative, weightAll, weightIn)
+    var (openTime, openSide, peak) = (openTime, openSide, peak)
+    let (band, exitLevel, oneSided) = (band, exitLevel, oneSided)
+    for i in 0..<values.count {
+      let t = time[i]
+      guard valid[i] else {
+        if let start = openTime {
+          close(from: start, to: t, peak: peak)
+          openTime = nil
+        }
+        continue
       }
-      close(at: time)
+      let x = values[i]
+      let magnitude = oneSided ? x : abs(x)
+      count += 1
+      let w = Double(duration[i])
+      weightAll += w
+      if magnitude >= band {
+        weightIn += w
+        if x >= band { positive += 1 } else { negative += 1 }
+      }
+      if let start = openTime {
+        if side[i] == openSide && magnitude >= exitLevel {
+          peak = Swift.max(peak, abs(x))
+          continue
+        }
+        close(from: start, to: t, peak: peak)
+        openTime = nil
+      }
+      if magnitude >= band {
+        openTime = t
+        openSide = side[i]
+        peak = abs(x)
+      }
     }
-    if magnitude >= band {
-      openTime = time
-      openSide = side
-      peak = abs(x)
+    (self.count, self.positive, self.negative, self.weightAll, self.weightIn) = (count, positive, negative, weightAll, weightIn)
+    (self.openTime, self.openSide, self.peak) = (openTime, openSide, peak)
+  }
+
+  /// Counts the episode from `start` to `end` (the time of the first point after it)
+  /// when it lasted `minEpisode` or more.
+  private mutating func close(from start: Int64, to end: Int64, peak: Double) {
+    let micros = end - start
+    if micros >= minEpisode {
+      durations.append(Double(micros) / 1e6)
+      peaks.append(peak)
     }
   }
 
   /// Ends the open episode at `end`: the time of the first point after it.
   private mutating func close(at end: Int64) {
-    let micros = end - openTime!
-    if micros >= minEpisode {
-      durations.append(Double(micros) / 1e6)
-      peaks.append(peak)
-    }
+    close(from: openTime!, to: end, peak: peak)
     openTime = nil
   }
 

@@ -188,7 +188,7 @@ struct SummaryAccumulator: @unchecked Sendable {
     slope.add(lag: UnsafeBufferPointer(rebasing: lag[0..<pairs]), change: UnsafeBufferPointer(rebasing: change[0..<pairs]))
     try self.values.append(values)
     for b in bands.indices {
-      for i in 0..<n { bands[b].add(column[i], valid: chunk.valid[i], side: side[i], time: chunk.time[i], duration: chunk.duration[i]) }
+      bands[b].add(column, valid: chunk.valid, side: UnsafeBufferPointer(rebasing: side[0..<n]), time: chunk.time, duration: chunk.duration)
     }
   }
 

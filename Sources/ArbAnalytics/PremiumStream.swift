@@ -69,7 +69,8 @@ public final class PremiumStream {
   private let chunkPoints: Int
   private let legChunkRows: Int
   private let required: Int
-  private let limits: [Int64]
+  /// Per leg, its staleness limit (µs).
+  private let limits: UnsafeMutableBufferPointer<Int64>
   /// First time at which `required` legs have quoted.
   private let start: Int64
   /// On a grid: the next grid point (`nil` past `Int64.max`).
@@ -129,7 +130,6 @@ public final class PremiumStream {
     self.checksOverlap = checksOverlap
     legCount = legs.count
     required = min(options.minimumLegs ?? legs.count, legs.count)
-    limits = (0..<legs.count).map(options.maxStale(leg:))
     var readers: [LegReader] = []
     for leg in legs {
       var reader = LegReader()
@@ -156,6 +156,8 @@ public final class PremiumStream {
     }
     self.readers = .allocate(capacity: readers.count)
     _ = self.readers.initialize(from: readers)
+    limits = .allocate(capacity: legs.count)
+    _ = limits.initialize(from: (0..<legs.count).map(options.maxStale(leg:)))
     let capacity = chunkPoints + 1
     time = .allocate(capacity: capacity)
     duration = .allocate(capacity: capacity)
@@ -179,6 +181,7 @@ public final class PremiumStream {
 
   deinit {
     readers.deallocate()
+    limits.deallocate()
     for buffer in [time, duration, legQuoteTimes] { buffer.deallocate() }
     valid.deallocate()
     for buffer in [mid, exec, legQuotes, legUsableQuotes, usableQuotes] { buffer.deallocate() }
@@ -267,16 +270,17 @@ public final class PremiumStream {
     }
     var usable = 0
     let width = 2 * legCount
+    let readers = readers.baseAddress.unsafelyUnwrapped, limits = limits.baseAddress.unsafelyUnwrapped
     for k in 0..<legCount {
-      let reader = readers[k]
+      let (hasQuote, bid, ask, quoteTime) = (readers[k].hasQuote, readers[k].bid, readers[k].ask, readers[k].quoteTime)
       if keepQuotes {
-        legQuotes[walk.held * width + k] = reader.hasQuote ? reader.bid : .nan
-        legQuotes[walk.held * width + legCount + k] = reader.hasQuote ? reader.ask : .nan
-        legQuoteTimes[walk.held * legCount + k] = reader.hasQuote ? reader.quoteTime : .min
+        legQuotes[walk.held * width + k] = hasQuote ? bid : .nan
+        legQuotes[walk.held * width + legCount + k] = hasQuote ? ask : .nan
+        legQuoteTimes[walk.held * legCount + k] = hasQuote ? quoteTime : .min
       }
-      if reader.hasQuote && AsOfMerge.isUsable(bid: reader.bid, ask: reader.ask, age: t - reader.quoteTime, limit: limits[k]) {
-        usableQuotes[k] = reader.bid
-        usableQuotes[legCount + k] = reader.ask
+      if hasQuote && AsOfMerge.isUsable(bid: bid, ask: ask, age: t - quoteTime, limit: limits[k]) {
+        usableQuotes[k] = bid
+        usableQuotes[legCount + k] = ask
         usable += 1
       } else {
         usableQuotes[k] = .nan
@@ -340,10 +344,15 @@ public final class PremiumStream {
 
 }
 
-/// One leg of a `PremiumStream`: its current chunk, the next quote to take, and the
-/// quote in force (copied, since a chunk lives only until the stream's next call).
+/// One leg of a `PremiumStream`: its current chunk's columns, the next quote to take,
+/// and the quote in force (copied, since a chunk lives only until the stream's next
+/// call). The chunk is held as bare pointers, so that the walk, which reads a leg at
+/// every point, copies no more than the fields it reads.
 private struct LegReader {
-  var chunk: QuoteChunk? = nil
+  var times: UnsafePointer<Int64>? = nil
+  var bids: UnsafePointer<Double>? = nil
+  var asks: UnsafePointer<Double>? = nil
+  var count = 0
   var position = 0
   /// Time of the next quote, `Int64.max` once the leg is exhausted.
   var nextTime = Int64.max
@@ -357,14 +366,13 @@ private struct LegReader {
   /// Takes the next quote as the one in force; `true` when the chunk is used up.
   @inline(__always)
   mutating func step() -> Bool {
-    let chunk = chunk!
-    quoteTime = chunk.time[position]
-    bid = chunk.bid[position]
-    ask = chunk.ask[position]
+    quoteTime = times.unsafelyUnwrapped[position]
+    bid = bids.unsafelyUnwrapped[position]
+    ask = asks.unsafelyUnwrapped[position]
     hasQuote = true
     position += 1
-    if position < chunk.count {
-      nextTime = chunk.time[position]
+    if position < count {
+      nextTime = times.unsafelyUnwrapped[position]
       return false
     }
     return true
@@ -372,11 +380,11 @@ private struct LegReader {
 
   /// Reads the leg's next chunk (skipping empty ones); `nextTime` is `.max` at the end.
   mutating func refill(_ stream: any QuoteStream, rows wanted: Int) throws {
-    chunk = nil
+    (times, bids, asks, count) = (nil, nil, nil, 0)
     nextTime = .max
     while let next = try stream.next(maxRows: wanted) {
       guard next.count > 0 else { continue }
-      chunk = next
+      (times, bids, asks, count) = (next.time.baseAddress, next.bid.baseAddress, next.ask.baseAddress, next.count)
       position = 0
       nextTime = next.time[0]
       rows += next.count
