@@ -104,7 +104,7 @@ public enum Quantiles {
   }
 
   /// Rearranges `a[lo...hi]` so that every rank in `ranks` holds its order statistic.
-  private static func select(_ a: UnsafeMutableBufferPointer<Double>, _ lo: Int, _ hi: Int, _ ranks: ArraySlice<Int>) {
+  static func select(_ a: UnsafeMutableBufferPointer<Double>, _ lo: Int, _ hi: Int, _ ranks: ArraySlice<Int>) {
     var lo = lo, hi = hi
     var ranks = ranks
     while true {

@@ -9,7 +9,7 @@
 /// `quantiles` are exact, type 7, the same values as `Quantiles.compute` of all the
 /// values: a spilled file is answered by radix passes over it (a histogram of 12 bits of
 /// each value's order-preserving key narrows each wanted rank to a key range, until a
-/// range holds few enough values to sort), reading it a block at a time, so memory stays
+/// range holds few enough values to select from in memory), reading it a block at a time, so memory stays
 /// bounded whatever the number of values. The first range of each rank is known without
 /// a pass: the top 16 bits of every key are counted as the values are written.
 public final class ValueSpill {
@@ -17,8 +17,9 @@ public final class ValueSpill {
   public static let defaultMemoryLimit = 1 << 20
   /// Values read from the file at a time.
   static let blockValues = 1 << 16
-  /// A key range with at most this many values is sorted rather than split again.
-  public static let defaultSortLimit = 1 << 12
+  /// A key range with at most this many values is collected and its ranks selected in
+  /// memory (1 MiB a range) rather than split by another pass over the file.
+  public static let defaultSortLimit = 1 << 17
   /// Bits of the key each histogram pass resolves: 4,096 buckets per range split.
   static let digitBits = 12
 
@@ -161,31 +162,40 @@ public final class ValueSpill {
       // Ranges never overlap (each is one bucket of a range split before): in key order,
       // a value's range is the first whose high is not below its key.
       let ranges = Array(Set(pending.map(\.1))).sorted { $0.low < $1.low }
-      let sorted = ranges.map { $0.count <= sortLimit }
+      let collects = ranges.map { $0.count <= sortLimit }
       let shifts = ranges.map { range in
         var shift: UInt64 = 0
         while (range.high - range.low) >> shift >= 1 << Self.digitBits { shift += 1 }
         return shift
       }
-      // Flat buffers: 4,096 counts per range split; the values of each range sorted, from `offsets[r]`.
+      // Flat buffers: 4,096 counts per range split; the values of each range collected, from `offsets[r]`.
       let digit = Self.digitBits
       let histograms = UnsafeMutableBufferPointer<Int>.allocate(capacity: ranges.count << digit)
       defer { histograms.deallocate() }
       histograms.initialize(repeating: 0)
       var offsets = [0]
-      for r in ranges.indices { offsets.append(offsets[r] + (sorted[r] ? ranges[r].count : 0)) }
+      for r in ranges.indices { offsets.append(offsets[r] + (collects[r] ? ranges[r].count : 0)) }
       let collected = UnsafeMutableBufferPointer<Double>.allocate(capacity: offsets[ranges.count])
       defer { collected.deallocate() }
       // Per range, in buffers the pass reads without bounds or exclusivity checks: low and
       // high key, shift to its bucket (`UInt64.max`: its values are collected), next slot.
       let bounds = UnsafeMutableBufferPointer<(low: UInt64, high: UInt64, shift: UInt64, next: Int)>.allocate(capacity: ranges.count)
       defer { bounds.deallocate() }
-      for r in ranges.indices { bounds[r] = (ranges[r].low, ranges[r].high, sorted[r] ? .max : shifts[r], offsets[r]) }
+      for r in ranges.indices { bounds[r] = (ranges[r].low, ranges[r].high, collects[r] ? .max : shifts[r], offsets[r]) }
       let count = ranges.count
+      // Per top bucket of a key, the first range that does not end below the bucket: the
+      // search for a value's range starts there.
+      let firstRange = UnsafeMutableBufferPointer<Int32>.allocate(capacity: 1 << Self.topBits)
+      defer { firstRange.deallocate() }
+      var r = 0
+      for bucket in 0..<(1 << Self.topBits) {
+        while r < count && ranges[r].high >> shift < UInt64(bucket) { r += 1 }
+        firstRange[bucket] = Int32(r)
+      }
       try forEachBlock { block in
         for x in block {
           let key = Quantiles.key(x)
-          var r = 0
+          var r = Int(firstRange[Int(key >> shift)])
           while r < count && bounds[r].high < key { r += 1 }
           guard r < count, bounds[r].low <= key else { continue }
           if bounds[r].shift == .max {
@@ -196,11 +206,14 @@ public final class ValueSpill {
           }
         }
       }
-      for r in ranges.indices where sorted[r] { collected[offsets[r]..<offsets[r + 1]].sort() }
+      for r in ranges.indices where collects[r] {
+        let ranks = pending.filter { $0.1 == ranges[r] }.map { offsets[r] + $0.0 - ranges[r].below }.sorted()
+        Quantiles.select(collected, offsets[r], offsets[r + 1] - 1, ranks[...])
+      }
       var next: [(Int, KeyRange)] = []
       for (rank, range) in pending {
         let r = ranges.firstIndex(of: range)!
-        if sorted[r] {
+        if collects[r] {
           result[rank] = collected[offsets[r] + rank - range.below]
           continue
         }
