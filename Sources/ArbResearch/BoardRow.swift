@@ -49,7 +49,7 @@ public struct BoardRow {
       let analyzer = PremiumAnalyzer(
         legCount: legs.count, maxPremium: premium.maxPremium, options: bands, spillMemoryLimit: max(1 << 16, 16 * chunkRows))
       var best = BestExecPoint()
-      while let chunk = try premium.next() {
+      try premium.forEachChunk { chunk in
         try analyzer.add(chunk)
         best.add(chunk)
       }

@@ -121,7 +121,7 @@ struct PremiumCommand: Command {
     let analyzer = PremiumAnalyzer(
       legCount: opened.legs.count, maxPremium: premium.maxPremium, options: bands, spillMemoryLimit: max(1 << 16, 16 * chunkRows))
     var seriesFile = try series.map { try SeriesOutput.premium($0, legCount: opened.legs.count) }
-    while let chunk = try premium.next() {
+    try premium.forEachChunk { chunk in
       try analyzer.add(chunk)
       try seriesFile?.write(chunk)
     }
