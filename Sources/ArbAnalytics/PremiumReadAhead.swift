@@ -112,7 +112,9 @@ private final class ChunkSlot {
     var (i, d, b) = (0, 0, 0)
     func copy<T>(_ column: UnsafeBufferPointer<T>, _ into: UnsafeMutableBufferPointer<T>, _ at: inout Int) -> UnsafeBufferPointer<T> {
       let part = UnsafeMutableBufferPointer(rebasing: into[at..<(at + column.count)])
-      _ = part.initialize(from: column)
+      if !column.isEmpty {
+        UnsafeMutableRawPointer(part.baseAddress!).copyMemory(from: column.baseAddress!, byteCount: column.count * MemoryLayout<T>.stride)
+      }
       at += column.count
       return UnsafeBufferPointer(part)
     }

@@ -69,8 +69,6 @@ public final class PremiumStream {
   private let chunkPoints: Int
   private let legChunkRows: Int
   private let required: Int
-  /// Per leg, its staleness limit (µs).
-  private let limits: UnsafeMutableBufferPointer<Int64>
   /// First time at which `required` legs have quoted.
   private let start: Int64
   /// On a grid: the next grid point (`nil` past `Int64.max`).
@@ -130,9 +128,10 @@ public final class PremiumStream {
     self.checksOverlap = checksOverlap
     legCount = legs.count
     required = min(options.minimumLegs ?? legs.count, legs.count)
+    let limits = (0..<legs.count).map(options.maxStale(leg:))
     var readers: [LegReader] = []
-    for leg in legs {
-      var reader = LegReader()
+    for (leg, limit) in zip(legs, limits) {
+      var reader = LegReader(limit: limit)
       try reader.refill(leg, rows: legChunkRows)
       guard reader.nextTime != .max else { throw AlignmentError.emptyLeg(instrument: leg.instrument.description) }
       readers.append(reader)
@@ -156,8 +155,6 @@ public final class PremiumStream {
     }
     self.readers = .allocate(capacity: readers.count)
     _ = self.readers.initialize(from: readers)
-    limits = .allocate(capacity: legs.count)
-    _ = limits.initialize(from: (0..<legs.count).map(options.maxStale(leg:)))
     let capacity = chunkPoints + 1
     time = .allocate(capacity: capacity)
     duration = .allocate(capacity: capacity)
@@ -181,7 +178,6 @@ public final class PremiumStream {
 
   deinit {
     readers.deallocate()
-    limits.deallocate()
     for buffer in [time, duration, legQuoteTimes] { buffer.deallocate() }
     valid.deallocate()
     for buffer in [mid, exec, legQuotes, legUsableQuotes, usableQuotes] { buffer.deallocate() }
@@ -270,15 +266,16 @@ public final class PremiumStream {
     }
     var usable = 0
     let width = 2 * legCount
-    let readers = readers.baseAddress.unsafelyUnwrapped, limits = limits.baseAddress.unsafelyUnwrapped
+    let readers = readers.baseAddress.unsafelyUnwrapped
     for k in 0..<legCount {
-      let (hasQuote, bid, ask, quoteTime) = (readers[k].hasQuote, readers[k].bid, readers[k].ask, readers[k].quoteTime)
+      let (bid, ask) = (readers[k].bid, readers[k].ask)
       if keepQuotes {
+        let (hasQuote, quoteTime) = (readers[k].hasQuote, readers[k].quoteTime)
         legQuotes[walk.held * width + k] = hasQuote ? bid : .nan
         legQuotes[walk.held * width + legCount + k] = hasQuote ? ask : .nan
         legQuoteTimes[walk.held * legCount + k] = hasQuote ? quoteTime : .min
       }
-      if hasQuote && AsOfMerge.isUsable(bid: bid, ask: ask, age: t - quoteTime, limit: limits[k]) {
+      if readers[k].pricesUsable && t <= readers[k].usableThrough {
         usableQuotes[k] = bid
         usableQuotes[legCount + k] = ask
         usable += 1
@@ -360,8 +357,17 @@ private struct LegReader {
   var quoteTime: Int64 = 0
   var bid = Double.nan
   var ask = Double.nan
+  /// The leg's staleness limit (µs).
+  let limit: Int64
+  /// Whether the quote in force has both sides finite and positive, and the last time
+  /// at which it is no older than `limit` (`AsOfMerge.isUsable`): worked out once per
+  /// quote, so that a point tests each leg with two comparisons.
+  var pricesUsable = false
+  var usableThrough = Int64.min
   var rows = 0
   var lastRead: Int64? = nil
+
+  init(limit: Int64) { self.limit = limit }
 
   /// Takes the next quote as the one in force; `true` when the chunk is used up.
   @inline(__always)
@@ -370,6 +376,10 @@ private struct LegReader {
     bid = bids.unsafelyUnwrapped[position]
     ask = asks.unsafelyUnwrapped[position]
     hasQuote = true
+    pricesUsable = AsOfMerge.isUsable(bid: bid, ask: ask, age: 0, limit: limit)
+    // Past either end of `Int64` every later time is within the limit, or none is.
+    let (through, overflow) = quoteTime.addingReportingOverflow(limit)
+    usableThrough = overflow ? (limit > 0 ? .max : .min) : through
     position += 1
     if position < count {
       nextTime = times.unsafelyUnwrapped[position]
