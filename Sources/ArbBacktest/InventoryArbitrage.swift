@@ -121,74 +121,105 @@ public struct InventoryArbitrage: Sendable {
     self.parameters = parameters
   }
 
+  /// The run on whole legs: one `InventoryTrader.step` per valid point, in order.
   public func run(legs: [QuoteSeries], aligned: AlignedLegs) -> InventoryRun {
     precondition(legs.count == 2 && aligned.legCount == 2, "inventory trades exactly two legs")
-    var state = InventoryState(time: aligned.time.first ?? 0, base: parameters.base, quote: parameters.quote)
-    var run = InventoryRun(trades: [], rebalances: [], skipped: [], path: [state], firstTime: nil, lastTime: nil, notional: parameters.notional)
-    guard let firstValid = aligned.valid.firstIndex(of: true), let lastValid = aligned.valid.lastIndex(of: true) else { return run }
-    run.firstTime = aligned.time[firstValid]
-    run.lastTime = aligned.time[lastValid]
+    var trader = InventoryTrader(parameters: parameters, start: aligned.time.first ?? 0)
+    guard let firstValid = aligned.valid.firstIndex(of: true), let lastValid = aligned.valid.lastIndex(of: true) else { return trader.finished }
     let fills = Fills(legs: legs, maxStale: parameters.maxStale, latency: parameters.latencies, seed: parameters.seed, readsSizes: parameters.capAtBook)
-    let s = parameters.slippageBps / 10_000
-    var skipped = SkipCounts()
-    var inFlight: Int64? = nil  // start of the rebalance under way
     for i in firstValid...lastValid where aligned.valid[i] {
-      let t = aligned.time[i]
-      if let start = inFlight, let rebalance = parameters.rebalance, t >= start + rebalance.delay {
-        restoreSplit(&state, cost: rebalance.cost)
-        state.time = t
-        run.rebalances.append(RebalanceEvent(start: start, end: t, cost: rebalance.cost))
-        run.path.append(state)
-        inFlight = nil
-      }
-      let a = fills.quote(0, at: aligned.signal(i)), b = fills.quote(1, at: aligned.signal(i))
-      let forward = (a.bid / b.ask - 1) * 100, backward = (b.bid / a.ask - 1) * 100
-      let exec = max(forward, backward)
-      guard exec >= parameters.entry else { continue }
-      let q: FillPair
-      switch fills.after(aligned.signal(i)) {
-      case .failure(let skip):
-        skipped.add(skip.reason)
-        continue
-      case .success(let quotes): q = quotes
-      }
-      let rich = forward >= backward ? 0 : 1, cheap = 1 - rich
-      let sell = q[rich].bid * (1 - s), buy = q[cheap].ask * (1 + s)
-      // The size: wanted, then what the balances and the books allow, in that order.
-      let limits: [(Double, SkipReason?)] = [
-        (parameters.notional / sell, nil),
-        (state.base[rich], .noBase),
-        (state.quote[cheap] / (buy * (1 + parameters.fees[cheap])), .noQuote),
-        (parameters.capAtBook && q[rich].bidSize.isFinite ? q[rich].bidSize : .infinity, .noBookSize),
-        (parameters.capAtBook && q[cheap].askSize.isFinite ? q[cheap].askSize : .infinity, .noBookSize),
-      ]
-      let binding = limits.min { $0.0 < $1.0 }!
-      let quantity = binding.0
-      guard quantity > 0 && quantity >= parameters.minSize else {
-        let reason = binding.1 ?? .noBase
-        skipped.add(reason)
-        if reason != .noBookSize && inFlight == nil && parameters.rebalance != nil { inFlight = t }
-        continue
-      }
-      let fees = parameters.fees[rich] * quantity * sell + parameters.fees[cheap] * quantity * buy
-      state.base[rich] -= quantity
-      state.quote[rich] += quantity * sell * (1 - parameters.fees[rich])
-      state.base[cheap] += quantity
-      state.quote[cheap] -= quantity * buy * (1 + parameters.fees[cheap])
-      state.time = t
-      run.trades.append(
-        InventoryTrade(
-          time: t, rich: rich, cheap: cheap, premium: exec, sellPrice: sell, buyPrice: buy, quantity: quantity, fees: fees,
-          pnl: quantity * (sell - buy) - fees))
-      run.path.append(state)
+      let signal = aligned.signal(i)
+      let a = fills.quote(0, at: signal), b = fills.quote(1, at: signal)
+      trader.step(time: signal.time, bids: (a.bid, b.bid), asks: (a.ask, b.ask)) { fills.after(signal) }
     }
+    return trader.finished
+  }
+}
+
+/// An inventory run between two valid points: the balances, the rebalance under way,
+/// the skipped signals and what was booked so far. Whole-leg and streamed runs step it
+/// through the same valid points and so give the same run.
+struct InventoryTrader {
+  let parameters: InventoryParameters
+  private var run: InventoryRun
+  private var state: InventoryState
+  private var skipped = SkipCounts()
+  /// The start of the rebalance under way.
+  private var inFlight: Int64? = nil
+
+  /// A run that starts with the parameters' balances at `start` (the first clock point).
+  init(parameters: InventoryParameters, start: Int64) {
+    self.parameters = parameters
+    state = InventoryState(time: start, base: parameters.base, quote: parameters.quote)
+    run = InventoryRun(trades: [], rebalances: [], skipped: [], path: [state], firstTime: nil, lastTime: nil, notional: parameters.notional)
+  }
+
+  /// The run so far.
+  var finished: InventoryRun {
+    var run = run
     run.skipped = skipped.list
     return run
   }
 
+  /// The valid point at `time`, both legs' quotes in force there (`bids.0`, `asks.0` of
+  /// leg 0): completes a rebalance due, then trades the signal if the executable premium
+  /// reaches `entry`, at the fill quotes `fill` gives (asked only then).
+  mutating func step(time t: Int64, bids: (Double, Double), asks: (Double, Double), fill: () -> Result<FillPair, SkipError>) {
+    run.firstTime = run.firstTime ?? t
+    run.lastTime = t
+    // `start + delay` cannot overflow once the legs are checked (`Scenario.checkTimes`); a streamed run checks after.
+    if let start = inFlight, let rebalance = parameters.rebalance, t >= IndexedRun.adding(rebalance.delay, to: start) {
+      restoreSplit(cost: rebalance.cost)
+      state.time = t
+      run.rebalances.append(RebalanceEvent(start: start, end: t, cost: rebalance.cost))
+      run.path.append(state)
+      inFlight = nil
+    }
+    let forward = (bids.0 / asks.1 - 1) * 100, backward = (bids.1 / asks.0 - 1) * 100
+    let exec = max(forward, backward)
+    guard exec >= parameters.entry else { return }
+    let q: FillPair
+    switch fill() {
+    case .failure(let skip):
+      skipped.add(skip.reason)
+      return
+    case .success(let quotes): q = quotes
+    }
+    let s = parameters.slippageBps / 10_000
+    let rich = forward >= backward ? 0 : 1, cheap = 1 - rich
+    let sell = q[rich].bid * (1 - s), buy = q[cheap].ask * (1 + s)
+    // The size: wanted, then what the balances and the books allow, in that order.
+    let limits: [(Double, SkipReason?)] = [
+      (parameters.notional / sell, nil),
+      (state.base[rich], .noBase),
+      (state.quote[cheap] / (buy * (1 + parameters.fees[cheap])), .noQuote),
+      (parameters.capAtBook && q[rich].bidSize.isFinite ? q[rich].bidSize : .infinity, .noBookSize),
+      (parameters.capAtBook && q[cheap].askSize.isFinite ? q[cheap].askSize : .infinity, .noBookSize),
+    ]
+    let binding = limits.min { $0.0 < $1.0 }!
+    let quantity = binding.0
+    guard quantity > 0 && quantity >= parameters.minSize else {
+      let reason = binding.1 ?? .noBase
+      skipped.add(reason)
+      if reason != .noBookSize && inFlight == nil && parameters.rebalance != nil { inFlight = t }
+      return
+    }
+    let fees = parameters.fees[rich] * quantity * sell + parameters.fees[cheap] * quantity * buy
+    state.base[rich] -= quantity
+    state.quote[rich] += quantity * sell * (1 - parameters.fees[rich])
+    state.base[cheap] += quantity
+    state.quote[cheap] -= quantity * buy * (1 + parameters.fees[cheap])
+    state.time = t
+    run.trades.append(
+      InventoryTrade(
+        time: t, rich: rich, cheap: cheap, premium: exec, sellPrice: sell, buyPrice: buy, quantity: quantity, fees: fees,
+        pnl: quantity * (sell - buy) - fees))
+    run.path.append(state)
+  }
+
   /// Pays `cost` out of the quote, then splits the total base and quote across the
   /// legs in the starting proportions.
-  private func restoreSplit(_ state: inout InventoryState, cost: Double) {
+  private mutating func restoreSplit(cost: Double) {
     let base = state.base.reduce(0, +), quote = state.quote.reduce(0, +) - cost
     let base0 = parameters.base.reduce(0, +), quote0 = parameters.quote.reduce(0, +)
     for k in state.base.indices {

@@ -40,6 +40,16 @@ public enum ScenarioEngine: Sendable {
     }
   }
 
+  /// Whether runs of this engine can stream their legs: fixed latencies and top-of-book
+  /// fills (`ConvergenceBacktest.streams`, `InventoryArbitrage.streams`).
+  public var streams: Bool {
+    switch self {
+    case .inventory(let engine): engine.streams
+    case .convergence(let engine): engine.streams
+    case .carry(let engine): engine.rules.streams
+    }
+  }
+
   /// The rules that decide the round trips of modes convergence and carry.
   public var rules: ConvergenceBacktest? {
     switch self {
