@@ -54,7 +54,12 @@ struct StreamedInventoryTests {
       p.legLatency = k == 3 ? [2_000_000, 0] : nil
       p.maxStale = k % 3 == 1 ? 3_000_000 : 4_000_000
       p.slippageBps = k == 5 ? 2 : 0
-      p.rebalance = k == 6 ? nil : .init(cost: 2, delay: [0, 5_000_000, 30_000_000, 120_000_000][k % 4])
+      p.rebalance =
+        k == 6
+        ? nil
+        : .init(
+          cost: 2, delay: [0, .fixed(5_000_000), .uniform(low: 1_000_000, high: 60_000_000), .lognormal(median: 30_000_000, sigma: 1)][k % 4],
+          baseFees: [0.001, 0.002], quoteFees: [1, 0.5])
       p.capAtBook = k == 1 || k == 7
       p.minSize = k == 7 ? 1.5 : 0
       return p
@@ -88,7 +93,7 @@ struct StreamedInventoryTests {
       var p = InventoryParameters(entry: entry, notional: 5000, fees: [0.001, 0.0026], base: [0.5, 0.5], quote: [12_000, 12_000])
       p.latency = 60_000_000
       p.maxStale = 120_000_000
-      p.rebalance = .init(cost: 25, delay: delay)
+      p.rebalance = .init(cost: 25, delay: .fixed(delay), baseFees: [0.0002, 0.00015], quoteFees: [1, 2])
       return p
     }
     for chunkPoints in [2, 3, 7, 100, 1_000] {

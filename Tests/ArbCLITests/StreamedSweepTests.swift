@@ -150,6 +150,8 @@ struct StreamedSweepTests {
       ["strategy.entry=0.3", "alignment.offsets.kraken=+30s"], ["strategy.entry=0.3", "costs.fees.kraken=0.004", "strategy.notional=500"],
       ["strategy.entry=0.3", "legs.0.base=0.05", "legs.1.quote=1000", "rebalance.cost=5"], ["strategy.entry=0.3", "strategy.min_size=0.2"],
       ["strategy.entry=0.3", "alignment.max_stale=5m", "costs.slippage_bps=0"],
+      ["strategy.entry=0.3", "rebalance.asset_fees.BTC=0.0005", "rebalance.asset_fees.USDC=2"],
+      ["strategy.entry=0.3", "rebalance.delay=uniform:10m:3h", "costs.seed=7"], ["strategy.entry=0.3", "rebalance.delay=lognormal:1h:0.8"],
     ]
     return try sets.enumerated().map { (cell: $0.offset, scenario: try Scenario.load(path: Self.inventory, overrides: $0.element)) }
   }

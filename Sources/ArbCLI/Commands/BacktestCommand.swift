@@ -34,7 +34,8 @@ struct BacktestCommand: Command {
         + "a PATH ending .arrow or .feather, here and for --equity, --funding and --inventory: an Arrow IPC file of the same columns, typed; .parquet: a Parquet file"),
       ("--equity PATH", "write the equity curve as CSV: ts_us,equity (cumulative PnL at each exit and funding settlement)"),
       ("--funding PATH", "mode carry: write the funding settlements paid or received as CSV: ts_us,trade,rate,price,amount"),
-      ("--inventory PATH", "mode inventory: write the balances after each trade and rebalance as CSV: ts_us,base_1,quote_1,base_2,quote_2"),
+      ("--inventory PATH", "mode inventory: write the balances after each trade and each start and end of a rebalance as CSV: "
+        + "ts_us,base_1,quote_1,base_2,quote_2,base_in_transit,quote_in_transit"),
       TableOutput.help,
       ("--tz UTC|Asia/Seoul", "the days of the PnL journal and the Sharpe ratio (same as --set journal.tz=…)"),
       ("--lookahead-check", "rerun on the data cut at evenly spaced times; exit 1 when a trade decided before a cut differs (docs/cli.md)"),
