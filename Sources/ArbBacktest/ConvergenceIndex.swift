@@ -100,8 +100,8 @@ struct DelayedFills: Sendable {
   var quotes: [[FillQuote]]
   var quoteTimes: [[Int64]]
   /// Leg 0's and leg 1's quotes in force at the chunk's last point (where a position
-  /// still open at the end closes).
-  var lastInForce: (FillQuote, FillQuote)
+  /// still open at the end closes); `nil` for a run that closes nothing (mode inventory).
+  var lastInForce: (FillQuote, FillQuote)?
 
   /// Point `p`'s fill through `slot` (a signal at `time`), or why it cannot happen: as
   /// `Fills` decides on whole legs.
@@ -115,5 +115,14 @@ struct DelayedFills: Sendable {
     guard quote.bid.isFinite, quote.ask.isFinite else { return .failure(SkipError(reason: .oneSidedFill)) }
     if !readsSizes { (quote.bidSize, quote.askSize) = (.nan, .nan) }
     return .success(quote)
+  }
+
+  /// Both legs' fills after point `p` (a signal at `time`) through slots `first` and
+  /// `second`, or why the signal is skipped: as `Fills.after` decides on whole legs.
+  @inline(__always)
+  func fills(_ first: Int, _ second: Int, _ p: Int, time: Int64, maxStale: Int64?, readsSizes: Bool) -> Result<FillPair, SkipError> {
+    FillPair.both(
+      fill(slot: first, p, time: time, maxStale: maxStale, readsSizes: readsSizes),
+      fill(slot: second, p, time: time, maxStale: maxStale, readsSizes: readsSizes))
   }
 }

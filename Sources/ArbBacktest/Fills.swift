@@ -72,10 +72,7 @@ struct Fills {
   /// its fill time, or one-sided. Allocates nothing.
   @inline(__always)
   func after(_ signal: SignalPoint) -> Result<FillPair, SkipError> {
-    switch (fill(0, signal: signal), fill(1, signal: signal)) {
-    case (.failure(let skip), _), (_, .failure(let skip)): .failure(skip)
-    case (.success(let first), .success(let second)): .success(FillPair(first: first, second: second))
-    }
+    FillPair.both(fill(0, signal: signal), fill(1, signal: signal))
   }
 
   /// Leg `k`'s as-of quote at its fill time after `signal`.
@@ -117,6 +114,15 @@ struct FillPair {
   var second: FillQuote
 
   subscript(k: Int) -> FillQuote { k == 0 ? first : second }
+
+  /// Both fills, or the reason the first that cannot happen gives (leg 0's first).
+  @inline(__always)
+  static func both(_ first: Result<FillQuote, SkipError>, _ second: Result<FillQuote, SkipError>) -> Result<FillPair, SkipError> {
+    switch (first, second) {
+    case (.failure(let skip), _), (_, .failure(let skip)): .failure(skip)
+    case (.success(let first), .success(let second)): .success(FillPair(first: first, second: second))
+    }
+  }
 }
 
 /// A skipped fill, as an error so that `Result` can carry it.

@@ -95,14 +95,7 @@ struct IndexedRun {
     case (.rows(let fills), .rows(let points)):
       return fills.after(points[p])
     case (.slots(let first, let second), .streamed(let times, let delayed)):
-      let (stale, sizes) = (parameters.maxStale, parameters.capAtBook)
-      switch (
-        delayed.fill(slot: first, p, time: times[p], maxStale: stale, readsSizes: sizes),
-        delayed.fill(slot: second, p, time: times[p], maxStale: stale, readsSizes: sizes)
-      ) {
-      case (.failure(let skip), _), (_, .failure(let skip)): return .failure(skip)
-      case (.success(let a), .success(let b)): return .success(FillPair(first: a, second: b))
-      }
+      return delayed.fills(first, second, p, time: times[p], maxStale: parameters.maxStale, readsSizes: parameters.capAtBook)
     default:
       preconditionFailure("a run reads its fills as its index holds them")
     }
@@ -114,7 +107,7 @@ struct IndexedRun {
     case (.rows(let fills), .rows(let points)):
       return fills.quote(k, at: points[index.validPoints - 1])
     case (.slots, .streamed(_, let delayed)):
-      var quote = k == 0 ? delayed.lastInForce.0 : delayed.lastInForce.1
+      var quote = k == 0 ? delayed.lastInForce!.0 : delayed.lastInForce!.1
       if !parameters.capAtBook { (quote.bidSize, quote.askSize) = (.nan, .nan) }
       return quote
     default:

@@ -30,13 +30,20 @@ public struct InventoryParameters: Sendable, Equatable {
   /// The seed of drawn latencies.
   public var seed: UInt64 = 0
 
-  /// A rebalancing transfer: a fixed cost in quote currency, done after a delay.
+  /// A rebalancing transfer: a fixed cost in quote currency, the withdrawal fees of the
+  /// assets moved, and a delay (fixed or drawn per rebalance from `seed`).
   public struct Rebalance: Sendable, Hashable {
     public var cost: Double
-    public var delay: Int64
-    public init(cost: Double, delay: Int64) {
+    public var delay: Latency
+    /// Per leg: the fee of withdrawing its base (in base) and its quote (in quote) from
+    /// that leg's venue.
+    public var baseFees: [Double]
+    public var quoteFees: [Double]
+    public init(cost: Double, delay: Latency, baseFees: [Double] = [0, 0], quoteFees: [Double] = [0, 0]) {
       self.cost = cost
       self.delay = delay
+      self.baseFees = baseFees
+      self.quoteFees = quoteFees
     }
   }
 
@@ -73,13 +80,21 @@ public struct RebalanceEvent: Sendable, Equatable {
   public var start: Int64
   public var end: Int64
   public var cost: Double
+  /// The withdrawal fees taken, in base and in quote, and both valued in quote (the base
+  /// fee at the receiving leg's mid at `end`).
+  public var baseFee: Double = 0
+  public var quoteFee: Double = 0
+  public var feeValue: Double = 0
 }
 
-/// Balances after each trade or rebalance: `base[k]`, `quote[k]` per leg.
+/// Balances after each trade or rebalance: `base[k]`, `quote[k]` per leg, and the base
+/// and quote of a rebalance under way, in transit between the venues.
 public struct InventoryState: Sendable, Equatable {
   public var time: Int64
   public var base: [Double]
   public var quote: [Double]
+  public var baseInTransit: Double = 0
+  public var quoteInTransit: Double = 0
 }
 
 /// The result of an inventory backtest.
@@ -97,7 +112,7 @@ public struct InventoryRun: Sendable {
   /// Trades' PnL at their time and rebalance costs at their completion.
   public var journal: PnLJournal {
     var bookings: [(time: Int64, pnl: Double, isTrade: Bool)] = trades.map { ($0.time, $0.pnl, true) }
-    bookings += rebalances.map { ($0.end, -$0.cost, false) }
+    bookings += rebalances.map { ($0.end, -($0.cost + $0.feeValue), false) }
     // A rebalance completes before the trade at the same point.
     bookings.sort { ($0.time, $0.isTrade ? 1 : 0) < ($1.time, $1.isTrade ? 1 : 0) }
     return PnLJournal(bookings: bookings, firstTime: firstTime, lastTime: lastTime)
@@ -107,6 +122,10 @@ public struct InventoryRun: Sendable {
   public var fees: Double { trades.reduce(0) { $0 + $1.fees } }
   public var wins: Int { trades.reduce(0) { $0 + ($1.pnl > 0 ? 1 : 0) } }
   public var rebalanceCost: Double { rebalances.reduce(0) { $0 + $1.cost } }
+  /// The withdrawal fees of the rebalances, valued in quote.
+  public var transferFees: Double { rebalances.reduce(0) { $0 + $1.feeValue } }
+  /// Seconds the rebalances' capital spent in transit, summed over completed rebalances.
+  public var timeInTransit: Double { Double(rebalances.reduce(0) { $0 + ($1.end - $1.start) }) / 1e6 }
   /// Opportunities missed for want of base, quote or book size.
   public var missed: Int { skipped.reduce(0) { $0 + ([.noBase, .noQuote, .noBookSize].contains($1.reason) ? $1.count : 0) } }
 }
@@ -121,79 +140,142 @@ public struct InventoryArbitrage: Sendable {
     self.parameters = parameters
   }
 
+  /// The run on whole legs: one `InventoryTrader.step` per valid point, in order.
   public func run(legs: [QuoteSeries], aligned: AlignedLegs) -> InventoryRun {
     precondition(legs.count == 2 && aligned.legCount == 2, "inventory trades exactly two legs")
-    var state = InventoryState(time: aligned.time.first ?? 0, base: parameters.base, quote: parameters.quote)
-    var run = InventoryRun(trades: [], rebalances: [], skipped: [], path: [state], firstTime: nil, lastTime: nil, notional: parameters.notional)
-    guard let firstValid = aligned.valid.firstIndex(of: true), let lastValid = aligned.valid.lastIndex(of: true) else { return run }
-    run.firstTime = aligned.time[firstValid]
-    run.lastTime = aligned.time[lastValid]
+    var trader = InventoryTrader(parameters: parameters, start: aligned.time.first ?? 0)
+    guard let firstValid = aligned.valid.firstIndex(of: true), let lastValid = aligned.valid.lastIndex(of: true) else { return trader.finished }
     let fills = Fills(legs: legs, maxStale: parameters.maxStale, latency: parameters.latencies, seed: parameters.seed, readsSizes: parameters.capAtBook)
-    let s = parameters.slippageBps / 10_000
-    var skipped = SkipCounts()
-    var inFlight: Int64? = nil  // start of the rebalance under way
     for i in firstValid...lastValid where aligned.valid[i] {
-      let t = aligned.time[i]
-      if let start = inFlight, let rebalance = parameters.rebalance, t >= start + rebalance.delay {
-        restoreSplit(&state, cost: rebalance.cost)
-        state.time = t
-        run.rebalances.append(RebalanceEvent(start: start, end: t, cost: rebalance.cost))
-        run.path.append(state)
-        inFlight = nil
-      }
-      let a = fills.quote(0, at: aligned.signal(i)), b = fills.quote(1, at: aligned.signal(i))
-      let forward = (a.bid / b.ask - 1) * 100, backward = (b.bid / a.ask - 1) * 100
-      let exec = max(forward, backward)
-      guard exec >= parameters.entry else { continue }
-      let q: FillPair
-      switch fills.after(aligned.signal(i)) {
-      case .failure(let skip):
-        skipped.add(skip.reason)
-        continue
-      case .success(let quotes): q = quotes
-      }
-      let rich = forward >= backward ? 0 : 1, cheap = 1 - rich
-      let sell = q[rich].bid * (1 - s), buy = q[cheap].ask * (1 + s)
-      // The size: wanted, then what the balances and the books allow, in that order.
-      let limits: [(Double, SkipReason?)] = [
-        (parameters.notional / sell, nil),
-        (state.base[rich], .noBase),
-        (state.quote[cheap] / (buy * (1 + parameters.fees[cheap])), .noQuote),
-        (parameters.capAtBook && q[rich].bidSize.isFinite ? q[rich].bidSize : .infinity, .noBookSize),
-        (parameters.capAtBook && q[cheap].askSize.isFinite ? q[cheap].askSize : .infinity, .noBookSize),
-      ]
-      let binding = limits.min { $0.0 < $1.0 }!
-      let quantity = binding.0
-      guard quantity > 0 && quantity >= parameters.minSize else {
-        let reason = binding.1 ?? .noBase
-        skipped.add(reason)
-        if reason != .noBookSize && inFlight == nil && parameters.rebalance != nil { inFlight = t }
-        continue
-      }
-      let fees = parameters.fees[rich] * quantity * sell + parameters.fees[cheap] * quantity * buy
-      state.base[rich] -= quantity
-      state.quote[rich] += quantity * sell * (1 - parameters.fees[rich])
-      state.base[cheap] += quantity
-      state.quote[cheap] -= quantity * buy * (1 + parameters.fees[cheap])
-      state.time = t
-      run.trades.append(
-        InventoryTrade(
-          time: t, rich: rich, cheap: cheap, premium: exec, sellPrice: sell, buyPrice: buy, quantity: quantity, fees: fees,
-          pnl: quantity * (sell - buy) - fees))
-      run.path.append(state)
+      let signal = aligned.signal(i)
+      let a = fills.quote(0, at: signal), b = fills.quote(1, at: signal)
+      trader.step(time: signal.time, bids: (a.bid, b.bid), asks: (a.ask, b.ask)) { fills.after(signal) }
     }
+    return trader.finished
+  }
+}
+
+/// An inventory run between two valid points: the balances, the rebalance under way,
+/// the skipped signals and what was booked so far. Whole-leg and streamed runs step it
+/// through the same valid points and so give the same run.
+struct InventoryTrader {
+  let parameters: InventoryParameters
+  private var run: InventoryRun
+  private var state: InventoryState
+  private var skipped = SkipCounts()
+  /// The rebalance under way: its start, when it is due, and each asset's transfer (the
+  /// leg it leaves; the amount is in the state's `…InTransit`).
+  private var inFlight: (start: Int64, due: Int64, baseFrom: Int, quoteFrom: Int)? = nil
+
+  /// A run that starts with the parameters' balances at `start` (the first clock point).
+  init(parameters: InventoryParameters, start: Int64) {
+    self.parameters = parameters
+    state = InventoryState(time: start, base: parameters.base, quote: parameters.quote)
+    run = InventoryRun(trades: [], rebalances: [], skipped: [], path: [state], firstTime: nil, lastTime: nil, notional: parameters.notional)
+  }
+
+  /// The run so far.
+  var finished: InventoryRun {
+    var run = run
     run.skipped = skipped.list
     return run
   }
 
-  /// Pays `cost` out of the quote, then splits the total base and quote across the
-  /// legs in the starting proportions.
-  private func restoreSplit(_ state: inout InventoryState, cost: Double) {
-    let base = state.base.reduce(0, +), quote = state.quote.reduce(0, +) - cost
-    let base0 = parameters.base.reduce(0, +), quote0 = parameters.quote.reduce(0, +)
-    for k in state.base.indices {
-      state.base[k] = base0 > 0 ? base * parameters.base[k] / base0 : base / Double(state.base.count)
-      state.quote[k] = quote0 > 0 ? quote * parameters.quote[k] / quote0 : quote / Double(state.quote.count)
+  /// The valid point at `time`, both legs' quotes in force there (`bids.0`, `asks.0` of
+  /// leg 0): completes a rebalance due, then trades the signal if the executable premium
+  /// reaches `entry`, at the fill quotes `fill` gives (asked only then).
+  mutating func step(time t: Int64, bids: (Double, Double), asks: (Double, Double), fill: () -> Result<FillPair, SkipError>) {
+    run.firstTime = run.firstTime ?? t
+    run.lastTime = t
+    if let transfer = inFlight, let rebalance = parameters.rebalance, t >= transfer.due {
+      run.rebalances.append(complete(transfer, rebalance, time: t, mids: ((bids.0 + asks.0) / 2, (bids.1 + asks.1) / 2)))
+      run.path.append(state)
+      inFlight = nil
     }
+    let forward = (bids.0 / asks.1 - 1) * 100, backward = (bids.1 / asks.0 - 1) * 100
+    let exec = max(forward, backward)
+    guard exec >= parameters.entry else { return }
+    let q: FillPair
+    switch fill() {
+    case .failure(let skip):
+      skipped.add(skip.reason)
+      return
+    case .success(let quotes): q = quotes
+    }
+    let s = parameters.slippageBps / 10_000
+    let rich = forward >= backward ? 0 : 1, cheap = 1 - rich
+    let sell = q[rich].bid * (1 - s), buy = q[cheap].ask * (1 + s)
+    // The size: wanted, then what the balances and the books allow, in that order.
+    let limits: [(Double, SkipReason?)] = [
+      (parameters.notional / sell, nil),
+      (state.base[rich], .noBase),
+      (state.quote[cheap] / (buy * (1 + parameters.fees[cheap])), .noQuote),
+      (parameters.capAtBook && q[rich].bidSize.isFinite ? q[rich].bidSize : .infinity, .noBookSize),
+      (parameters.capAtBook && q[cheap].askSize.isFinite ? q[cheap].askSize : .infinity, .noBookSize),
+    ]
+    let binding = limits.min { $0.0 < $1.0 }!
+    let quantity = binding.0
+    guard quantity > 0 && quantity >= parameters.minSize else {
+      let reason = binding.1 ?? .noBase
+      skipped.add(reason)
+      if reason != .noBookSize && inFlight == nil, let rebalance = parameters.rebalance {
+        start(rebalance, time: t)
+        run.path.append(state)
+      }
+      return
+    }
+    let fees = parameters.fees[rich] * quantity * sell + parameters.fees[cheap] * quantity * buy
+    state.base[rich] -= quantity
+    state.quote[rich] += quantity * sell * (1 - parameters.fees[rich])
+    state.base[cheap] += quantity
+    state.quote[cheap] -= quantity * buy * (1 + parameters.fees[cheap])
+    state.time = t
+    run.trades.append(
+      InventoryTrade(
+        time: t, rich: rich, cheap: cheap, premium: exec, sellPrice: sell, buyPrice: buy, quantity: quantity, fees: fees,
+        pnl: quantity * (sell - buy) - fees))
+    run.path.append(state)
+  }
+
+  /// Starts a rebalance at `time`: each asset's excess over its starting share of the
+  /// total leaves the venue that holds it and is in transit until the drawn delay ends.
+  private mutating func start(_ rebalance: InventoryParameters.Rebalance, time t: Int64) {
+    let base = state.base[0] - Self.share(of: state.base, parameters.base)
+    let quote = state.quote[0] - Self.share(of: state.quote, parameters.quote)
+    let (baseFrom, quoteFrom) = (base >= 0 ? 0 : 1, quote >= 0 ? 0 : 1)
+    state.base[baseFrom] -= abs(base)
+    state.quote[quoteFrom] -= abs(quote)
+    (state.baseInTransit, state.quoteInTransit) = (abs(base), abs(quote))
+    state.time = t
+    let delay = rebalance.delay.delay(seed: parameters.seed, .transfer, time: t, leg: 0, recorded: 0)
+    // `t + delay` cannot overflow once the legs are checked (`Scenario.checkTimes`); a streamed run checks after.
+    inFlight = (t, IndexedRun.adding(delay, to: t), baseFrom, quoteFrom)
+  }
+
+  /// Completes the rebalance `transfer` at `time`: each asset arrives less its
+  /// withdrawal fee (at most the amount), and `cost` is paid out of the quote in the
+  /// starting proportions; the base fee is valued at the receiving leg's mid of `mids`.
+  private mutating func complete(
+    _ transfer: (start: Int64, due: Int64, baseFrom: Int, quoteFrom: Int), _ rebalance: InventoryParameters.Rebalance, time t: Int64,
+    mids: (Double, Double)
+  ) -> RebalanceEvent {
+    let baseFee = state.baseInTransit > 0 ? min(rebalance.baseFees[transfer.baseFrom], state.baseInTransit) : 0
+    let quoteFee = state.quoteInTransit > 0 ? min(rebalance.quoteFees[transfer.quoteFrom], state.quoteInTransit) : 0
+    state.base[1 - transfer.baseFrom] += state.baseInTransit - baseFee
+    state.quote[1 - transfer.quoteFrom] += state.quoteInTransit - quoteFee
+    (state.baseInTransit, state.quoteInTransit) = (0, 0)
+    let quote0 = parameters.quote.reduce(0, +)
+    for k in state.quote.indices { state.quote[k] -= quote0 > 0 ? rebalance.cost * parameters.quote[k] / quote0 : rebalance.cost / 2 }
+    state.time = t
+    let mid = transfer.baseFrom == 0 ? mids.1 : mids.0
+    return RebalanceEvent(
+      start: transfer.start, end: t, cost: rebalance.cost, baseFee: baseFee, quoteFee: quoteFee, feeValue: quoteFee + baseFee * mid)
+  }
+
+  /// Leg 0's starting share of the total of `balances`: `total × start₀ / Σ start`
+  /// (half the total when the start is all 0).
+  private static func share(of balances: [Double], _ start: [Double]) -> Double {
+    let total = balances.reduce(0, +), total0 = start.reduce(0, +)
+    return total0 > 0 ? total * start[0] / total0 : total / 2
   }
 }

@@ -67,18 +67,19 @@ public enum Latency: Sendable, Hashable, CustomStringConvertible, ExpressibleByI
     }
   }
 
-  /// The latency of leg `leg`'s fill after the signal at `time`: drawn from `seed` and
-  /// (`time`, `leg`) alone; `recorded` is the leg's recorded delay at the signal.
+  /// The latency of leg `leg`'s fill after the signal at `time`: drawn from `seed`,
+  /// `purpose` (a rebalance's transfer delay draws as `.transfer`) and (`time`, `leg`)
+  /// alone; `recorded` is the leg's recorded delay at the signal.
   @inline(__always)
-  func delay(seed: UInt64, time: Int64, leg: Int, recorded: @autoclosure () -> Int64) -> Int64 {
+  func delay(seed: UInt64, _ purpose: SeededDraw.Purpose = .latency, time: Int64, leg: Int, recorded: @autoclosure () -> Int64) -> Int64 {
     switch self {
     case .fixed(let value): return value
     case .recorded: return recorded()
     case .uniform(let low, let high):
-      let u = SeededDraw.uniform(seed: seed, .latency, UInt64(bitPattern: time), UInt64(leg))
+      let u = SeededDraw.uniform(seed: seed, purpose, UInt64(bitPattern: time), UInt64(leg))
       return low + Int64((u * Double(high - low)).rounded(.down))
     case .lognormal(let median, let sigma):
-      let u = Self.offEnds(SeededDraw.uniform(seed: seed, .latency, UInt64(bitPattern: time), UInt64(leg)))
+      let u = Self.offEnds(SeededDraw.uniform(seed: seed, purpose, UInt64(bitPattern: time), UInt64(leg)))
       return Self.clamped(Double(median) * exp(sigma * NormalDistribution.quantile(u)))
     }
   }

@@ -6,6 +6,8 @@ public enum SeededDraw {
   public enum Purpose: UInt64, Sendable {
     case legFailure = 1
     case latency = 2
+    /// The delay of an inventory rebalance's transfers.
+    case transfer = 3
   }
 
   /// A number in [0, 1) from `seed`, `purpose` and `parts` (a fill's time and leg): each

@@ -3,10 +3,10 @@ import ArbCore
 import Dispatch
 import Synchronization
 
-/// The decisions of streamed convergence runs and the size of the alignment they ran on.
-public struct StreamedDecisions: Sendable {
+/// The results of streamed runs and the size of the alignment they ran on.
+public struct StreamedResult<Run: Sendable>: Sendable {
   /// One per run, in the order of the runs.
-  public var decisions: [ConvergenceDecisions]
+  public var runs: [Run]
   /// Clock points of the aligned legs, and the valid ones.
   public var clockPoints: Int
   public var validPoints: Int
@@ -15,6 +15,37 @@ public struct StreamedDecisions: Sendable {
   /// Each leg's price source, as its stream knew it at its end, and its quotes.
   public var priceSources: [PriceSource]
   public var legRows: [Int]
+
+  /// The runs' results `runs` on the legs `alignment` aligned, read from `legs`.
+  init(_ runs: [Run], alignment: PremiumStream, legs: [any QuoteStream]) {
+    self.runs = runs
+    clockPoints = alignment.points
+    validPoints = alignment.validPoints
+    legTimes = (0..<2).map { k in alignment.legFirstTime[k].flatMap { first in alignment.legLastTime[k].map { first...$0 } } }
+    priceSources = legs.map(\.priceSource)
+    legRows = alignment.legRows
+  }
+}
+
+/// The decisions of streamed convergence runs.
+public typealias StreamedDecisions = StreamedResult<ConvergenceDecisions>
+
+/// The cursors streamed runs read their fill quotes through: one per leg and fixed
+/// latency (µs) some run fills at, and each run's slot for leg 0 and leg 1.
+///
+/// - Precondition: every latency is fixed.
+func fillSlots(_ latencies: [[Latency]]) -> (slots: [(leg: Int, latency: Int64)], runs: [(Int, Int)]) {
+  var slots: [(leg: Int, latency: Int64)] = []
+  let runs = latencies.map { latencies -> (Int, Int) in
+    let slot = (0..<2).map { k in
+      guard case .fixed(let latency) = latencies[k] else { preconditionFailure("a streamed run has fixed latencies") }
+      if let s = slots.firstIndex(where: { $0 == (k, latency) }) { return s }
+      slots.append((k, latency))
+      return slots.count - 1
+    }
+    return (slot[0], slot[1])
+  }
+  return (slots, runs)
 }
 
 extension ConvergenceBacktest {
@@ -47,19 +78,8 @@ extension ConvergenceBacktest {
     precondition(runs.allSatisfy { $0.streams && $0.parameters.sellLeg == sellLeg }, "runs that stream, on one direction rule")
     let readsSizes = runs.contains { $0.parameters.capAtBook }
     // One cursor per leg and latency the runs fill at.
-    var slots: [(leg: Int, latency: Int64)] = []
-    let states: [IndexedRun] = runs.map { run in
-      let latencies = run.parameters.latencies.map { latency -> Int64 in
-        guard case .fixed(let value) = latency else { preconditionFailure("a streamed run has fixed latencies") }
-        return value
-      }
-      let slot = (0..<2).map { k in
-        if let s = slots.firstIndex(where: { $0 == (k, latencies[k]) }) { return s }
-        slots.append((k, latencies[k]))
-        return slots.count - 1
-      }
-      return IndexedRun(parameters: run.parameters, fills: .slots(slot[0], slot[1]))
-    }
+    let (slots, runSlots) = fillSlots(runs.map(\.parameters.latencies))
+    let states = zip(runs, runSlots).map { IndexedRun(parameters: $0.parameters, fills: .slots($1.0, $1.1)) }
     // Each leg is read once; the alignment and the cursors read it through a tee.
     let legs = [try open(0, readsSizes), try open(1, readsSizes)]
     let tees = legs.map { QuoteTee($0, rows: legChunkRows) }
@@ -92,10 +112,7 @@ extension ConvergenceBacktest {
     work.decide(pending[filling], isLast: true)
     try work.rethrow()
     let decisions = work.runs.map { ConvergenceDecisions(trades: $0.trades, skipped: $0.skipped.list, firstTime: work.firstTime, lastTime: work.lastTime) }
-    let legTimes = (0..<2).map { k in alignment.legFirstTime[k].flatMap { first in alignment.legLastTime[k].map { first...$0 } } }
-    return StreamedDecisions(
-      decisions: decisions, clockPoints: alignment.points, validPoints: alignment.validPoints, legTimes: legTimes, priceSources: legs.map(\.priceSource),
-      legRows: alignment.legRows)
+    return StreamedDecisions(decisions, alignment: alignment, legs: legs)
   }
 }
 
@@ -252,7 +269,7 @@ private struct PendingPoints {
 /// One leg's quote in force at increasing times, read from a stream: the last quote at
 /// or before the time asked, kept by value across the stream's chunks, with its row in
 /// the leg and its own time.
-private final class AsOfCursor {
+final class AsOfCursor {
   private let stream: any QuoteStream
   private let rows: Int
   private let readsSizes: Bool

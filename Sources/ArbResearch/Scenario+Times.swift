@@ -20,7 +20,7 @@ extension Scenario {
     _ = try TimeArithmetic.span(from: first, to: TimeArithmetic.add(latencyBound, to: last, .latency))
     let durations: [(Int64?, TimeOperation)] =
       if case .inventory(let rules) = strategy {
-        [(rules.rebalance?.delay, .rebalanceDelay)]
+        [(rules.rebalance?.delay.maximum(recordedMaximum: 0), .rebalanceDelay)]
       } else {
         [(strategy.threshold?.maxHolding, .maxHolding), (strategy.threshold?.cooldown, .cooldown)]
       }

@@ -93,7 +93,7 @@ public struct Scenario: Sendable, Hashable {
     ("costs.fees.*", .number), ("costs.slippage_bps", .number), ("costs.latency", .latency), ("costs.venue_latency.*", .latency),
     ("costs.cap_at_book", .bool), ("costs.fill", .fill), ("costs.partial", .partial),
     ("costs.leg_fail_rate", .number), ("costs.seed", .number),
-    ("rebalance.cost", .number), ("rebalance.delay", .duration),
+    ("rebalance.cost", .number), ("rebalance.delay", .latency), ("rebalance.asset_fees.*", .number),
     ("journal.tz", .timeZone),
   ]
 
@@ -257,8 +257,12 @@ public struct Scenario: Sendable, Hashable {
     case .convergence:
       strategy = .convergence(threshold)
     case .inventory:
-      let rebalance = value("rebalance.cost")?.number.map { InventoryParameters.Rebalance(cost: $0, delay: duration("rebalance.delay") ?? 0) }
-      strategy = .inventory(InventoryRules(entry: entry, notional: threshold.notional, minSize: value("strategy.min_size")?.number ?? 0, rebalance: rebalance))
+      let delay = value("rebalance.delay")?.string.flatMap(Latency.init(parsing:)) ?? 0
+      let rebalance = value("rebalance.cost")?.number.map { InventoryParameters.Rebalance(cost: $0, delay: delay) }
+      let assetFees = object["rebalance"]?.object?["asset_fees"]?.object?.compactMapValues(\.number) ?? [:]
+      strategy = .inventory(
+        InventoryRules(
+          entry: entry, notional: threshold.notional, minSize: value("strategy.min_size")?.number ?? 0, rebalance: rebalance, assetFees: assetFees))
     case .carry:
       strategy = .carry(CarryRules(threshold: threshold, booksFunding: value("strategy.funding")?.bool ?? true, funding: funding))
     }
@@ -298,6 +302,11 @@ public struct Scenario: Sendable, Hashable {
       try checkAmount("strategy.min_size", rules.minSize, fail)
       if let cost = rules.rebalance?.cost, cost < 0 { throw fail("rebalance.cost must be ≥ 0, was \(cost)") }
       if let cost = rules.rebalance?.cost { try checkAmount("rebalance.cost", cost, fail) }
+      if rules.rebalance?.delay == .recorded { throw fail("rebalance.delay is a duration or a distribution, was recorded") }
+      for (asset, fee) in rules.assetFees.sorted(by: { $0.key < $1.key }) {
+        if fee < 0 { throw fail("rebalance.asset_fees.\(asset) must be ≥ 0, was \(fee)") }
+        try checkAmount("rebalance.asset_fees.\(asset)", fee, fail)
+      }
     case .carry(let rules): try validateCarry(rules, fail)
     case .convergence: break
     }

@@ -35,8 +35,22 @@ public enum ScenarioEngine: Sendable {
       parameters.maxStale = scenario.maxStale
       parameters.minSize = rules.minSize
       parameters.capAtBook = scenario.capAtBook
-      parameters.rebalance = rules.rebalance
+      parameters.rebalance = try rules.rebalance.map { rebalance throws(ScenarioSettingError) in
+        var rebalance = rebalance
+        (rebalance.baseFees, rebalance.quoteFees) = try scenario.withdrawalFees(rules.assetFees, registry: registry)
+        return rebalance
+      }
       self = .inventory(InventoryArbitrage(parameters: parameters))
+    }
+  }
+
+  /// Whether runs of this engine can stream their legs: fixed latencies and top-of-book
+  /// fills (`ConvergenceBacktest.streams`, `InventoryArbitrage.streams`).
+  public var streams: Bool {
+    switch self {
+    case .inventory(let engine): engine.streams
+    case .convergence(let engine): engine.streams
+    case .carry(let engine): engine.rules.streams
     }
   }
 
@@ -60,6 +74,29 @@ extension Scenario {
       }
       return taker
     }
+  }
+
+  /// Mode inventory: per leg, the fee of withdrawing its base and its quote asset from
+  /// its venue (`rebalance.asset_fees.ASSET`, the registry's canonical base and quote of
+  /// the leg; 0 for an asset without a fee).
+  ///
+  /// - Throws: `ScenarioSettingError` for a fee of an asset no leg holds, or legs whose
+  ///   assets the registry cannot tell while fees are set.
+  func withdrawalFees(_ fees: [String: Double], registry: ExchangeRegistry) throws(ScenarioSettingError) -> (base: [Double], quote: [Double]) {
+    guard !fees.isEmpty else { return ([0, 0], [0, 0]) }
+    var assets: [(base: String, quote: String)] = []
+    for leg in legs {
+      let instrument = Instrument(venue: leg.venue, market: leg.market, symbol: leg.symbol)
+      guard let canonical = try? registry.resolve(instrument) else {
+        throw ScenarioSettingError("rebalance.asset_fees: the registry cannot tell the assets of \(instrument)")
+      }
+      assets.append((canonical.base, canonical.quote))
+    }
+    for asset in fees.keys.sorted() where !assets.contains(where: { $0.base == asset || $0.quote == asset }) {
+      let held = Set(assets.flatMap { [$0.base, $0.quote] }).sorted().joined(separator: ", ")
+      throw ScenarioSettingError("rebalance.asset_fees.\(asset): no leg holds \(asset) (the legs hold \(held))")
+    }
+    return (assets.map { fees[$0.base] ?? 0 }, assets.map { fees[$0.quote] ?? 0 })
   }
 
   /// The parameters of the thresholds `rules` with this scenario's costs and alignment.

@@ -22,6 +22,7 @@ extension ScenarioRun {
     if case .inventory(let run) = outcome {
       members += [
         ("missed", .int(run.missed)), ("rebalances", .int(run.rebalances.count)), ("rebalance_cost", .number(run.rebalanceCost)),
+        ("transfer_fees", .number(run.transferFees)), ("time_in_transit", .number(run.timeInTransit)),
         ("inventory_start", Self.balances(run.path.first!)), ("inventory_end", Self.balances(run.path.last!)),
       ]
     }
@@ -80,6 +81,8 @@ extension ScenarioRun {
     if case .inventory(let run) = outcome {
       rows.append(("rebalances", "\(run.rebalances.count)"))
       rows.append(("rebalance cost", NumberText.fixed(run.rebalanceCost, 2)))
+      rows.append(("transfer fees", NumberText.fixed(run.transferFees, 2)))
+      rows.append(("time in transit, s", NumberText.fixed(run.timeInTransit, 0)))
       let start = run.path.first!, end = run.path.last!
       for k in legs.indices {
         rows.append(("leg \(k + 1) base, start → end", NumberText.fixed(start.base[k], 6) + " → " + NumberText.fixed(end.base[k], 6)))
@@ -145,11 +148,14 @@ extension ScenarioRun {
     return table
   }
 
-  /// Balances after each trade and rebalance (mode inventory; header only otherwise).
+  /// Balances after each trade and each start and end of a rebalance, with the base and
+  /// quote in transit (mode inventory; header only otherwise).
   public var inventory: CSVTable {
-    var table = CSVTable("ts_us" + legs.indices.map { ",base_\($0 + 1),quote_\($0 + 1)" }.joined())
+    var table = CSVTable("ts_us" + legs.indices.map { ",base_\($0 + 1),quote_\($0 + 1)" }.joined() + ",base_in_transit,quote_in_transit")
     guard case .inventory(let run) = outcome else { return table }
-    for state in run.path { table.add(["\(state.time)"], state.base.indices.flatMap { [state.base[$0], state.quote[$0]] }) }
+    for state in run.path {
+      table.add(["\(state.time)"], state.base.indices.flatMap { [state.base[$0], state.quote[$0]] } + [state.baseInTransit, state.quoteInTransit])
+    }
     return table
   }
 

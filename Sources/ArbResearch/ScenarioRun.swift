@@ -40,7 +40,7 @@ public struct ScenarioRun {
     public init(_ series: QuoteSeries) { self.init(instrument: series.instrument, priceSource: series.priceSource, count: series.count) }
 
     /// The legs of a streamed run, named as the scenario names them.
-    static func streamed(_ result: StreamedDecisions, instruments: [Instrument]) -> [Leg] {
+    static func streamed<Run>(_ result: StreamedResult<Run>, instruments: [Instrument]) -> [Leg] {
       instruments.indices.map { Leg(instrument: instruments[$0], priceSource: result.priceSources[$0], count: result.legRows[$0]) }
     }
   }
@@ -105,35 +105,42 @@ public struct ScenarioRun {
       scenario: scenario, legs: series.map(Leg.init), fees: fees, points: index.clockPoints, validPoints: index.validPoints, outcome: outcome, fx: fx)
   }
 
-  /// Whether `init(streaming:…)` runs `scenario`: modes convergence and carry with fixed
-  /// latencies and top-of-book fills (`ConvergenceBacktest.streams`), on legs that
-  /// stream (`ScenarioStreams.serves`).
+  /// Whether `init(streaming:…)` runs `scenario`: fixed latencies and top-of-book fills
+  /// (`ScenarioEngine.streams`), on legs that stream (`ScenarioStreams.serves`).
   public static func streams(_ scenario: Scenario, fees: [Double], registry: ExchangeRegistry) throws -> Bool {
-    try ScenarioEngine(scenario, fees: fees, registry: registry).rules.map { $0.streams && ScenarioStreams.serves(scenario) } ?? false
+    try ScenarioEngine(scenario, fees: fees, registry: registry).streams && ScenarioStreams.serves(scenario)
   }
 
   /// The backtest of `scenario` (which `streams`) on its legs read with `options` as
-  /// streams, `chunkPoints` valid points at a time (`ScenarioStreams.decide`; mode carry
-  /// prices its funding settlements on one more pass over the perp): the outcome of the
-  /// run on whole legs, in memory that does not grow with the history; `counted` is told
-  /// the quotes read as they are.
+  /// streams, `chunkPoints` valid points at a time (`ScenarioStreams.decide`, mode
+  /// inventory `ScenarioStreams.run`; mode carry prices its funding settlements on one
+  /// more pass over the perp): the outcome of the run on whole legs, in memory that does
+  /// not grow with the history; `counted` is told the quotes read as they are.
   public init(
     streaming scenario: Scenario, fees: [Double], options: IngestOptions, chunkPoints: Int, counted: (@Sendable (Int) -> Void)? = nil
   ) throws {
     let engine = try ScenarioEngine(scenario, fees: fees, registry: options.registry)
-    guard let rules = engine.rules else { preconditionFailure("a streamed backtest runs mode convergence or carry") }
+    precondition(engine.streams, "a streamed backtest has fixed latencies and top-of-book fills")
     var legOptions = scenario.legOptions(options)
     legOptions.clock = scenario.clock
     let streams = try ScenarioStreams(scenario, options: legOptions, chunkRows: chunkPoints, counted: counted)
-    let result = try streams.decide(
-      [rules], checking: [scenario], alignment: AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid), chunkPoints: chunkPoints, jobs: 1)
+    let alignment = AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid)
+    if case .inventory(let inventory) = engine {
+      let result = try streams.run([inventory], checking: [scenario], alignment: alignment, chunkPoints: chunkPoints, jobs: 1)
+      self.init(
+        scenario: scenario, legs: Leg.streamed(result, instruments: streams.instruments), fees: fees, points: result.clockPoints,
+        validPoints: result.validPoints, outcome: .inventory(result.runs[0]))
+      return
+    }
+    let rules = engine.rules!
+    let result = try streams.decide([rules], checking: [scenario], alignment: alignment, chunkPoints: chunkPoints, jobs: 1)
     let outcome: Outcome
     switch engine {
     case .carry(let carry):
       let settlements = try Self.settlements(scenario, streams: streams, options: legOptions)
-      outcome = .carry(carry.price(result.decisions[0], funding: settlements), settlements)
+      outcome = .carry(carry.price(result.runs[0], funding: settlements), settlements)
     default:
-      outcome = .convergence(rules.price(result.decisions[0], legs: []))
+      outcome = .convergence(rules.price(result.runs[0], legs: []))
     }
     self.init(
       scenario: scenario, legs: Leg.streamed(result, instruments: streams.instruments), fees: fees, points: result.clockPoints,

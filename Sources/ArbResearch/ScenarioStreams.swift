@@ -75,12 +75,27 @@ extension ScenarioStreams {
   ) throws -> StreamedDecisions {
     let result = try ConvergenceBacktest.decide(
       runs, open: open, options: alignment, sellLeg: runs.first?.parameters.sellLeg, chunkPoints: chunkPoints, legChunkRows: chunkPoints, jobs: jobs)
-    if let times = try TimeArithmetic.bounds(of: result.legTimes.compactMap { $0.map { [$0.lowerBound, $0.upperBound] } }) {
-      for scenario in scenarios {
-        // A streamed run has no recorded latency (`serves`).
-        try scenario.checkTimes(times, latencyBound: scenario.latencyBound { _ in 0 })
-      }
-    }
+    try Self.check(scenarios, legTimes: result.legTimes)
     return result
+  }
+
+  /// The inventory runs `runs` on these legs (`InventoryArbitrage.run(_:open:…)`), and
+  /// each of `scenarios` checked as by `decide`.
+  public func run(
+    _ runs: [InventoryArbitrage], checking scenarios: [Scenario], alignment: AlignmentOptions, chunkPoints: Int, jobs: Int
+  ) throws -> StreamedResult<InventoryRun> {
+    let result = try InventoryArbitrage.run(runs, open: open, options: alignment, chunkPoints: chunkPoints, legChunkRows: chunkPoints, jobs: jobs)
+    try Self.check(scenarios, legTimes: result.legTimes)
+    return result
+  }
+
+  /// Checks each of `scenarios` against the legs' first and last times `legTimes`
+  /// (`Scenario.checkTimes`).
+  private static func check(_ scenarios: [Scenario], legTimes: [ClosedRange<Int64>?]) throws {
+    guard let times = try TimeArithmetic.bounds(of: legTimes.compactMap { $0.map { [$0.lowerBound, $0.upperBound] } }) else { return }
+    for scenario in scenarios {
+      // A streamed run has no recorded latency (`serves`).
+      try scenario.checkTimes(times, latencyBound: scenario.latencyBound { _ in 0 })
+    }
   }
 }

@@ -104,14 +104,20 @@ public struct InventoryRules: Sendable, Hashable {
   public var notional: Double
   /// The smallest base quantity worth trading.
   public var minSize: Double
-  /// The transfer that refills a venue (`rebalance.cost`, `rebalance.delay`); `nil`: never.
+  /// The transfer that refills a venue (`rebalance.cost`, `rebalance.delay`; its
+  /// withdrawal fees set by the engine from `assetFees`); `nil`: never.
   public var rebalance: InventoryParameters.Rebalance?
+  /// The withdrawal fee per asset, in that asset (`rebalance.asset_fees.ASSET`).
+  public var assetFees: [String: Double]
 
-  public init(entry: Double, notional: Double, minSize: Double = 0, rebalance: InventoryParameters.Rebalance? = nil) {
+  public init(
+    entry: Double, notional: Double, minSize: Double = 0, rebalance: InventoryParameters.Rebalance? = nil, assetFees: [String: Double] = [:]
+  ) {
     self.entry = entry
     self.notional = notional
     self.minSize = minSize
     self.rebalance = rebalance
+    self.assetFees = assetFees
   }
 }
 

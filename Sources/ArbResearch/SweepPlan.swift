@@ -60,6 +60,13 @@ public struct SweepPlan: Sendable {
     case inventory(cell: Int)
   }
 
+  /// What the runs on streamed legs are: decisions on one direction rule (mode
+  /// convergence's, `nil`, or carry's), or inventory runs.
+  private enum StreamedFamily: Equatable {
+    case decided(sellLeg: Int?)
+    case inventory
+  }
+
   /// A leg as read: its source and the clock that orders its rows.
   private struct LegKey: Hashable {
     var leg: Scenario.Leg
@@ -100,15 +107,18 @@ public struct SweepPlan: Sendable {
   let data: [Prepared]
   /// The decisions of the groups on streamed data, by group.
   let streamed: [Int: ConvergenceDecisions]
+  /// The runs of the inventory cells on streamed data, by cell.
+  let streamedInventory: [Int: InventoryRun]
   let cellOrder: [Int]
   /// The period of the PnL matrix (µs), when the sweep writes one.
   let period: Int64?
 
   /// The plan of `cells`, their legs read with `options`. When every cell on some legs
-  /// is a convergence or carry run that streams (`ConvergenceBacktest.streams`,
-  /// `ScenarioStreams.serves`) and `stream`, those legs stream: their runs' decisions are
-  /// taken here, in one pass over the legs `chunkPoints` valid points (and quotes per
-  /// leg) at a time, on `jobs` threads, `counted` told the quotes read as they are.
+  /// is a run that streams (`ScenarioEngine.streams`, `ScenarioStreams.serves`), all of
+  /// mode inventory or all on one direction rule (mode convergence's or carry's), and
+  /// `stream`, those legs stream: their runs' decisions (inventory: the runs) are taken
+  /// here, in one pass over the legs `chunkPoints` valid points (and quotes per leg) at
+  /// a time, on `jobs` threads, `counted` told the quotes read as they are.
   public init(
     cells: [(cell: Int, scenario: Scenario)], options: IngestOptions, period: Int64? = nil, stream: Bool = false, chunkPoints: Int = 1 << 16,
     jobs: Int = 1, counted: (@Sendable (Int) -> Void)? = nil
@@ -122,15 +132,16 @@ public struct SweepPlan: Sendable {
     // Only cap_at_book reads the book sizes, and recorded latency the other clock.
     let readsSizes = cells.contains { $0.scenario.capAtBook || $0.scenario.readsBothClocks }
     let engines = try cells.map { try ScenarioEngine($0.scenario, fees: $0.scenario.takerFees(registry: options.registry), registry: options.registry) }
-    // The legs whose every cell streams, on one direction rule (mode convergence's or carry's).
-    var streamedKeys: [Scenario: Int?] = [:]
+    // The legs whose every cell streams, all of mode inventory or on one direction rule (mode convergence's or carry's).
+    var streamedKeys: [Scenario: StreamedFamily] = [:]
     if stream {
       var refused: Set<Scenario> = []
       for ((_, scenario), engine) in zip(cells, engines) {
         let key = scenario.preparationKey
         guard !refused.contains(key) else { continue }
-        if let rules = engine.rules, rules.streams, ScenarioStreams.serves(scenario), streamedKeys[key].map({ $0 == rules.parameters.sellLeg }) ?? true {
-          streamedKeys[key] = rules.parameters.sellLeg
+        let family: StreamedFamily = engine.rules.map { .decided(sellLeg: $0.parameters.sellLeg) } ?? .inventory
+        if engine.streams, ScenarioStreams.serves(scenario), streamedKeys[key].map({ $0 == family }) ?? true {
+          streamedKeys[key] = family
         } else {
           refused.insert(key)
           streamedKeys[key] = nil
@@ -201,18 +212,33 @@ public struct SweepPlan: Sendable {
       }
     }
     var streamed: [Int: ConvergenceDecisions] = [:]
+    var streamedInventory: [Int: InventoryRun] = [:]
     for (d, legs) in streams.sorted(by: { $0.key < $1.key }) {
       let decided = groups.indices.filter { groups[$0].data == d }
+      let scenarios = decided.flatMap { groups[$0].cells.map(\.scenario) }
+      if groups[decided[0]].mode == .inventory {
+        // One cell per group (`SimulationKey.inventory`).
+        let cells = decided.map { groups[$0].cells[0] }
+        let engines = cells.map { cell in
+          guard case .inventory(let engine) = cell.engine else { preconditionFailure("streamed legs of mode inventory run inventory cells") }
+          return engine
+        }
+        let result = try legs.run(engines, checking: scenarios, alignment: data[d].alignment, chunkPoints: chunkPoints, jobs: jobs)
+        for (cell, run) in zip(cells, result.runs) { streamedInventory[cell.cell] = run }
+        data[d].streamed = (result.clockPoints, result.validPoints)
+        data[d].runLegs = ScenarioRun.Leg.streamed(result, instruments: legs.instruments)
+        continue
+      }
       let result = try legs.decide(
-        decided.map { groups[$0].cells[0].engine.rules! }, checking: decided.flatMap { groups[$0].cells.map(\.scenario) }, alignment: data[d].alignment,
-        chunkPoints: chunkPoints, jobs: jobs)
-      for (g, decisions) in zip(decided, result.decisions) { streamed[g] = decisions }
+        decided.map { groups[$0].cells[0].engine.rules! }, checking: scenarios, alignment: data[d].alignment, chunkPoints: chunkPoints, jobs: jobs)
+      for (g, decisions) in zip(decided, result.runs) { streamed[g] = decisions }
       data[d].streamed = (result.clockPoints, result.validPoints)
       data[d].runLegs = ScenarioRun.Leg.streamed(result, instruments: legs.instruments)
     }
     self.groups = groups
     self.data = data
     self.streamed = streamed
+    self.streamedInventory = streamedInventory
     cellOrder = cells.map(\.cell)
   }
 
@@ -303,7 +329,7 @@ public struct SweepPlan: Sendable {
   }
 
   /// The rows of one group's cells, each pricing the group's `decisions` (inventory:
-  /// each cell run in full).
+  /// each cell run in full, or its streamed run).
   private func rows(_ group: Group, decisions: ConvergenceDecisions?, prepared: Prepared) -> [SweepRow] {
     let legs = prepared.legs
     return group.cells.map { cell in
@@ -311,9 +337,14 @@ public struct SweepPlan: Sendable {
       let points: (count: Int, valid: Int)
       switch cell.engine {
       case .inventory(let engine):
-        let aligned = prepared.aligned!
-        outcome = .inventory(engine.run(legs: legs, aligned: aligned))
-        points = (aligned.count, aligned.validPoints)
+        if let run = streamedInventory[cell.cell], let streamed = prepared.streamed {
+          outcome = .inventory(run)
+          points = (streamed.points, streamed.valid)
+        } else {
+          let aligned = prepared.aligned!
+          outcome = .inventory(engine.run(legs: legs, aligned: aligned))
+          points = (aligned.count, aligned.validPoints)
+        }
       case .carry(let engine):
         outcome = .carry(engine.price(decisions!, funding: prepared.funding), prepared.funding)
         points = prepared.streamed ?? (prepared.carryIndex!.clockPoints, prepared.carryIndex!.validPoints)

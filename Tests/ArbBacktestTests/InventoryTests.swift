@@ -61,15 +61,72 @@ struct InventoryTests {
     let run = try Self.run(p)
     #expect(run.rebalances == [RebalanceEvent(start: 25_000_000, end: 35_000_000, cost: 5)])
     #expect(run.skipped.map(\.reason) == [.noBase] && run.skipped.map(\.count) == [1])
+    // At 25 s B sends its 15 BTC over its half, A its 1508.24325 quote over its half.
+    let leaving = run.path[3]
+    #expect(leaving.time == 25_000_000 && isClose(leaving.baseInTransit, 15, rel: 1e-14) && isClose(leaving.quoteInTransit, 1508.243_25, rel: 1e-12))
     // After the rebalance each venue holds 15 BTC and (4000 + 10.4835 − 5) / 2 quote;
     // at 40 s the trade is the first one again.
-    let restored = run.path[3]
-    #expect(restored.time == 35_000_000 && restored.base == [15, 15])
+    let restored = run.path[4]
+    #expect(restored.time == 35_000_000 && restored.baseInTransit == 0 && restored.quoteInTransit == 0)
+    #expect(isClose(restored.base[0], 15, rel: 1e-14) && isClose(restored.base[1], 15, rel: 1e-14))
     #expect(isClose(restored.quote[0], 2002.741_75, rel: 1e-12) && isClose(restored.quote[1], 2002.741_75, rel: 1e-12))
     #expect(run.trades.count == 3)
     #expect(isClose(run.trades[2].pnl, 6.919_801_980_198_02, rel: 1e-12))
     #expect(isClose(run.pnl, 10.4835 + 6.919_801_980_198_02 - 5, rel: 1e-12))
     #expect(isClose(run.path.last!.quote.reduce(0, +) - 4000, run.pnl, rel: 1e-12))
+  }
+
+  @Test("a transfer in transit: balances in transit, fees taken in the asset, trades refused meanwhile, time in transit")
+  func transferInTransit() throws {
+    // 10 s: A 1 % rich, A sells its one BTC to B for 101. 20 s: A rich again, no base:
+    // missed, the rebalance starts. 30 s: B 2 % rich, but A's quote is in transit:
+    // refused. 40 s: flat; the transfer (due at 35 s) arrives first.
+    let a = leg("a", [(0, 100, 100), (10, 101, 101), (20, 101, 101), (30, 100, 100), (40, 100, 100)])
+    let b = leg("b", [(0, 100, 100), (10, 100, 100), (20, 100, 100), (30, 102, 102), (40, 100, 100)])
+    var p = InventoryParameters(entry: 0.5, notional: 1000, fees: [0, 0], base: [1, 1], quote: [0, 200])
+    p.rebalance = .init(cost: 2, delay: .fixed(15_000_000), baseFees: [0.5, 0.25], quoteFees: [1, 3])
+    let run = try Self.run(p, legs: [a, b])
+    #expect(run.trades.map(\.quantity) == [1] && run.trades.map(\.pnl) == [1])
+    // Missed at 20 s for want of base, refused at 30 s for want of quote (in transit).
+    #expect(run.skipped.map(\.reason) == [.noBase, .noQuote] && run.skipped.map(\.count) == [1, 1])
+    // At 20 s the totals are 2 BTC and 201 quote; leg 0's shares are 1 BTC and 0 quote:
+    // B sends 1 BTC, A all its 101 quote. At 40 s A gets 1 − 0.25 (B's BTC fee), B gets
+    // 101 − 1 (A's quote fee) and pays the whole cost (leg 1 started with all the quote).
+    #expect(
+      run.path == [
+        InventoryState(time: 0, base: [1, 1], quote: [0, 200]),
+        InventoryState(time: 10_000_000, base: [0, 2], quote: [101, 100]),
+        InventoryState(time: 20_000_000, base: [0, 1], quote: [0, 100], baseInTransit: 1, quoteInTransit: 101),
+        InventoryState(time: 40_000_000, base: [0.75, 1], quote: [0, 198]),
+      ])
+    // The BTC fee is valued at A's mid at 40 s: 0.25 × 100; the quote fee is 1.
+    #expect(run.rebalances == [RebalanceEvent(start: 20_000_000, end: 40_000_000, cost: 2, baseFee: 0.25, quoteFee: 1, feeValue: 26)])
+    #expect(run.transferFees == 26 && run.timeInTransit == 20 && run.rebalanceCost == 2)
+    // 1 − 2 − 26: the quote fell by 2 (200 → 198) and the base by 0.25 BTC (at 100).
+    #expect(run.pnl == -27)
+    // A streamed run, chunks of two points, steps through the same states.
+    let streamed = try InventoryArbitrage.run(
+      [InventoryArbitrage(parameters: p)], open: { k, _ in SeriesQuoteStream([a, b][k]) }, options: AlignmentOptions(), chunkPoints: 2, legChunkRows: 1)
+    #expect(streamed.runs[0].path == run.path && streamed.runs[0].rebalances == run.rebalances)
+  }
+
+  @Test("a drawn transfer delay is a function of the seed and the start alone")
+  func drawnDelay() throws {
+    var p = Self.parameters()
+    p.rebalance = .init(cost: 5, delay: .uniform(low: 1_000_000, high: 20_000_000))
+    // The rebalance starts at 25 s; it ends at the first valid point (35 s or 40 s) at or
+    // after 25 s + 1 s + ⌊u × 19 s⌋, u = SeededDraw(seed, transfer 3, 25 s, 0), if any.
+    var ends: Set<[Int64]> = []
+    for seed: UInt64 in [0, 1, 2, 3, 7, 11, 42] {
+      p.seed = seed
+      let u = SeededDraw.uniform(seed: seed, .transfer, 25_000_000, 0)
+      let due = 25_000_000 + 1_000_000 + Int64((u * 19_000_000).rounded(.down))
+      let run = try Self.run(p)
+      #expect(run.rebalances.map(\.end) == (due <= 35_000_000 ? [35_000_000] : due <= 40_000_000 ? [40_000_000] : []), "seed \(seed)")
+      #expect(try Self.run(p).path == run.path, "the same seed, the same run")
+      ends.insert(run.rebalances.map(\.end))
+    }
+    #expect(ends.count >= 2, "seeds draw different delays")
   }
 
   @Test("the cheap venue's quote limits the size, fees included")

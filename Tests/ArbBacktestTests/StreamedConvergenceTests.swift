@@ -27,7 +27,7 @@ struct StreamedConvergenceTests {
     var traded = 0
     for (k, p) in runs.enumerated() {
       let pass = ConvergenceBacktest(parameters: p).decide(legs: legs, aligned: aligned)
-      let run = streamed.decisions[k]
+      let run = streamed.runs[k]
       traded += pass.trades.count
       #expect(run.trades.count == pass.trades.count, "run \(k), chunk \(chunkPoints)")
       let mismatch = zip(run.trades, pass.trades).enumerated().first { !same($0.element.0, $0.element.1) }?.offset
@@ -103,7 +103,7 @@ struct StreamedConvergenceTests {
     let run = ConvergenceParameters(entry: 0.1, exit: 0, notional: 1, fees: [0, 0])
     let streamed = try ConvergenceBacktest.decide([ConvergenceBacktest(parameters: run)], open: { k, _ in SeriesQuoteStream(legs[k]) }, options: options)
     let pass = ConvergenceBacktest(parameters: run).decide(legs: legs, aligned: try AlignedLegs(legs: legs, options: options))
-    #expect(streamed.validPoints == 0 && streamed.decisions[0].trades.isEmpty && pass.trades.isEmpty)
-    #expect(streamed.decisions[0].firstTime == nil && pass.firstTime == nil)
+    #expect(streamed.validPoints == 0 && streamed.runs[0].trades.isEmpty && pass.trades.isEmpty)
+    #expect(streamed.runs[0].firstTime == nil && pass.firstTime == nil)
   }
 }

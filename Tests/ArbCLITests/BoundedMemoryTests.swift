@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-// `arbkit premium`, `rolling`, `basis`, `kimchi`, `correlate`, `board` and a sweep of convergence cells stream their legs: their peak
+// `arbkit premium`, `rolling`, `basis`, `kimchi`, `correlate`, `board`, a sweep of convergence cells and an inventory backtest and sweep stream their legs: their peak
 // memory does not grow with the length of the history, from CSV files or from a store.
 // Eight times the rows must not cost more than a fixed allowance, far below what
 // keeping the columns would add.
@@ -140,6 +140,42 @@ struct BoundedMemoryTests {
     // The same cells from the files and from the stores; the cells trade.
     #expect(rows["csv"] == rows["store"])
     #expect(rows["csv"]?.last?.split(separator: "\n").dropFirst().contains { !$0.contains(",0,0,0,") } == true)
+  }
+
+  @Test func `an inventory backtest's and sweep's peak memory does not grow with the rows`() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    var peaks: [String: [Int]] = [:]
+    var trades: [Int] = []
+    for count in [40_000, 320_000] {
+      let quotes = Self.quotes(folder, rows: count, spread: 5_000_000)
+      let files = [quotes[0], quotes[2]]
+      // Balances for about one trade between hourly rebalances: the trades grow with the hours, not the rows.
+      let scenario = folder.write(
+        "inventory-\(count).json",
+        """
+        { "legs": [
+            { "venue": "binance", "market": "spot", "symbol": "BTCUSDT", "files": ["\(files[0])"], "base": 0.02, "quote": 1500 },
+            { "venue": "okx", "market": "spot", "symbol": "BTC-USDT", "files": ["\(files[1])"], "base": 0.02, "quote": 1500 } ],
+          "alignment": { "max_stale": "30s" },
+          "strategy": { "mode": "inventory", "entry": 0.02, "notional": 1000 },
+          "costs": { "latency": "20ms" }, "rebalance": { "cost": 1, "delay": "1h" } }
+        """)
+      let backtest = try Self.peak(
+        ["backtest", scenario, "--chunk-rows", "256", "--format", "json", "--inventory", folder.path + "/balances.csv"], folder: folder)
+      let out = folder.path + "/inventory-\(count).csv"
+      let sweep = try Self.peak(
+        ["sweep", scenario, "--grid", "strategy.entry=0.02:0.1:0.02", "--grid", "costs.latency=0ms,20ms", "--chunk-rows", "256", "--quiet", "--out", out],
+        folder: folder)
+      #expect(backtest.status == 0 && sweep.status == 0, "\(count)")
+      peaks["backtest", default: []].append(backtest.bytes)
+      peaks["sweep", default: []].append(sweep.bytes)
+      trades.append(try String(contentsOfFile: folder.path + "/balances.csv", encoding: .utf8).split(separator: "\n").count)
+    }
+    for (command, bytes) in peaks {
+      #expect(bytes[1] - bytes[0] <= Self.allowance, "\(command): peak \(bytes[0] >> 10) KiB at 40 K rows a leg, \(bytes[1] >> 10) KiB at 320 K")
+    }
+    #expect(trades[0] > 10 && trades[1] > trades[0], "the runs trade and rebalance: \(trades)")
   }
 
   @Test func `convert's peak memory does not grow with the number of files`() throws {

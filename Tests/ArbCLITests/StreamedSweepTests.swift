@@ -12,6 +12,7 @@ import Testing
 @Suite("A streamed backtest or sweep equals the one on whole legs")
 struct StreamedSweepTests {
   static let convergence = Repository.data("scenarios/binanceus-kraken-btcusdc.json")
+  static let inventory = Repository.data("scenarios/binanceus-kraken-inventory.json")
 
   /// The rows (grid fields left out) and PnL-matrix columns of a plan over `cells`.
   static func rows(
@@ -117,6 +118,7 @@ struct StreamedSweepTests {
     let streamed = try ScenarioRun(streaming: scenario, fees: fees, options: options, chunkPoints: chunkPoints)
     #expect(try streamed.checkedFinite().rendered() == (try whole.checkedFinite().rendered()))
     #expect(streamed.ledger.text == whole.ledger.text && streamed.equity.text == whole.equity.text && streamed.funding.text == whole.funding.text)
+    #expect(streamed.inventory.text == whole.inventory.text)
     #expect(streamed.legs.map(\.count) == whole.legs.map(\.count) && streamed.legs.map(\.priceSource) == whole.legs.map(\.priceSource))
     #expect(streamed.legs.map(\.instrument) == whole.legs.map(\.instrument))
   }
@@ -126,10 +128,53 @@ struct StreamedSweepTests {
     let registry = IngestOptions().registry
     let scenarios =
       try ["costs.latency=uniform:0ms:1m", "costs.fill=book", "costs.leg_fail_rate=0.1"].map { try Scenario.load(path: Self.convergence, overrides: [$0]) }
-      + [try Scenario.load(path: Repository.data("scenarios/binanceus-kraken-inventory.json"))]
+      + [try Scenario.load(path: Self.inventory, overrides: ["costs.venue_latency.kraken=lognormal:1m:0.5"])]
     for scenario in scenarios {
       #expect(try !ScenarioRun.streams(scenario, fees: scenario.takerFees(registry: registry), registry: registry))
     }
+  }
+
+  /// Inventory cells of the demo pair: thresholds, latencies and rebalance delays, with
+  /// balances small enough to run out, and every other rule a streamed run takes.
+  static func inventoryCells() throws -> [(cell: Int, scenario: Scenario)] {
+    var sets: [[String]] = []
+    for entry in ["0.2", "0.8"] {
+      for latency in ["0ms", "1m"] {
+        for delay in ["0ms", "30m", "2h"] {
+          sets.append(["strategy.entry=\(entry)", "costs.latency=\(latency)", "rebalance.delay=\(delay)"])
+        }
+      }
+    }
+    sets += [
+      ["strategy.entry=0.3", "costs.cap_at_book=true"], ["strategy.entry=0.3", "costs.venue_latency.kraken=3m"],
+      ["strategy.entry=0.3", "alignment.offsets.kraken=+30s"], ["strategy.entry=0.3", "costs.fees.kraken=0.004", "strategy.notional=500"],
+      ["strategy.entry=0.3", "legs.0.base=0.05", "legs.1.quote=1000", "rebalance.cost=5"], ["strategy.entry=0.3", "strategy.min_size=0.2"],
+      ["strategy.entry=0.3", "alignment.max_stale=5m", "costs.slippage_bps=0"],
+      ["strategy.entry=0.3", "rebalance.asset_fees.BTC=0.0005", "rebalance.asset_fees.USDC=2"],
+      ["strategy.entry=0.3", "rebalance.delay=uniform:10m:3h", "costs.seed=7"], ["strategy.entry=0.3", "rebalance.delay=lognormal:1h:0.8"],
+    ]
+    return try sets.enumerated().map { (cell: $0.offset, scenario: try Scenario.load(path: Self.inventory, overrides: $0.element)) }
+  }
+
+  @Test("mode inventory streams: sweep rows equal the whole-leg rows and each cell's streamed backtest, byte for byte", arguments: [2, 3, 7, 1 << 16])
+  func inventory(chunkPoints: Int) throws {
+    let cells = try Self.inventoryCells()
+    let whole = try Self.rows(cells, stream: false)
+    let streamed = try Self.rows(cells, stream: true, chunkPoints: chunkPoints, jobs: chunkPoints % 2 + 1)
+    #expect(whole.streamed.allSatisfy { !$0 } && streamed.streamed.allSatisfy { $0 })
+    #expect(streamed.rows == whole.rows)
+    #expect(streamed.columns == whole.columns)
+    #expect(whole.rows.contains { !$0.hasPrefix("0,") }, "cells trade")
+    var options = IngestOptions()
+    var rebalances = 0
+    for (cell, scenario) in cells where chunkPoints > 3 || cell % 3 == 0 {
+      try Self.compareBacktest(scenario, chunkPoints: chunkPoints)
+      options.clock = scenario.clock
+      let run = try ScenarioRun(streaming: scenario, fees: scenario.takerFees(registry: options.registry), options: options, chunkPoints: chunkPoints)
+      #expect(SweepRow(cell: cell, metrics: BacktestMetrics(run, journal: run.journal)).csvFields == streamed.rows[cell], "cell \(cell)")
+      if case .inventory(let inventory) = run.outcome { rebalances += inventory.rebalances.count }
+    }
+    #expect(rebalances > 1, "cells run out of base or quote and rebalance")
   }
 
   @Test("mode carry streams: backtests and sweeps equal the whole-leg ones, funding settlements included", arguments: [2, 5, 1 << 16])

@@ -120,6 +120,36 @@ struct SweepCommandTests {
     #expect(traded > 0)
   }
 
+  @Test("mode inventory: transfer fees and delay distributions on the axes; every row is the plain backtest of its cell, for any --jobs")
+  func inventoryTransfers() throws {
+    let scenario = Repository.data("scenarios/binanceus-kraken-inventory.json")
+    let grid = ["rebalance.asset_fees.BTC=0,0.001", "rebalance.delay=2h,uniform:30m:3h", "costs.seed=1,2"].flatMap { ["--grid", $0] }
+    let run = arbkit(["sweep", scenario, "--quiet", "--set", "strategy.entry=0.5"] + grid)
+    #expect(run.code == .success, "\(run.errors)")
+    #expect(arbkit(["sweep", scenario, "--quiet", "--set", "strategy.entry=0.5", "--jobs", "3"] + grid).output == run.output)
+    let lines = run.output.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+    let header = lines[0]
+    #expect(lines.count == 1 + 8)
+    var pnl: Set<String> = []
+    for row in lines.dropFirst() {
+      let cell = (0..<3).flatMap { ["--set", "\(header[$0])=\(row[$0])"] }
+      let plain = arbkit(["backtest", scenario, "--format", "json", "--set", "strategy.entry=0.5"] + cell).object
+      #expect((plain["rebalances"] as? Int ?? 0) > 0)
+      #expect((plain["transfer_fees"] as? Double ?? -1) > 0 || row[0] == "0", "\(row[0...2])")
+      pnl.insert(row[header.firstIndex(of: "pnl")!])
+      for (k, key) in header.enumerated().dropFirst(3) {
+        switch plain[key] {
+        case let x as Double: #expect(isClose(x, Double(row[k]), rel: 1e-14), "\(row[0...2]) \(key)")
+        case is NSNull: #expect(row[k].isEmpty, "\(row[0...2]) \(key)")
+        case nil where key == "funding": #expect(row[k].isEmpty)
+        default: Issue.record("\(key) missing from the backtest output")
+        }
+      }
+    }
+    // Fees and the drawn delays (whose seed matters only for the uniform one) change the results.
+    #expect(pnl.count >= 5)
+  }
+
   @Test("the same bytes for --jobs 1 and 2, for 3 shards merged, and after a resume")
   func sameBytes() throws {
     let folder = TemporaryFolder()
@@ -166,9 +196,10 @@ struct SweepCommandTests {
     try #require(FileManager.default.isExecutableFile(atPath: binary), "the arbkit binary is built beside the tests")
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
+    // A drawn latency (always 1 min) keeps the cells from streaming: each is run, and its row written, in turn.
     let arguments = [
       "sweep", Repository.data("scenarios/binanceus-kraken-inventory.json"), "--grid", "strategy.entry=0.5:1.5:0.1", "--grid", "rebalance.cost=10,40", "--jobs",
-      "1", "--quiet",
+      "1", "--quiet", "--set", "costs.latency=uniform:1m:1m",
     ]
     let whole = folder.path + "/whole.csv", killed = folder.path + "/killed.csv"
     #expect(try runProgram(binary, arguments + ["--out", whole]) == 0)

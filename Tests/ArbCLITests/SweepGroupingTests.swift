@@ -52,6 +52,9 @@ struct SweepGroupingTests {
     Case(path: carry, key: "strategy.mode", values: ("carry", "convergence"), shares: false),
     Case(path: carry, key: "legs.1.contract_size", values: ("10", "100"), shares: true),
     Case(path: inventory, key: "costs.slippage_bps", values: ("0", "2"), shares: false),
+    Case(path: inventory, key: "rebalance.asset_fees.BTC", values: ("0", "0.0005"), shares: false),
+    Case(path: inventory, key: "rebalance.delay", values: ("2h", "uniform:1h:3h"), shares: false),
+    Case(path: inventory, key: "costs.seed", values: ("1", "2"), shares: false),
   ]
 
   @Test("two cells that differ in one key share a simulation only when the key is price-only", arguments: cases)

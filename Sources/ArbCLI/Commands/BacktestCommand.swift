@@ -22,10 +22,10 @@ struct BacktestCommand: Command {
     exit, with the perp's funding settlements received or paid meanwhile. Fills
     use the as-of quotes `costs.latency` after the signal, with slippage and each
     venue's taker fee (the registry's, or costs.fees.VENUE). Rules and metrics: docs/definitions.md; scenario keys:
-    Data/scenarios/README.md. Modes convergence and carry with fixed latencies and
-    top-of-book fills stream their legs (a store from its mapped partitions, files as
-    they are read), --chunk-rows valid points at a time: memory does not grow with
-    the history; other runs, and --lookahead-check, read the legs whole.
+    Data/scenarios/README.md. Runs with fixed latencies and top-of-book fills (every
+    mode) stream their legs (a store from its mapped partitions, files as they are
+    read), --chunk-rows valid points at a time: memory does not grow with the
+    history; other runs, and --lookahead-check, read the legs whole.
 
     Options:
     \(HelpText.options([
@@ -34,7 +34,8 @@ struct BacktestCommand: Command {
         + "a PATH ending .arrow or .feather, here and for --equity, --funding and --inventory: an Arrow IPC file of the same columns, typed; .parquet: a Parquet file"),
       ("--equity PATH", "write the equity curve as CSV: ts_us,equity (cumulative PnL at each exit and funding settlement)"),
       ("--funding PATH", "mode carry: write the funding settlements paid or received as CSV: ts_us,trade,rate,price,amount"),
-      ("--inventory PATH", "mode inventory: write the balances after each trade and rebalance as CSV: ts_us,base_1,quote_1,base_2,quote_2"),
+      ("--inventory PATH", "mode inventory: write the balances after each trade and each start and end of a rebalance as CSV: "
+        + "ts_us,base_1,quote_1,base_2,quote_2,base_in_transit,quote_in_transit"),
       TableOutput.help,
       ("--tz UTC|Asia/Seoul", "the days of the PnL journal and the Sharpe ratio (same as --set journal.tz=…)"),
       ("--lookahead-check", "rerun on the data cut at evenly spaced times; exit 1 when a trade decided before a cut differs (docs/cli.md)"),
