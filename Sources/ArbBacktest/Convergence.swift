@@ -225,7 +225,7 @@ public struct ConvergenceBacktest: Sendable {
           }
           var maker: MakerFill? = nil
           if let rule = parameters.maker {
-            switch fills.makerEntry(aligned.signal(i), quotes: q, rich: rich, rule: rule, last: time[lastValid]) {
+            switch fills.makerEntry(aligned.signal(i), quotes: q, rich: rich, rule: rule) {
             case .failure(let skip):
               skipped.add(skip.reason)
               i += 1
@@ -244,7 +244,7 @@ public struct ConvergenceBacktest: Sendable {
         // Open from point i (or the maker's fill): the exit test starts at the next valid point.
         let opened = open!.entryTime
         i += 1
-        while i < lastValid && time[i] <= opened { i += 1 }
+        while i <= lastValid && time[i] <= opened { i += 1 }
         while i <= lastValid {
           if valid[i] {
             let a = Int(states[2 * i]), b = Int(states[2 * i + 1])
@@ -268,10 +268,12 @@ public struct ConvergenceBacktest: Sendable {
       }
     }
     if var trade = open {
-      // Still open: closed at the last valid point's own quotes.
+      // Still open: closed at the last valid point's own quotes (at its opening, when a
+      // maker order filled after that point).
       let a = fills.quote(0, at: aligned.signal(lastValid)), b = fills.quote(1, at: aligned.signal(lastValid))
       let closing = (pick(a.ask, b.ask, trade.rich) / pick(a.bid, b.bid, trade.cheap) - 1) * 100
-      close(&trade, trade.rich == 0 ? a : b, trade.rich == 0 ? b : a, premium: closing, time: aligned.time[lastValid], reason: .endOfData)
+      let end = max(aligned.time[lastValid], trade.entryTime)
+      close(&trade, trade.rich == 0 ? a : b, trade.rich == 0 ? b : a, premium: closing, time: end, reason: .endOfData)
       trades.append(trade)
     }
     return ConvergenceDecisions(trades: trades, skipped: skipped.list, firstTime: aligned.time[firstValid], lastTime: aligned.time[lastValid])

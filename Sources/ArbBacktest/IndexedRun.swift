@@ -163,11 +163,11 @@ struct IndexedRun {
           guard case .rows(let fills) = fills, case .rows(let points) = index.points else {
             preconditionFailure("a maker leg's run reads its legs whole")
           }
-          switch fills.makerEntry(points[p], quotes: q, rich: rich, rule: rule, last: index.time(n - 1)) {
+          switch fills.makerEntry(points[p], quotes: q, rich: rich, rule: rule) {
           case .failure(let skip):
             skipped.add(skip.reason)
             // No signal is acted on while the order rests.
-            position = index.firstAtOrAfter(time: skip.until + 1, from: position)
+            position = index.firstAtOrAfter(time: Self.adding(1, to: skip.until), from: position)
             continue
           case .success(let entry): (q, maker) = (entry.quotes, entry.fill)
           }
@@ -190,14 +190,15 @@ struct IndexedRun {
             phase = .open(trade, from: max(from, end), held: heldTime)
             return
           }
-          // Still open at the end: closed at the last valid point's own quotes.
+          // Still open at the end: closed at the last valid point's own quotes (at its
+          // opening, when a maker order filled after that point).
           let (richQuote, cheapQuote) = (lastQuote(trade.rich, index: index), lastQuote(trade.cheap, index: index))
           trade.richAsk = richQuote.ask
           trade.cheapBid = cheapQuote.bid
           trade.richExitRow = richQuote.row
           trade.cheapExitRow = cheapQuote.row
           trade.exitPremium = index.exits[trade.rich][n - 1]
-          trade.exitTime = index.time(n - 1)
+          trade.exitTime = max(index.time(n - 1), trade.entryTime)
           trade.exitReason = .endOfData
           trades.append(trade)
           phase = .finished

@@ -36,7 +36,7 @@ public struct MakerRule: Sendable, Hashable {
   /// The leg whose entry order rests at its touch.
   public var leg: Int
   public var queue: QueueModel
-  /// How long the order rests before it is cancelled (µs); `nil`: until the last valid point.
+  /// How long the order rests before it is cancelled (µs); `nil`: until the leg's data ends.
   public var timeout: Int64?
 
   public init(leg: Int, queue: QueueModel, timeout: Int64? = nil) {
@@ -161,11 +161,12 @@ extension Fills {
   /// The entry after `signal` of a run with maker leg `rule.leg` (sold when it is `rich`),
   /// on `quotes`, both legs' fill quotes: the maker's order rests at the touch on its side
   /// of its quote (the ask when it sells, the bid when it buys) from its fill time, until
-  /// it fills, its timeout passes or the time `last` (the last valid point) comes; the
-  /// other leg then fills as a taker on its quote its latency after the maker's fill.
-  /// The quotes returned hold the maker's price on its side and the taker's new quote.
+  /// it fills or its timeout passes (without one, until the leg's data ends: no end in
+  /// time, `Int64.max`); the other leg then fills as a taker on its quote its latency
+  /// after the maker's fill. The quotes returned hold the maker's price on its side and
+  /// the taker's new quote.
   func makerEntry(
-    _ signal: SignalPoint, quotes: FillPair, rich: Int, rule: MakerRule, last: Int64
+    _ signal: SignalPoint, quotes: FillPair, rich: Int, rule: MakerRule
   ) -> Result<
     (quotes: FillPair, fill: MakerFill), MakerSkip
   > {
@@ -173,8 +174,7 @@ extension Fills {
     let placed = quotes[m], placeTime = fillTime(m, signal: signal)
     let price = sells ? placed.ask : placed.bid
     let ahead = sells ? legs[m].askSize[placed.row] : legs[m].bidSize[placed.row]
-    let end = rule.timeout.map { min(last, IndexedRun.adding($0, to: placeTime)) } ?? last
-    guard placeTime < end else { return .failure(MakerSkip(reason: .makerCancelled, until: max(placeTime, end))) }
+    let end = rule.timeout.map { IndexedRun.adding($0, to: placeTime) } ?? .max
     let queue = MakerQueue(book: legs[m], trades: trades[m]!, model: rule.queue)
     guard case .filled(let time) = queue.rest(sells: sells, price: price, placeTime: placeTime, row: placed.row, queueAhead: ahead, end: end)
     else { return .failure(MakerSkip(reason: .makerCancelled, until: end)) }

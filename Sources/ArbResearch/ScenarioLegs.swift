@@ -98,7 +98,7 @@ public enum ScenarioLegs {
     if !legs[m].bidSize.contains(where: \.isFinite) || !legs[m].askSize.contains(where: \.isFinite) {
       throw ScenarioLegError(.noTouchSizes(leg: m, instrument: legs[m].instrument.description))
     }
-    if tape.priceSource != .last || tape.count == 0 || tape.bidSize.contains(where: { !$0.isFinite }) {
+    if tape.priceSource != .last || tape.bidSize.contains(where: { !$0.isFinite }) {
       throw ScenarioLegError(.noTradeSizes(leg: m, path: scenario.legs[m].trades[0]))
     }
     var moved = trades

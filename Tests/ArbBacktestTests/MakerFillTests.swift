@@ -110,6 +110,27 @@ struct MakerFillTests {
     #expect(try Self.run(Self.parameters(.riskAverse, timeout: 36 * second)).trades.count == 1)
   }
 
+  @Test("an order that fills after the last valid point opens a round trip closed at once at the end of the data")
+  func fillAfterTheEnd() throws {
+    // The last 0.25 at 55 s instead of 45 s: past both legs' last quotes (50 s).
+    var late = Self.aTrades
+    late.time[4] = 55 * second
+    let result = try Self.run(Self.parameters(.riskAverse), trades: [late, nil])
+    let trade = try #require(result.trades.first)
+    #expect(result.trades.count == 1 && trade.maker?.fillTime == 55 * second)
+    #expect((trade.entryTime, trade.exitTime, trade.exitReason) == (55 * second, 55 * second, .endOfData))
+    // B buys at its ask in force at 55 s (101.2); both close on the quotes of 50 s.
+    #expect((trade.richSell, trade.cheapBuy, trade.richBuy, trade.cheapSell) == (103, 101.2, 101.5, 101))
+    // Without that trade the order never fills: cancelled when the data ends.
+    late.time.removeLast()
+    late.bid.removeLast()
+    late.ask.removeLast()
+    late.bidSize.removeLast()
+    late.askSize.removeLast()
+    let cancelled = try Self.run(Self.parameters(.riskAverse), trades: [late, nil])
+    #expect(cancelled.trades.isEmpty && cancelled.skipped.map(\.reason) == [.makerCancelled])
+  }
+
   @Test("crossed through: a trade beyond the price, or the other side's touch past it, fills the order at once")
   func crossedThrough() throws {
     var through = Self.aTrades

@@ -55,7 +55,7 @@ struct MakerCommandTests {
     // risk_averse: 1.714 − 1.5 = 0.214, − 0.3 < 0 at 403.96 s. probabilistic:2: the ask
     // falls 1.714 → 1.476 (403.894256 s) and → 1.475 with nothing traded and nothing
     // behind (back 0, prob 0): 1.475 ahead, − 1.5 < 0 at 403.94 s. A second order, at the
-    // next point after the exit, finds no trade and is cancelled at the last valid point.
+    // next point after the exit, finds no trade and is cancelled when the data end.
     #expect(json["trades"] as? Int == 1)
     #expect((json["maker_orders"] as? Int, json["maker_filled"] as? Int, json["maker_cancelled"] as? Int) == (2, 1, 1))
     #expect((json["skipped"] as? [String: Any])?["maker_cancelled"] as? Int == 1)
@@ -74,6 +74,9 @@ struct MakerCommandTests {
     let fees = 0.0002 * q0 * Self.ask + 0.0004 * q0 * Self.ask + 0.0004 * q1 * Self.ask + 0.0004 * q1 * Self.bid
     #expect(isClose(Double(row[12]), fees, rel: 1e-12))
     #expect(isClose(Double(row[10]), q1 * (Self.bid - Self.ask) - fees, rel: 1e-12))
+    // The same fills on the data cut anywhere: no rule reads past its time.
+    let check = arbkit(["backtest", Self.scenario(folder), "--set", "costs.queue=\(queue)", "--lookahead-check", "--cuts", "40"])
+    #expect(check.code == .success, "\(check.output)")
   }
 
   @Test("sweep rows equal the backtest per cell with costs.queue, costs.maker_leg and fees on the axes; the same bytes for any --jobs")
