@@ -100,6 +100,13 @@ struct MakerFillTests {
     #expect(isClose(MakerQueue.advanced(front: 2, previous: 3, new: 0.5, traded: 0, power: 3), min(2 - (1 - q) * 2.5 + min(1 - q * 2.5, 0), 0.5)))
   }
 
+  @Test("a maker leg's run reads its legs whole: it never streams")
+  func neverStreams() {
+    var taker = Self.parameters(.riskAverse)
+    taker.maker = nil
+    #expect(ConvergenceBacktest(parameters: taker).streams && !ConvergenceBacktest(parameters: Self.parameters(.riskAverse)).streams)
+  }
+
   @Test("maker_timeout: an order that has not filled by then is cancelled, and no trade happens")
   func timeout() throws {
     // Placed at 10 s, cancelled at 40 s: the trades at 40 s and after come too late.

@@ -1,3 +1,5 @@
+import ArbIngest
+@testable import ArbResearch
 import Foundation
 import TestSupport
 import Testing
@@ -111,6 +113,23 @@ struct MakerCommandTests {
     // leg 1's order at its bid (10.896 ahead, 2 traded) never fills.
     #expect(holding["risk_averse,0"] == "0.170901" && holding["probabilistic:2,0"] == "0.110508")
     #expect(holding["risk_averse,1"] == "" && holding["probabilistic:2,1"] == "")
+  }
+
+  @Test("cells that differ in a fee share a simulation; cells that differ in the maker rule do not")
+  func sharing() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let path = Self.scenario(folder)
+    let base = ["costs.queue=risk_averse", "costs.maker_leg=0", "costs.maker_timeout=none", "costs.fees.binance=0.0004"]
+    let changes = [
+      ("costs.fees.binance=0.001", true), ("costs.maker_fees.binance=-0.0001", true), ("costs.queue=probabilistic:2", false),
+      ("costs.queue=probabilistic:3", false), ("costs.maker_leg=1", false), ("costs.maker_timeout=50ms", false),
+    ]
+    for (change, shares) in changes {
+      let cells = try [base, base + [change]].enumerated().map { (cell: $0.offset, scenario: try Scenario.load(path: path, overrides: $0.element)) }
+      let groups = try SweepPlan(cells: cells, options: IngestOptions()).groups.map { $0.cells.map(\.cell) }
+      #expect(groups == (shares ? [[0, 1]] : [[0], [1]]), "\(change)")
+    }
   }
 
   @Test("a maker leg without trades, without trade sizes or without sizes at its touch is refused (exit 64), as are the rules it does not combine with")
