@@ -216,13 +216,14 @@ public enum RecordFormat: Sendable, Equatable {
   }
 
   /// The field of a trade's size in the rows of a trade format (`amount`, `quantity`,
-  /// `qty`, `size`, `volume`: base units, contracts in Binance COIN-M `trades`); `nil` for
-  /// the other formats.
+  /// `qty`, `size`, `volume`: base units, contracts in Binance COIN-M `trades`; a
+  /// `parquet.trades` table's `quantity`); `nil` for the other formats.
   public var tradeSizeField: Int? {
     switch self {
     case .tardisTrades: 7
     case .binanceAggTrades, .binanceTrades: 2
     case .bybitTrading, .bybitSpot: 3
+    case .parquetTable(let table) where table.kind == .trades: table.names.firstIndex(of: "quantity")
     default: nil
     }
   }

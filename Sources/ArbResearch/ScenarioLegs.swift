@@ -177,7 +177,7 @@ public struct ScenarioLegError: Error, Sendable, CustomStringConvertible {
         + "use a source with them (Tardis quotes or book snapshots, a book ticker, order-book JSON lines)"
     case .noTradeSizes(let leg, let path):
       "legs.\(leg).trades (\(path)): costs.maker_leg moves its order up the queue by trades and their sizes, but this source gives no trade sizes; "
-        + "use tardis.trades, binance.aggTrades, binance.trades, bybit.trading or bybit.spot"
+        + "use tardis.trades, binance.aggTrades, binance.trades, bybit.trading, bybit.spot or parquet.trades with a quantity column"
     }
   }
 }

@@ -81,6 +81,104 @@ struct MakerCommandTests {
     #expect(check.code == .success, "\(check.output)")
   }
 
+  /// Real Binance spot BTCUSDT quotes (with sizes) and trades (with quantities) of the
+  /// same 46 seconds, 2021-01-08, nautilus_trader's test data: the maker leg and, its
+  /// quotes again, the taker leg.
+  static let parquet = Repository.root.appendingPathComponent("Tests/ArbIngestTests/Fixtures/parquet").path
+
+  static func realScenario(_ folder: TemporaryFolder) -> String {
+    let leg =
+      #"{ "venue": "binance", "market": "spot", "symbol": "BTCUSDT", "files": ["\#(parquet)/btcusdt-quotes.parquet"], "trades": ["\#(parquet)/btcusdt-trades.parquet"] }"#
+    return folder.write(
+      "real.json",
+      """
+      {
+        "legs": [\(leg), \(leg)],
+        "strategy": { "mode": "convergence", "entry": -0.01, "exit": -1, "notional": 10000, "max_holding": "1s" },
+        "costs": { "maker_leg": 0, "maker_timeout": "3s" }
+      }
+      """)
+  }
+
+  /// The queue of docs/definitions.md, "Maker leg", on top-of-book quotes `(time, bid, ask,
+  /// bidSize, askSize)` and trades `(time, price, size)`: the fill time of a sale at
+  /// `price` placed at `place` on quote row `row`, or `nil` before `end`.
+  static func referenceFill(
+    quotes: [(Int64, Double, Double, Double, Double)], trades: [(Int64, Double, Double)], place: Int64, row: Int, price: Double, end: Int64,
+    power: Double?
+  ) -> Int64? {
+    var events = trades.indices.filter { trades[$0].0 > place }.map { (trades[$0].0, 0, $0) }
+    events += quotes.indices.filter { $0 > row }.map { (quotes[$0].0, 1, $0) }
+    events.sort { ($0.0, $0.1, $0.2) < ($1.0, $1.1, $1.2) }
+    var (front, level, traded) = (quotes[row].4, quotes[row].4, 0.0)
+    for (time, kind, k) in events where time < end {
+      if kind == 0 {
+        let (_, p, size) = trades[k]
+        if p > price { return time }
+        if p == price {
+          front -= size
+          traded += size
+          if front < 0 { return time }
+        }
+        continue
+      }
+      let (_, bid, ask, _, askSize) = quotes[k]
+      if bid > price { return time }
+      guard let n = power, ask >= price else { continue }
+      let size = ask == price ? askSize : 0
+      let change = level - size - traded
+      if change < 0 {
+        front = min(front, size)
+      } else {
+        let back = level - front
+        var p = Foundation.pow(back, n) / (Foundation.pow(back, n) + Foundation.pow(front, n))
+        if !p.isFinite { p = 1 }
+        front = min(front - (1 - p) * change + min(back - p * change, 0), size)
+      }
+      (level, traded) = (size, 0)
+    }
+    return nil
+  }
+
+  @Test(
+    "real quotes and trades: every maker order's price, queue ahead and fill time as a slow queue on pyarrow's values gives them",
+    arguments: [nil, 2.0] as [Double?])
+  func realTrades(power: Double?) throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let ledgerPath = folder.path + "/ledger.csv"
+    let queue = power.map { "probabilistic:\($0)" } ?? "risk_averse"
+    let scenario = Self.realScenario(folder)
+    let run = arbkit(["backtest", scenario, "--set", "costs.queue=\(queue)", "--format", "json", "--trades", ledgerPath])
+    #expect(run.code == .success, "\(run.errors)")
+    let json = run.object
+    func rows(_ path: String) throws -> [[String]] {
+      try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").dropFirst().map {
+        $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+      }
+    }
+    // pyarrow's quotes, equal times collapsed to the last as a leg's are; its trades, all kept.
+    var quotes: [(Int64, Double, Double, Double, Double)] = []
+    for r in try rows(Self.parquet + "/btcusdt-quotes-expected.csv") {
+      let quote = (Int64(r[0])!, Double(r[4])!, Double(r[5])!, Double(r[6])!, Double(r[7])!)
+      if quotes.last?.0 == quote.0 { quotes[quotes.count - 1] = quote } else { quotes.append(quote) }
+    }
+    let trades = try rows(Self.parquet + "/btcusdt-trades-sizes-expected.csv").map { (Int64($0[0])!, Double($0[1])!, Double($0[2])!) }
+    let lines = try rows(ledgerPath)
+    let cancelled = (json["skipped"] as? [String: Any])?["maker_cancelled"] as? Int ?? 0
+    #expect(lines.count >= 2 && json["trades"] as? Int == lines.count && json["maker_orders"] as? Int == lines.count + cancelled)
+    for row in lines {
+      // Leg 0 sells at its ask ("1>2"): the ask in force at the placement, its size ahead.
+      let place = Int64(row[6])!
+      let j = try #require(quotes.lastIndex { $0.0 <= place })
+      #expect(row[2] == "1>2" && Double(row[14]) == quotes[j].2 && Double(row[13]) == quotes[j].4)
+      let fill = Self.referenceFill(quotes: quotes, trades: trades, place: place, row: j, price: quotes[j].2, end: place + 3_000_000, power: power)
+      #expect(fill.map { "\($0)" } == row[7] && row[0] == row[7], "\(row)")
+    }
+    let check = arbkit(["backtest", scenario, "--set", "costs.queue=\(queue)", "--lookahead-check", "--cuts", "30"])
+    #expect(check.code == .success, "\(check.output)")
+  }
+
   @Test("sweep rows equal the backtest per cell with costs.queue, costs.maker_leg and fees on the axes; the same bytes for any --jobs")
   func sweepRows() throws {
     let folder = TemporaryFolder()

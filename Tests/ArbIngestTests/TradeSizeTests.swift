@@ -14,6 +14,7 @@ struct TradeSizeTests {
     ("BTCUSDT-trades-2025-01-01-spot.csv", 93512.4, 0.010),
     ("BTCUSDT2025-01-01.csv", 93512.4, 0.010),
     ("BTCUSDT_2025-01-01.csv", 93512.41, 0.0021),
+    ("parquet/btcusdt-trades.parquet", 39432.48, 0.000263),
   ]
 
   @Test("each trade format's first row: its price, its size with readsTradeSizes (every trade kept), no size without", arguments: cases)
