@@ -24,7 +24,8 @@ public enum SkipReason: String, Sendable, CaseIterable {
   /// Inventory mode: the cheap venue has too little quote to buy with.
   case noQuote = "no_quote"
   /// The top-of-book size at the fill is zero (with `cap_at_book`), or caps an
-  /// inventory trade below its minimum size.
+  /// inventory trade below its minimum size; or a maker leg's quote at its placement
+  /// has no size at its touch.
   case noBookSize = "no_book_size"
   /// A maker order cancelled unfilled (`costs.maker_timeout`, or the data's end).
   case makerCancelled = "maker_cancelled"

@@ -174,6 +174,8 @@ extension Fills {
     let placed = quotes[m], placeTime = fillTime(m, signal: signal)
     let price = sells ? placed.ask : placed.bid
     let ahead = sells ? legs[m].askSize[placed.row] : legs[m].bidSize[placed.row]
+    // No queue without the size at the touch: the order is not placed.
+    guard ahead.isFinite else { return .failure(MakerSkip(reason: .noBookSize, until: placeTime)) }
     let end = rule.timeout.map { IndexedRun.adding($0, to: placeTime) } ?? .max
     let queue = MakerQueue(book: legs[m], trades: trades[m]!, model: rule.queue)
     guard case .filled(let time) = queue.rest(sells: sells, price: price, placeTime: placeTime, row: placed.row, queueAhead: ahead, end: end)

@@ -107,6 +107,16 @@ struct MakerFillTests {
     #expect(ConvergenceBacktest(parameters: taker).streams && !ConvergenceBacktest(parameters: Self.parameters(.riskAverse)).streams)
   }
 
+  @Test("a placement quote without a size at its touch places no order (no_book_size); the next signal's does")
+  func noSizeAtTheTouch() throws {
+    var a = Self.a
+    a.askSize[1] = .nan
+    // At 20 s (still 2 %) the order rests at 103 with 2 ahead; 2.5 traded at 30 s fills it.
+    let result = try Self.run(Self.parameters(.riskAverse), legs: [a, Self.b])
+    #expect(result.skipped.map(\.reason) == [.noBookSize] && result.skipped.map(\.count) == [1])
+    #expect(result.trades.map(\.maker) == [MakerFill(leg: 0, price: 103, placeTime: 20 * second, fillTime: 30 * second, queueAhead: 2)])
+  }
+
   @Test("maker_timeout: an order that has not filled by then is cancelled, and no trade happens")
   func timeout() throws {
     // Placed at 10 s, cancelled at 40 s: the trades at 40 s and after come too late.
