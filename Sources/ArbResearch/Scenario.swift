@@ -84,7 +84,7 @@ public struct Scenario: Sendable, Hashable {
     case offset = "signed duration"
     case market, clock, mode, timeZone = "time zone"
     case fill = "fill rule", partial = "partial-fill rule", latency
-    case queue = "queue model"
+    case queue = "queue model", leg = "leg index"
   }
 
   /// Every key a scenario may hold, with its type (`*` is a leg index or a venue id).
@@ -103,7 +103,7 @@ public struct Scenario: Sendable, Hashable {
     ("costs.fees.*", .number), ("costs.slippage_bps", .number), ("costs.latency", .latency), ("costs.venue_latency.*", .latency),
     ("costs.cap_at_book", .bool), ("costs.fill", .fill), ("costs.partial", .partial),
     ("costs.leg_fail_rate", .number), ("costs.seed", .number),
-    ("costs.maker_leg", .number), ("costs.queue", .queue), ("costs.maker_timeout", .duration), ("costs.maker_fees.*", .number),
+    ("costs.maker_leg", .leg), ("costs.queue", .queue), ("costs.maker_timeout", .duration), ("costs.maker_fees.*", .number),
     ("rebalance.cost", .number), ("rebalance.delay", .duration),
     ("journal.tz", .timeZone),
   ]
@@ -181,14 +181,14 @@ public struct Scenario: Sendable, Hashable {
   /// An override's text as the JSON value its key's type takes.
   private static func typed(_ text: String, _ type: ValueType, key: String) throws(ScenarioError) -> JSONTree {
     switch type {
-    case .number:
+    case .duration where text == "none", .latency where text == "none", .leg where text == "none": return .null
+    case .number, .leg:
       guard let value = Double(text), value.isFinite else { throw ScenarioError(path: nil, message: "\(key) expects a number, was '\(text)'") }
       return .number(value)
     case .list: return .array(text.split(separator: ",").map { .string(String($0)) })
     case .bool:
       guard text == "true" || text == "false" else { throw ScenarioError(path: nil, message: "\(key) expects true or false, was '\(text)'") }
       return .bool(text == "true")
-    case .duration where text == "none", .latency where text == "none": return .null
     default: return .string(text)
     }
   }
@@ -285,12 +285,8 @@ public struct Scenario: Sendable, Hashable {
     }
     self.seed = UInt64(seed)
     let queue = value("costs.queue")?.string.flatMap(QueueModel.init(parsing:)), makerTimeout = duration("costs.maker_timeout")
-    if let leg = value("costs.maker_leg")?.number {
-      guard leg == 0 || leg == 1 else { throw ScenarioError(path: path, message: "costs.maker_leg must be a leg index, 0 or 1, was \(leg)") }
-      maker = MakerRule(leg: Int(leg), queue: queue ?? .riskAverse, timeout: makerTimeout)
-    } else if queue != nil || makerTimeout != nil {
-      throw ScenarioError(path: path, message: "costs.queue and costs.maker_timeout rule the order of costs.maker_leg, which is not set")
-    }
+    // costs.queue and costs.maker_timeout rule the maker leg's order: without one they are read, not used.
+    maker = value("costs.maker_leg")?.number.map { MakerRule(leg: Int($0), queue: queue ?? .riskAverse, timeout: makerTimeout) }
     fees = object["costs"]?.object?["fees"]?.object?.compactMapValues(\.number) ?? [:]
     makerFees = object["costs"]?.object?["maker_fees"]?.object?.compactMapValues(\.number) ?? [:]
     slippageBps = value("costs.slippage_bps")?.number ?? 0
@@ -467,6 +463,7 @@ public struct Scenario: Sendable, Hashable {
     case .latency: ok = value == .null || value.string == "none" || value.string.flatMap(Latency.init(parsing:)) != nil
     case .partial: ok = value.string.flatMap(PartialRule.init(rawValue:)) != nil
     case .queue: ok = value.string.flatMap(QueueModel.init(parsing:)) != nil
+    case .leg: ok = value == .null || value.string == "none" || value.number.map { $0 == 0 || $0 == 1 } ?? false
     }
     guard ok else { throw ScenarioError(path: path, message: "\(key) expects \(expected(type)), was \(describe(value))") }
   }
@@ -487,6 +484,7 @@ public struct Scenario: Sendable, Hashable {
     case .latency: "a duration such as 20ms or none, fixed:20ms, uniform:10ms:40ms, lognormal:MEDIAN:SIGMA (SIGMA from 0 to 3) or recorded"
     case .partial: "fill, hedge or unwind"
     case .queue: "risk_averse or probabilistic:POWER (POWER a number above 0)"
+    case .leg: "a leg index, 0 or 1, or none"
     }
   }
 

@@ -184,14 +184,14 @@ struct MakerCommandTests {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
     let scenario = Self.scenario(folder)
-    let grid = ["costs.queue=risk_averse,probabilistic:2", "costs.maker_leg=0,1", "costs.fees.binance=0.0004,0.001"]
+    let grid = ["costs.queue=risk_averse,probabilistic:2", "costs.maker_leg=none,0,1", "costs.fees.binance=0.0004,0.001"]
     let arguments = ["sweep", scenario, "--quiet"] + grid.flatMap { ["--grid", $0] }
     let run = arbkit(arguments + ["--jobs", "1"]), two = arbkit(arguments + ["--jobs", "2"])
     #expect(run.code == .success && two.code == .success, "\(run.errors)")
     #expect(run.output == two.output)
     let lines = run.output.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
     let header = lines[0]
-    #expect(lines.count == 1 + 2 * 2 * 2)
+    #expect(lines.count == 1 + 2 * 3 * 2)
     var holding: [String: String] = [:]
     for row in lines.dropFirst() {
       let cell = (0..<3).flatMap { ["--set", "\(header[$0])=\(row[$0])"] }
@@ -211,6 +211,8 @@ struct MakerCommandTests {
     // leg 1's order at its bid (10.896 ahead, 2 traded) never fills.
     #expect(holding["risk_averse,0"] == "0.170901" && holding["probabilistic:2,0"] == "0.110508")
     #expect(holding["risk_averse,1"] == "" && holding["probabilistic:2,1"] == "")
+    // Without a maker leg both legs take, and the queue rule is not used.
+    #expect(holding["risk_averse,none"] == holding["probabilistic:2,none"] && holding["risk_averse,none"]?.isEmpty == false)
   }
 
   @Test("cells that differ in a fee share a simulation; cells that differ in the maker rule do not")
@@ -221,7 +223,7 @@ struct MakerCommandTests {
     let base = ["costs.queue=risk_averse", "costs.maker_leg=0", "costs.maker_timeout=none", "costs.fees.binance=0.0004"]
     let changes = [
       ("costs.fees.binance=0.001", true), ("costs.maker_fees.binance=-0.0001", true), ("costs.queue=probabilistic:2", false),
-      ("costs.queue=probabilistic:3", false), ("costs.maker_leg=1", false), ("costs.maker_timeout=50ms", false),
+      ("costs.queue=probabilistic:3", false), ("costs.maker_leg=1", false), ("costs.maker_leg=none", false), ("costs.maker_timeout=50ms", false),
     ]
     for (change, shares) in changes {
       let cells = try [base, base + [change]].enumerated().map { (cell: $0.offset, scenario: try Scenario.load(path: path, overrides: $0.element)) }
@@ -244,7 +246,7 @@ struct MakerCommandTests {
     expectUsageError(
       ["backtest", scenario, "--set", "legs.0.files=\(Self.fixtures)/BTCUSDT-1m-2025-01-01-futures-header.csv"],
       "legs.0 (binance:linear:BTCUSDT): costs.maker_leg queues an order behind the size at the touch, but the leg's source has no sizes")
-    expectUsageError(["backtest", scenario, "--set", "costs.maker_leg=2"], "costs.maker_leg must be a leg index, 0 or 1, was 2")
+    expectUsageError(["backtest", scenario, "--set", "costs.maker_leg=2"], "costs.maker_leg expects a leg index, 0 or 1, or none, was 2")
     expectUsageError(["backtest", scenario, "--set", "costs.queue=fifo"], "costs.queue expects risk_averse or probabilistic:POWER")
     expectUsageError(["backtest", scenario, "--set", "costs.queue=probabilistic:0"], "costs.queue expects risk_averse or probabilistic:POWER")
     expectUsageError(["backtest", scenario, "--set", "costs.fill=book"], "costs.maker_leg rests its order at the top of book: use costs.fill top")
