@@ -184,10 +184,11 @@ public struct ScenarioLegError: Error, Sendable, CustomStringConvertible {
 
 extension Scenario {
   /// The options its legs are read with: `options`, keeping the books behind the quotes
-  /// when the scenario walks them (`costs.fill` book).
+  /// when the scenario walks them (`costs.fill` book) or queues a maker order in them
+  /// (`costs.maker_leg`: a level behind the touch).
   public func legOptions(_ options: IngestOptions) -> IngestOptions {
     var options = options
-    options.keepDepth = options.keepDepth || fill == .book
+    options.keepDepth = options.keepDepth || fill == .book || maker != nil
     return options
   }
 }

@@ -117,6 +117,24 @@ struct MakerFillTests {
     #expect(result.trades.map(\.maker) == [MakerFill(leg: 0, price: 103, placeTime: 20 * second, fillTime: 30 * second, queueAhead: 2)])
   }
 
+  @Test("probabilistic with the leg's book: the level at 103 seen behind a better ask, then gone from inside the levels shown")
+  func levelsBehindTheTouch() throws {
+    let rows: [(Int64, Book)] = [
+      (0, ([(100, 5)], [(101, 5)])), (10, ([(102, 1)], [(103, 4), (104, 10)])),
+      (20, ([(102, 1)], [(102.5, 1), (103, 1), (104, 10)])), (25, ([(102, 1)], [(102.5, 1), (104, 10)])), (50, ([(101, 1)], [(101.5, 1)])),
+    ]
+    // 20 s: 103 falls 4 → 1, nothing traded, nothing behind (prob 0): ahead 4 − 3 = 1.
+    // 25 s: 103 is gone from between 102.5 and 104: ahead min(1 − 1, 0) = 0. The 0.1 at 30 s fills it.
+    let book = bookLeg("a", rows), tape = tradeTape("a", [(30, 103, 0.1)])
+    let result = try Self.run(Self.parameters(.probabilistic(power: 2)), legs: [book, Self.b], trades: [tape, nil])
+    #expect(result.trades.map(\.maker) == [MakerFill(leg: 0, price: 103, placeTime: 10 * second, fillTime: 30 * second, queueAhead: 4)])
+    // On the top of book alone the level behind 102.5 is not seen: ahead stays 4, no fill.
+    var top = book
+    top.depth = nil
+    let unseen = try Self.run(Self.parameters(.probabilistic(power: 2)), legs: [top, Self.b], trades: [tape, nil])
+    #expect(unseen.trades.isEmpty && unseen.skipped.map(\.reason) == [.makerCancelled])
+  }
+
   @Test("maker_timeout: an order that has not filled by then is cancelled, and no trade happens")
   func timeout() throws {
     // Placed at 10 s, cancelled at 40 s: the trades at 40 s and after come too late.
