@@ -41,6 +41,10 @@ public struct ConvergenceParameters: Sendable, Hashable {
   public var legFailRate = 0.0
   /// The seed of every draw: leg failures and drawn latencies.
   public var seed: UInt64 = 0
+  /// The leg whose entry rests as a maker order, and its queue rule; `nil`: both legs take.
+  public var maker: MakerRule? = nil
+  /// Maker fee per leg, a fraction per fill, in leg order: the maker leg's entry fill pays it.
+  public var makerFees: [Double] = []
 
   /// Whether trades are priced by walking fills (`BookWalker`): book fills, or leg failures.
   public var walksFills: Bool { fill == .book || legFailRate > 0 }
@@ -64,6 +68,7 @@ public struct ConvergenceParameters: Sendable, Hashable {
     key.notional = 0
     // The count stays: without `legLatency`, it is the number of legs `latency` applies to.
     key.fees = fees.map { _ in 0 }
+    key.makerFees = makerFees.map { _ in 0 }
     key.slippageBps = 0
     return key
   }
@@ -104,6 +109,8 @@ public struct Trade: Sendable, Equatable {
   public var funding: Double = 0
   /// The book walks of the fills (`fill = book`); `nil` at the top of book.
   public var execution: Execution? = nil
+  /// The maker order of the entry (`costs.maker_leg`); `nil` when both legs took.
+  public var maker: MakerFill? = nil
 }
 
 /// A round trip as the rules decide it: when, in which direction, and on which
@@ -132,6 +139,9 @@ public struct TradeDecision: Sendable, Equatable {
   public var cheapEntryRow: Int
   public var richExitRow = 0
   public var cheapExitRow = 0
+  /// The maker order of the entry: `richBid` or `cheapAsk` is its price, and
+  /// `entryTime` its fill time.
+  public var maker: MakerFill? = nil
 }
 
 /// The decided trades of one run, with the skipped signals and the span.
@@ -155,23 +165,26 @@ public struct ConvergenceBacktest: Sendable {
     self.parameters = parameters
   }
 
-  /// The trades and skipped signals over `aligned` (built from exactly `legs`).
-  public func run(legs: [QuoteSeries], aligned: AlignedLegs) -> BacktestRun {
-    price(decide(legs: legs, aligned: aligned), legs: legs)
+  /// The trades and skipped signals over `aligned` (built from exactly `legs`); `trades`:
+  /// each leg's recorded trades, read for a maker leg (`maker`) alone.
+  public func run(legs: [QuoteSeries], aligned: AlignedLegs, trades: [QuoteSeries?] = []) -> BacktestRun {
+    price(decide(legs: legs, aligned: aligned, trades: trades), legs: legs)
   }
 
   /// The round trips the rules take: entry/exit thresholds, latency, staleness,
   /// holding limit, cooldown; independent of fees, slippage and notional.
   ///
   /// - Complexity: O(points + quotes passed over by latency); no allocation per point.
-  public func decide(legs: [QuoteSeries], aligned: AlignedLegs) -> ConvergenceDecisions {
+  public func decide(legs: [QuoteSeries], aligned: AlignedLegs, trades legTrades: [QuoteSeries?] = []) -> ConvergenceDecisions {
     precondition(legs.count == 2 && aligned.legCount == 2, "convergence trades exactly two legs")
+    precondition(parameters.maker.map { legTrades.count == 2 && legTrades[$0.leg] != nil } ?? true, "a maker leg needs its trades")
     var trades: [TradeDecision] = []
     var skipped = SkipCounts()
     guard let lastValid = aligned.valid.lastIndex(of: true), let firstValid = aligned.valid.firstIndex(of: true) else {
       return ConvergenceDecisions(trades: [], skipped: [], firstTime: nil, lastTime: nil)
     }
-    let fills = Fills(legs: legs, maxStale: parameters.maxStale, latency: parameters.latencies, seed: parameters.seed, readsSizes: parameters.capAtBook)
+    let fills = Fills(
+      legs: legs, maxStale: parameters.maxStale, latency: parameters.latencies, seed: parameters.seed, readsSizes: parameters.capAtBook, trades: legTrades)
     let (entry, exit, maxHolding, sellLeg) = (parameters.entry, parameters.exit, parameters.maxHolding ?? .max, parameters.sellLeg)
     let holdingLimited = parameters.maxHolding != nil  // else the open loop never reads the clock
     var open: TradeDecision? = nil
@@ -204,24 +217,39 @@ public struct ConvergenceBacktest: Sendable {
           skipped.add(skip.reason)
           i += 1
           continue pass
-        case .success(let q):
+        case .success(var q):
           if parameters.capAtBook && (q[rich].bidSize == 0 || q[cheap].askSize == 0) {
             skipped.add(.noBookSize)
             i += 1
             continue pass
           }
+          var maker: MakerFill? = nil
+          if let rule = parameters.maker {
+            switch fills.makerEntry(aligned.signal(i), quotes: q, rich: rich, rule: rule) {
+            case .failure(let skip):
+              skipped.add(skip.reason)
+              i += 1
+              // No signal is acted on while the order rests.
+              while i < lastValid && time[i] <= skip.until { i += 1 }
+              continue pass
+            case .success(let entry): (q, maker) = (entry.quotes, entry.fill)
+            }
+          }
+          let opened = maker?.fillTime ?? t
           open = TradeDecision(
-            entryTime: t, exitTime: t, rich: rich, cheap: cheap, entryPremium: signal.premium, exitPremium: .nan,
+            entryTime: opened, exitTime: opened, rich: rich, cheap: cheap, entryPremium: signal.premium, exitPremium: .nan,
             richBid: q[rich].bid, richBidSize: q[rich].bidSize, cheapAsk: q[cheap].ask, cheapAskSize: q[cheap].askSize,
-            richAsk: .nan, cheapBid: .nan, exitReason: .signal, richEntryRow: q[rich].row, cheapEntryRow: q[cheap].row)
+            richAsk: .nan, cheapBid: .nan, exitReason: .signal, richEntryRow: q[rich].row, cheapEntryRow: q[cheap].row, maker: maker)
         }
-        // Open from point i: the exit test starts at the next valid point.
+        // Open from point i (or the maker's fill): the exit test starts at the next valid point.
+        let opened = open!.entryTime
         i += 1
+        while i <= lastValid && time[i] <= opened { i += 1 }
         while i <= lastValid {
           if valid[i] {
             let a = Int(states[2 * i]), b = Int(states[2 * i + 1])
             let closing = ((rich == 0 ? ask0[a] / bid1[b] : ask1[b] / bid0[a]) - 1) * 100
-            if closing <= exit || (holdingLimited && time[i] - t >= maxHolding) {
+            if closing <= exit || (holdingLimited && time[i] - opened >= maxHolding) {
               switch fills.after(aligned.signal(i)) {
               case .failure(let skip): skipped.add(skip.reason)  // the position stays open
               case .success(let q):
@@ -240,10 +268,12 @@ public struct ConvergenceBacktest: Sendable {
       }
     }
     if var trade = open {
-      // Still open: closed at the last valid point's own quotes.
+      // Still open: closed at the last valid point's own quotes (at its opening, when a
+      // maker order filled after that point).
       let a = fills.quote(0, at: aligned.signal(lastValid)), b = fills.quote(1, at: aligned.signal(lastValid))
       let closing = (pick(a.ask, b.ask, trade.rich) / pick(a.bid, b.bid, trade.cheap) - 1) * 100
-      close(&trade, trade.rich == 0 ? a : b, trade.rich == 0 ? b : a, premium: closing, time: aligned.time[lastValid], reason: .endOfData)
+      let end = max(aligned.time[lastValid], trade.entryTime)
+      close(&trade, trade.rich == 0 ? a : b, trade.rich == 0 ? b : a, premium: closing, time: end, reason: .endOfData)
       trades.append(trade)
     }
     return ConvergenceDecisions(trades: trades, skipped: skipped.list, firstTime: aligned.time[firstValid], lastTime: aligned.time[lastValid])
@@ -258,7 +288,8 @@ public struct ConvergenceBacktest: Sendable {
     var walker = parameters.walksFills ? BookWalker(legs: legs, fill: parameters.fill) : nil
     let trades = decisions.trades.map { d -> Trade in
       if walker != nil { return bookTrade(d, walker: &walker!) }
-      let richSell = d.richBid * (1 - s), cheapBuy = d.cheapAsk * (1 + s)
+      // A maker fill is at its limit price: no slippage.
+      let richSell = d.maker?.leg == d.rich ? d.richBid : d.richBid * (1 - s), cheapBuy = d.maker?.leg == d.cheap ? d.cheapAsk : d.cheapAsk * (1 + s)
       let richBuy = d.richAsk * (1 + s), cheapSell = d.cheapBid * (1 - s)
       var richQuantity = parameters.notional / richSell, cheapQuantity = parameters.notional / cheapBuy
       if parameters.capAtBook {
@@ -270,15 +301,23 @@ public struct ConvergenceBacktest: Sendable {
         cheapQuantity *= scale
       }
       let fees =
-        parameters.fees[d.rich] * richQuantity * (richSell + richBuy) + parameters.fees[d.cheap] * cheapQuantity * (cheapBuy + cheapSell)
+        d.maker == nil
+        ? parameters.fees[d.rich] * richQuantity * (richSell + richBuy) + parameters.fees[d.cheap] * cheapQuantity * (cheapBuy + cheapSell)
+        : entryFee(d, leg: d.rich) * richQuantity * richSell + parameters.fees[d.rich] * richQuantity * richBuy
+          + entryFee(d, leg: d.cheap) * cheapQuantity * cheapBuy + parameters.fees[d.cheap] * cheapQuantity * cheapSell
       return Trade(
         entryTime: d.entryTime, exitTime: d.exitTime, rich: d.rich, cheap: d.cheap, entryPremium: d.entryPremium,
         exitPremium: d.exitPremium, richSell: richSell, richBuy: richBuy, cheapBuy: cheapBuy, cheapSell: cheapSell,
         richQuantity: richQuantity, cheapQuantity: cheapQuantity, fees: fees,
-        pnl: richQuantity * (richSell - richBuy) + cheapQuantity * (cheapSell - cheapBuy) - fees, exitReason: d.exitReason)
+        pnl: richQuantity * (richSell - richBuy) + cheapQuantity * (cheapSell - cheapBuy) - fees, exitReason: d.exitReason, maker: d.maker)
     }
     return BacktestRun(
       trades: trades, skipped: decisions.skipped, firstTime: decisions.firstTime, lastTime: decisions.lastTime, notional: parameters.notional)
+  }
+
+  /// The fee of leg `leg`'s entry fill in `d`: the maker fee for the maker leg, else the taker fee.
+  private func entryFee(_ d: TradeDecision, leg: Int) -> Double {
+    d.maker?.leg == leg ? parameters.makerFees[leg] : parameters.fees[leg]
   }
 
   /// Records the exit of `trade` on the rich leg's and the cheap leg's quotes.

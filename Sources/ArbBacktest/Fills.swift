@@ -24,8 +24,14 @@ public enum SkipReason: String, Sendable, CaseIterable {
   /// Inventory mode: the cheap venue has too little quote to buy with.
   case noQuote = "no_quote"
   /// The top-of-book size at the fill is zero (with `cap_at_book`), or caps an
-  /// inventory trade below its minimum size.
+  /// inventory trade below its minimum size; or a maker leg's quote at its placement
+  /// has no size at its touch.
   case noBookSize = "no_book_size"
+  /// A maker order cancelled unfilled (`costs.maker_timeout`, or the data's end).
+  case makerCancelled = "maker_cancelled"
+  /// A maker order filled, but the taker leg's quote at its fill time was stale or
+  /// one-sided: the round trip is not taken.
+  case makerUnhedged = "maker_unhedged"
 }
 
 /// Counts of skipped signals by reason.
@@ -52,6 +58,8 @@ struct Fills {
   /// Whether fills read the book sizes (only `cap_at_book` uses them; otherwise they
   /// are `nan` and cost no memory access).
   let readsSizes: Bool
+  /// Per leg: its recorded trades (price in `bid`, size in `bidSize`), read for a maker leg alone.
+  var trades: [QuoteSeries?] = []
 
   /// Leg `k`'s quote in force at `signal` (a valid point: both sides priced).
   @inline(__always)
@@ -75,10 +83,16 @@ struct Fills {
     FillPair.both(fill(0, signal: signal), fill(1, signal: signal))
   }
 
+  /// Leg `k`'s fill time after `signal`: the signal's time plus its latency.
+  @inline(__always)
+  func fillTime(_ k: Int, signal: SignalPoint) -> Int64 {
+    signal.time + latency[k].delay(seed: seed, time: signal.time, leg: k, recorded: legs[k].recordedDelay(at: Int(signal.state(k))))
+  }
+
   /// Leg `k`'s as-of quote at its fill time after `signal`.
   @inline(__always)
-  private func fill(_ k: Int, signal: SignalPoint) -> Result<FillQuote, SkipError> {
-    let time = signal.time + latency[k].delay(seed: seed, time: signal.time, leg: k, recorded: legs[k].recordedDelay(at: Int(signal.state(k))))
+  func fill(_ k: Int, signal: SignalPoint) -> Result<FillQuote, SkipError> {
+    let time = fillTime(k, signal: signal)
     var j = Int(signal.state(k))
     while j + 1 < legs[k].time.count && legs[k].time[j + 1] <= time { j += 1 }
     if let limit = maxStale, time - legs[k].time[j] > limit { return .failure(SkipError(reason: .staleFill)) }
@@ -113,7 +127,10 @@ struct FillPair {
   var first: FillQuote
   var second: FillQuote
 
-  subscript(k: Int) -> FillQuote { k == 0 ? first : second }
+  subscript(k: Int) -> FillQuote {
+    get { k == 0 ? first : second }
+    set { if k == 0 { first = newValue } else { second = newValue } }
+  }
 
   /// Both fills, or the reason the first that cannot happen gives (leg 0's first).
   @inline(__always)

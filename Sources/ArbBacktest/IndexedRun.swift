@@ -4,17 +4,17 @@ import ArbCore
 extension ConvergenceBacktest {
   /// The same decisions as `decide(legs:aligned:)`, found by first-passage queries
   /// on `index` instead of a pass over every point: O(trades × block skips) per run.
-  public func decide(legs: [QuoteSeries], index: ConvergenceIndex) -> ConvergenceDecisions {
-    Self.decide([self], legs: legs, index: index)[0]
+  public func decide(legs: [QuoteSeries], index: ConvergenceIndex, trades: [QuoteSeries?] = []) -> ConvergenceDecisions {
+    Self.decide([self], legs: legs, index: index, trades: trades)[0]
   }
 
   /// The decisions of every run in `runs` on one index, each as `decide(legs:index:)`
   /// takes them. The runs advance together a span of `span` valid points at a time, so
   /// that the quotes and premiums one run reads there are still in the cache for the
   /// next: a sweep reads its data from memory about once per batch instead of once per
-  /// run.
+  /// run. `trades`: each leg's recorded trades, read for a maker leg alone.
   public static func decide(
-    _ runs: [ConvergenceBacktest], legs: [QuoteSeries], index: ConvergenceIndex, span: Int = 1 << 12
+    _ runs: [ConvergenceBacktest], legs: [QuoteSeries], index: ConvergenceIndex, trades: [QuoteSeries?] = [], span: Int = 1 << 12
   ) -> [ConvergenceDecisions] {
     precondition(legs.count == 2, "convergence trades exactly two legs")
     let n = index.validPoints
@@ -26,7 +26,7 @@ extension ConvergenceBacktest {
         fills: .rows(
           Fills(
             legs: legs, maxStale: run.parameters.maxStale, latency: run.parameters.latencies, seed: run.parameters.seed,
-            readsSizes: run.parameters.capAtBook)))
+            readsSizes: run.parameters.capAtBook, trades: trades)))
     }
     IndexedRun.advance(&states[...], through: index, isLast: true, span: span)
     return states.map { ConvergenceDecisions(trades: $0.trades, skipped: $0.skipped.list, firstTime: index.time(0), lastTime: index.time(n - 1)) }
@@ -140,7 +140,7 @@ struct IndexedRun {
         }
         let rich = index.richIsFirst[p] ? 0 : 1, cheap = 1 - rich
         position = p + 1
-        let q: FillPair
+        var q: FillPair
         switch fill(p, index: index) {
         case .failure(let skip):
           skipped.add(skip.reason)
@@ -151,11 +151,27 @@ struct IndexedRun {
           skipped.add(.noBookSize)
           continue
         }
+        var maker: MakerFill? = nil
+        if let rule = parameters.maker {
+          guard case .rows(let fills) = fills, case .rows(let points) = index.points else {
+            preconditionFailure("a maker leg's run reads its legs whole")
+          }
+          switch fills.makerEntry(points[p], quotes: q, rich: rich, rule: rule) {
+          case .failure(let skip):
+            skipped.add(skip.reason)
+            // No signal is acted on while the order rests.
+            position = index.firstAtOrAfter(time: Self.adding(1, to: skip.until), from: position)
+            continue
+          case .success(let entry): (q, maker) = (entry.quotes, entry.fill)
+          }
+        }
+        let opened = maker?.fillTime ?? index.time(p)
+        let from = maker == nil ? p + 1 : index.firstAtOrAfter(time: opened + 1, from: p + 1)
         let trade = TradeDecision(
-          entryTime: index.time(p), exitTime: index.time(p), rich: rich, cheap: cheap, entryPremium: index.entries[p], exitPremium: .nan,
+          entryTime: opened, exitTime: opened, rich: rich, cheap: cheap, entryPremium: index.entries[p], exitPremium: .nan,
           richBid: q[rich].bid, richBidSize: q[rich].bidSize, cheapAsk: q[cheap].ask, cheapAskSize: q[cheap].askSize,
-          richAsk: .nan, cheapBid: .nan, exitReason: .signal, richEntryRow: q[rich].row, cheapEntryRow: q[cheap].row)
-        phase = .open(trade, from: p + 1, held: parameters.maxHolding.map { Self.adding($0, to: trade.entryTime) })
+          richAsk: .nan, cheapBid: .nan, exitReason: .signal, richEntryRow: q[rich].row, cheapEntryRow: q[cheap].row, maker: maker)
+        phase = .open(trade, from: from, held: parameters.maxHolding.map { Self.adding($0, to: trade.entryTime) })
       case .open(var trade, let from, let heldTime):
         // The exit: the first later point at or under the exit premium, or past the
         // holding limit, whose fill quotes are usable.
@@ -167,14 +183,15 @@ struct IndexedRun {
             phase = .open(trade, from: max(from, end), held: heldTime)
             return
           }
-          // Still open at the end: closed at the last valid point's own quotes.
+          // Still open at the end: closed at the last valid point's own quotes (at its
+          // opening, when a maker order filled after that point).
           let (richQuote, cheapQuote) = (lastQuote(trade.rich, index: index), lastQuote(trade.cheap, index: index))
           trade.richAsk = richQuote.ask
           trade.cheapBid = cheapQuote.bid
           trade.richExitRow = richQuote.row
           trade.cheapExitRow = cheapQuote.row
           trade.exitPremium = index.exits[trade.rich][n - 1]
-          trade.exitTime = index.time(n - 1)
+          trade.exitTime = max(index.time(n - 1), trade.entryTime)
           trade.exitReason = .endOfData
           trades.append(trade)
           phase = .finished

@@ -51,8 +51,11 @@ func fillSlots(_ latencies: [[Latency]]) -> (slots: [(leg: Int, latency: Int64)]
 extension ConvergenceBacktest {
   /// Whether `decide(_:open:…)` can take this run's decisions: fixed latencies
   /// (a drawn one may fill before an earlier signal's fill) and fills at the top of the
-  /// book with both legs filling (a book walk and a failed leg read the legs' rows).
-  public var streams: Bool { !parameters.walksFills && parameters.latencies.allSatisfy { if case .fixed = $0 { true } else { false } } }
+  /// book with both legs filling and taking (a book walk, a failed leg and a maker
+  /// order's rest read the legs' rows).
+  public var streams: Bool {
+    !parameters.walksFills && parameters.maker == nil && parameters.latencies.allSatisfy { if case .fixed = $0 { true } else { false } }
+  }
 
   /// The decisions of every run of `runs` on two legs read as streams, each exactly as
   /// `decide(legs:index:)` takes them on the whole legs; memory depends on

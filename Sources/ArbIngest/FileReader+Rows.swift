@@ -108,6 +108,13 @@ extension FileReader {
       if priceFault != .none && !(priceFault == .missingPrice && layout.emptySidesAllowed) { return priceFault }
       bid = value
       ask = value
+      // A trade's size (`IngestOptions.readsTradeSizes`), for both sides as its price is.
+      if let k = layout.tradeSize {
+        field = k
+        let sizeFault = size(base, starts[k], ends[k], &bidSize)
+        if sizeFault != .none { return sizeFault }
+        askSize = bidSize
+      }
     }
 
     // Deeper levels of a book snapshot, when its depth is kept: checked here, appended below.

@@ -48,6 +48,10 @@ public struct IngestOptions: Sendable {
   /// rebuilt from `incremental_book_L2`, every level of an order-book line or of a
   /// venue's book response in `rest.snapshots`.
   public var keepDepth = false
+  /// Read a trade file's sizes (`RecordFormat.tradeSizeField`) into both sizes of its
+  /// series, beside the price in both sides, every trade kept, those at one time too (a
+  /// maker leg's trades).
+  public var readsTradeSizes = false
   /// Levels per side kept from a rebuilt L2 book.
   public var depthLevels = 25
   /// The columns read from a store (`arbkit convert`).
@@ -362,7 +366,8 @@ struct FileReader {
   private mutating func prepare(format chosen: RecordFormat, headerNames: [String]?, rowFields: Int? = nil) throws(IngestError) {
     format = chosen
     report.format = chosen.id
-    let built = try chosen.layout(clock: options.clock, headerNames: headerNames, path: path, rowFields: rowFields)
+    var built = try chosen.layout(clock: options.clock, headerNames: headerNames, path: path, rowFields: rowFields)
+    if options.readsTradeSizes { built.tradeSize = chosen.tradeSizeField }
     layout = built
     keyFields = built.keyFields
     minimumFields = built.minimumFields
@@ -470,7 +475,7 @@ struct FileReader {
     var series: [QuoteSeries] = []
     let order: RowOrder = options.sort ? .unsorted : (layout.descending ? .descending : .ascending)
     for k in builders.indices {
-      let (finished, collapsed) = builders[k].finish(order: order)
+      let (finished, collapsed) = builders[k].finish(order: order, keepsEqualTimes: options.readsTradeSizes)
       // A quantity that no row of the instrument had is no series.
       if finished.count == 0 && !layout.values.isEmpty { continue }
       report.rowsCollapsed += collapsed

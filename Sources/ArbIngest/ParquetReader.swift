@@ -54,7 +54,8 @@ enum ParquetReader {
     let format = try resolve(footer: footer, path: path, named: options.format)
     var layoutOptions = options
     layoutOptions.format = format
-    let layout = try format.layout(clock: options.clock, headerNames: names, path: path)
+    var layout = try format.layout(clock: options.clock, headerNames: names, path: path)
+    if options.readsTradeSizes { layout.tradeSize = format.tradeSizeField }
     let used = usedColumns(layout, format: format, count: names.count)
     let readers = footer.leaves.enumerated().map { k, leaf in
       ParquetColumnReader(leaf: leaf, form: form(of: leaf, column: k, layout: layout, format: format), data: footer.data)
@@ -140,7 +141,9 @@ enum ParquetReader {
     default: break
     }
     var used = [Bool](repeating: false, count: count)
-    let named = [layout.venue, layout.market, layout.symbol, layout.time, layout.otherTime, layout.bid, layout.ask, layout.bidSize, layout.askSize]
+    let named = [
+      layout.venue, layout.market, layout.symbol, layout.time, layout.otherTime, layout.bid, layout.ask, layout.bidSize, layout.askSize, layout.tradeSize,
+    ]
     for k in named.compactMap({ $0 }) + [layout.price, layout.fundingIntervalHours].compactMap({ $0 }) + layout.values.map(\.column)
       + (layout.venueColumns ?? []).map(\.field) where k < count
     {

@@ -215,6 +215,19 @@ public enum RecordFormat: Sendable, Equatable {
     }
   }
 
+  /// The field of a trade's size in the rows of a trade format (`amount`, `quantity`,
+  /// `qty`, `size`, `volume`: base units, contracts in Binance COIN-M `trades`; a
+  /// `parquet.trades` table's `quantity`); `nil` for the other formats.
+  public var tradeSizeField: Int? {
+    switch self {
+    case .tardisTrades: 7
+    case .binanceAggTrades, .binanceTrades: 2
+    case .bybitTrading, .bybitSpot: 3
+    case .parquetTable(let table) where table.kind == .trades: table.names.firstIndex(of: "quantity")
+    default: nil
+    }
+  }
+
   /// Whether the first line of the file is a header.
   var hasHeader: Bool {
     if case .columns(let spec) = self { return spec.header ?? true }
@@ -244,6 +257,8 @@ struct RecordLayout {
   var ask: Int? = nil
   var bidSize: Int? = nil
   var askSize: Int? = nil
+  /// A trade's size, read into both sizes beside its one `price` (`IngestOptions.readsTradeSizes`).
+  var tradeSize: Int? = nil
   /// One price for both sides (`bid = ask = price`); with bid and ask also present it
   /// is used only for rows whose bid and ask are both empty (ArbKit's `last`).
   var price: Int? = nil

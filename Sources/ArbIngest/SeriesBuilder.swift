@@ -141,11 +141,12 @@ struct SeriesBuilder {
   }
 
   /// The finished series, ascending in time with duplicates collapsed to the last row
-  /// in file order, and the number of rows collapsed away.
+  /// in file order (kept, in file order, with `keepsEqualTimes`: trades at one time each
+  /// trade their own size), and the number of rows collapsed away.
   ///
   /// - Parameter order: how the rows were checked while reading: ascending, descending
   ///   (reversed here) or unsorted (stable-sorted here).
-  mutating func finish(order: RowOrder) -> (series: QuoteSeries, collapsed: Int) {
+  mutating func finish(order: RowOrder, keepsEqualTimes: Bool = false) -> (series: QuoteSeries, collapsed: Int) {
     flush()
     series.priceSource = hasBook ? .book : .last
     let n = series.count
@@ -156,13 +157,17 @@ struct SeriesBuilder {
       series.time.withUnsafeBufferPointer { t in
         for k in 1..<max(n, 1) where t[k] == t[k - 1] { duplicates = true; break }
       }
-      if !duplicates { return (series, 0) }
+      if !duplicates || keepsEqualTimes { return (series, 0) }
     case .descending: permutation = Array((0..<n).reversed())
     case .unsorted:
       let time = series.time
       var index = Array(0..<n)
       index.sort { time[$0] != time[$1] ? time[$0] < time[$1] : $0 < $1 }
       if index != Array(0..<n) { permutation = index }
+    }
+    if keepsEqualTimes, let permutation {
+      keepRows(permutation, increasing: false)
+      return (series, 0)
     }
     // Keep, for each run of equal times, the row that came last in the file.
     let fileIndexOf: (Int) -> Int = { permutation?[$0] ?? $0 }
@@ -182,19 +187,21 @@ struct SeriesBuilder {
       i = j
     }
     let collapsed = n - keep.count
-    if permutation != nil || collapsed > 0 {
-      series.depth = series.depth?.selecting(keep)
-      // Without a permutation `keep` is increasing: the columns shrink in place.
-      let increasing = permutation == nil
-      Self.select(&series.time, keep, increasing: increasing)
-      Self.select(&series.otherTime, keep, increasing: increasing)
-      Self.select(&series.fundingInterval, keep, increasing: increasing)
-      Self.select(&series.bid, keep, increasing: increasing)
-      Self.select(&series.ask, keep, increasing: increasing)
-      Self.select(&series.bidSize, keep, increasing: increasing)
-      Self.select(&series.askSize, keep, increasing: increasing)
-    }
+    // Without a permutation `keep` is increasing: the columns shrink in place.
+    if permutation != nil || collapsed > 0 { keepRows(keep, increasing: permutation == nil) }
     return (series, collapsed)
+  }
+
+  /// The series reduced to its rows listed in `keep`, in that order.
+  private mutating func keepRows(_ keep: [Int], increasing: Bool) {
+    series.depth = series.depth?.selecting(keep)
+    Self.select(&series.time, keep, increasing: increasing)
+    Self.select(&series.otherTime, keep, increasing: increasing)
+    Self.select(&series.fundingInterval, keep, increasing: increasing)
+    Self.select(&series.bid, keep, increasing: increasing)
+    Self.select(&series.ask, keep, increasing: increasing)
+    Self.select(&series.bidSize, keep, increasing: increasing)
+    Self.select(&series.askSize, keep, increasing: increasing)
   }
 
   /// `column` reduced to its rows listed in `keep`, in that order (an empty column stays

@@ -18,6 +18,11 @@ public struct BacktestMetrics: Sendable {
     /// from the JSON otherwise, and not a sweep column (`sweepColumns`).
     case leggedTrades = "legged_trades"
     case leggedPnL = "legged_pnl"
+    /// Only with a maker leg (`costs.maker_leg`): absent from the JSON otherwise, and not
+    /// a sweep column.
+    case makerOrders = "maker_orders"
+    case makerFilled = "maker_filled"
+    case makerCancelled = "maker_cancelled"
     case sharpe
     /// Mode carry only: absent from the other modes' JSON, empty in their sweep rows.
     case funding
@@ -25,8 +30,8 @@ public struct BacktestMetrics: Sendable {
     /// The column of `name`, or `nil` for a name that is no metric.
     public init?(name: String) { self.init(rawValue: name) }
 
-    /// The columns of a sweep row, in order: every one but the legged trades'.
-    public static let sweepColumns = allCases.filter { $0 != .leggedTrades && $0 != .leggedPnL }
+    /// The columns of a sweep row, in order: every one but the legged trades' and the maker orders'.
+    public static let sweepColumns = allCases.filter { ![.leggedTrades, .leggedPnL, .makerOrders, .makerFilled, .makerCancelled].contains($0) }
 
     /// The names of `sweepColumns`, in order: a sweep's header after its grid keys.
     public static var names: [String] { sweepColumns.map(\.rawValue) }
@@ -48,6 +53,9 @@ public struct BacktestMetrics: Sendable {
   /// their PnL; `nil` unless fills are walked.
   public var leggedTrades: Int?
   public var leggedPnL: Double?
+  /// Maker orders placed, filled (with those whose taker leg could not fill) and
+  /// cancelled; `nil` without a maker leg.
+  public var makerOrders: (placed: Int, filled: Int, cancelled: Int)?
   /// `nil` when the daily PnL has no spread.
   public var sharpe: Double?
   /// Mode carry: the funding received (+) or paid (−); `nil` in the other modes.
@@ -64,6 +72,11 @@ public struct BacktestMetrics: Sendable {
       (exposure, meanHoldingSeconds, forcedExits) = (result.exposure, result.meanHoldingSeconds, result.forcedExits)
       if case .carry = run.outcome { funding = result.funding }
       if run.scenario.walksFills { (leggedTrades, leggedPnL) = (result.leggedTrades, result.leggedPnL) }
+      if run.scenario.maker != nil {
+        func count(_ reason: SkipReason) -> Int { result.skipped.first { $0.reason == reason }?.count ?? 0 }
+        let (filled, cancelled) = (result.trades.count + count(.makerUnhedged), count(.makerCancelled))
+        makerOrders = (filled + cancelled, filled, cancelled)
+      }
     case .inventory(let result):
       common = (result.trades.count, result.wins, result.pnl, result.fees, result.skipped)
       // Round trips are immediate: nothing is held.
@@ -89,18 +102,22 @@ public struct BacktestMetrics: Sendable {
     case .forcedExits: .int(forcedExits)
     case .leggedTrades: .int(leggedTrades)
     case .leggedPnL: .number(leggedPnL)
+    case .makerOrders: .int(makerOrders?.placed)
+    case .makerFilled: .int(makerOrders?.filled)
+    case .makerCancelled: .int(makerOrders?.cancelled)
     case .sharpe: .number(sharpe)
     case .funding: .number(funding)
     }
   }
 
   /// The columns this run has: funding only in mode carry, the legged trades only when
-  /// fills are walked.
+  /// fills are walked, the maker orders only with a maker leg.
   public var columns: [Column] {
     Column.allCases.filter { column in
       switch column {
       case .funding: funding != nil
       case .leggedTrades, .leggedPnL: leggedTrades != nil
+      case .makerOrders, .makerFilled, .makerCancelled: makerOrders != nil
       default: true
       }
     }

@@ -26,6 +26,10 @@ public struct Scenario: Sendable, Hashable {
     public var quote: Double?
     /// Mode carry, an inverse perp: quote per contract (else the registry's).
     public var contractSize: Double?
+    /// The leg's recorded trades (resolved like `files`) and their format, read with
+    /// their sizes for a maker leg (`costs.maker_leg`).
+    public var trades: [String] = []
+    public var tradesFormat: String? = nil
   }
 
   /// An FX series that converts the prices of one venue's legs (`fx`).
@@ -59,8 +63,13 @@ public struct Scenario: Sendable, Hashable {
   /// The probability that a leg's entry order fails (`costs.leg_fail_rate`), drawn from `costs.seed`.
   public var legFailRate = 0.0
   public var seed: UInt64 = 0
+  /// The leg whose entry order rests at its touch (`costs.maker_leg`), with its queue
+  /// model (`costs.queue`) and timeout (`costs.maker_timeout`).
+  public var maker: MakerRule? = nil
   /// Taker fee per venue id, overriding the registry.
   public var fees: [String: Double] = [:]
+  /// Maker fee per venue id (`costs.maker_fees.VENUE`), overriding the registry.
+  public var makerFees: [String: Double] = [:]
   public var slippageBps: Double = 0
   /// The latency of every leg's fills, fixed or a distribution (`costs.latency`).
   public var latency: Latency = 0
@@ -75,6 +84,7 @@ public struct Scenario: Sendable, Hashable {
     case offset = "signed duration"
     case market, clock, mode, timeZone = "time zone"
     case fill = "fill rule", partial = "partial-fill rule", latency
+    case queue = "queue model", leg = "leg index"
   }
 
   /// Every key a scenario may hold, with its type (`*` is a leg index or a venue id).
@@ -82,7 +92,7 @@ public struct Scenario: Sendable, Hashable {
     ("description", .string),
     ("legs.*.venue", .string), ("legs.*.market", .market), ("legs.*.symbol", .string),
     ("legs.*.files", .list), ("legs.*.format", .string), ("legs.*.base", .number), ("legs.*.quote", .number),
-    ("legs.*.contract_size", .number), ("legs.*.spec_set", .list),
+    ("legs.*.contract_size", .number), ("legs.*.spec_set", .list), ("legs.*.trades", .list), ("legs.*.trades_format", .string),
     ("alignment.clock", .clock), ("alignment.max_stale", .duration), ("alignment.grid", .duration),
     ("alignment.offsets.*", .offset),
     ("strategy.mode", .mode), ("strategy.entry", .number), ("strategy.exit", .number),
@@ -93,6 +103,7 @@ public struct Scenario: Sendable, Hashable {
     ("costs.fees.*", .number), ("costs.slippage_bps", .number), ("costs.latency", .latency), ("costs.venue_latency.*", .latency),
     ("costs.cap_at_book", .bool), ("costs.fill", .fill), ("costs.partial", .partial),
     ("costs.leg_fail_rate", .number), ("costs.seed", .number),
+    ("costs.maker_leg", .leg), ("costs.queue", .queue), ("costs.maker_timeout", .duration), ("costs.maker_fees.*", .number),
     ("rebalance.cost", .number), ("rebalance.delay", .latency), ("rebalance.asset_fees.*", .number),
     ("journal.tz", .timeZone),
   ]
@@ -170,14 +181,14 @@ public struct Scenario: Sendable, Hashable {
   /// An override's text as the JSON value its key's type takes.
   private static func typed(_ text: String, _ type: ValueType, key: String) throws(ScenarioError) -> JSONTree {
     switch type {
-    case .number:
+    case .duration where text == "none", .latency where text == "none", .leg where text == "none": return .null
+    case .number, .leg:
       guard let value = Double(text), value.isFinite else { throw ScenarioError(path: nil, message: "\(key) expects a number, was '\(text)'") }
       return .number(value)
     case .list: return .array(text.split(separator: ",").map { .string(String($0)) })
     case .bool:
       guard text == "true" || text == "false" else { throw ScenarioError(path: nil, message: "\(key) expects true or false, was '\(text)'") }
       return .bool(text == "true")
-    case .duration where text == "none", .latency where text == "none": return .null
     default: return .string(text)
     }
   }
@@ -230,7 +241,8 @@ public struct Scenario: Sendable, Hashable {
         Leg(
           venue: venue, market: market, symbol: symbol, files: files.map(resolve), format: format("legs.\(k).format"),
           specSet: value("legs.\(k).spec_set")?.strings ?? [], base: value("legs.\(k).base")?.number, quote: value("legs.\(k).quote")?.number,
-          contractSize: value("legs.\(k).contract_size")?.number))
+          contractSize: value("legs.\(k).contract_size")?.number, trades: value("legs.\(k).trades")?.strings?.map(resolve) ?? [],
+          tradesFormat: format("legs.\(k).trades_format")))
     }
     self.legs = legs
     if object["fx"] != nil {
@@ -276,7 +288,11 @@ public struct Scenario: Sendable, Hashable {
       throw ScenarioError(path: path, message: "costs.seed must be a whole number from 0 to 2^53, was \(seed)")
     }
     self.seed = UInt64(seed)
+    let queue = value("costs.queue")?.string.flatMap(QueueModel.init(parsing:)), makerTimeout = duration("costs.maker_timeout")
+    // costs.queue and costs.maker_timeout rule the maker leg's order: without one they are read, not used.
+    maker = value("costs.maker_leg")?.number.map { MakerRule(leg: Int($0), queue: queue ?? .riskAverse, timeout: makerTimeout) }
     fees = object["costs"]?.object?["fees"]?.object?.compactMapValues(\.number) ?? [:]
+    makerFees = object["costs"]?.object?["maker_fees"]?.object?.compactMapValues(\.number) ?? [:]
     slippageBps = value("costs.slippage_bps")?.number ?? 0
     latency = value("costs.latency")?.string.flatMap(Latency.init(parsing:)) ?? 0
     venueLatency = object["costs"]?.object?["venue_latency"]?.object?.compactMapValues { $0.string.flatMap(Latency.init(parsing:)) } ?? [:]
@@ -330,8 +346,12 @@ public struct Scenario: Sendable, Hashable {
       if capAtBook { throw fail("costs.cap_at_book caps at the top level, costs.fill book walks the book: set one of them") }
       if fx != nil { throw fail("costs.fill book walks book levels that fx does not convert: use costs.fill top with fx") }
     }
+    if let maker { try validateMaker(maker, fail) }
     // A fee, latency or clock offset for a venue no leg trades on is a misspelt venue.
-    let groups = [("costs.fees", Array(fees.keys)), ("costs.venue_latency", Array(venueLatency.keys)), ("alignment.offsets", Array(offsets.keys))]
+    let groups = [
+      ("costs.fees", Array(fees.keys)), ("costs.maker_fees", Array(makerFees.keys)), ("costs.venue_latency", Array(venueLatency.keys)),
+      ("alignment.offsets", Array(offsets.keys)),
+    ]
     for (group, venues) in groups {
       for venue in venues.sorted() where !legs.contains(where: { $0.venue == venue }) {
         throw ScenarioError(path: path, message: "unknown key '\(group).\(venue)' (no leg trades on \(venue))", unknownKey: "\(group).\(venue)")
@@ -340,11 +360,29 @@ public struct Scenario: Sendable, Hashable {
     for (venue, fee) in fees.sorted(by: { $0.key < $1.key }) {
       if let problem = FeeRule.problem(fee) { throw fail("costs.fees.\(venue) \(problem)") }
     }
+    for (venue, fee) in makerFees.sorted(by: { $0.key < $1.key }) {
+      if let problem = FeeRule.problem(fee, in: FeeRule.maker) { throw fail("costs.maker_fees.\(venue) \(problem)") }
+    }
     for (k, leg) in legs.enumerated() {
-      for file in leg.files + [leg.format].compactMap({ $0?.hasSuffix(".json") == true ? $0 : nil })
+      for file in leg.files + leg.trades + [leg.format, leg.tradesFormat].compactMap({ $0?.hasSuffix(".json") == true ? $0 : nil })
       where !FileManager.default.fileExists(atPath: file) {
         throw fail("legs.\(k): no such file \(file)")
       }
+    }
+  }
+
+  /// `costs.maker_leg`: mode convergence at the top of book, without the rules it does not
+  /// combine with, on a leg with recorded trades.
+  private func validateMaker(_ maker: MakerRule, _ fail: (String) -> ScenarioError) throws(ScenarioError) {
+    let mode = strategy.mode
+    if mode != .convergence { throw fail("costs.maker_leg is defined for mode convergence only (mode is \(mode))") }
+    if fill == .book { throw fail("costs.maker_leg rests its order at the top of book: use costs.fill top") }
+    if capAtBook { throw fail("costs.cap_at_book is not defined with costs.maker_leg: set one of them") }
+    if legFailRate > 0 { throw fail("costs.leg_fail_rate is not defined with costs.maker_leg: set one of them") }
+    if fx != nil { throw fail("costs.maker_leg reads trades that fx does not convert: use no maker leg with fx") }
+    if let timeout = maker.timeout, timeout <= 0 { throw fail("costs.maker_timeout must be positive, was \(TimeText.durationText(timeout))") }
+    if legs[maker.leg].trades.isEmpty {
+      throw fail("costs.maker_leg \(maker.leg) needs legs.\(maker.leg).trades: the leg's recorded trades, each with its price and size")
     }
   }
 
@@ -433,6 +471,8 @@ public struct Scenario: Sendable, Hashable {
     case .fill: ok = value.string.flatMap(FillRule.init(rawValue:)) != nil
     case .latency: ok = value == .null || value.string == "none" || value.string.flatMap(Latency.init(parsing:)) != nil
     case .partial: ok = value.string.flatMap(PartialRule.init(rawValue:)) != nil
+    case .queue: ok = value.string.flatMap(QueueModel.init(parsing:)) != nil
+    case .leg: ok = value == .null || value.string == "none" || value.number.map { $0 == 0 || $0 == 1 } ?? false
     }
     guard ok else { throw ScenarioError(path: path, message: "\(key) expects \(expected(type)), was \(describe(value))") }
   }
@@ -452,6 +492,8 @@ public struct Scenario: Sendable, Hashable {
     case .fill: "top or book"
     case .latency: "a duration such as 20ms or none, fixed:20ms, uniform:10ms:40ms, lognormal:MEDIAN:SIGMA (SIGMA from 0 to 3) or recorded"
     case .partial: "fill, hedge or unwind"
+    case .queue: "risk_averse or probabilistic:POWER (POWER a number above 0)"
+    case .leg: "a leg index, 0 or 1, or none"
     }
   }
 

@@ -8,12 +8,16 @@ public enum ScenarioEngine: Sendable {
   case carry(CarryBacktest)
   case inventory(InventoryArbitrage)
 
-  /// The engine of `scenario` with the legs' taker fees `fees`; the contract size of
-  /// mode carry's inverse perp is `legs.1.contract_size`, else the registry's.
+  /// The engine of `scenario` with the legs' taker fees `fees`; the maker fees of a maker
+  /// leg are `costs.maker_fees.VENUE`, else the registry's; the contract size of mode
+  /// carry's inverse perp is `legs.1.contract_size`, else the registry's.
   public init(_ scenario: Scenario, fees: [Double], registry: ExchangeRegistry) throws(ScenarioSettingError) {
     switch scenario.strategy {
     case .convergence(let rules):
-      self = .convergence(ConvergenceBacktest(parameters: scenario.convergenceParameters(rules, fees: fees)))
+      var parameters = scenario.convergenceParameters(rules, fees: fees)
+      parameters.maker = scenario.maker
+      parameters.makerFees = try scenario.legMakerFees(registry: registry)
+      self = .convergence(ConvergenceBacktest(parameters: parameters))
     case .carry(let rules):
       let perp = scenario.legs[1]
       var size: Double? = nil
@@ -97,6 +101,19 @@ extension Scenario {
       throw ScenarioSettingError("rebalance.asset_fees.\(asset): no leg holds \(asset) (the legs hold \(held))")
     }
     return (assets.map { fees[$0.base] ?? 0 }, assets.map { fees[$0.quote] ?? 0 })
+  }
+
+  /// Each leg's maker fee with a maker leg (`costs.maker_leg`): `costs.maker_fees.VENUE`,
+  /// else the registry's for its market; none without one.
+  public func legMakerFees(registry: ExchangeRegistry) throws(ScenarioSettingError) -> [Double] {
+    guard maker != nil else { return [] }
+    return try legs.map { leg throws(ScenarioSettingError) -> Double in
+      if let fee = makerFees[leg.venue] { return fee }
+      guard let maker = registry.venue(leg.venue)?.markets.first(where: { $0.kind == leg.market })?.maker else {
+        throw ScenarioSettingError("no maker fee known for \(leg.venue) \(leg.market.rawValue); set costs.maker_fees.\(leg.venue)")
+      }
+      return maker
+    }
   }
 
   /// The parameters of the thresholds `rules` with this scenario's costs and alignment.

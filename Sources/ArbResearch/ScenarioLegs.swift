@@ -76,6 +76,36 @@ public enum ScenarioLegs {
     return try LegSpec(instrument: nil, paths: fx.files, format: fx.format, specSet: fx.specSet).load(options: options).series
   }
 
+  /// The recorded trades of the maker leg (`legs.N.trades`) as read with `options`, each
+  /// trade's price in both sides and its size in both sizes, by leg (`nil` for the other
+  /// leg); empty without a maker leg.
+  public static func trades(_ scenario: Scenario, options: IngestOptions) throws -> [QuoteSeries?] {
+    guard let maker = scenario.maker else { return [] }
+    var tradeOptions = options
+    (tradeOptions.readsTradeSizes, tradeOptions.keepDepth) = (true, false)
+    return try scenario.legs.enumerated().map { k, leg in
+      guard k == maker.leg else { return nil }
+      let spec = LegSpec(instrument: Instrument(venue: leg.venue, market: leg.market, symbol: leg.symbol), paths: leg.trades, format: leg.tradesFormat)
+      return try spec.load(options: tradeOptions).series
+    }
+  }
+
+  /// `trades` (as `trades(_:options:)` reads them) moved by their venues' clock offsets,
+  /// for the maker leg of `legs` (prepared): a leg whose quotes have no sizes, or whose
+  /// trades are no trades (one price a row) with sizes, is refused.
+  public static func preparedTrades(_ scenario: Scenario, trades: [QuoteSeries?], legs: [QuoteSeries]) throws -> [QuoteSeries?] {
+    guard let m = scenario.maker?.leg, let tape = trades[m] else { return trades }
+    if !legs[m].bidSize.contains(where: \.isFinite) || !legs[m].askSize.contains(where: \.isFinite) {
+      throw ScenarioLegError(.noTouchSizes(leg: m, instrument: legs[m].instrument.description))
+    }
+    if tape.priceSource != .last || tape.bidSize.contains(where: { !$0.isFinite }) {
+      throw ScenarioLegError(.noTradeSizes(leg: m, path: scenario.legs[m].trades[0]))
+    }
+    var moved = trades
+    moved[m] = try ClockOffset.shifted([tape], by: offsets(scenario))[0]
+    return moved
+  }
+
   /// As `prepared(_:loaded:options:)`, with the FX series already read (`rate`, as
   /// `rate(_:options:)` gives it).
   public static func prepared(
@@ -121,6 +151,10 @@ public struct ScenarioLegError: Error, Sendable, CustomStringConvertible {
     case noDepth(leg: Int, instrument: String)
     /// Leg `leg`'s latency is `recorded`, and its source keeps one clock.
     case oneClock(leg: Int, instrument: String)
+    /// Leg `leg` is the maker leg, and its quotes have no sizes at the touch.
+    case noTouchSizes(leg: Int, instrument: String)
+    /// Leg `leg` is the maker leg, and its trades (the first file at `path`) have no sizes.
+    case noTradeSizes(leg: Int, path: String)
   }
 
   public var reason: Reason
@@ -138,16 +172,23 @@ public struct ScenarioLegError: Error, Sendable, CustomStringConvertible {
     case .oneClock(let leg, let instrument):
       "legs.\(leg) (\(instrument)): latency recorded reads the receive and the exchange time of each quote, "
         + "but the leg's source keeps one clock; use a source with both (Tardis, cryptofeed) or a latency distribution"
+    case .noTouchSizes(let leg, let instrument):
+      "legs.\(leg) (\(instrument)): costs.maker_leg queues an order behind the size at the touch, but the leg's source has no sizes; "
+        + "use a source with them (Tardis quotes or book snapshots, a book ticker, order-book JSON lines)"
+    case .noTradeSizes(let leg, let path):
+      "legs.\(leg).trades (\(path)): costs.maker_leg moves its order up the queue by trades and their sizes, but this source gives no trade sizes; "
+        + "use tardis.trades, binance.aggTrades, binance.trades, bybit.trading, bybit.spot or parquet.trades with a quantity column"
     }
   }
 }
 
 extension Scenario {
   /// The options its legs are read with: `options`, keeping the books behind the quotes
-  /// when the scenario walks them (`costs.fill` book).
+  /// when the scenario walks them (`costs.fill` book) or queues a maker order in them
+  /// (`costs.maker_leg`: a level behind the touch).
   public func legOptions(_ options: IngestOptions) -> IngestOptions {
     var options = options
-    options.keepDepth = options.keepDepth || fill == .book
+    options.keepDepth = options.keepDepth || fill == .book || maker != nil
     return options
   }
 }

@@ -105,13 +105,16 @@ extension ScenarioRun {
   public var ledger: CSVTable {
     switch outcome {
     case .convergence(let run):
+      let maker = scenario.maker != nil
       var table = CSVTable(
-        "entry_ts_us,exit_ts_us,direction,rich,cheap,entry_premium,exit_premium,pnl,pnl_bps,fees" + (scenario.walksFills ? Self.executionColumns : ""))
+        "entry_ts_us,exit_ts_us,direction,rich,cheap" + (maker ? Self.makerTextColumns : "") + ",entry_premium,exit_premium,pnl,pnl_bps,fees"
+          + (scenario.walksFills ? Self.executionColumns : "") + (maker ? Self.makerNumberColumns : ""))
       for trade in run.trades {
         table.add(
-          ["\(trade.entryTime)", "\(trade.exitTime)", "\(trade.rich + 1)>\(trade.cheap + 1)", name(trade.rich), name(trade.cheap)],
+          ["\(trade.entryTime)", "\(trade.exitTime)", "\(trade.rich + 1)>\(trade.cheap + 1)", name(trade.rich), name(trade.cheap)]
+            + (trade.maker.map(Self.makerTexts) ?? []),
           [trade.entryPremium, trade.exitPremium, trade.pnl, trade.pnl / scenario.strategy.notional * 10_000, trade.fees]
-            + (trade.execution.map(Self.executionNumbers) ?? []))
+            + (trade.execution.map(Self.executionNumbers) ?? []) + (trade.maker.map { [$0.queueAhead, $0.price] } ?? []))
       }
       return table
     case .carry(let run, _):

@@ -81,10 +81,12 @@ public struct ScenarioRun {
     _ scenario: Scenario, fees: [Double], recording: ScenarioRecording, registry: ExchangeRegistry, engine: Engine = .pass
   ) throws {
     let (series, fx) = try ScenarioLegs.prepared(scenario, loaded: recording.legs, rate: recording.rate, registry: registry)
+    let trades = try ScenarioLegs.preparedTrades(scenario, trades: recording.trades, legs: series)
     let alignment = AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid)
     guard engine == .firstPassage, scenario.strategy.mode != .inventory else {
       let aligned = try AlignedLegs(legs: series, options: alignment)
-      let outcome = try Self.outcome(scenario, fees: fees, legs: series, aligned: aligned, funding: recording.funding, registry: registry)
+      let outcome = try Self.outcome(
+        scenario, fees: fees, legs: series, aligned: aligned, funding: recording.funding, trades: trades, registry: registry)
       self.init(scenario: scenario, legs: series, fees: fees, aligned: aligned, outcome: outcome, fx: fx)
       return
     }
@@ -97,7 +99,7 @@ public struct ScenarioRun {
       outcome = .carry(carry.price(carry.rules.decide(legs: series, index: index), funding: settlements), settlements)
     case .convergence(let convergence):
       index = try ConvergenceIndex(legs: series, options: alignment)
-      outcome = .convergence(convergence.price(convergence.decide(legs: series, index: index), legs: series))
+      outcome = .convergence(convergence.price(convergence.decide(legs: series, index: index, trades: trades), legs: series))
     case .inventory:
       preconditionFailure("mode inventory has no engine but the pass")
     }
@@ -172,13 +174,15 @@ public struct ScenarioRun {
     _ scenario: Scenario, fees: [Double], legs: [QuoteSeries], aligned: AlignedLegs, options: IngestOptions
   ) throws -> Outcome {
     let funding = try fundingSeries(scenario, options: options)
-    return try outcome(scenario, fees: fees, legs: legs, aligned: aligned, funding: funding, registry: options.registry)
+    let trades = try ScenarioLegs.preparedTrades(scenario, trades: ScenarioLegs.trades(scenario, options: options), legs: legs)
+    return try outcome(scenario, fees: fees, legs: legs, aligned: aligned, funding: funding, trades: trades, registry: options.registry)
   }
 
   /// The run of the scenario's mode on aligned legs (mode carry: with the settlements
-  /// of `funding`).
+  /// of `funding`; a maker leg: on its `trades`, as `ScenarioLegs.preparedTrades` gives them).
   public static func outcome(
-    _ scenario: Scenario, fees: [Double], legs: [QuoteSeries], aligned: AlignedLegs, funding: QuoteSeries?, registry: ExchangeRegistry
+    _ scenario: Scenario, fees: [Double], legs: [QuoteSeries], aligned: AlignedLegs, funding: QuoteSeries?, trades: [QuoteSeries?] = [],
+    registry: ExchangeRegistry
   ) throws -> Outcome {
     switch try ScenarioEngine(scenario, fees: fees, registry: registry) {
     case .inventory(let engine):
@@ -187,7 +191,7 @@ public struct ScenarioRun {
       let settlements = try settlements(scenario, funding: funding, perp: legs[1])
       return .carry(engine.run(legs: legs, aligned: aligned, funding: settlements), settlements)
     case .convergence(let engine):
-      return .convergence(engine.run(legs: legs, aligned: aligned))
+      return .convergence(engine.run(legs: legs, aligned: aligned, trades: trades))
     }
   }
 

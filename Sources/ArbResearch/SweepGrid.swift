@@ -94,11 +94,11 @@ public struct SweepGrid: Sendable, Equatable {
 
   private static func values(_ spec: String, key: String) throws(SweepGridError) -> Values {
     let parts = spec.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
-    // A latency's own forms hold ':' (uniform:10ms:40ms): a list of them, unless the SPEC
-    // is a range of three durations.
-    let latencyList =
-      Scenario.type(of: key) == .latency && !(parts.count == 3 && parts.allSatisfy { TimeText.parseDuration($0) != nil })
-    if parts.count == 1 || latencyList {
+    // A latency's and a queue model's own forms hold ':' (uniform:10ms:40ms,
+    // probabilistic:2): a list of them, unless the SPEC is a range of three durations.
+    let type = Scenario.type(of: key)
+    let formList = type == .queue || (type == .latency && !(parts.count == 3 && parts.allSatisfy { TimeText.parseDuration($0) != nil }))
+    if parts.count == 1 || formList {
       let list = spec.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
       guard !list.contains(where: \.isEmpty) else { throw SweepGridError(.axis(key: key, "empty value in '\(spec)'")) }
       // A value is one CSV field of the sweep's output, which is read back line by line.

@@ -101,6 +101,8 @@ public struct SweepPlan: Sendable {
     var carryIndex: ConvergenceIndex?
     /// Mode carry: the perp's funding settlements.
     var funding: FundingSettlements
+    /// The maker leg's trades (`ScenarioLegs.preparedTrades`); empty without a maker leg.
+    var trades: [QuoteSeries?] = []
   }
 
   let groups: [Group]
@@ -129,8 +131,8 @@ public struct SweepPlan: Sendable {
     var loaded: [LegKey: QuoteSeries] = [:]
     var groupIndexes: [SimulationKey: Int] = [:]
     var groups: [Group] = []
-    // Only cap_at_book reads the book sizes, and recorded latency the other clock.
-    let readsSizes = cells.contains { $0.scenario.capAtBook || $0.scenario.readsBothClocks }
+    // Only cap_at_book and a maker leg read the book sizes, and recorded latency the other clock.
+    let readsSizes = cells.contains { $0.scenario.capAtBook || $0.scenario.maker != nil || $0.scenario.readsBothClocks }
     let engines = try cells.map { try ScenarioEngine($0.scenario, fees: $0.scenario.takerFees(registry: options.registry), registry: options.registry) }
     // The legs whose every cell streams, all of mode inventory or on one direction rule (mode convergence's or carry's).
     var streamedKeys: [Scenario: StreamedFamily] = [:]
@@ -176,10 +178,11 @@ public struct SweepPlan: Sendable {
         let legs = try ScenarioLegs.prepared(scenario, loaded: loadedLegs, options: legOptions).legs
         // None outside mode carry.
         let settlements = try ScenarioRun.settlements(scenario, perp: legs[1], options: legOptions)
+        let trades = try ScenarioLegs.preparedTrades(scenario, trades: ScenarioLegs.trades(scenario, options: legOptions), legs: legs)
         data.append(
           Prepared(
             legs: legs, runLegs: legs.map(ScenarioRun.Leg.init), alignment: AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid),
-            funding: settlements))
+            funding: settlements, trades: trades))
         dataIndex = data.count - 1
         dataIndexes[dataKey] = dataIndex
       }
@@ -323,7 +326,7 @@ public struct SweepPlan: Sendable {
     case _ where prepared.streamed != nil: decisions = indexes.map { streamed[$0] }
     case .inventory: decisions = batch.map { _ in nil }
     case .carry: decisions = ConvergenceBacktest.decide(rules, legs: prepared.legs, index: prepared.carryIndex!)
-    case .convergence: decisions = ConvergenceBacktest.decide(rules, legs: prepared.legs, index: prepared.index!)
+    case .convergence: decisions = ConvergenceBacktest.decide(rules, legs: prepared.legs, index: prepared.index!, trades: prepared.trades)
     }
     return zip(batch, decisions).flatMap { group, decisions in rows(group, decisions: decisions, prepared: prepared) }
   }
@@ -363,8 +366,9 @@ public struct SweepPlan: Sendable {
 
 extension Scenario {
   /// What the prepared legs of a sweep depend on: the legs' sources (their balances and
-  /// contract size cleared), clock, alignment, offsets, FX, and mode carry's funding
-  /// files when it books funding, with every other field reset. Cells with equal keys
+  /// contract size cleared), clock, alignment, offsets, FX, mode carry's funding files
+  /// when it books funding, and the maker leg (its trades are read), with every other
+  /// field reset. Cells with equal keys
   /// share their legs, their alignment and their first-passage indexes; a new field is
   /// part of the key unless it is reset here.
   public var preparationKey: Scenario {
@@ -381,7 +385,9 @@ extension Scenario {
     } else {
       key.strategy = .convergence(none)
     }
-    (key.capAtBook, key.fees, key.slippageBps, key.timeZone) = (false, [:], 0, "UTC")
+    (key.capAtBook, key.fees, key.makerFees, key.slippageBps, key.timeZone) = (false, [:], [:], 0, "UTC")
+    // A maker leg reads its trades: its cells prepare their legs apart, whatever its queue rule.
+    key.maker = maker.map { MakerRule(leg: $0.leg, queue: .riskAverse) }
     // A recorded latency reads the legs' two clocks: its cells prepare (and check) their legs apart.
     (key.latency, key.venueLatency) = (latency == .recorded ? .recorded : 0, venueLatency.filter { $0.value == .recorded })
     // The fill rule stays: `book` reads the legs with their books.

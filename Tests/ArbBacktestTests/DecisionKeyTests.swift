@@ -15,6 +15,7 @@ struct DecisionKeyTests {
     parameters.maxStale = 60_000_000
     parameters.maxHolding = 3_600_000_000
     parameters.cooldown = 1_000_000
+    parameters.makerFees = [0.0001, 0.0002]
     return parameters
   }()
 
@@ -37,10 +38,12 @@ struct DecisionKeyTests {
     "legFailRate": { $0.legFailRate = 0.1 },
     "seed": { $0.seed = 7 },
     "latencyModels": { $0.latencyModels = [.recorded, .uniform(low: 0, high: 10)] },
+    "maker": { $0.maker = MakerRule(leg: 0, queue: .riskAverse) },
+    "makerFees": { $0.makerFees[0] = 0 },
   ]
 
   /// The parameters only `price` reads.
-  static let priceOnly: Set<String> = ["notional", "fees", "slippageBps"]
+  static let priceOnly: Set<String> = ["notional", "fees", "makerFees", "slippageBps"]
 
   @Test("every parameter has a change above, so that a new one must be classed as deciding or price-only")
   func everyParameterClassed() {
@@ -56,6 +59,21 @@ struct DecisionKeyTests {
     change(&changed)
     #expect(changed != Self.base, "the change must change the parameters")
     #expect((changed.decisionKey != Self.base.decisionKey) == !Self.priceOnly.contains(name), "\(name)")
+  }
+
+  @Test("each part of the maker rule decides: its leg, its queue model and power, its timeout")
+  func makerRule() {
+    var base = Self.base
+    base.maker = MakerRule(leg: 0, queue: .probabilistic(power: 2), timeout: 1_000_000)
+    let changes: [MakerRule] = [
+      MakerRule(leg: 1, queue: .probabilistic(power: 2), timeout: 1_000_000), MakerRule(leg: 0, queue: .riskAverse, timeout: 1_000_000),
+      MakerRule(leg: 0, queue: .probabilistic(power: 3), timeout: 1_000_000), MakerRule(leg: 0, queue: .probabilistic(power: 2), timeout: nil),
+    ]
+    for rule in changes {
+      var changed = base
+      changed.maker = rule
+      #expect(changed.decisionKey != base.decisionKey)
+    }
   }
 
   @Test("mode carry: the contract size only prices; a carry and a convergence run never share a key")
