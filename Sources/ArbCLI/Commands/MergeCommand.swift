@@ -18,7 +18,7 @@ struct MergeCommand: Command {
     from the path its sidecar records (as given to arbkit sweep --pnl-matrix), into the
     matrix the unsharded sweep writes.
 
-    Joins the partial results of `arbkit premium|basis … --shard I/N --out PARTIAL`
+    Joins the partial results of `arbkit premium|basis|kimchi … --shard I/N --out PARTIAL`
     (every shard once, of the same command, arguments and unchanged stores) and prints
     and writes what the unsharded run prints and writes, byte for byte: the shards'
     points are analysed in order, in the unsharded run's chunks.
@@ -35,7 +35,7 @@ struct MergeCommand: Command {
   let out: String?
   let pnlMatrix: String?
   let format: OutputFormat?
-  /// The inputs are partials of `premium|basis --shard`, not sweep shards.
+  /// The inputs are partials of `premium|basis|kimchi --shard`, not sweep shards.
   let partials: Bool
 
   init(arguments: [String]) throws(UsageError) {
@@ -51,14 +51,14 @@ struct MergeCommand: Command {
     if partials {
       // A missing input is left to the check of the run's files (exit 66).
       if let sweep = zip(inputs, kinds).first(where: { path, partial in !partial && FileManager.default.fileExists(atPath: path) }) {
-        throw UsageError("\(sweep.0) is not a partial of arbkit premium|basis --shard, \(inputs[kinds.firstIndex(of: true)!]) is")
+        throw UsageError("\(sweep.0) is not a partial of arbkit premium|basis|kimchi --shard, \(inputs[kinds.firstIndex(of: true)!]) is")
       }
       if out != nil || pnlMatrix != nil {
-        throw UsageError("partials of arbkit premium|basis --shard merge to stdout: --out and --pnl-matrix are for sweep shards")
+        throw UsageError("partials of arbkit premium|basis|kimchi --shard merge to stdout: --out and --pnl-matrix are for sweep shards")
       }
     } else {
       if out == nil && inputs.allSatisfy(FileManager.default.fileExists) { throw UsageError("--out PATH is required") }
-      if format != nil { throw UsageError("--format is for partials of arbkit premium|basis --shard; a sweep merges to the CSV --out") }
+      if format != nil { throw UsageError("--format is for partials of arbkit premium|basis|kimchi --shard; a sweep merges to the CSV --out") }
     }
   }
 
@@ -70,6 +70,7 @@ struct MergeCommand: Command {
         switch meta.command {
         case PremiumCommand.name: try? PremiumCommand(arguments: meta.arguments).series?.path
         case BasisCommand.name: try? BasisCommand(arguments: meta.arguments).series?.path
+        case KimchiCommand.name: try? KimchiCommand(arguments: meta.arguments).series?.path
         default: nil
         }
       }
@@ -88,6 +89,7 @@ struct MergeCommand: Command {
       switch set.first.command {
       case PremiumCommand.name: return try PremiumCommand.merge(set, format: format, terminal: &terminal)
       case BasisCommand.name: return try BasisCommand.merge(set, format: format, terminal: &terminal)
+      case KimchiCommand.name: return try KimchiCommand.merge(set, format: format, terminal: &terminal)
       default: throw PartialError(path: inputs[0], reason: "a partial of arbkit \(set.first.command), which this arbkit does not merge")
       }
     }
