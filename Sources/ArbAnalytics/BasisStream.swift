@@ -24,7 +24,7 @@ public struct BasisChunk: @unchecked Sendable {
 public final class BasisStream {
   public let expiry: Int64?
   /// The alignment: points, valid points, and the rows and times read of each leg.
-  public let alignment: PremiumStream
+  public let alignment: any PremiumPoints
   /// Valid points at or after the expiry so far.
   public private(set) var pointsAfterExpiry = 0
   private let basis = Scratch<Double>(), open = Scratch<Double>(), close = Scratch<Double>(), annualised = Scratch<Double>()
@@ -35,13 +35,21 @@ public final class BasisStream {
   ///
   /// - Throws: `AlignmentError` (`.time` when the expiry is further from the first point
   ///   than a duration holds, at the first chunk), or what a leg's stream throws.
-  public init(
+  public convenience init(
     derivative: any QuoteStream, reference: any QuoteStream, expiry: Int64?, options: AlignmentOptions = AlignmentOptions(),
     chunkPoints: Int = 1 << 16, legChunkRows: Int = 1 << 16
   ) throws {
-    self.expiry = expiry
-    alignment = try PremiumStream(
-      legs: [derivative, reference], options: options, chunkPoints: chunkPoints, legChunkRows: legChunkRows, keepQuotes: true)
+    self.init(
+      alignment: try PremiumStream(
+        legs: [derivative, reference], options: options, chunkPoints: chunkPoints, legChunkRows: legChunkRows, keepQuotes: true),
+      expiry: expiry)
+  }
+
+  /// The basis of the points of `alignment`: of the derivative over the reference, their
+  /// quotes kept (`PremiumStream(…, keepQuotes: true)`, or a replay of its points).
+  public init(alignment: any PremiumPoints, expiry: Int64?) {
+    precondition(alignment.legCount == 2, "a basis aligns two legs")
+    (self.alignment, self.expiry) = (alignment, expiry)
   }
 
   /// The next chunk of points, `nil` after the last.

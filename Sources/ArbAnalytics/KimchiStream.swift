@@ -24,7 +24,7 @@ public struct KimchiChunk: @unchecked Sendable {
 public final class KimchiStream {
   /// The alignment of the KRW, USD, FX (and USDT-USD) legs: points, valid points, and
   /// the rows and times read of each leg.
-  public let alignment: PremiumStream
+  public let alignment: any PremiumPoints
   /// Points so far where the FX leg had no rate yet or one older than its limit.
   public private(set) var fxStalePoints = 0
   private let fxLimit: Int64
@@ -35,17 +35,32 @@ public final class KimchiStream {
   ///
   /// - Parameter fxMaxStale: staleness limit of `fx` (µs), `nil` for none.
   /// - Throws: `AlignmentError`, or what a leg's stream throws.
-  public init(
+  public convenience init(
     krw: any QuoteStream, usd: any QuoteStream, fx: any QuoteStream, usdtUSD: (any QuoteStream)? = nil,
     options: AlignmentOptions = AlignmentOptions(), fxMaxStale: Int64? = nil, chunkPoints: Int = 1 << 16, legChunkRows: Int = 1 << 16
   ) throws {
+    self.init(
+      alignment: try PremiumStream(
+        legs: [krw, usd, fx] + (usdtUSD.map { [$0] } ?? []), options: Self.options(options, fxMaxStale: fxMaxStale), chunkPoints: chunkPoints,
+        legChunkRows: legChunkRows, keepQuotes: true),
+      fxMaxStale: fxMaxStale)
+  }
+
+  /// The premium of the points of `alignment`: of the KRW, USD, FX (and USDT-USD) legs
+  /// aligned with `options(_:fxMaxStale:)`, their quotes kept (`PremiumStream(…,
+  /// keepQuotes: true)`, or a replay of its points).
+  public init(alignment: any PremiumPoints, fxMaxStale: Int64?) {
+    precondition((3...4).contains(alignment.legCount), "a kimchi premium aligns three or four legs")
+    self.alignment = alignment
+    fxLimit = fxMaxStale ?? .max
+    usdt = alignment.legCount == 4
+  }
+
+  /// `options` with the FX leg's staleness limit `fxMaxStale` (µs, `nil` for none).
+  public static func options(_ options: AlignmentOptions, fxMaxStale: Int64?) -> AlignmentOptions {
     var legOptions = options
     legOptions.legMaxStale = [nil, nil, fxMaxStale ?? .max]
-    fxLimit = fxMaxStale ?? .max
-    usdt = usdtUSD != nil
-    alignment = try PremiumStream(
-      legs: [krw, usd, fx] + (usdtUSD.map { [$0] } ?? []), options: legOptions, chunkPoints: chunkPoints, legChunkRows: legChunkRows,
-      keepQuotes: true)
+    return legOptions
   }
 
   /// The next chunk of points, `nil` after the last.

@@ -43,6 +43,22 @@ public struct PremiumChunk: @unchecked Sendable {
   }
 }
 
+/// Where the points of a premium series come from, a chunk at a time, and what was
+/// read to make them: the alignment of legs (`PremiumStream`), or the replay of the
+/// points shards made of it.
+public protocol PremiumPoints: AnyObject {
+  var legCount: Int { get }
+  /// Quotes read, and the first and last quote time, of each leg so far.
+  var legRows: [Int] { get }
+  var legFirstTime: [Int64?] { get }
+  var legLastTime: [Int64?] { get }
+  /// Points produced so far, and the valid ones among them.
+  var points: Int { get }
+  var validPoints: Int { get }
+  /// The next chunk of points, `nil` after the last.
+  func next() throws -> PremiumChunk?
+}
+
 /// The premium series of legs read as streams: the as-of merge of `PremiumSeries`
 /// (`docs/definitions.md`, "Alignment") walked over bounded chunks of each leg, so that
 /// memory depends on the chunk size and the number of legs, not on the length of the
@@ -54,7 +70,7 @@ public struct PremiumChunk: @unchecked Sendable {
 /// at the first chunk, times spanning more than an `Int64` as they are read, a grid past
 /// `TimeArithmetic.gridPointLimit` points as it is walked, and legs that never overlap
 /// when the last leg ends (before the caller has the last chunk).
-public final class PremiumStream {
+public final class PremiumStream: PremiumPoints {
   public let legCount: Int
   /// Quotes read, and the first and last quote time, of each leg so far.
   public private(set) var legRows: [Int]

@@ -64,18 +64,54 @@ public struct BasisStudy {
   /// With funding rates: the carry per window.
   public let carry: FundingCarry?
 
-  /// The study of the derivative (a `perp` or a `future`, as `derivativeName` says; its
-  /// canonical instrument tells a linear from an inverse settlement) over the reference,
-  /// with the mark and index premiums of `priced` legs and the carry of `funding`,
-  /// aligned by `alignment`, streamed `chunkPoints` points at a time. `open(leg)` opens a
-  /// leg as a new stream, as often as the passes ask; `each` sees every chunk of the
-  /// basis, `eachReference(r, chunk)` every chunk of reference premium `r`.
+  /// A pass of the study over its price legs: an alignment of two of them.
+  public enum Pass: Sendable, Hashable {
+    /// The derivative over the reference, their quotes kept (the basis).
+    case basis
+    /// A premium between reference prices: `a` over `b`.
+    case reference(Leg, Leg)
+
+    /// The two legs it aligns.
+    public var legs: [Leg] {
+      switch self {
+      case .basis: [.derivative, .reference]
+      case .reference(let a, let b): [a, b]
+      }
+    }
+  }
+
+  /// The passes of a study of the derivative (`derivativeName`) with the mark and index
+  /// premiums of `priced` legs, in the order they are made, and each reference
+  /// premium's name.
+  public static func passes(priced: [Leg], derivativeName: String) -> [(pass: Pass, name: String?)] {
+    [(.basis, nil)] + (priced.count == 2 ? [(.reference(priced[0], priced[1]), "mark over index")] : [])
+      + priced.map { (.reference(.derivative, $0), "\(derivativeName) over \($0 == .mark ? "mark" : "index")") }
+  }
+
+  /// The alignment `pass` makes of the legs `open` opens, `chunkPoints` points at a time.
+  /// - Parameter checksOverlap: as `PremiumStream`: `false` for a shard's days.
+  /// - Throws: what `PremiumStream` or `open` throws.
+  public static func align(
+    _ pass: Pass, open: (Leg) throws -> any QuoteStream, alignment: AlignmentOptions, chunkPoints: Int, checksOverlap: Bool = true
+  ) throws -> PremiumStream {
+    try PremiumStream(
+      legs: try pass.legs.map(open), options: alignment, chunkPoints: chunkPoints, legChunkRows: chunkPoints, keepQuotes: pass == .basis,
+      checksOverlap: checksOverlap)
+  }
+
+  /// The study of the derivative `derivative` (a `perp` or a `future`, as `derivativeName`
+  /// says; its canonical instrument tells a linear from an inverse settlement) over the
+  /// reference, with the mark and index premiums of `priced` legs and the carry of
+  /// `funding`, `chunkPoints` points at a time. `points(pass)` gives the points of each
+  /// of `passes(priced:derivativeName:)` (`align`, or a replay of shards' points);
+  /// `mids(times)` the perpetual's mid as of each funding event; `each` sees every chunk
+  /// of the basis, `eachReference(r, chunk)` every chunk of reference premium `r`.
   ///
   /// - Throws: `AlignmentError`, `TimeError` for times that cannot be aligned or
-  ///   windowed, `SpillError`, what `open`, a leg's stream or a callback throws.
+  ///   windowed, `SpillError`, what `points`, `mids` or a callback throws.
   public init(
-    open: (Leg) throws -> any QuoteStream, priced: [Leg], derivativeName: String, canonical: CanonicalInstrument?, expiry: Int64?,
-    alignment: AlignmentOptions, bands: BandOptions, chunkPoints: Int = 1 << 16, funding: Funding?,
+    points pointsOf: (Pass) throws -> any PremiumPoints, mids: ([Int64]) throws -> [Double], priced: [Leg], derivative: Instrument, derivativeName: String,
+    canonical: CanonicalInstrument?, expiry: Int64?, bands: BandOptions, chunkPoints: Int = 1 << 16, funding: Funding?,
     each: (BasisChunk) throws -> Void = { _ in }, eachReference: (Int, PremiumChunk) throws -> Void = { _, _ in }
   ) throws {
     // The values kept for the quantiles stay in memory up to 16 chunks' worth.
@@ -89,10 +125,7 @@ public struct BasisStudy {
     let events = funding.map { FundingEvents($0.rates, tickerInterval: $0.tickerInterval) }
     var edges = events.flatMap { events in funding.map { CarryEdges(events: events, window: $0.window) } }
 
-    let derivative = try open(.derivative)
-    let stream = try BasisStream(
-      derivative: derivative, reference: try open(.reference), expiry: expiry, options: alignment, chunkPoints: chunkPoints,
-      legChunkRows: chunkPoints)
+    let stream = BasisStream(alignment: try pointsOf(.basis), expiry: expiry)
     // Basis, open and close share their points; the annualised basis is valid before the expiry only.
     let columns = SignedSummaryStream(columns: 3, options: bands, spillMemoryLimit: limit)
     let annualised = expiry.map { _ in SignedSummaryStream(columns: 1, options: bands, spillMemoryLimit: limit) }
@@ -113,12 +146,10 @@ public struct BasisStudy {
     let (summary, yearly) = (try columns.finish(), try annualised?.finish())
     summaries = Summaries(basis: summary[0], open: summary[1], close: summary[2], annualised: yearly?[0])
 
-    let pairs: [(String, Leg, Leg)] =
-      (priced.count == 2 ? [("mark over index", priced[0], priced[1])] : [])
-      + priced.map { ("\(derivativeName) over \($0 == .mark ? "mark" : "index")", .derivative, $0) }
     var references: [Reference] = []
-    for (r, (name, a, b)) in pairs.enumerated() {
-      let premium = try PremiumStream(legs: [try open(a), try open(b)], options: alignment, chunkPoints: chunkPoints, legChunkRows: chunkPoints)
+    for (r, (pass, name)) in Self.passes(priced: priced, derivativeName: derivativeName).dropFirst().enumerated() {
+      guard case .reference(let a, let b) = pass, let name else { preconditionFailure("the passes after the first are reference premiums") }
+      let premium = try pointsOf(pass)
       let summary = SignedSummaryStream(columns: 1, options: bands, spillMemoryLimit: limit)
       while let chunk = try premium.next() {
         try summary.add([chunk.mid], valid: chunk.valid, time: chunk.time, duration: chunk.duration)
@@ -140,11 +171,11 @@ public struct BasisStudy {
       try FundingCarry.checkRange(funding: fundingRange, basis: basisRange, interval: funding.tickerInterval, window: funding.window)
       try FundingCarry.checkRange(funding: fundingRange, basis: basisRange, interval: events.interval, window: funding.window)
     }
-    // The perpetual's mid at each funding event, on one more pass over it.
-    let mids = Dictionary(try zip(events.time, FundingCarry.mids(try open(.derivative), asOf: events.time)).map { ($0, $1) }) { first, _ in first }
-    let inverse = canonical?.kind.isInverse ?? (derivative.instrument.market == .inverse)
+    // The perpetual's mid at each funding event (one more pass over it, or what shards kept of it).
+    let perpMids = Dictionary(try zip(events.time, mids(events.time)).map { ($0, $1) }) { first, _ in first }
+    let inverse = canonical?.kind.isInverse ?? (derivative.market == .inverse)
     carry = FundingCarry(
       events: events, basisSpan: edges.span, settlement: inverse ? .inverse(contractSize: canonical?.contractSize) : .linear,
-      window: funding.window, basisAsOf: { edges.basis(asOf: $0) }, perpMid: { mids[$0] ?? .nan })
+      window: funding.window, basisAsOf: { edges.basis(asOf: $0) }, perpMid: { perpMids[$0] ?? .nan })
   }
 }

@@ -38,26 +38,57 @@ public struct KimchiStudy {
   /// With two or more KRW markets.
   public let board: Board?
 
-  /// The study of `krwCount` KRW markets over a USD market through an FX rate (an FX
+  /// A pass of the study: an alignment of some of its legs `[KRW…, USD, FX, USDT-USD]`.
+  public enum Pass: Sendable, Hashable {
+    /// KRW market `v` with the USD, FX (and USDT-USD) legs, their quotes kept.
+    case venue(Int)
+    /// The KRW markets together (the premium among them).
+    case board
+  }
+
+  /// The passes of a study of `krwCount` KRW markets, in the order they are made.
+  public static func passes(krwCount: Int) -> [Pass] { (0..<krwCount).map(Pass.venue) + (krwCount >= 2 ? [.board] : []) }
+
+  /// The legs `pass` aligns, of `[KRW…, USD, FX, USDT-USD]` (the last with `usdtUSD`).
+  public static func legs(_ pass: Pass, krwCount: Int, usdtUSD: Bool) -> [Int] {
+    switch pass {
+    case .venue(let v): [v, krwCount, krwCount + 1] + (usdtUSD ? [krwCount + 2] : [])
+    case .board: Array(0..<krwCount)
+    }
+  }
+
+  /// The alignment `pass` makes of the legs `open(k)` opens, `chunkPoints` points at a
+  /// time: a KRW market's with the FX leg at most `fxMaxStale` µs old.
+  /// - Parameter checksOverlap: as `PremiumStream`: `false` for a shard's days.
+  /// - Throws: what `PremiumStream` or `open` throws.
+  public static func align(
+    _ pass: Pass, krwCount: Int, usdtUSD: Bool, open: (Int) throws -> any QuoteStream, alignment: AlignmentOptions, fxMaxStale: Int64,
+    chunkPoints: Int, checksOverlap: Bool = true
+  ) throws -> PremiumStream {
+    let venue = pass != .board
+    return try PremiumStream(
+      legs: try legs(pass, krwCount: krwCount, usdtUSD: usdtUSD).map(open),
+      options: venue ? KimchiStream.options(alignment, fxMaxStale: fxMaxStale) : alignment, chunkPoints: chunkPoints, legChunkRows: chunkPoints,
+      keepQuotes: venue, checksOverlap: checksOverlap)
+  }
+
+  /// The study of the KRW markets `names` over a USD market through an FX rate (an FX
   /// series or a USDT-KRW market; at most `fxMaxStale` µs old), with a USDT-USD market
-  /// valuing USDT in USD when `usdtUSD`. `open(k)` opens leg `k` of `[KRW…, USD, FX,
-  /// USDT-USD]` as a new stream, as often as the passes ask; `each(v, chunk)` sees every
-  /// chunk of KRW market `v`'s premium.
+  /// valuing USDT in USD when `usdtUSD`. `points(pass)` gives the points of each of
+  /// `passes(krwCount:)` (`align`, or a replay of shards' points); `each(v, chunk)` sees
+  /// every chunk of KRW market `v`'s premium.
   ///
   /// - Throws: `AlignmentError`, `TimeError` for legs that cannot be aligned,
-  ///   `SpillError`, what `open`, a leg's stream or `each` throws.
+  ///   `SpillError`, what `points` or `each` throws.
   public init(
-    krwCount: Int, usdtUSD: Bool, open: (Int) throws -> any QuoteStream, alignment: AlignmentOptions, bands: BandOptions, fxMaxStale: Int64,
+    names: [String], usdtUSD: Bool, points pointsOf: (Pass) throws -> any PremiumPoints, bands: BandOptions, fxMaxStale: Int64,
     chunkPoints: Int = 1 << 16, each: (Int, KimchiChunk) throws -> Void = { _, _ in }
   ) throws {
     // The values kept for the quantiles stay in memory up to 16 chunks' worth.
     let limit = max(1 << 16, 16 * chunkPoints)
     var venues: [Venue] = []
-    for v in 0..<krwCount {
-      let krw = try open(v)
-      let stream = try KimchiStream(
-        krw: krw, usd: try open(krwCount), fx: try open(krwCount + 1), usdtUSD: usdtUSD ? try open(krwCount + 2) : nil, options: alignment,
-        fxMaxStale: fxMaxStale, chunkPoints: chunkPoints, legChunkRows: chunkPoints)
+    for (v, name) in names.enumerated() {
+      let stream = KimchiStream(alignment: try pointsOf(.venue(v)), fxMaxStale: fxMaxStale)
       // The premium, the USDT term and the premium in USD share their points.
       let columns = SignedSummaryStream(columns: usdtUSD ? 3 : 1, options: bands, spillMemoryLimit: limit)
       while let chunk = try stream.next() {
@@ -69,17 +100,17 @@ public struct KimchiStudy {
       let aligned = stream.alignment
       venues.append(
         Venue(
-          name: krw.instrument.description, points: aligned.points, validPoints: aligned.validPoints, fxStalePoints: stream.fxStalePoints,
+          name: name, points: aligned.points, validPoints: aligned.validPoints, fxStalePoints: stream.fxStalePoints,
           premium: summaries[0], usdtTerm: usdtUSD ? summaries[1] : nil, premiumUSD: usdtUSD ? summaries[2] : nil, legRows: aligned.legRows,
           legFirstTime: aligned.legFirstTime, legLastTime: aligned.legLastTime))
     }
     self.venues = venues
-    guard krwCount >= 2 else {
+    guard names.count >= 2 else {
       board = nil
       return
     }
-    let premium = try PremiumStream(legs: try (0..<krwCount).map(open), options: alignment, chunkPoints: chunkPoints, legChunkRows: chunkPoints)
-    let analyzer = PremiumAnalyzer(legCount: krwCount, maxPremium: premium.maxPremium, options: bands, spillMemoryLimit: limit)
+    let premium = try pointsOf(.board)
+    let analyzer = PremiumAnalyzer(legCount: names.count, maxPremium: names.count > 2, options: bands, spillMemoryLimit: limit)
     while let chunk = try premium.next() { try analyzer.add(chunk) }
     board = Board(points: premium.points, validPoints: premium.validPoints, analysis: try analyzer.finish())
   }

@@ -9,16 +9,19 @@ import Testing
 /// grids, and two or three legs; and the merge refuses what does not add up.
 @Suite("arbkit premium, sharded by days")
 struct ShardedPremiumTests {
-  /// Runs `premium` unsharded and as `shards` shards merged; expects the same exit, stdout and stderr.
-  static func expectMergeEqualsWhole(_ arguments: [String], shards: Int, in folder: TemporaryFolder, sourceLocation: SourceLocation = #_sourceLocation) {
-    let whole = arbkit(["premium"] + arguments)
+  /// Runs `command` (`premium`, `basis`) unsharded and as `shards` shards merged;
+  /// expects the same exit, stdout and stderr, and the same `--series` file.
+  static func expectMergeEqualsWhole(
+    _ arguments: [String], command: String = "premium", shards: Int, in folder: TemporaryFolder, sourceLocation: SourceLocation = #_sourceLocation
+  ) {
+    let whole = arbkit([command] + arguments)
     #expect(whole.code == .success, "\(whole.errors)", sourceLocation: sourceLocation)
     // A `--series` file is written by the merge to the same path: the unsharded one is moved aside.
     let series = arguments.firstIndex(of: "--series").map { arguments[$0 + 1] }
     if let series { #expect(rename(series, series + ".whole") == 0, sourceLocation: sourceLocation) }
     let partials = (1...shards).map { folder.path + "/part-\($0)-of-\(shards)" }
     for (k, partial) in partials.enumerated() {
-      let run = arbkit(["premium"] + arguments + ["--shard", "\(k + 1)/\(shards)", "--out", partial])
+      let run = arbkit([command] + arguments + ["--shard", "\(k + 1)/\(shards)", "--out", partial])
       #expect(run.code == .success && run.output.isEmpty, "shard \(k + 1)/\(shards): \(run.errors)", sourceLocation: sourceLocation)
     }
     // The order the partials are given in does not matter.
@@ -131,16 +134,22 @@ struct ShardedPremiumTests {
     // Points no shard can make: a leg index out of range, a duration that does not lead to the next point.
     let firstRecord = Int(bytes[8..<16].withUnsafeBytes { $0.loadUnaligned(as: Int64.self) })
     var badLeg = bytes
-    badLeg[8 + 8 + 35 * firstRecord] = 2  // the first point's `top`, of 2 legs
+    badLeg[8 + 16 + 35 * firstRecord] = 2  // the first point's `top`, of 2 legs
     try badLeg.write(to: URL(fileURLWithPath: part("badleg")))
     run = arbkit("merge", part("p1"), part("badleg"), part("p3"))
     #expect(run.code == .dataError && run.errors.contains("badleg: error: a point's top leg is 2, of 2 legs"), "\(run.errors)")
     var badDuration = bytes
-    badDuration[8 + 8 + 8 * firstRecord] ^= 0x01  // the first point's duration, one µs off
+    badDuration[8 + 16 + 8 * firstRecord] ^= 0x01  // the first point's duration, one µs off
     try badDuration.write(to: URL(fileURLWithPath: part("badduration")))
     run = arbkit("merge", part("p1"), part("badduration"), part("p3"))
     #expect(run.code == .dataError && run.errors.contains("does not follow the one at"), "\(run.errors)")
     #expect(firstRecord > 1)
+    // A partial of the first layout, of one section and no section numbers: made again.
+    var older = bytes
+    older[7] = UInt8(ascii: "1")
+    try older.write(to: URL(fileURLWithPath: part("older")))
+    run = arbkit("merge", part("p1"), part("older"), part("p3"))
+    #expect(run.code == .dataError && run.errors.contains("a partial of layout ARBKPPT1, this arbkit reads ARBKPPT2: make the shards again"), "\(run.errors)")
     // A leg's quotes in the metadata that do not add up to the store's.
     var rows = bytes
     let key = Array("\"rows\":".utf8)

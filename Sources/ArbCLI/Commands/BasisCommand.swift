@@ -41,6 +41,7 @@ struct BasisCommand: Command {
       ("--series PATH", "also write the basis as CSV: ts_us,basis_pct,open_pct,close_pct (annualised_pct with an expiry), "
         + "then one column per pair of --mark/--index (mark_over_index_pct, perp_over_mark_pct, …); empty where invalid"),
       TableOutput.help,
+    ] + ShardFlags.help(series: "the merge writes --series") + [
       ("--chunk-rows N", "points, and quotes per leg, worked on at a time (default 65536): memory grows with it, not with the history"),
       ("--format table|json", "output (default table)"),
     ]))
@@ -61,17 +62,21 @@ struct BasisCommand: Command {
   let analysis: AnalysisFlags
   /// `--size` and `--offset`.
   let execution: ExecutionFlags
-  let format: OutputFormat
+  var format: OutputFormat
   let ingest: IngestFlags
   /// `--series`: where the per-point basis goes.
   let series: TableOutput?
   let chunkRows: Int
+  /// `--shard I/N --out PATH`: the shard made, and where its partial result goes.
+  let shard: ShardFlags?
+  /// The arguments without `--shard` and `--out`: what every shard of one run shares.
+  let sharedArguments: [String]
 
   init(arguments: [String]) throws(UsageError) {
     let cursor = ArgumentCursor(
       arguments,
-      flags: Self.legFlags + ["--expiry", "--window", "--funding-interval", "--format", "--series", TableOutput.flag, "--chunk-rows"] + AnalysisFlags.flags
-        + ExecutionFlags.flags
+      flags: Self.legFlags + ["--expiry", "--window", "--funding-interval", "--format", "--series", TableOutput.flag, "--chunk-rows"] + ShardFlags.flags
+        + AnalysisFlags.flags + ExecutionFlags.flags
         + IngestFlags.flags,
       switches: IngestFlags.switches)
     try cursor.validate()
@@ -122,6 +127,8 @@ struct BasisCommand: Command {
     if format == .csv { throw UsageError("invalid value for '--format', expected table or json, was 'csv'") }
     self.series = try TableOutput.parse(cursor, flags: ["--series"])[0]
     chunkRows = try cursor.chunkRows()
+    shard = try ShardFlags.parse(cursor, refusing: [("--size", execution.size != nil), ("--offset", !execution.offsets.isEmpty)])
+    sharedArguments = ShardFlags.shared(arguments)
   }
 
   /// `YYYY-MM-DD` (at 08:00 UTC) or an ISO-8601 time.
@@ -136,51 +143,93 @@ struct BasisCommand: Command {
     }
   }
 
-  var files: RunFiles { ingest.files(inputs: [spot, perp, future, funding, mark, index].compactMap { $0 }.flatMap(\.paths), outputs: [series?.path]) }
+  /// With `--shard`, `--series` is written by the merge, not by the shard.
+  var files: RunFiles {
+    ingest.files(inputs: [spot, perp, future, funding, mark, index].compactMap { $0 }.flatMap(\.paths), outputs: [shard == nil ? series?.path : shard?.out])
+  }
+
+  /// The price legs present, by role (`derivative`, `reference`, `mark`, `index`), in
+  /// the order of `slots`.
+  var present: [(role: String, spec: LegSpec)] {
+    let roles: [(String, LegSpec?)] = [
+      ("derivative", future ?? perp), ("reference", future == nil || spot != nil ? spot : perp), ("mark", mark), ("index", index),
+    ]
+    return roles.compactMap { role, spec in spec.map { (role, $0) } }
+  }
+
+  /// The study's leg of each price leg present.
+  var slots: [BasisStudy.Leg] { [.derivative, .reference] + [mark.map { _ in .mark }, index.map { _ in .index }].compactMap { $0 } }
 
   /// Streams every price leg: the basis of the derivative over the reference a chunk at
   /// a time, each reference premium on a pass of its own, the perpetual once more for its
   /// mid at the funding events; the funding rates are read whole. With `--size` the two
   /// legs are read whole too (the books' walk is computed in memory).
   func run(_ terminal: inout Terminal) throws -> ExitCode {
-    let roles: [(String, LegSpec?)] = [
-      ("derivative", future ?? perp), ("reference", future == nil || spot != nil ? spot : perp), ("mark", mark), ("index", index),
-    ]
-    let present = roles.compactMap { role, spec in spec.map { (role, $0) } }
+    if let shard { return try runShard(shard, terminal: terminal) }
+    let present = present
     let fundingLeg = try funding.map { spec in try LoadedLegs.load([spec], options: ingest.options, specOverrides: ingest.specOverrides)[0] }
-    let first = try StreamedLegs.open(present.map(\.1), ingest: ingest, whole: execution.size != nil, chunkRows: chunkRows)
+    let first = try StreamedLegs.open(present.map(\.spec), ingest: ingest, whole: execution.size != nil, chunkRows: chunkRows)
     defer {
       first.warn(&terminal)
       for report in fundingLeg?.reports ?? [] { IngestSummary.warn(report, terminal: &terminal) }
     }
     let progress = Progress(total: nil, unit: "quotes", show: Progress.onTerminal(terminal), every: 0.2)
     defer { progress.finish() }
-    var canonical: [CanonicalInstrument?] = []
-    let checked =
-      present.indices.map { (present[$0], first.legs[$0].stream.field, first.legs[$0].instrument) }
-      + (fundingLeg.map { [(("funding", funding!), $0.series.field, $0.series.instrument)] } ?? [])
-    for ((role, spec), field, instrument) in checked {
-      // A file read without #FIELD may hold another field than the one named by default.
-      if field.isRate != (role == "funding") || field == .premiumIndex {
-        throw UsageError(
-          "\(spec.paths[0]) holds a \(field.rawValue) series, not what --\(role == "derivative" ? (future != nil ? "future" : "perp") : role) needs")
-      }
-      do { canonical.append(try ingest.options.registry.canonical(ofLeg: instrument)) } catch {
-        throw RegistryError(message: "\(spec.paths[0]): error: \(error)")
-      }
-    }
+    let canonical = try checked(
+      present.indices.map { (first.legs[$0].stream.field, first.legs[$0].instrument) } + (fundingLeg.map { [($0.series.field, $0.series.instrument)] } ?? []))
     // Offsets move the price legs; funding times are settlement instants.
     try execution.checkOffsets(venues: first.legs.map(\.instrument.venue))
     let passes = LegPasses(
-      first, specs: present.map(\.1), ingest: ingest, chunkRows: chunkRows, offsets: execution.offsets,
+      first, specs: present.map(\.spec), ingest: ingest, chunkRows: chunkRows, offsets: execution.offsets,
       progress: Progress.onTerminal(terminal) ? progress : nil)
-    let micros = passes.micros
+    let slots = slots
+    let open = { (leg: BasisStudy.Leg) in try passes.open(slots.firstIndex(of: leg)!) }
+    return try analyse(
+      points: { try BasisStudy.align($0, open: open, alignment: analysis.alignment, chunkPoints: chunkRows) },
+      mids: { try FundingCarry.mids(try open(.derivative), asOf: $0) }, legs: first.legs.map { ($0.stream, $0.instrument) }, micros: passes.micros,
+      canonical: canonical, funding: fundingLeg?.series, progress: progress, terminal: &terminal
+    ) {
+      try first.whole.map { whole in
+        let legs = try execution.shifted(Array(whole.prefix(2)))
+        try ExecutionFlags.refuseContractBooks([(legs[0], canonical[0]), (legs[1], canonical[1])])
+        return try SizedBasisStudy(size: execution.size!, derivative: legs[0], reference: legs[1], alignment: analysis.alignment, bands: analysis.bands)
+      }
+    }
+  }
+
+  /// The canonical instrument of each leg (the price legs present, then the funding
+  /// rates) of the `field` and `instrument` it was read with.
+  /// - Throws: `UsageError` for a leg whose field is not its role's; `RegistryError`.
+  func checked(_ legs: [(field: SeriesField, instrument: Instrument)]) throws -> [CanonicalInstrument?] {
+    let specs = present + (funding.map { [("funding", $0)] } ?? [])
+    return try zip(specs, legs).map { named, leg in
+      let (role, spec) = named
+      // A file read without #FIELD may hold another field than the one named by default.
+      if leg.field.isRate != (role == "funding") || leg.field == .premiumIndex {
+        throw UsageError(
+          "\(spec.paths[0]) holds a \(leg.field.rawValue) series, not what --\(role == "derivative" ? (future != nil ? "future" : "perp") : role) needs")
+      }
+      do { return try ingest.options.registry.canonical(ofLeg: leg.instrument) } catch {
+        throw RegistryError(message: "\(spec.paths[0]): error: \(error)")
+      }
+    }
+  }
+
+  /// Studies the passes `points` gives over the price `legs` (each read `micros` later
+  /// than its times say), with the perpetual's `mids` at funding events and the
+  /// `funding` rates, and prints the result; `sized` is the study at `--size`.
+  func analyse(
+    points: (BasisStudy.Pass) throws -> any PremiumPoints, mids: ([Int64]) throws -> [Double], legs: [(stream: any QuoteStream, instrument: Instrument)],
+    micros: [Int64], canonical: [CanonicalInstrument?], funding fundingSeries: QuoteSeries?, progress: Progress, terminal: inout Terminal,
+    sized: () throws -> SizedBasisStudy?
+  ) throws -> ExitCode {
+    let present = present
     var expiry = self.expiry
     if future != nil && expiry == nil {
-      guard let day = canonical[0]?.expiry else { throw UsageError("no expiry known for \(first.legs[0].instrument): name it with --expiry") }
+      guard let day = canonical[0]?.expiry else { throw UsageError("no expiry known for \(legs[0].instrument): name it with --expiry") }
       expiry = BasisSeries.expiry(day)
     }
-    let slots: [BasisStudy.Leg] = [.derivative, .reference] + [mark.map { _ in .mark }, index.map { _ in .index }].compactMap { $0 }
+    let slots = slots
     let options = analysis.alignment
     let pairNames =
       (mark != nil && index != nil ? ["mark_over_index_pct"] : [])
@@ -193,10 +242,9 @@ struct BasisCommand: Command {
     let keep = series != nil && !pairNames.isEmpty
     var kept: [[SeriesCSV.Column]] = Array(repeating: [], count: 4 + pairNames.count)
     let study = try BasisStudy(
-      open: { try passes.open(slots.firstIndex(of: $0)!) }, priced: Array(slots.dropFirst(2)), derivativeName: future != nil ? "future" : "perp",
-      canonical: canonical[0],
-      expiry: expiry, alignment: options, bands: analysis.bands, chunkPoints: chunkRows,
-      funding: fundingLeg.map { BasisStudy.Funding(rates: $0.series, tickerInterval: fundingInterval, window: window) },
+      points: points, mids: mids, priced: Array(slots.dropFirst(2)), derivative: legs[0].instrument, derivativeName: future != nil ? "future" : "perp",
+      canonical: canonical[0], expiry: expiry, bands: analysis.bands, chunkPoints: chunkRows,
+      funding: fundingSeries.map { BasisStudy.Funding(rates: $0, tickerInterval: fundingInterval, window: window) },
       each: { chunk in
         let columns = [(chunk.basis, chunk.valid), (chunk.open, chunk.valid), (chunk.close, chunk.valid), (chunk.annualised, chunk.beforeExpiry)]
         try rows?.append(time: chunk.time, columns: columns.map { PointRowsWriter.Column(values: $0.0, valid: $0.1) })
@@ -210,27 +258,22 @@ struct BasisCommand: Command {
         kept[4 + r].append(SeriesCSV.Column(pairNames[r], PremiumSeries(time: Array(chunk.time), valid: Array(chunk.valid), values: Array(chunk.mid))))
       })
     progress.finish()
-    let sized = try first.whole.map { whole in
-      let legs = try execution.shifted(Array(whole.prefix(2)))
-      try ExecutionFlags.refuseContractBooks([(legs[0], canonical[0]), (legs[1], canonical[1])])
-      return try SizedBasisStudy(size: execution.size!, derivative: legs[0], reference: legs[1], alignment: options, bands: analysis.bands)
-    }
+    let sized = try sized()
     // The legs as read: the price legs by their first pass (on their own clocks), the funding rates whole.
     var described = present.indices.map { k -> (String, LegSummary, CanonicalInstrument?) in
       let read = study.reads[slots[k]]!
-      let leg = first.legs[k]
       return (
-        present[k].0,
+        present[k].role,
         LegSummary(
-          leg.stream, instrument: leg.instrument, rows: read.rows, firstTime: read.firstTime.map { $0 - micros[k] },
+          legs[k].stream, instrument: legs[k].instrument, rows: read.rows, firstTime: read.firstTime.map { $0 - micros[k] },
           lastTime: read.lastTime.map { $0 - micros[k] }),
         canonical[k]
       )
     }
-    if let fundingLeg { described.insert(("funding", LegSummary(fundingLeg.series), canonical[present.count]), at: 2) }
+    if let fundingSeries { described.insert(("funding", LegSummary(fundingSeries), canonical[present.count]), at: 2) }
     let result = BasisResult(
       legs: described, kind: future == nil ? "spot-perp" : spot == nil ? "perp-future" : "spot-future", study: study,
-      carryUnit: Self.carryUnit(canonical[0], instrument: first.legs[0].instrument), alignment: options, bands: analysis.bands, sized: sized,
+      carryUnit: Self.carryUnit(canonical[0], instrument: legs[0].instrument), alignment: options, bands: analysis.bands, sized: sized,
       offsets: execution.offsets)
     // Every format prints the figures of the JSON: checked once, before anything is written.
     let json = try result.json.checkedFinite()

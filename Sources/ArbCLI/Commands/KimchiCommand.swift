@@ -34,6 +34,7 @@ struct KimchiCommand: Command {
       ExecutionFlags.offsetHelp,
       ("--series PATH", "also write the premiums as CSV: ts_us, then kimchi_pct_K per --krw leg K (and kimchi_usd_pct_K with --usdt-usd); empty where invalid"),
       TableOutput.help,
+    ] + ShardFlags.help(series: "the merge writes --series") + [
       ("--chunk-rows N", "points, and quotes per leg, worked on at a time (default 65536): memory grows with it, not with the history"),
       ("--format table|json", "output (default table)"),
     ]))
@@ -52,17 +53,21 @@ struct KimchiCommand: Command {
   let analysis: AnalysisFlags
   /// `--offset` (kimchi takes no `--size`).
   let execution: ExecutionFlags
-  let format: OutputFormat
+  var format: OutputFormat
   let ingest: IngestFlags
   /// `--series`: where the per-point premiums go.
   let series: TableOutput?
   let chunkRows: Int
+  /// `--shard I/N --out PATH`: the shard made, and where its partial result goes.
+  let shard: ShardFlags?
+  /// The arguments without `--shard` and `--out`: what every shard of one run shares.
+  let sharedArguments: [String]
 
   init(arguments: [String]) throws(UsageError) {
     let cursor = ArgumentCursor(
       arguments,
       flags: ["--krw", "--usd", "--fx", "--fx-market", "--usdt-usd", "--fx-max-stale", "--format", "--offset", "--series", TableOutput.flag, "--chunk-rows"]
-        + AnalysisFlags.flags
+        + ShardFlags.flags + AnalysisFlags.flags
         + IngestFlags.flags,
       switches: IngestFlags.switches)
     try cursor.validate()
@@ -106,27 +111,52 @@ struct KimchiCommand: Command {
     if format == .csv { throw UsageError("invalid value for '--format', expected table or json, was 'csv'") }
     series = try TableOutput.parse(cursor, flags: ["--series"])[0]
     chunkRows = try cursor.chunkRows()
+    shard = try ShardFlags.parse(cursor, refusing: [("--offset", !execution.offsets.isEmpty)])
+    sharedArguments = ShardFlags.shared(arguments)
   }
 
-  var files: RunFiles { ingest.files(inputs: (krw + [usd, fx] + [usdtUSD].compactMap { $0 }).flatMap(\.paths), outputs: [series?.path]) }
+  /// The legs: the KRW markets, the USD market, the FX leg, the USDT-USD market.
+  var specs: [LegSpec] { krw + [usd, fx] + (usdtUSD.map { [$0] } ?? []) }
+
+  /// With `--shard`, `--series` is written by the merge, not by the shard.
+  var files: RunFiles { ingest.files(inputs: specs.flatMap(\.paths), outputs: [shard == nil ? series?.path : shard?.out]) }
 
   /// Streams each KRW market's legs (one pass per market, re-reading the USD and FX
   /// legs) and the KRW markets together: memory holds a chunk per leg, not the history.
   /// With two or more KRW markets a `--series` file holds their premiums on the union of
   /// their clocks, kept in memory until it is written.
   func run(_ terminal: inout Terminal) throws -> ExitCode {
-    let specs = krw + [usd, fx] + (usdtUSD.map { [$0] } ?? [])
-    let roles = krw.map { _ in "krw" } + ["usd", fxIsMarket ? "fx-market" : "fx"] + (usdtUSD == nil ? [] : ["usdt-usd"])
+    if let shard { return try runShard(shard, terminal: terminal) }
+    let specs = specs
     let first = try StreamedLegs.open(specs, ingest: ingest, whole: false, chunkRows: chunkRows)
     defer { first.warn(&terminal) }
+    let canonical = try checked(first.legs.map { ($0.stream.field, $0.instrument) })
+    try execution.checkOffsets(venues: first.legs.map(\.instrument.venue))
+    let progress = Progress(total: nil, unit: "quotes", show: Progress.onTerminal(terminal), every: 0.2)
+    defer { progress.finish() }
+    let passes = LegPasses(
+      first, specs: specs, ingest: ingest, chunkRows: chunkRows, offsets: execution.offsets, progress: Progress.onTerminal(terminal) ? progress : nil)
+    return try analyse(
+      points: { pass in
+        try KimchiStudy.align(
+          pass, krwCount: krw.count, usdtUSD: usdtUSD != nil, open: passes.open, alignment: analysis.alignment, fxMaxStale: fxMaxStale,
+          chunkPoints: chunkRows)
+      }, legs: first.legs.map { ($0.stream, $0.instrument) }, micros: passes.micros, canonical: canonical, progress: progress, terminal: &terminal)
+  }
+
+  /// The canonical instrument of each leg of `specs`, of the `field` and `instrument` it
+  /// was read with.
+  /// - Throws: `UsageError` for a rate series, an FX leg of the other kind than its flag
+  ///   names, `--usdt-usd` with a USD market not quoted in USDT; `RegistryError`.
+  func checked(_ legs: [(field: SeriesField, instrument: Instrument)]) throws -> [CanonicalInstrument?] {
     var canonical: [CanonicalInstrument?] = []
-    for (spec, leg) in zip(specs, first.legs) {
-      if leg.stream.field.isRate { throw LegInputs.rateLeg(leg.stream.field, spec.paths[0]) }
+    for (spec, leg) in zip(specs, legs) {
+      if leg.field.isRate { throw LegInputs.rateLeg(leg.field, spec.paths[0]) }
       do { canonical.append(try ingest.options.registry.canonical(ofLeg: leg.instrument)) } catch {
         throw RegistryError(message: "\(spec.paths[0]): error: \(error)")
       }
     }
-    let fxInstrument = first.legs[krw.count + 1].instrument
+    let fxInstrument = legs[krw.count + 1].instrument
     if fxIsMarket == (fxInstrument.market == .fx) {
       throw UsageError(
         fxIsMarket
@@ -135,21 +165,25 @@ struct KimchiCommand: Command {
     }
     let usdQuote = canonical[krw.count]?.quote
     if usdtUSD != nil && usdQuote != "USDT" {
-      throw UsageError("--usdt-usd applies to a USDT market --usd, was \(first.legs[krw.count].instrument)" + (usdQuote.map { " (quote \($0))" } ?? ""))
+      throw UsageError("--usdt-usd applies to a USDT market --usd, was \(legs[krw.count].instrument)" + (usdQuote.map { " (quote \($0))" } ?? ""))
     }
-    try execution.checkOffsets(venues: first.legs.map(\.instrument.venue))
-    let progress = Progress(total: nil, unit: "quotes", show: Progress.onTerminal(terminal), every: 0.2)
-    defer { progress.finish() }
-    let passes = LegPasses(
-      first, specs: specs, ingest: ingest, chunkRows: chunkRows, offsets: execution.offsets, progress: Progress.onTerminal(terminal) ? progress : nil)
-    let micros = passes.micros
+    return canonical
+  }
+
+  /// Studies the passes `points` gives over `legs` (each read `micros` later than its
+  /// times say) and prints the result.
+  func analyse(
+    points: (KimchiStudy.Pass) throws -> any PremiumPoints, legs: [(stream: any QuoteStream, instrument: Instrument)], micros: [Int64],
+    canonical: [CanonicalInstrument?], progress: Progress, terminal: inout Terminal
+  ) throws -> ExitCode {
+    let roles = krw.map { _ in "krw" } + ["usd", fxIsMarket ? "fx-market" : "fx"] + (usdtUSD == nil ? [] : ["usdt-usd"])
     let names = (1...krw.count).map { "kimchi_pct_\($0)" } + (usdtUSD == nil ? [] : (1...krw.count).map { "kimchi_usd_pct_\($0)" })
     var rows = try series.flatMap { krw.count == 1 ? try PointRowsWriter($0, names: names) : nil }
     var kept: [(premium: [SeriesCSV.Column], inUSD: [SeriesCSV.Column])] = []
     let options = analysis.alignment
     let study = try KimchiStudy(
-      krwCount: krw.count, usdtUSD: usdtUSD != nil, open: passes.open, alignment: options, bands: analysis.bands, fxMaxStale: fxMaxStale,
-      chunkPoints: chunkRows,
+      names: legs.prefix(krw.count).map(\.stream.instrument.description), usdtUSD: usdtUSD != nil, points: points, bands: analysis.bands,
+      fxMaxStale: fxMaxStale, chunkPoints: chunkRows,
       each: { v, chunk in
         let columns = [chunk.premium] + (usdtUSD == nil ? [] : [chunk.kimchiUSD])
         try rows?.append(time: chunk.time, columns: columns.map { PointRowsWriter.Column(values: $0, valid: chunk.valid) })
@@ -165,16 +199,16 @@ struct KimchiCommand: Command {
     progress.finish()
     let (venues, board) = (study.venues, study.board)
     // The legs as read: each KRW market's in its own pass, the others in the first.
-    let described = specs.indices.map { k -> (String, LegSummary, CanonicalInstrument?) in
+    let described = legs.indices.map { k -> (String, LegSummary, CanonicalInstrument?) in
       let (venue, slot) = k < krw.count ? (venues[k], 0) : (venues[0], k - krw.count + 1)
       let summary = LegSummary(
-        first.legs[k].stream, instrument: first.legs[k].instrument, rows: venue.legRows[slot], firstTime: venue.legFirstTime[slot].map { $0 - micros[k] },
+        legs[k].stream, instrument: legs[k].instrument, rows: venue.legRows[slot], firstTime: venue.legFirstTime[slot].map { $0 - micros[k] },
         lastTime: venue.legLastTime[slot].map { $0 - micros[k] })
       return (roles[k], summary, canonical[k])
     }
     let result = KimchiResult(
       legs: described, venues: venues, board: board,
-      usdtNote: Self.usdtNote(usdQuote: usdQuote, fxIsMarket: fxIsMarket, usdtUSD: usdtUSD != nil),
+      usdtNote: Self.usdtNote(usdQuote: canonical[krw.count]?.quote, fxIsMarket: fxIsMarket, usdtUSD: usdtUSD != nil),
       fxMaxStale: fxMaxStale, alignment: options, bands: analysis.bands, offsets: execution.offsets)
     // Both formats print the figures of the JSON: checked once, before anything is written.
     let json = try result.json.checkedFinite()

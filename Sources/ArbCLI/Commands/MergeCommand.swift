@@ -6,7 +6,7 @@ import Foundation
 /// the unsharded sweep writes.
 struct MergeCommand: Command {
   static let name = "merge"
-  static let abstract = "Join the shard outputs of one sweep, or the partials of one sharded premium run, into the unsharded output"
+  static let abstract = "Join the shard outputs of one sweep, or the partials of one sharded premium, basis or kimchi run, into the unsharded output"
   static let usage = """
     Usage: arbkit merge SHARD.csv… --out PATH [--pnl-matrix PATH]
            arbkit merge PARTIAL… [--format table|csv|json]
@@ -18,10 +18,10 @@ struct MergeCommand: Command {
     from the path its sidecar records (as given to arbkit sweep --pnl-matrix), into the
     matrix the unsharded sweep writes.
 
-    Joins the partial results of `arbkit premium … --shard I/N --out PARTIAL` (every
-    shard once, of the same arguments and unchanged stores) and prints what the
-    unsharded premium prints, byte for byte: the shards' points are analysed in order,
-    in the unsharded run's chunks.
+    Joins the partial results of `arbkit premium|basis|kimchi … --shard I/N --out PARTIAL`
+    (every shard once, of the same command, arguments and unchanged stores) and prints
+    and writes what the unsharded run prints and writes, byte for byte: the shards'
+    points are analysed in order, in the unsharded run's chunks.
 
     Options:
     \(HelpText.options([
@@ -35,7 +35,7 @@ struct MergeCommand: Command {
   let out: String?
   let pnlMatrix: String?
   let format: OutputFormat?
-  /// The inputs are partials of `premium --shard`, not sweep shards.
+  /// The inputs are partials of `premium|basis|kimchi --shard`, not sweep shards.
   let partials: Bool
 
   init(arguments: [String]) throws(UsageError) {
@@ -51,20 +51,29 @@ struct MergeCommand: Command {
     if partials {
       // A missing input is left to the check of the run's files (exit 66).
       if let sweep = zip(inputs, kinds).first(where: { path, partial in !partial && FileManager.default.fileExists(atPath: path) }) {
-        throw UsageError("\(sweep.0) is not a partial of arbkit premium --shard, \(inputs[kinds.firstIndex(of: true)!]) is")
+        throw UsageError("\(sweep.0) is not a partial of arbkit premium|basis|kimchi --shard, \(inputs[kinds.firstIndex(of: true)!]) is")
       }
-      if out != nil || pnlMatrix != nil { throw UsageError("partials of arbkit premium --shard merge to stdout: --out and --pnl-matrix are for sweep shards") }
+      if out != nil || pnlMatrix != nil {
+        throw UsageError("partials of arbkit premium|basis|kimchi --shard merge to stdout: --out and --pnl-matrix are for sweep shards")
+      }
     } else {
       if out == nil && inputs.allSatisfy(FileManager.default.fileExists) { throw UsageError("--out PATH is required") }
-      if format != nil { throw UsageError("--format is for partials of arbkit premium --shard; a sweep merges to the CSV --out") }
+      if format != nil { throw UsageError("--format is for partials of arbkit premium|basis|kimchi --shard; a sweep merges to the CSV --out") }
     }
   }
 
   var files: RunFiles {
     if partials {
-      // The premium's `--series`, written by the merge; an unreadable partial is the run's error.
+      // The run's `--series`, written by the merge; an unreadable partial is the run's error.
       let meta = try? PremiumPartial.meta(path: inputs[0])
-      let series = meta.flatMap { try? PremiumCommand(arguments: $0.arguments).series?.path }
+      let series = meta.flatMap { meta -> String? in
+        switch meta.command {
+        case PremiumCommand.name: try? PremiumCommand(arguments: meta.arguments).series?.path
+        case BasisCommand.name: try? BasisCommand(arguments: meta.arguments).series?.path
+        case KimchiCommand.name: try? KimchiCommand(arguments: meta.arguments).series?.path
+        default: nil
+        }
+      }
       return RunFiles(inputs: inputs + (meta?.legs.map(\.store) ?? []), named: series.map { [$0] } ?? [])
     }
     // Without --out every input is missing: the check of the inputs says so (exit 66).
@@ -75,7 +84,15 @@ struct MergeCommand: Command {
   }
 
   func run(_ terminal: inout Terminal) throws -> ExitCode {
-    if partials { return try PremiumCommand.merge(inputs, format: format, terminal: &terminal) }
+    if partials {
+      let set = try PartialSet(inputs)
+      switch set.first.command {
+      case PremiumCommand.name: return try PremiumCommand.merge(set, format: format, terminal: &terminal)
+      case BasisCommand.name: return try BasisCommand.merge(set, format: format, terminal: &terminal)
+      case KimchiCommand.name: return try KimchiCommand.merge(set, format: format, terminal: &terminal)
+      default: throw PartialError(path: inputs[0], reason: "a partial of arbkit \(set.first.command), which this arbkit does not merge")
+      }
+    }
     for path in inputs { try InputFile.check(path) }
     guard let out else { throw UsageError("--out PATH is required") }
     var shards: [(meta: SweepOutput.Meta, header: String, rows: [String])] = []

@@ -25,9 +25,7 @@ struct PremiumCommand: Command {
       ("--series PATH", "also write the aligned series as CSV: ts_us,valid,mid_pct,exec_pct,direction, then bid_K,ask_K per leg; "
         + "a PATH ending .arrow or .feather: an Arrow IPC file of the same columns, typed; .parquet: a Parquet file"),
       TableOutput.help,
-      ("--shard I/N", "of legs that are stores: make shard I of N, the I-th of N runs of whole days, and write its partial result to --out; "
-        + "arbkit merge joins the N partials into this command's output, byte for byte"),
-      ("--out PATH", "with --shard: the partial result (with --series, each point's quotes too: the merge writes the series)"),
+    ] + ShardFlags.help(series: "with --series, each point's quotes too: the merge writes the series") + [
       ("--chunk-rows N", "points, and quotes per leg, worked on at a time (default 65536): memory grows with it, not with the history"),
       ("--format table|csv|json", "output (default table)"),
     ]))
@@ -42,14 +40,14 @@ struct PremiumCommand: Command {
   let chunkRows: Int
   var format: OutputFormat
   /// `--shard I/N --out PATH`: the shard made, and where its partial result goes.
-  let shard: (index: Int, count: Int, out: String)?
+  let shard: ShardFlags?
   /// The arguments without `--shard` and `--out`: what every shard of one run shares.
   let sharedArguments: [String]
 
   init(arguments: [String]) throws(UsageError) {
     let cursor = ArgumentCursor(
       arguments,
-      flags: ["--leg", "--series", TableOutput.flag, "--chunk-rows", "--shard", "--out", "--format"] + AnalysisFlags.flags + ExecutionFlags.flags
+      flags: ["--leg", "--series", TableOutput.flag, "--chunk-rows", "--format"] + ShardFlags.flags + AnalysisFlags.flags + ExecutionFlags.flags
         + IngestFlags.flags,
       switches: IngestFlags.switches)
     try cursor.validate()
@@ -60,39 +58,8 @@ struct PremiumCommand: Command {
     series = try TableOutput.parse(cursor, flags: ["--series"])[0]
     chunkRows = try cursor.chunkRows()
     format = try OutputFormat.parse(cursor)
-    let shard = try cursor.value("--shard", "I/N with 1 ≤ I ≤ N") { text -> (Int, Int)? in
-      let parts = text.split(separator: "/", omittingEmptySubsequences: false).map { Int($0) }
-      guard parts.count == 2, let index = parts[0], let count = parts[1], count >= 1, (1...count).contains(index) else { return nil }
-      return (index, count)
-    }
-    let out = cursor.value("--out")
-    switch (shard, out) {
-    case (let (index, count)?, let out?):
-      for (flag, given) in [("--size", execution.size != nil), ("--offset", !execution.offsets.isEmpty)] where given {
-        throw UsageError("\(flag) cannot be used with --shard: a shard reads only its days")
-      }
-      self.shard = (index, count, out)
-    case (nil, nil): self.shard = nil
-    case (_?, nil): throw UsageError("--shard needs --out PATH for the shard's partial result")
-    case (nil, _?): throw UsageError("--out is the partial result of --shard; the aligned series is written with --series")
-    }
-    sharedArguments = Self.removing(["--shard", "--out"], from: arguments)
-  }
-
-  /// `arguments` without the flags `names` and their values.
-  static func removing(_ names: [String], from arguments: [String]) -> [String] {
-    var kept: [String] = []
-    var skipNext = false
-    for argument in arguments {
-      if skipNext {
-        skipNext = false
-      } else if names.contains(argument) {
-        skipNext = true
-      } else if !names.contains(where: { argument.hasPrefix($0 + "=") }) {
-        kept.append(argument)
-      }
-    }
-    return kept
+    shard = try ShardFlags.parse(cursor, refusing: [("--size", execution.size != nil), ("--offset", !execution.offsets.isEmpty)])
+    sharedArguments = ShardFlags.shared(arguments)
   }
 
   /// With `--shard`, `--series` is written by the merge, not by the shard.
@@ -175,38 +142,21 @@ struct PremiumCommand: Command {
 
   /// Makes shard `index` of `count`: the points of its days, from legs that are stores
   /// read from the last day before them (for the quotes in force), written to `out`.
-  private func runShard(_ shard: (index: Int, count: Int, out: String), terminal: Terminal) throws -> ExitCode {
-    if let file = inputs.legs.first(where: { !$0.isStore }) {
-      throw UsageError("--shard splits the days of stores; \(file.paths.joined(separator: ",")) is not one: convert it with arbkit convert … --out STORE")
-    }
-    let options = inputs.ingest.options
-    let sources = try inputs.legs.map { try $0.storeSeries(options: options) }
-    if let (k, rate) = sources.enumerated().first(where: { $1.series.field.isRate }).map({ ($0, $1.series.field) }) {
+  private func runShard(_ shard: ShardFlags, terminal: Terminal) throws -> ExitCode {
+    let legs = try ShardLegs(
+      inputs.legs, dayLegs: inputs.legs.count, flags: shard, options: inputs.ingest.options, reads: inputs.legs.map { _ in 1 }, terminal: terminal)
+    defer { legs.progress.finish() }
+    if let (k, rate) = legs.sources.enumerated().first(where: { $1.series.field.isRate }).map({ ($0, $1.series.field) }) {
       throw LegInputs.rateLeg(rate, inputs.legs[k].paths[0])
     }
-    _ = try canonical(sources.map(\.instrument))
-    let window = options.window ?? TimeWindow()
-    let timeShard = TimeShard(index: shard.index, count: shard.count, series: sources.map(\.series), window: window)
-    var streams: [any QuoteStream] = sources.map { source in
-      source.store.stream(source.series, window: timeShard.readWindow(source.series, window: window), columns: .skippingSizesAndOtherClock)
-    }
-    let total = streams.reduce(0) { $0 + ($1.expectedRows ?? 0) }
-    let progress = Progress(total: total, unit: "quotes", show: Progress.onTerminal(terminal), every: 0.2)
-    defer { progress.finish() }
-    if Progress.onTerminal(terminal) { streams = streams.map { CountingQuoteStream($0, counted: progress.advance) } }
+    _ = try canonical(legs.sources.map(\.instrument))
     let premium = try PremiumStream(
-      legs: streams, options: inputs.alignment, chunkPoints: chunkRows, legChunkRows: chunkRows, keepQuotes: series != nil, checksOverlap: false)
-    let writer = try PremiumPartialWriter(path: shard.out, quoteLegs: series == nil ? 0 : streams.count)
-    try writer.write(premium, owned: timeShard.owned)
-    let legs = try sources.map { source in
-      PremiumPartial.Meta.Leg(
-        store: source.store.path, storeChecksum: try PremiumPartial.storeChecksum(source.store.path),
-        span: try source.store.span(source.series, window: timeShard.owned(of: window)))
-    }
+      legs: legs.sources.indices.map(legs.open), options: inputs.alignment, chunkPoints: chunkRows, legChunkRows: chunkRows,
+      keepQuotes: series != nil, checksOverlap: false)
+    let writer = try PremiumPartialWriter(path: shard.out)
+    try writer.write(premium, owned: legs.shard.owned, quotes: series != nil)
     try writer.commit(
-      PremiumPartial.Meta(
-        arguments: sharedArguments, shard: timeShard, points: writer.points, validPoints: writer.validPoints,
-        quoteLegs: series == nil ? 0 : streams.count, legs: legs))
+      PremiumPartial.Meta(command: Self.name, arguments: sharedArguments, shard: legs.shard, legs: try legs.metaLegs(), sections: writer.sections))
     return .success
   }
 }
