@@ -35,7 +35,8 @@ enum ParquetText {
 
   @inline(__always)
   static func double(_ value: Double, into out: inout ParquetColumnText) {
-    out.bytes.append(contentsOf: value.description.utf8)
+    // The digits of `description`, without a `String` per value.
+    value.write(to: &out)
     out.close()
   }
 
