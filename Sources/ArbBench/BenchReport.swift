@@ -243,6 +243,44 @@ struct BenchReport {
     text += "arbkit runs (s): CSCV \(list(m.cscv)), deflated Sharpe \(list(m.deflated)), bootstrap \(list(m.bootstrap))\n"
   }
 
+  /// The quotes Parquet files read and written by arbkit, pyarrow and polars.
+  mutating func addParquet(_ measurements: [ParquetMeasurement]) {
+    text += "\nParquet: a pyarrow-written quotes file read into columns and written (medians of interleaved runs; ratio = arbkit time / peer time)\n\n"
+    var rows: [[String]] = []
+    for m in measurements {
+      let inspect = median(m.inspect), convert = median(m.convert)
+      func peer(_ runs: [Double]) -> (String, String) {
+        runs.isEmpty ? ("-", "-") : (format(median(runs), 3), format(inspect / median(runs), 2) + "×")
+      }
+      let (pyarrow, pyarrowRatio) = peer(m.pyarrowRead), (polars, polarsRatio) = peer(m.polarsRead)
+      // arbkit's write: convert (read + write) less inspect (read).
+      let write = convert - inspect
+      var row: [String] = [m.codec, format(Double(m.bytes) / 1e6, 0), format(inspect, 3), pyarrow, pyarrowRatio, polars, polarsRatio]
+      row += [format(convert, 3), format(write, 3)]
+      if m.pyarrowWrite.isEmpty {
+        row += ["-", "-"]
+      } else {
+        let peerWrite = median(m.pyarrowWrite)
+        row += [format(peerWrite, 3), format(write / peerWrite, 2) + "×"]
+      }
+      rows.append(row)
+    }
+    text += table(
+      [
+        "codec", "MB", "arbkit read s", "pyarrow s", "ratio", "polars s", "ratio", "arbkit convert s", "arbkit write s", "pyarrow write s",
+        "ratio",
+      ], rows)
+    for m in measurements {
+      text += "\(m.file): inspect \(list(m.inspect)); convert \(list(m.convert)); pyarrow read \(list(m.pyarrowRead)); "
+      text += "polars read \(list(m.polarsRead)); pyarrow write \(list(m.pyarrowWrite))\n"
+    }
+    if let versions = measurements.first?.versions, !versions.isEmpty {
+      text += "peers: " + versions.keys.sorted().map { "\($0) \(versions[$0]!)" }.joined(separator: ", ") + "\n"
+    }
+    text +=
+      "arbkit read: `arbkit inspect FILE --format json`; convert: `arbkit convert FILE --out X.parquet` (zstd), its write = convert - read; whole processes from spawn to exit. pyarrow: `pq.read_table`, `pq.write_table(compression='zstd')`; polars: `pl.read_parquet`; in process\n"
+  }
+
   private func table(_ headers: [String], _ rows: [[String]]) -> String {
     var widths = headers.map(\.count)
     for row in rows { for (k, cell) in row.enumerated() { widths[k] = max(widths[k], cell.count) } }

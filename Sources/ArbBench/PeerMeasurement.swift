@@ -44,6 +44,12 @@ enum PeerMeasurement {
       ], environment: ["OPENBLAS_NUM_THREADS": "1"])
   }
 
+  /// Runs `bench/parquet.py` with `arguments`: generating the quotes Parquet files, or
+  /// pyarrow's and polars' read and pyarrow's write of one.
+  static func parquet(python: String, _ arguments: [String]) throws -> [String: Any] {
+    try script(python, "bench/parquet.py", arguments)
+  }
+
   /// Runs one script and parses the JSON object it prints.
   private static func script(_ python: String, _ path: String, _ arguments: [String], environment: [String: String] = [:]) throws -> [String: Any] {
     let process = Process()

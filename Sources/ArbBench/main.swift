@@ -4,12 +4,15 @@
 // --rows: premium pipeline sizes (rows per venue), `none` to skip; --format-rows: rows of
 // each generated venue file (Binance bookTicker/aggTrades, Bybit trading), 0 to skip;
 // --formats: which of them (binance-bookTicker,binance-aggTrades,bybit-trading).
-// --only: which parts run (premium,formats,backtest,sweep,timeseries,overfitting; default all); backtest and
+// --only: which parts run (premium,formats,backtest,sweep,timeseries,overfitting,parquet; default all); backtest and
 // sweep use two venues of --convergence-rows rows each (default 5000000, about 10 M
 // clock points) against numba, and vectorbt on --vectorbt-cells cells (default 3).
 // --only timeseries: --rolling-points: rolling z-score series length (0 to skip), --window its window in
 // points; --matrix SERIESxPOINTS: the correlation matrix size (`none` to skip).
 // --only overfitting: CSCV, deflated Sharpe and bootstrap of a 365 × 1000 period PnL matrix (no peers).
+// --only parquet: a quotes Parquet file of --parquet-rows rows (default 10000000; snappy and zstd,
+// pyarrow-written, 1 M-row groups) read by arbkit inspect, pyarrow and polars, written by
+// arbkit convert and pyarrow, run by run in turn.
 import ArbAnalytics
 import ArbBacktest
 import ArbCore
@@ -33,13 +36,14 @@ let repeats = Int(option("--repeat") ?? "5") ?? 5
 let folder = option("--dir") ?? "bench/data"
 let python = option("--python") ?? "bench/.venv/bin/python"
 let runPeers = !arguments.contains("--no-peers")
-let allParts: Set = ["premium", "formats", "backtest", "sweep", "timeseries", "overfitting"]
+let allParts: Set = ["premium", "formats", "backtest", "sweep", "timeseries", "overfitting", "parquet"]
 let parts = option("--only").map { Set($0.split(separator: ",").map(String.init)) } ?? allParts
 if let unknown = parts.subtracting(allParts).first { throw BenchError("unknown --only part '\(unknown)'") }
 let convergenceRows = Int(option("--convergence-rows") ?? "5000000") ?? 5_000_000
 let vectorbtCells = Int(option("--vectorbt-cells") ?? "3") ?? 3
 let rollingPoints = Int(option("--rolling-points") ?? "10000000") ?? 10_000_000
 let window = Int(option("--window") ?? "300") ?? 300
+let parquetRows = Int(option("--parquet-rows") ?? "10000000") ?? 10_000_000
 let matrixShape = (option("--matrix") ?? "64x1000000").split(separator: "x").compactMap { Int($0) }
 let arbkit = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("arbkit").path
 
@@ -117,5 +121,9 @@ if parts.contains("timeseries") && rollingPoints > 0 && matrixShape.count == 2 {
 if parts.contains("overfitting") {
   FileHandle.standardError.write(Data("measuring CSCV, deflated Sharpe and bootstrap on 365 periods × 1000 cells\n".utf8))
   report.addOverfitting(OverfittingMeasurement.run(repeats: repeats))
+}
+if parts.contains("parquet") && parquetRows > 0 {
+  report.addParquet(
+    try ParquetMeasurement.run(rows: parquetRows, folder: folder, python: python, peers: runPeers, arbkit: arbkit, repeats: repeats))
 }
 print(report.rendered)

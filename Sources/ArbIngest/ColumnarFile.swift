@@ -47,3 +47,28 @@ public enum ColumnarFile {
     }
   }
 }
+
+extension ColumnarFile {
+  /// The table file at `path` as CSV bytes: a Parquet file (`PAR1`) as the CSV of its
+  /// table (`ParquetReader.csv`: timestamps in µs, numbers in their shortest text, a null
+  /// empty), any other file as it is. For the tables ArbKit writes and reads back: a
+  /// sweep's results and its PnL matrix.
+  ///
+  /// - Throws: `FileError` for a file that is missing, unreadable, or an Arrow IPC file
+  ///   (not read back: write the table as CSV or Parquet); `ParquetError` for a broken
+  ///   Parquet file.
+  public static func csvBytes(path: String) throws -> [UInt8] {
+    let bytes = try PnLMatrixFile.contents(of: path)
+    if bytes.starts(with: "ARROW1".utf8) {
+      throw FileError.unreadable(path: path, reason: "an Arrow IPC file, which arbkit does not read back: write the table as CSV or Parquet")
+    }
+    return bytes.starts(with: "PAR1".utf8) ? try ParquetReader.csv(path: path) : bytes
+  }
+
+  /// The key/value metadata of the Parquet file at `path`; `nil` for a file that is not
+  /// one (no `PAR1` at its start) or whose footer cannot be read.
+  public static func parquetMetadata(path: String) -> [String: String]? {
+    guard ParquetReader.hasMagic(path: path), let file = try? MappedFile(path: path, readAhead: false) else { return nil }
+    return try? file.withBytes { try ParquetReader.Footer($0, path: path).metadata.keyValues }
+  }
+}

@@ -33,21 +33,54 @@ extension Ingest {
   /// first part (`first`, given where the header ends) and of the second (`second`,
   /// called on the other thread: the rows after the first part's and how many are
   /// expected, or `nil` when the first part holds them all), each into its own
-  /// builders. The second part's rows then follow the first's (its line numbers
-  /// shifted by the first part's line count), and the first part's error comes first.
-  /// Returns `nil` when the parts cannot simply be joined (an order book, a wide file,
-  /// a row of the second part going back before the first part's last row, no line
-  /// break in `head`), and the caller reads the file in one pass.
+  /// builders (`readInTwoParts(path:expectedRows:options:header:first:second:)`).
   static func readInTwoParts(
     path: String, head: [UInt8], expectedRows: Int, options: IngestOptions,
     first: @Sendable (Int) throws -> ByteSource, second: @Sendable () throws -> (source: ByteSource, expectedRows: Int)?
   ) throws -> IngestedFile? {
     guard let headerEnd = head.firstIndex(of: 10) else { return nil }
+    return try readInTwoParts(
+      path: path, expectedRows: expectedRows, options: options,
+      header: { reader in
+        try head.withUnsafeBufferPointer { bytes throws(IngestError) in
+          try reader.consume(line: LineReader.trim(UnsafeMutablePointer(mutating: bytes.baseAddress!), headerEnd, first: true), number: 1)
+        }
+      },
+      first: { reader in
+        var lines = LineReader(source: try first(headerEnd + 1), firstLineNumber: 2, maxLineBytes: options.maxLineBytes)
+        defer { lines.close() }
+        return try lines.forEachLine { line, number throws(IngestError) in try reader.consume(line: line, number: number) }
+      },
+      second: {
+        guard let (source, rows) = try second() else { return nil }
+        return (
+          { reader in
+            var lines = LineReader(source: source, atFileStart: false, maxLineBytes: options.maxLineBytes)
+            defer { lines.close() }
+            return try lines.forEachLine { line, number throws(IngestError) in try reader.consume(line: line, number: number) }
+          }, rows
+        )
+      })
+  }
+
+  /// Reads a file's rows as two parts on two threads: `header` gives the header line to
+  /// the first reader on the calling thread; then `first` feeds the first part's rows to
+  /// it (numbered from 2) and `second`, called on the other thread, gives the feeder of
+  /// the second part's rows (numbered from 1 in their part) and how many are expected, or
+  /// `nil` when the first part holds them all. Each feeder returns the number of its last
+  /// line. The second part's rows then follow the first's (its line numbers shifted by
+  /// the first part's line count), and the first part's error comes first.
+  /// Returns `nil` when the parts cannot simply be joined (an order book, a wide file,
+  /// a row of the second part going back before the first part's last row, no line
+  /// break in `head`), and the caller reads the file in one pass.
+  static func readInTwoParts(
+    path: String, expectedRows: Int, options: IngestOptions, header: (inout FileReader) throws -> Void,
+    first: @Sendable (inout FileReader) throws -> Int,
+    second: @Sendable () throws -> (feed: (inout FileReader) throws -> Int, expectedRows: Int)?
+  ) throws -> IngestedFile? {
     // The second part is appended to the first: room for both from the start.
     var firstReader = FileReader(path: path, options: options, expectedRows: expectedRows)
-    try head.withUnsafeBufferPointer { bytes throws(IngestError) in
-      try firstReader.consume(line: LineReader.trim(UnsafeMutablePointer(mutating: bytes.baseAddress!), headerEnd, first: true), number: 1)
-    }
+    try header(&firstReader)
     // An order book is rebuilt row after row: no second part can start mid-file. A
     // wide file's series are made from its header, which a second part does not see.
     if firstReader.books != nil || firstReader.layout.venueColumns != nil { return nil }
@@ -66,23 +99,13 @@ extension Ingest {
         // finishes.
         DispatchQueue.concurrentPerform(iterations: 2) { k in
           let result = Result<Int, any Error> {
-            if k == 1 {
-              var lines = LineReader(source: try first(headerEnd + 1), firstLineNumber: 2, maxLineBytes: options.maxLineBytes)
-              defer { lines.close() }
-              return try lines.forEachLine { line, number throws(IngestError) in
-                try readers.0.pointee.consume(line: line, number: number)
-              }
-            }
-            guard let (source, rows) = try second() else { return 0 }
+            if k == 1 { return try first(&readers.0.pointee) }
+            guard let (feed, rows) = try second() else { return 0 }
             // Its rows would be thrown away after the first part's error.
             if case .failure = results.withLock({ $0[0] }) { return 0 }
             var reader = header.halfReader(expectedRows: rows)
             defer { readers.1.pointee = reader }
-            var lines = LineReader(source: source, atFileStart: false, maxLineBytes: options.maxLineBytes)
-            defer { lines.close() }
-            return try lines.forEachLine { line, number throws(IngestError) in
-              try reader.consume(line: line, number: number)
-            }
+            return try feed(&reader)
           }
           results.withLock { $0[1 - k] = result }
         }

@@ -29,11 +29,17 @@ enum ParquetValueForm: Equatable {
 
 /// The values of one column of one row group as CSV fields: value `k` is
 /// `bytes[ends[k - 1] ..< ends[k]]`, empty for a null.
-struct ParquetColumnText {
+struct ParquetColumnText: TextOutputStream {
   var bytes: [UInt8] = []
   var ends: [Int] = []
 
   var count: Int { ends.count }
+
+  /// Empties it, keeping its capacity.
+  mutating func removeAll() {
+    bytes.removeAll(keepingCapacity: true)
+    ends.removeAll(keepingCapacity: true)
+  }
 
   mutating func reserve(values: Int, bytes size: Int) {
     ends.reserveCapacity(ends.count + values)
@@ -42,6 +48,13 @@ struct ParquetColumnText {
 
   @inline(__always)
   mutating func close() { ends.append(bytes.count) }
+
+  /// Appends `text` to the open value (`TextOutputStream`).
+  mutating func write(_ text: String) { bytes.append(contentsOf: text.utf8) }
+
+  /// Appends ASCII bytes to the open value: how `Double.write(to:)` hands over the digits
+  /// of its `description` without making a `String`.
+  mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) { bytes.append(contentsOf: buffer) }
 
   /// Appends value `k` of `other`.
   @inline(__always)
@@ -66,6 +79,8 @@ final class ParquetColumnReader {
   private var indices: [UInt32] = []
   private var integers: [Int64] = []
   private var scratch = ParquetColumnText()
+  /// The text of the last column chunk read: its buffers are reused by the next one.
+  private var text = ParquetColumnText()
   /// The current page, decompressed.
   private var pageBuffer = UnsafeMutableRawBufferPointer(start: nil, count: 0)
 
@@ -92,7 +107,10 @@ final class ParquetColumnReader {
     }
     let bytes = UnsafeRawBufferPointer(rebasing: data[Int(start)..<Int(start + chunk.compressedSize)])
     hasDictionary = false
-    var out = ParquetColumnText()
+    // The caller has let go of the last chunk's text: its buffers are reused, not copied.
+    var out = text
+    text = ParquetColumnText()
+    out.removeAll()
     // Grows past this as its pages (charged against the budget) come.
     let expected = min(rows, 1 << 20)
     out.reserve(values: expected, bytes: expected * 8)
@@ -113,6 +131,7 @@ final class ParquetColumnReader {
       default: continue
       }
     }
+    text = out
     return out
   }
 
@@ -207,10 +226,19 @@ final class ParquetColumnReader {
         try ParquetEncodings.hybrid(&cursor, width: width, count: count, into: buffer.baseAddress!)
       }
       let size = dictionary.count
-      for k in 0..<count {
-        let index = Int(indices[k])
-        guard index < size else { throw ParquetFault("dictionary index \(index) past the dictionary's \(size) values") }
-        out.append(dictionary, index)
+      out.reserve(values: count, bytes: count * (dictionary.bytes.count / max(size, 1) + 1))
+      // Through buffers: no reference counting per value.
+      try indices.withUnsafeBufferPointer { indices throws(ParquetFault) in
+        try dictionary.bytes.withUnsafeBufferPointer { bytes throws(ParquetFault) in
+          try dictionary.ends.withUnsafeBufferPointer { ends throws(ParquetFault) in
+            for k in 0..<count {
+              let index = Int(indices[k])
+              guard index < size else { throw ParquetFault("dictionary index \(index) past the dictionary's \(size) values") }
+              out.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[(index == 0 ? 0 : ends[index - 1])..<ends[index]]))
+              out.close()
+            }
+          }
+        }
       }
     case 5:
       guard leaf.type == .int32 || leaf.type == .int64 else { throw ParquetFault("DELTA_BINARY_PACKED in a column that is not INT32 or INT64") }

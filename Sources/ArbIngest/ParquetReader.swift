@@ -24,7 +24,9 @@ public struct ParquetError: Error, Sendable, Equatable, CustomStringConvertible 
 /// The footer (Thrift compact protocol) gives the schema and the row groups. The table
 /// is told by its column names: a CSV header ArbKit knows (Tardis, Binance, …), a
 /// `ParquetTable`, or a column spec naming the columns. Row groups are read one at a
-/// time, only the columns the table's layout uses; their values are written as the CSV
+/// time, only the columns the table's layout uses; a file of several row groups and at
+/// least `parallelRows` rows is read as two parts of whole row groups on two threads
+/// (`Ingest.readInTwoParts`, as a large CSV file is). Their values are written as the CSV
 /// text of the same table (`ParquetText`) and read row by row by `FileReader`, so every
 /// CSV rule holds: validation, bad rows, instruments, order. A bad row's position is
 /// `path:line:column` of that CSV (the header is line 1, row `k` of the file line `k + 2`).
@@ -41,6 +43,9 @@ enum ParquetReader {
   /// `PAR1`, little-endian.
   private static let magic = UInt32(0x3152_4150)
 
+  /// Files of at least this many rows (and two row groups) are read on two threads.
+  static let parallelRows: Int64 = 1 << 16
+
   /// Reads the Parquet file at `path` (mapped, its pages read as touched).
   static func read(path: String, options: IngestOptions) throws -> IngestedFile {
     let file = try MappedFile(path: path, readAhead: false)
@@ -49,7 +54,8 @@ enum ParquetReader {
 
   /// Reads the Parquet file `bytes` (of `path`).
   static func read(_ bytes: UnsafeRawBufferPointer, path: String, options: IngestOptions) throws -> IngestedFile {
-    let footer = try Footer(bytes, path: path)
+    // Read by both parts' threads, which only read it.
+    nonisolated(unsafe) let footer = try Footer(bytes, path: path)
     let names = footer.leaves.map(\.name)
     let format = try resolve(footer: footer, path: path, named: options.format)
     var layoutOptions = options
@@ -57,17 +63,86 @@ enum ParquetReader {
     var layout = try format.layout(clock: options.clock, headerNames: names, path: path)
     if options.readsTradeSizes { layout.tradeSize = format.tradeSizeField }
     let used = usedColumns(layout, format: format, count: names.count)
-    let readers = footer.leaves.enumerated().map { k, leaf in
-      ParquetColumnReader(leaf: leaf, form: form(of: leaf, column: k, layout: layout, format: format), data: footer.data)
+    // Each part of the rows decodes with its own readers (their buffers are reused from
+    // row group to row group).
+    let readers = { @Sendable in
+      footer.leaves.enumerated().map { k, leaf in
+        ParquetColumnReader(leaf: leaf, form: form(of: leaf, column: k, layout: layout, format: format), data: footer.data)
+      }
     }
-
-    var reader = FileReader(path: path, options: layoutOptions, expectedRows: max(1024, Int(clamping: min(footer.metadata.rows, Int64(bytes.count)))))
+    let expectedRows = max(1024, Int(clamping: min(footer.metadata.rows, Int64(bytes.count))))
     let header = Array(headerLine(names).utf8)
+    let limit = options.decompression.bytes(compressed: bytes.count)
+    /// Feeds the rows of row groups `groups` to `reader`, the first numbered `line`;
+    /// returns the last line's number. Each part may decode up to the file's limit.
+    @Sendable func feed(_ groups: Range<Int>, from line: Int, into reader: inout FileReader) throws -> Int {
+      var budget = limit
+      var text: [UInt8] = []
+      var number = line
+      try forEachRowGroup(footer, groups, readers: readers(), used: used, path: path, budget: &budget) { columns, rows in
+        for r in 0..<rows {
+          text.removeAll(keepingCapacity: true)
+          appendRow(r, of: columns, to: &text)
+          try text.withUnsafeBufferPointer { try reader.consume(line: $0, number: number) }
+          number += 1
+        }
+      }
+      return number - 1
+    }
+    let groups = footer.metadata.rowGroups
+    let groupCount = groups.count
+    if options.splitLargeFiles && groups.count >= 2 && footer.metadata.rows >= parallelRows {
+      // The first part: the row groups before the middle row (at least one).
+      var half = 1
+      var firstRows = max(0, groups[0].rows)
+      while half < groups.count - 1 && firstRows + max(0, groups[half].rows) <= footer.metadata.rows / 2 {
+        firstRows += max(0, groups[half].rows)
+        half += 1
+      }
+      let secondRows = Int(clamping: max(0, footer.metadata.rows - firstRows))
+      let split = half
+      let parsed = try Ingest.readInTwoParts(
+        path: path, expectedRows: expectedRows, options: layoutOptions,
+        header: { reader in try header.withUnsafeBufferPointer { try reader.consume(line: $0, number: 1) } },
+        first: { reader in try feed(0..<split, from: 2, into: &reader) },
+        second: { ({ reader in try feed(split..<groupCount, from: 1, into: &reader) }, secondRows) })
+      if let parsed { return parsed }
+    }
+    var reader = FileReader(path: path, options: layoutOptions, expectedRows: expectedRows)
     try header.withUnsafeBufferPointer { try reader.consume(line: $0, number: 1) }
-    var budget = options.decompression.bytes(compressed: bytes.count)
-    var line: [UInt8] = []
-    var rowNumber = 2
-    for (g, group) in footer.metadata.rowGroups.enumerated() {
+    _ = try feed(0..<groupCount, from: 2, into: &reader)
+    return try reader.finish()
+  }
+
+  /// The CSV of the flat table in the Parquet file at `path`: the header line, then a line
+  /// per row, each value as `ParquetText` writes it (a timestamp in µs, a null empty).
+  /// For the small tables ArbKit writes and reads back (a sweep, a PnL matrix).
+  static func csv(path: String) throws -> [UInt8] {
+    let file = try MappedFile(path: path, readAhead: false)
+    return try file.withBytes { bytes in
+      let footer = try Footer(bytes, path: path)
+      var text = Array((headerLine(footer.leaves.map(\.name)) + "\n").utf8)
+      let readers = footer.leaves.map { ParquetColumnReader(leaf: $0, form: form(of: $0, timeUnits: 1_000_000, nautilus: false), data: footer.data) }
+      var budget = DecompressionLimit().bytes(compressed: bytes.count)
+      let groups = 0..<footer.metadata.rowGroups.count
+      try forEachRowGroup(footer, groups, readers: readers, used: readers.map { _ in true }, path: path, budget: &budget) { columns, rows in
+        for r in 0..<rows {
+          appendRow(r, of: columns, to: &text)
+          text.append(10)
+        }
+      }
+      return text
+    }
+  }
+
+  /// Reads the `used` columns of each of row groups `groups` and gives them to `body`, as
+  /// buffers valid during the call (`nil` for a column not read), with its row count.
+  private static func forEachRowGroup(
+    _ footer: Footer, _ groups: Range<Int>, readers: [ParquetColumnReader], used: [Bool], path: String, budget: inout Int,
+    _ body: ([ColumnBuffers?], Int) throws -> Void
+  ) throws {
+    for g in groups {
+      let group = footer.metadata.rowGroups[g]
       guard group.columns.count == readers.count else {
         throw ParquetError(path: path, rowGroup: g, reason: "\(group.columns.count) column chunks for \(readers.count) columns")
       }
@@ -84,22 +159,44 @@ enum ParquetReader {
         do {
           columns.append(try readers[k].read(group.columns[k], rows: rows, budget: &budget))
         } catch {
-          throw ParquetError(path: path, rowGroup: g, column: names[k], reason: error.reason)
+          throw ParquetError(path: path, rowGroup: g, column: readers[k].leaf.name, reason: error.reason)
         }
       }
-      for r in 0..<rows {
-        line.removeAll(keepingCapacity: true)
-        for k in columns.indices {
-          if k > 0 { line.append(UInt8(ascii: ",")) }
-          guard let column = columns[k] else { continue }
-          let start = r == 0 ? 0 : column.ends[r - 1]
-          line.append(contentsOf: column.bytes[start..<column.ends[r]])
+      try withBuffers(columns) { try body($0, rows) }
+    }
+  }
+
+  /// A column's text as buffers: value `k` is `bytes[ends[k - 1] ..< ends[k]]`.
+  private typealias ColumnBuffers = (bytes: UnsafeBufferPointer<UInt8>, ends: UnsafeBufferPointer<Int>)
+
+  /// Calls `body` with the buffers of `columns` (`nil` for a column not read), valid during
+  /// the call: the rows are then put together without reference counting per field.
+  private static func withBuffers(_ columns: [ParquetColumnText?], _ body: ([ColumnBuffers?]) throws -> Void) throws {
+    var buffers: [ColumnBuffers?] = []
+    func nest(_ k: Int) throws {
+      guard k < columns.count else { return try body(buffers) }
+      guard let column = columns[k] else {
+        buffers.append(nil)
+        return try nest(k + 1)
+      }
+      try column.bytes.withUnsafeBufferPointer { bytes in
+        try column.ends.withUnsafeBufferPointer { ends in
+          buffers.append((bytes, ends))
+          try nest(k + 1)
         }
-        try line.withUnsafeBufferPointer { try reader.consume(line: $0, number: rowNumber) }
-        rowNumber += 1
       }
     }
-    return try reader.finish()
+    try nest(0)
+  }
+
+  /// Appends row `r` of `columns` as a CSV line without its line break (an unread column's field empty).
+  private static func appendRow(_ r: Int, of columns: [ColumnBuffers?], to line: inout [UInt8]) {
+    for k in columns.indices {
+      if k > 0 { line.append(UInt8(ascii: ",")) }
+      guard let column = columns[k] else { continue }
+      let start = r == 0 ? 0 : column.ends[r - 1]
+      line.append(contentsOf: UnsafeBufferPointer(rebasing: column.bytes[start..<column.ends[r]]))
+    }
   }
 
   /// The header line of a table with columns `names`, as its CSV would have it.
@@ -156,25 +253,30 @@ enum ParquetReader {
   /// in (µs unless the time column's form is whole s, ms or ns), nautilus_trader's
   /// fixed-point columns as decimals.
   private static func form(of leaf: ParquetLeaf, column k: Int, layout: RecordLayout, format: RecordFormat) -> ParquetValueForm {
+    var target: Int64 = 1_000_000
+    switch k == layout.time ? layout.timeForm : k == layout.otherTime ? layout.otherTimeForm : nil {
+    case .epochSeconds?: target = 1
+    case .epochMillis?: target = 1000
+    case .epochNanos?: target = 1_000_000_000
+    default: break
+    }
+    var nautilus = false
+    if case .parquetTable(let table) = format { nautilus = table.isNautilus }
+    return form(of: leaf, timeUnits: target, nautilus: nautilus)
+  }
+
+  /// How a column is written as text: timestamps in `timeUnits` per second, fixed-length
+  /// integers of 8 or 16 bytes as nautilus_trader's fixed-point decimals when `nautilus`.
+  private static func form(of leaf: ParquetLeaf, timeUnits: Int64, nautilus: Bool) -> ParquetValueForm {
     switch (leaf.type, leaf.logical) {
-    case (.int32?, .timestamp(let units)?), (.int64?, .timestamp(let units)?):
-      var target: Int64 = 1_000_000
-      let form = k == layout.time ? layout.timeForm : k == layout.otherTime ? layout.otherTimeForm : nil
-      switch form {
-      case .epochSeconds?: target = 1
-      case .epochMillis?: target = 1000
-      case .epochNanos?: target = 1_000_000_000
-      default: break
-      }
-      return .timestamp(from: units, to: target)
+    case (.int32?, .timestamp(let units)?), (.int64?, .timestamp(let units)?): return .timestamp(from: units, to: timeUnits)
     case (_, .decimal(let scale, _)?): return .decimal(scale: scale)
     case (.int32?, .integer(_, let signed)?), (.int64?, .integer(_, let signed)?): return .integer(signed: signed)
     case (.int32?, _), (.int64?, _): return .integer(signed: true)
     case (.float?, _), (.double?, _): return .floating
     case (.boolean?, _): return .boolean
     case (.fixedLenByteArray?, nil) where leaf.typeLength == 8 || leaf.typeLength == 16:
-      if case .parquetTable(let table) = format, table.isNautilus { return .fixedPoint(scale: leaf.typeLength == 8 ? 9 : 16) }
-      return .text
+      return nautilus ? .fixedPoint(scale: leaf.typeLength == 8 ? 9 : 16) : .text
     default: return .text
     }
   }

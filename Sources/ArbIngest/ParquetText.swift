@@ -35,7 +35,8 @@ enum ParquetText {
 
   @inline(__always)
   static func double(_ value: Double, into out: inout ParquetColumnText) {
-    out.bytes.append(contentsOf: value.description.utf8)
+    // The digits of `description`, without a `String` per value.
+    value.write(to: &out)
     out.close()
   }
 
@@ -115,13 +116,27 @@ enum ParquetText {
     var scratch: (UInt64, UInt64, UInt64) = (0, 0, 0)
     withUnsafeMutableBytes(of: &scratch) { buffer in
       var v = value, k = buffer.count
-      repeat {
+      // Two digits a step, from a table of "00" … "99".
+      while v >= 10 {
+        let pair = Int(v % 100) * 2
+        v /= 100
+        k -= 2
+        buffer[k] = digitPairs[pair]
+        buffer[k + 1] = digitPairs[pair + 1]
+      }
+      // One digit left, or a leading zero of the last pair to drop.
+      if v > 0 || k == buffer.count {
         k -= 1
-        buffer[k] = UInt8(truncatingIfNeeded: v % 10) + 48
-        v /= 10
-      } while v > 0
-      bytes.append(contentsOf: buffer[k...])
+        buffer[k] = UInt8(truncatingIfNeeded: v) + 48
+      }
+      bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[k...]))
     }
+  }
+
+  /// "00", "01", … "99" as ASCII bytes.
+  private static let digitPairs: [UInt8] = (0..<100).flatMap { (pair: Int) -> [UInt8] in
+    let tens = UInt8(pair / 10), ones = UInt8(pair % 10)
+    return [tens + 48, ones + 48]
   }
 
   private static func append(_ text: String, to bytes: inout [UInt8]) { bytes.append(contentsOf: text.utf8) }

@@ -100,19 +100,25 @@ public final class ParquetFileWriter {
     try emit(Array("PAR1".utf8))
   }
 
-  /// Appends one row group, one column per field, all of the same length.
+  /// Appends one row group, one column per field, all of the same length. The columns'
+  /// pages are made and compressed on all cores, then written in order.
   public func write(_ columns: [ArrowColumn]) throws {
     precondition(columns.count == fields.count, "\(columns.count) columns for \(fields.count) fields")
+    // Each thread reads its own column only.
+    nonisolated(unsafe) let columns = columns
+    let fields = fields
+    let pages = concurrently(columns.count) { k in
+      let (values, page) = Self.page(columns[k], nullable: fields[k].nullable)
+      return (values: values, size: page.count, compressed: ParquetCodec.zstdCompress(page))
+    }
     var chunks: [(offset: Int, compressed: Int, uncompressed: Int, values: Int)] = []
     var rows = -1
-    for (field, column) in zip(fields, columns) {
-      let (values, page) = Self.page(column, nullable: field.nullable)
+    for (values, size, compressed) in pages {
       precondition(rows < 0 || rows == values, "columns of \(rows) and \(values) rows in one row group")
       rows = values
-      let compressed = ParquetCodec.zstdCompress(page)
       var header = ThriftWriter()
       header.i32(1, 0)
-      header.i32(2, page.count)
+      header.i32(2, size)
       header.i32(3, compressed.count)
       header.structure(5) { h in
         h.i32(1, values)
@@ -121,7 +127,7 @@ public final class ParquetFileWriter {
         h.i32(4, 3)
       }
       header.end()
-      chunks.append((offset, header.bytes.count + compressed.count, header.bytes.count + page.count, values))
+      chunks.append((offset, header.bytes.count + compressed.count, header.bytes.count + size, values))
       try emit(header.bytes)
       try emit(compressed)
     }
@@ -232,14 +238,24 @@ public final class ParquetFileWriter {
       bytes += run
       return { defined[$0] }
     }
+    /// The PLAIN values of the rows `defined` keeps (in memory order: little-endian, as
+    /// Parquet's), copied at once when `every` row is kept.
+    func plain<T: BitwiseCopyable>(_ values: [T], every: Bool, _ defined: (Int) -> Bool) {
+      bytes.reserveCapacity(bytes.count + values.count * MemoryLayout<T>.stride)
+      if every {
+        values.withUnsafeBytes { bytes.append(contentsOf: $0) }
+      } else {
+        for k in values.indices where defined(k) { withUnsafeBytes(of: values[k]) { bytes.append(contentsOf: $0) } }
+      }
+    }
     switch column {
     case .integers(let values, let valid):
       let defined = levels(valid, count: values.count)
-      for k in values.indices where defined(k) { FlatBuffer.append(&bytes, values[k]) }
+      plain(values, every: !nullable || !valid.contains(false), defined)
       return (values.count, bytes)
     case .doubles(let values, let valid):
       let defined = levels(valid, count: values.count)
-      for k in values.indices where defined(k) { FlatBuffer.append(&bytes, values[k].bitPattern) }
+      plain(values, every: !nullable || !valid.contains(false), defined)
       return (values.count, bytes)
     case .bools(let values, let valid):
       let defined = levels(valid, count: values.count)

@@ -13,11 +13,11 @@ public struct PnLMatrixFile: Sendable {
   /// Column-major PnL, `periodStarts.count × cells` values, all finite.
   public let values: [Double]
 
-  /// Reads `path`, which must have a column for each of `cells` cells.
+  /// Reads `path` (CSV, or Parquet as the CSV of its table), which must have a column for each of `cells` cells.
   ///
   /// - Throws: `FileError.missing` or `.unreadable`; `PnLMatrixError` for bad content.
   public static func read(path: String, cells: Int) throws -> PnLMatrixFile {
-    try PnLMatrixFile(bytes: contents(of: path), path: path, cells: cells)
+    try PnLMatrixFile(bytes: ColumnarFile.csvBytes(path: path), path: path, cells: cells)
   }
 
   /// The bytes of the file at `path`, a small input named on the command line.

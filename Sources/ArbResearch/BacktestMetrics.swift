@@ -35,6 +35,9 @@ public struct BacktestMetrics: Sendable {
 
     /// The names of `sweepColumns`, in order: a sweep's header after its grid keys.
     public static var names: [String] { sweepColumns.map(\.rawValue) }
+
+    /// Whether the metric is a count (trades, wins, forced exits, legged trades), not a number with a fraction.
+    public var isCount: Bool { self == .trades || self == .wins || self == .forcedExits || self == .leggedTrades }
   }
 
   public var trades: Int

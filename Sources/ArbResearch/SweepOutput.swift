@@ -35,10 +35,14 @@ public struct SweepOutput {
       case scenarioChecksum = "scenario_checksum", grid, overrides, shard, cells, totalCells = "total_cells", pnlMatrix = "pnl_matrix", period
     }
 
-    /// The sidecar of the sweep file `path`.
+    /// The key/value metadata entry of a columnar sweep file that holds its sidecar's JSON.
+    public static let metadataKey = "arbkit.sweep"
+
+    /// The sidecar of the sweep file `path`, or a Parquet sweep file's `metadataKey` entry.
     /// - Throws: `SweepFileError` when it is missing or not a sidecar.
     public static func read(_ path: String) throws(SweepFileError) -> Meta {
-      guard let data = FileManager.default.contents(atPath: path + ".meta.json") else {
+      let columnar = ColumnarFile.parquetMetadata(path: path)
+      guard let data = columnar.map({ $0[metadataKey].map { Data($0.utf8) } }) ?? FileManager.default.contents(atPath: path + ".meta.json") else {
         throw SweepFileError(path: path, reason: .noSidecar)
       }
       do { return try JSONDecoder().decode(Meta.self, from: data) } catch {
@@ -46,12 +50,17 @@ public struct SweepOutput {
       }
     }
 
-    /// The sidecar of the sweep file `path`, written but not yet committed.
-    public func sidecar(_ path: String) throws -> AtomicFile {
+    /// The sidecar's JSON text.
+    public func json() throws -> String {
       let encoder = JSONEncoder()
       encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+      return String(decoding: try encoder.encode(self), as: UTF8.self) + "\n"
+    }
+
+    /// The sidecar of the sweep file `path`, written but not yet committed.
+    public func sidecar(_ path: String) throws -> AtomicFile {
       let file = try AtomicFile(path: path + ".meta.json", named: false)
-      try file.write(String(decoding: try encoder.encode(self), as: UTF8.self) + "\n")
+      try file.write(try json())
       return file
     }
   }

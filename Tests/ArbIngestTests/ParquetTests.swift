@@ -164,4 +164,42 @@ struct ParquetOutputTests {
     let quarantine = try String(contentsOfFile: folder.path + "/rejected.csv", encoding: .utf8)
     #expect(quarantine == "ts_us,price,name\n1700000000000001,,\n")
   }
+
+  @Test("a file of several row groups is read in two parts on two threads as in one: series, counts, bad rows and their lines")
+  func twoParts() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let path = folder.path + "/quotes.parquet"
+    let names = ["exchange", "symbol", "timestamp", "local_timestamp", "ask_amount", "ask_price", "bid_price", "bid_amount"]
+    let types: [ArrowType] = [.utf8, .utf8, .int64, .int64, .float64, .float64, .float64, .float64]
+    let writer = try ParquetFileWriter(path: path, fields: zip(names, types).map { ArrowField($0, $1) })
+    // 3 row groups of 30,000 rows, two symbols; a crossed book every 7,919 rows, in both parts.
+    let groupRows = 30_000
+    for g in 0..<3 {
+      let rows = (g * groupRows)..<((g + 1) * groupRows)
+      let time = rows.map { Int64(1_700_000_000_000_000 + $0 * 1000) }
+      let bid = rows.map { 60_000 + Double($0 % 977) / 10 }
+      let ask = rows.map { $0 % 7_919 == 5 ? 59_000 : 60_000 + Double($0 % 977) / 10 + 0.1 }
+      try writer.write([
+        .strings(rows.map { _ in "binance" }), .strings(rows.map { $0 % 3 == 0 ? "ETHUSDT" : "BTCUSDT" }), .integers(time.map { $0 - 500 }),
+        .integers(time), .doubles(rows.map { Double($0 % 50) / 8 }), .doubles(ask), .doubles(bid), .doubles(rows.map { _ in 1.5 }),
+      ])
+    }
+    try writer.commit()
+    var skip = IngestOptions()
+    skip.badRows = .skip
+    skip.keptErrors = 100
+    var oneThread = skip
+    oneThread.splitLargeFiles = false
+    let parts = try Ingest.read(path: path, options: skip), whole = try Ingest.read(path: path, options: oneThread)
+    #expect(parts.report.rowsRead == 90_000 && parts.report.rowsRejected == 12)
+    #expect(parts.report.rowsAccepted == whole.report.rowsAccepted && parts.report.rowsRejected == whole.report.rowsRejected)
+    #expect(parts.report.errors.map(\.position.line) == whole.report.errors.map(\.position.line))
+    #expect(parts.report.errors.last?.position.line == 87_114 + 2)
+    #expect(parts.series.count == whole.series.count)
+    for (a, b) in zip(parts.series, whole.series) { #expect(sameColumns(a, b), "\(a.instrument)") }
+    // Stopping at the first bad row: the same error at its line.
+    let error = #expect(throws: IngestError.self) { try Ingest.read(path: path) }
+    #expect(error?.position.line == 7 && error?.position.path == path)
+  }
 }

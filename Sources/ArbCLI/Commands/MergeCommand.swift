@@ -98,6 +98,10 @@ struct MergeCommand: Command {
     var shards: [(meta: SweepOutput.Meta, header: String, rows: [String])] = []
     for path in inputs {
       try InputFile.check(path)
+      // A sweep that writes Arrow IPC or Parquet is never sharded (sweep --shard refuses it).
+      guard ColumnarFile.parquetMetadata(path: path) == nil else {
+        throw UsageError("\(path): a Parquet sweep file is no shard; merge joins the CSV files of sweep --shard")
+      }
       let meta = try SweepOutput.Meta.read(path)
       guard let data = FileManager.default.contents(atPath: path) else { throw FileError.missing(path: path) }
       let text = String(decoding: data, as: UTF8.self)

@@ -33,6 +33,10 @@ struct SweepCommand: Command {
     --format json prints one JSON object instead of the CSV (keys, metrics, and cells:
     one object per cell with the grid values as given and the metrics as numbers or
     null), which arbkit report --sweep reads as well; it needs stdout (no --out).
+    An --out or --pnl-matrix named .arrow, .feather or .parquet (or --output-format)
+    is written as Arrow IPC or Parquet, typed, whole at the end; the sidecar's fields
+    are in its key/value metadata (arbkit.sweep). Such an --out cannot be resumed or
+    sharded; arbkit validate and report read it back from Parquet.
 
     Options:
     \(HelpText.options([
@@ -41,14 +45,15 @@ struct SweepCommand: Command {
       ("--jobs N", "cells run on N threads (default: the number of cores)"),
       ("--chunk-rows N", "valid points, and quotes per leg, worked on at a time by streamed cells (default 65536)"),
       ("--shard I/N", "run every N-th cell starting at cell I (1 ≤ I ≤ N); join shards with arbkit merge"),
-      ("--out PATH", "write the CSV here (and PATH.meta.json); default stdout"),
+      ("--out PATH", "write the CSV here (and PATH.meta.json), or Arrow IPC / Parquet by its extension; default stdout"),
       ("--resume", "continue an interrupted sweep in --out after its last complete row"),
-      ("--pnl-matrix PATH", "write each cell's PnL per period as CSV: period_start_us, then one column per cell (its number)"),
+      ("--pnl-matrix PATH", "write each cell's PnL per period as CSV (Arrow IPC / Parquet by its extension): period_start_us, then one column per cell (its number)"),
       ("--period Nh|Nd", "the periods of --pnl-matrix: whole hours or days, counted from 1970-01-01 00:00 in journal.tz (default 1d)"),
       ("--rank METRIC", "rank cells by this metric (default pnl_bps); robustness = mean over the cell and its grid neighbours"),
       ("--top N", "ranked cells shown (default 10)"),
       ("--quiet", "no progress on stderr"),
-      ("--format csv|json", "stdout as CSV rows (default) or one JSON object; --out files are CSV"),
+      ("--format csv|json", "stdout as CSV rows (default) or one JSON object; --out files are CSV or columnar"),
+      TableOutput.help,
       ("--registry PATH", "an exchange registry file instead of the built-in one (fees)"),
     ]))
     """
@@ -59,10 +64,10 @@ struct SweepCommand: Command {
   let jobs: Int
   let chunkRows: Int
   let shard: (index: Int, count: Int)
-  let out: String?
+  let out: TableOutput?
   let resume: Bool
   /// `--pnl-matrix PATH` and its `--period`.
-  let matrix: (path: String, period: SweepPnLMatrix.Period)?
+  let matrix: (output: TableOutput, period: SweepPnLMatrix.Period)?
   let rank: BacktestMetrics.Column
   let top: Int
   let quiet: Bool
@@ -74,7 +79,10 @@ struct SweepCommand: Command {
   init(arguments: [String]) throws(UsageError) {
     let cursor = ArgumentCursor(
       arguments,
-      flags: ["--grid", "--set", "--jobs", "--chunk-rows", "--shard", "--out", "--pnl-matrix", "--period", "--rank", "--top", "--format", "--registry"],
+      flags: [
+        "--grid", "--set", "--jobs", "--chunk-rows", "--shard", "--out", "--pnl-matrix", "--period", "--rank", "--top", "--format", "--registry",
+        TableOutput.flag,
+      ],
       switches: ["--resume", "--quiet"])
     try cursor.validate()
     guard cursor.arguments.count == 1, let path = cursor.arguments.first else {
@@ -95,20 +103,27 @@ struct SweepCommand: Command {
     guard shard.count <= grid.cellCount else {
       throw UsageError("--shard \(shard.index)/\(shard.count): N must be at most the grid's \(grid.cellCount) cells")
     }
-    out = cursor.value("--out")
+    let outputs = try TableOutput.parse(cursor, flags: ["--out", "--pnl-matrix"])
+    out = outputs[0]
     resume = cursor.flag("--resume")
     if resume && out == nil { throw UsageError("--resume needs --out") }
+    if resume, let out, out.format != .csv {
+      throw UsageError("--resume: \(out.path) is \(out.format.rawValue), written whole at the end of a run: there is nothing to resume (resume a CSV --out)")
+    }
     let period = try cursor.value("--period", "a positive whole number of hours or days (6h, 1d, 2d)", SweepPnLMatrix.Period.init)
-    matrix = cursor.value("--pnl-matrix").map { ($0, period ?? .day) }
-    if let matrix, matrix.path == out || matrix.path == out.map({ $0 + ".meta.json" }) {
-      throw UsageError("--pnl-matrix: \(matrix.path) is also the sweep's --out file or its sidecar")
+    matrix = outputs[1].map { ($0, period ?? .day) }
+    if shard.count > 1, let columnar = [out, matrix?.output].compactMap({ $0 }).first(where: { $0.format != .csv }) {
+      throw UsageError("--shard: \(columnar.path) is \(columnar.format.rawValue); arbkit merge joins CSV shards (write them as CSV)")
+    }
+    if let matrix, matrix.output.path == out?.path || matrix.output.path == out.map({ $0.path + ".meta.json" }) {
+      throw UsageError("--pnl-matrix: \(matrix.output.path) is also the sweep's --out file or its sidecar")
     }
     if period != nil && matrix == nil { throw UsageError("--period needs --pnl-matrix") }
     rank = try BacktestMetrics.Column.parse(cursor.value("--rank"), flag: "--rank")
     top = try cursor.value("--top", "a positive number", { Int($0).flatMap { $0 > 0 ? $0 : nil } }) ?? 10
     quiet = cursor.flag("--quiet")
     json = try cursor.value("--format", "csv or json") { ["csv": false, "json": true][$0] } ?? false
-    if json && out != nil { throw UsageError("--format json prints to stdout; --out files are CSV (arbkit report --sweep reads both)") }
+    if json && out != nil { throw UsageError("--format json prints to stdout; --out files are CSV or columnar (arbkit report --sweep reads them)") }
     ingest = try IngestFlags(cursor)
     // Every cell's scenario is checked before any data is read.
     let document: [String: JSONTree]
@@ -148,7 +163,7 @@ struct SweepCommand: Command {
     for (_, scenario) in cells {
       for file in ScenarioLegs.files(scenario, path: path) where seen.insert(file).inserted { inputs.append(file) }
     }
-    return ingest.files(inputs: inputs, outputs: [out, matrix?.path]).adding(derived: out.map { [$0 + ".meta.json", $0 + ".lock"] } ?? [])
+    return ingest.files(inputs: inputs, outputs: [out?.path, matrix?.output.path]).adding(derived: csvOut.map { [$0 + ".meta.json", $0 + ".lock"] } ?? [])
   }
 
   /// The sidecar of this run.
@@ -156,7 +171,26 @@ struct SweepCommand: Command {
     SweepOutput.Meta(
       scenarioChecksum: try ScenarioFile.checksum(path), grid: grid.specs, overrides: overrides,
       shard: "\(shard.index)/\(shard.count)",
-      cells: cells.count, totalCells: grid.cellCount, pnlMatrix: matrix?.path, period: matrix?.period.text)
+      cells: cells.count, totalCells: grid.cellCount, pnlMatrix: matrix?.output.path, period: matrix?.period.text)
+  }
+
+  /// `--out` when it is a CSV file, written row by row with its sidecar.
+  private var csvOut: String? { out.flatMap { $0.format == .csv ? $0.path : nil } }
+
+  /// The key/value metadata of the columnar files: the scenario's checksum, and the sidecar's JSON.
+  private func columnarMetadata() throws -> [(String, String)] {
+    let meta = try meta()
+    return [("arbkit.scenario_checksum", meta.scenarioChecksum), (SweepOutput.Meta.metadataKey, try meta.json())]
+  }
+
+  /// The types of a columnar `--out`'s columns: a grid axis int64 when its values are all
+  /// whole numbers, double when all are numbers, else strings; the counts int64, the other
+  /// metrics double.
+  private var columnTypes: [ArrowType] {
+    grid.axes.map { axis -> ArrowType in
+      if axis.values.allSatisfy({ Int64($0) != nil }) { return .int64 }
+      return axis.values.allSatisfy({ Double($0)?.isFinite == true }) ? .float64 : .utf8
+    } + BacktestMetrics.Column.sweepColumns.map { $0.isCount ? .int64 : .float64 }
   }
 
   var header: String { (grid.axes.map(\.key) + BacktestMetrics.Column.names).map(CSV.field).joined(separator: ",") }
@@ -164,7 +198,7 @@ struct SweepCommand: Command {
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     var output: SweepOutput?
     do {
-      output = try out.map {
+      output = try csvOut.map {
         try SweepOutput(path: $0, header: header, meta: try meta(), resume: resume, metrics: BacktestMetrics.Column.sweepColumns.count) { row in
           gridFields(cells[row].cell)
         }
@@ -197,6 +231,8 @@ struct SweepCommand: Command {
     var overflowed: [BacktestMetrics.Column: Int] = [:]
     var columns: [SweepPnLMatrix.Column] = []
     var rerunLeft = rerun
+    // A columnar --out's rows, as the CSV would hold them, until the end of the run.
+    var table = out != nil && csvOut == nil ? header + "\n" : nil
     try plan.run(jobs: jobs) { all throws in
       // Rows arrive in cell order, a contiguous batch at a time.
       columns += all.compactMap(\.column)
@@ -204,7 +240,13 @@ struct SweepCommand: Command {
       rerunLeft -= all.count - batch.count
       guard !batch.isEmpty else { return }
       let text = batch.map { row in gridFields(row.cell) + "," + row.csvFields + "\n" }.joined()
-      if output != nil { try output!.append(text) } else if !json { terminal.print(text, terminator: "") }
+      if output != nil {
+        try output!.append(text)
+      } else if table != nil {
+        table! += text
+      } else if !json {
+        terminal.print(text, terminator: "")
+      }
       if json { cellObjects += batch.map(jsonCell) }
       values += batch.map { $0.value(rank) }
       for row in batch { for metric in row.overflowed { overflowed[metric, default: 0] += 1 } }
@@ -212,10 +254,17 @@ struct SweepCommand: Command {
     }
     progress.finish()
     if let matrix {
-      let file = try AtomicFile(path: matrix.path)
-      try file.write(try SweepPnLMatrix.text(columns, length: matrix.period.length, offset: cells.first?.scenario.timeZoneOffset ?? 0))
-      try file.commit()
+      let text = try SweepPnLMatrix.text(columns, length: matrix.period.length, offset: cells.first?.scenario.timeZoneOffset ?? 0)
+      if matrix.output.format == .csv {
+        let file = try AtomicFile(path: matrix.output.path)
+        try file.write(text)
+        try file.commit()
+      } else {
+        let types = [ArrowType.timestampMicros] + [ArrowType](repeating: .float64, count: columns.count)
+        try CSVColumnar.write(text, types: types, to: matrix.output, metadata: try columnarMetadata())
+      }
     }
+    if let out, let table { try CSVColumnar.write(table, types: columnTypes, to: out, metadata: try columnarMetadata()) }
     if !overflowed.isEmpty {
       let counts = BacktestMetrics.Column.sweepColumns.compactMap { metric in overflowed[metric].map { "\(metric.rawValue) (\($0) cells)" } }.joined(
         separator: ", ")
