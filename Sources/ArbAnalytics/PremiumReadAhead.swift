@@ -2,11 +2,11 @@ import Dispatch
 import Foundation
 import Synchronization
 
-extension PremiumStream {
-  /// Calls `body` with every chunk in order while the stream makes the next one on a
-  /// thread of its own, so that the as-of walk and the work on its points run on two
-  /// cores. `body` gets copies of the chunks, each valid until `body` returns; it must
-  /// not touch the stream, whose counters (`points`, `legRows`, …) are final once this
+extension PremiumPoints {
+  /// Calls `body` with every chunk in order while the source makes the next one on a
+  /// thread of its own, so that the as-of walk (or a partial's replay) and the work on
+  /// its points run on two cores. `body` gets copies of the chunks, each valid until `body` returns; it must
+  /// not touch the source, whose counters (`points`, `legRows`, …) are final once this
   /// returns.
   ///
   /// - Throws: what `next()` or `body` throws, at the chunk where it occurs (the stream
@@ -34,9 +34,9 @@ extension PremiumStream {
 /// The two chunks a read-ahead walk hands over, and the thread that makes them. The
 /// semaphores order every access: a slot is written only between `free.wait` and
 /// `filled.signal`, read only between `filled.wait` and the next `free.signal`; the
-/// stream is used by the walking thread alone until it has ended.
+/// source is used by the walking thread alone until it has ended.
 private final class ChunkPipe: @unchecked Sendable {
-  let stream: PremiumStream
+  let stream: any PremiumPoints
   let slots: [ChunkSlot]
   var failure: (any Error)? = nil
   let filled = DispatchSemaphore(value: 0)
@@ -44,7 +44,7 @@ private final class ChunkPipe: @unchecked Sendable {
   private let finished = DispatchSemaphore(value: 0)
   private let stopping = Mutex(false)
 
-  init(stream: PremiumStream) {
+  init(stream: any PremiumPoints) {
     self.stream = stream
     slots = [ChunkSlot(), ChunkSlot()]
     // Created at 0 and signalled: libdispatch refuses to dispose of a semaphore whose

@@ -151,7 +151,7 @@ public struct BasisStudy {
       guard case .reference(let a, let b) = pass, let name else { preconditionFailure("the passes after the first are reference premiums") }
       let premium = try pointsOf(pass)
       let summary = SignedSummaryStream(columns: 1, options: bands, spillMemoryLimit: limit)
-      while let chunk = try premium.next() {
+      try premium.forEachChunk { chunk in
         try summary.add([chunk.mid], valid: chunk.valid, time: chunk.time, duration: chunk.duration)
         try eachReference(r, chunk)
       }

@@ -111,7 +111,7 @@ public struct KimchiStudy {
     }
     let premium = try pointsOf(.board)
     let analyzer = PremiumAnalyzer(legCount: names.count, maxPremium: names.count > 2, options: bands, spillMemoryLimit: limit)
-    while let chunk = try premium.next() { try analyzer.add(chunk) }
+    try premium.forEachChunk { try analyzer.add($0) }
     board = Board(points: premium.points, validPoints: premium.validPoints, analysis: try analyzer.finish())
   }
 }
