@@ -60,8 +60,9 @@ enum ParquetReader {
     let format = try resolve(footer: footer, path: path, named: options.format)
     var layoutOptions = options
     layoutOptions.format = format
-    var layout = try format.layout(clock: options.clock, headerNames: names, path: path)
-    if options.readsTradeSizes { layout.tradeSize = format.tradeSizeField }
+    var tableLayout = try format.layout(clock: options.clock, headerNames: names, path: path)
+    if options.readsTradeSizes { tableLayout.tradeSize = format.tradeSizeField }
+    let layout = tableLayout
     let used = usedColumns(layout, format: format, count: names.count)
     // Each part of the rows decodes with its own readers (their buffers are reused from
     // row group to row group).
