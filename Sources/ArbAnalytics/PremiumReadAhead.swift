@@ -1,84 +1,26 @@
-import Dispatch
-import Foundation
-import Synchronization
+import ArbCore
 
 extension PremiumPoints {
   /// Calls `body` with every chunk in order while the source makes the next one on a
-  /// thread of its own, so that the as-of walk (or a partial's replay) and the work on
-  /// its points run on two cores. `body` gets copies of the chunks, each valid until `body` returns; it must
-  /// not touch the source, whose counters (`points`, `legRows`, …) are final once this
-  /// returns.
+  /// thread of its own (`ReadAhead`), so that the as-of walk (or a partial's replay)
+  /// and the work on its points run on two cores. `body` gets copies of the chunks,
+  /// each valid until `body` returns; it must not touch the source, whose counters
+  /// (`points`, `legRows`, …) are final once this returns.
   ///
-  /// - Throws: what `next()` or `body` throws, at the chunk where it occurs (the stream
+  /// - Throws: what `next()` or `body` throws, at the chunk where it occurs (the source
   ///   stops reading ahead when `body` throws).
   public func forEachChunk(_ body: (PremiumChunk) throws -> Void) throws {
-    let pipe = ChunkPipe(stream: self)
-    let thread = Thread { [pipe] in pipe.produce() }
-    thread.name = "arbkit.premium-walk"
-    thread.start()
-    defer { pipe.stop() }
-    var k = 0
-    while true {
-      pipe.filled.wait()
-      guard let chunk = pipe.slots[k].chunk else {
-        if let failure = pipe.failure { throw failure }
-        return
-      }
-      try body(chunk)
-      pipe.free.signal()
-      k = 1 - k
+    let ahead = ReadAhead(slots: [ChunkSlot(), ChunkSlot()], name: "arbkit.premium-walk") { slot in
+      guard let chunk = try self.next() else { return false }
+      slot.fill(chunk)
+      return true
     }
-  }
-}
-
-/// The two chunks a read-ahead walk hands over, and the thread that makes them. The
-/// semaphores order every access: a slot is written only between `free.wait` and
-/// `filled.signal`, read only between `filled.wait` and the next `free.signal`; the
-/// source is used by the walking thread alone until it has ended.
-private final class ChunkPipe: @unchecked Sendable {
-  let stream: any PremiumPoints
-  let slots: [ChunkSlot]
-  var failure: (any Error)? = nil
-  let filled = DispatchSemaphore(value: 0)
-  let free: DispatchSemaphore
-  private let finished = DispatchSemaphore(value: 0)
-  private let stopping = Mutex(false)
-
-  init(stream: any PremiumPoints) {
-    self.stream = stream
-    slots = [ChunkSlot(), ChunkSlot()]
-    // Created at 0 and signalled: libdispatch refuses to dispose of a semaphore whose
-    // count is below the value it was created with.
-    free = DispatchSemaphore(value: 0)
-    for _ in slots { free.signal() }
-  }
-
-  /// The walking thread: fills slot after slot until the stream ends, fails, or the
-  /// caller stops. A slot without a chunk marks the end (and the failure, if any).
-  func produce() {
-    defer { finished.signal() }
-    var k = 0
-    while true {
-      free.wait()
-      if stopping.withLock({ $0 }) { return }
-      do {
-        if let chunk = try stream.next() { slots[k].fill(chunk) } else { slots[k].clear() }
-      } catch {
-        failure = error
-        slots[k].clear()
-      }
-      let ended = slots[k].chunk == nil
-      filled.signal()
-      if ended { return }
-      k = 1 - k
+    defer { ahead.stop() }
+    while let slot = ahead.take() {
+      try body(slot.chunk)
+      ahead.release()
     }
-  }
-
-  /// Ends the walking thread (it may be waiting for a free slot) and waits for it.
-  func stop() {
-    stopping.withLock { $0 = true }
-    free.signal()
-    finished.wait()
+    if let failure = ahead.failure { throw failure }
   }
 }
 
@@ -88,8 +30,11 @@ private final class ChunkSlot {
   private var doubles = UnsafeMutableBufferPointer<Double>(start: nil, count: 0)
   private var bytes = UnsafeMutableBufferPointer<Int8>(start: nil, count: 0)
   private var flags = UnsafeMutableBufferPointer<Bool>(start: nil, count: 0)
-  /// The copy, `nil` when the slot marks the end.
-  private(set) var chunk: PremiumChunk? = nil
+  /// The copy (empty until the first fill).
+  private(set) var chunk = PremiumChunk(
+    time: .init(start: nil, count: 0), duration: .init(start: nil, count: 0), valid: .init(start: nil, count: 0),
+    mid: .init(start: nil, count: 0), exec: .init(start: nil, count: 0), rich: .init(start: nil, count: 0),
+    cheap: .init(start: nil, count: 0), top: .init(start: nil, count: 0), bottom: .init(start: nil, count: 0))
 
   deinit {
     int64s.deallocate()
@@ -97,8 +42,6 @@ private final class ChunkSlot {
     bytes.deallocate()
     flags.deallocate()
   }
-
-  func clear() { chunk = nil }
 
   /// Copies `source`'s columns, laid end to end in one buffer per element type.
   func fill(_ source: PremiumChunk) {
