@@ -21,6 +21,9 @@ public struct LegSpec: Sendable, Equatable {
   /// those given to `load` for every leg.
   public var specSet: [String] = []
 
+  /// Every file the leg reads: its data files, and its column spec when its format is one.
+  public var files: [String] { paths + (format.map { RecordFormat(id: $0) == nil ? [$0] : [] } ?? []) }
+
   public init(instrument: Instrument?, paths: [String], format: String? = nil, field: SeriesField? = nil, specSet: [String] = []) {
     self.instrument = instrument
     self.paths = paths

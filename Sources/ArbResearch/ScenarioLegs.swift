@@ -50,9 +50,15 @@ public enum ScenarioLegs {
     }
   }
 
-  /// Every file the scenario at `path` reads: itself, its legs', funding and FX files.
+  /// Every file the scenario at `path` reads: itself, its legs' quotes and trades, the funding
+  /// and FX files, and the column specs among their formats.
   public static func files(_ scenario: Scenario, path: String) -> [String] {
-    [path] + scenario.legs.flatMap(\.files) + scenario.strategy.files + (scenario.fx?.files ?? [])
+    var funding: FundingFiles? = nil
+    if case .carry(let rules) = scenario.strategy { funding = rules.funding }
+    // A format that is a column-spec file is read too.
+    let formats = scenario.legs.flatMap { [$0.format, $0.tradesFormat] } + [scenario.fx?.format, funding?.format]
+    return [path] + scenario.legs.flatMap { $0.files + $0.trades } + scenario.strategy.files + (scenario.fx?.files ?? [])
+      + formats.compactMap { $0 }.filter { $0.hasSuffix(".json") }
   }
 
   /// The scenario's clock offsets, by venue id.

@@ -232,6 +232,20 @@ struct MakerCommandTests {
     }
   }
 
+  @Test("a leg's trades file is an input: no ledger, sweep or matrix is written onto it")
+  func tradesAreInputs() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let scenario = Self.scenario(folder)
+    let tape = folder.path + "/trades.csv"
+    let before = try Data(contentsOf: URL(fileURLWithPath: tape))
+    expectUsageError(["backtest", scenario, "--trades", tape], "an input of this run")
+    expectUsageError(["backtest", scenario, "--equity", tape], "an input of this run")
+    expectUsageError(["sweep", scenario, "--grid", "costs.maker_timeout=1s,3s", "--out", tape], "an input of this run")
+    expectUsageError(["sweep", scenario, "--grid", "costs.maker_timeout=1s,3s", "--out", folder.path + "/s.csv", "--pnl-matrix", tape], "an input of this run")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: tape)) == before)
+  }
+
   @Test("a maker leg without trades, without trade sizes or without sizes at its touch is refused (exit 64), as are the rules it does not combine with")
   func refusals() throws {
     let folder = TemporaryFolder()

@@ -17,6 +17,8 @@ struct OutputFixture {
   var b: String { folder.path + "/b.csv" }
   var scenario: String { folder.path + "/s.json" }
   var leg: String { folder.path + "/leg.csv" }
+  /// A column spec a leg names as its format.
+  var spec: String { folder.path + "/spec.json" }
   static let aText =
     "ts_us,venue,market,symbol,bid,ask,bid_size,ask_size,last\n1000000,a,spot,BTCUSD,100,101,1,1,100\n2000000,a,spot,BTCUSD,bad,101,1,1,100\n3000000,a,spot,BTCUSD,100,101,1,1,100\n"
 
@@ -27,6 +29,7 @@ struct OutputFixture {
     folder.write("b.csv", Self.bText)
     let demo = Repository.data("scenarios/binanceus-kraken-btcusdc.json")
     try? FileManager.default.copyItem(atPath: Repository.data("samples/binanceus_BTCUSDC_1m_2023-03-01_21.csv"), toPath: leg)
+    try? FileManager.default.copyItem(atPath: Repository.data("formats/binanceus-kline-1m.json"), toPath: spec)
     let text = fileText(demo)!.replacingOccurrences(of: "../samples/binanceus_BTCUSDC_1m_2023-03-01_21.csv", with: leg)
       .replacingOccurrences(of: "\"../", with: "\"" + Repository.data("") + "/")
     folder.write("s.json", text)
@@ -59,6 +62,7 @@ struct OutputSafetyTests {
       (["premium", "--leg", f.a, "--leg", f.b, "--bad-rows", "skip", "--quarantine", "/dev/null", "--output-format", "parquet", "--series", f.a], f.a, f.a),
       (["backtest", f.scenario, "--trades", f.folder.path + "/t.csv", "--equity", f.scenario], f.scenario, f.scenario),
       (["backtest", f.scenario, "--trades", f.leg], f.leg, f.leg),
+      (["premium", "--leg", "binanceus:spot:BTCUSDC=\(f.leg)@\(f.spec)", "--leg", f.b, "--series", f.spec], f.spec, f.spec),
       (["sweep", f.scenario, "--grid", "strategy.entry=0.5,0.8", "--quiet", "--out", f.leg], f.leg, f.leg),
       (["sweep", f.scenario, "--grid", "strategy.entry=0.5,0.8", "--quiet", "--out", f.scenario], f.scenario, f.scenario),
     ]

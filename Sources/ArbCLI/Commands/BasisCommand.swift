@@ -145,7 +145,7 @@ struct BasisCommand: Command {
 
   /// With `--shard`, `--series` is written by the merge, not by the shard.
   var files: RunFiles {
-    ingest.files(inputs: [spot, perp, future, funding, mark, index].compactMap { $0 }.flatMap(\.paths), outputs: [shard == nil ? series?.path : shard?.out])
+    ingest.files(inputs: [spot, perp, future, funding, mark, index].compactMap { $0 }.flatMap(\.files), outputs: [shard == nil ? series?.path : shard?.out])
   }
 
   /// The price legs present, by role (`derivative`, `reference`, `mark`, `index`), in

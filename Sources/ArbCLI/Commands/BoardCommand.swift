@@ -106,7 +106,7 @@ struct BoardCommand: Command {
     format = try OutputFormat.parse(cursor)
   }
 
-  var files: RunFiles { ingest.files(inputs: inputs.flatMap(\.paths)) }
+  var files: RunFiles { ingest.files(inputs: inputs.flatMap(\.files)) }
 
   /// Groups the legs by instrument before their quotes are read, then streams each
   /// group's legs through its row a chunk at a time, one group after another: a store's

@@ -65,7 +65,7 @@ struct ConvertCommand: Command {
     inputs = specs
   }
 
-  var files: RunFiles { ingest.files(inputs: inputs.flatMap(\.paths), outputs: [table == nil ? nil : folder]) }
+  var files: RunFiles { ingest.files(inputs: inputs.flatMap(\.files), outputs: [table == nil ? nil : folder]) }
 
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     if let table { return try writeTable(table, &terminal) }

@@ -37,7 +37,7 @@ struct InspectCommand: Command {
     paths = legs
   }
 
-  var files: RunFiles { ingest.files(inputs: paths.flatMap(\.paths)) }
+  var files: RunFiles { ingest.files(inputs: paths.flatMap(\.files)) }
 
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     var reports: [(IngestReport, [QuoteSeries])] = []

@@ -119,7 +119,7 @@ struct KimchiCommand: Command {
   var specs: [LegSpec] { krw + [usd, fx] + (usdtUSD.map { [$0] } ?? []) }
 
   /// With `--shard`, `--series` is written by the merge, not by the shard.
-  var files: RunFiles { ingest.files(inputs: specs.flatMap(\.paths), outputs: [shard == nil ? series?.path : shard?.out]) }
+  var files: RunFiles { ingest.files(inputs: specs.flatMap(\.files), outputs: [shard == nil ? series?.path : shard?.out]) }
 
   /// Streams each KRW market's legs (one pass per market, re-reading the USD and FX
   /// legs) and the KRW markets together: memory holds a chunk per leg, not the history.

@@ -52,7 +52,7 @@ struct LegInputs {
   }
 
   /// The files of a run reading these legs and writing `outputs`.
-  func files(outputs: [String?] = []) -> RunFiles { ingest.files(inputs: legs.flatMap(\.paths), outputs: outputs) }
+  func files(outputs: [String?] = []) -> RunFiles { ingest.files(inputs: legs.flatMap(\.files), outputs: outputs) }
 
   /// Opens every leg as a stream of chunks of `chunkRows` quotes (`whole`: each read
   /// whole first), refusing a leg that turns out to hold a rate. On a terminal the
