@@ -25,15 +25,17 @@ public struct TimeShard: Sendable, Equatable {
     }
     let days = starts.sorted()
     // Shard k (0-based) owns days[k·D/N ..< (k+1)·D/N], from the first of them to the next shard's first.
+    // k·D/N in full width: N may be as large as an `Int` holds.
+    func firstDay(_ k: Int) -> Int { Int(Int128(k) * Int128(days.count) / Int128(count)) }
     func boundary(_ k: Int) -> Int64? {
       guard k > 0 && k < count else { return nil }
-      let first = k * days.count / count
+      let first = firstDay(k)
       return first < days.count ? days[first] : days.last.map { $0 + TimeText.microsPerDay }
     }
     self.index = index
     self.count = count
     owned = TimeWindow(from: boundary(index - 1), to: boundary(index))
-    self.days = index * days.count / count - (index - 1) * days.count / count
+    self.days = firstDay(index) - firstDay(index - 1)
   }
 
   /// The window a leg of `series` is read in so that the shard's first point sees the

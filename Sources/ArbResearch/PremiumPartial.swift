@@ -42,6 +42,9 @@ public enum PremiumPartial {
     /// Values at instants the shard owns that the command keeps beside its points
     /// (`basis --funding`: the perpetual's mid at each funding event).
     public var marks: [Mark]
+    /// Per record, in file order, the xxHash64 of its bytes (hex): a merge refuses a
+    /// partial whose records were damaged. Filled by `PremiumPartialWriter.commit`.
+    public var records: [String] = []
 
     /// A leg's quotes in the shard's days, and the store it was read from.
     public struct Leg: Codable, Equatable, Sendable {
@@ -112,12 +115,15 @@ public enum PremiumPartial {
         "a partial of layout \(String(decoding: bytes[0..<8], as: UTF8.self)), this arbkit reads \(String(decoding: magic, as: UTF8.self)): make the shards again"
       )
     }
-    guard bytes.count >= 24 else { throw corrupt("truncated: it does not end as a partial does") }
+    guard bytes.count >= 32 else { throw corrupt("truncated: it does not end as a partial does") }
     guard Array(bytes[(bytes.count - 8)...]) == magic else { throw corrupt("truncated: it does not end as a partial does") }
     let stored = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - 16, as: UInt64.self))
-    guard let length = Int(exactly: stored), length <= bytes.count - 24 else { throw corrupt("its metadata length \(stored) exceeds the file") }
-    let start = bytes.count - 16 - length
-    return (try decode(Data(bytes[start..<(bytes.count - 16)]), path: path), start)
+    guard let length = Int(exactly: stored), length <= bytes.count - 32 else { throw corrupt("its metadata length \(stored) exceeds the file") }
+    let start = bytes.count - 24 - length
+    let json = UnsafeRawBufferPointer(rebasing: bytes[start..<(bytes.count - 24)])
+    let hash = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - 24, as: UInt64.self))
+    guard XXHash64.hash(json) == hash else { throw corrupt("its metadata is damaged (checksum)") }
+    return (try decode(Data(json), path: path), start)
   }
 
   /// `Meta` from its JSON.
@@ -151,6 +157,8 @@ public final class PremiumPartialWriter {
   /// The sections written so far.
   public private(set) var sections: [PremiumPartial.Meta.Section] = []
   private var record: [UInt8] = []
+  /// The xxHash64 of each record written, in order.
+  private var recordHashes: [String] = []
 
   /// - Throws: `FileError.unwritable`.
   public init(path: String) throws(FileError) {
@@ -193,6 +201,7 @@ public final class PremiumPartialWriter {
       add(chunk.quoteTimes, width: sections[s].legs)
     }
     record.append(contentsOf: repeatElement(0, count: (8 - record.count % 8) % 8))
+    recordHashes.append(String(record.withUnsafeBytes(XXHash64.hash), radix: 16))
     try record.withUnsafeBytes { bytes in Result { () throws(FileError) in try file.write(bytes) } }.get()
     sections[s].points += rows.count
     sections[s].validPoints += chunk.valid[rows].lazy.filter { $0 }.count
@@ -201,11 +210,15 @@ public final class PremiumPartialWriter {
   /// Writes `meta` and puts the file in place.
   public func commit(_ meta: PremiumPartial.Meta) throws {
     precondition(meta.sections == sections, "the metadata names the sections written")
+    var meta = meta
+    meta.records = recordHashes
     let encoder = JSONEncoder()
     encoder.keyEncodingStrategy = .convertToSnakeCase
     encoder.outputFormatting = [.sortedKeys]
     var tail = Array(try encoder.encode(meta))
+    var hash = tail.withUnsafeBytes(XXHash64.hash).littleEndian
     var length = UInt64(tail.count).littleEndian
+    withUnsafeBytes(of: &hash) { tail.append(contentsOf: $0) }
     withUnsafeBytes(of: &length) { tail.append(contentsOf: $0) }
     tail += PremiumPartial.magic
     try tail.withUnsafeBytes { bytes in Result { () throws(FileError) in try file.write(bytes) } }.get()
@@ -231,7 +244,7 @@ public final class PremiumPartialFile {
     (meta, metaStart) = try PremiumPartial.trailer(bytes, path: path)
     var records: [[(Int, Int)]] = meta.sections.map { _ in [] }
     var points = meta.sections.map { _ in 0 }, validPoints = points
-    var offset = 8
+    var (offset, recordCount) = (8, 0)
     while offset < metaStart {
       guard offset + 16 <= metaStart else { throw corrupt("a record is cut at byte \(offset)") }
       let count = Int(Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: Int64.self)))
@@ -242,6 +255,10 @@ public final class PremiumPartialFile {
       let quoteLegs = meta.sections[section].quotes ? meta.sections[section].legs : 0
       let size = count > 0 && count < metaStart / 37 + 1 ? PremiumPartial.recordSize(count, quoteLegs: quoteLegs) : nil
       guard let size, offset + size <= metaStart else { throw corrupt("a record at byte \(offset) does not fit the file") }
+      guard recordCount < meta.records.count,
+        String(XXHash64.hash(UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + size)])), radix: 16) == meta.records[recordCount]
+      else { throw corrupt("the record at byte \(offset) is damaged (checksum)") }
+      recordCount += 1
       validPoints[section] += bytes[(offset + 16 + 32 * count)..<(offset + 16 + 33 * count)].lazy.filter { $0 == 1 }.count
       records[section].append((offset, count))
       // The pages read to check the record go back to the system until the replay reads them.
@@ -249,6 +266,7 @@ public final class PremiumPartialFile {
       points[section] += count
       offset += size
     }
+    guard recordCount == meta.records.count else { throw corrupt("holds \(recordCount) records, its metadata names \(meta.records.count)") }
     for (s, section) in meta.sections.enumerated() where points[s] != section.points || validPoints[s] != section.validPoints {
       throw corrupt("holds \(points[s]) points (\(validPoints[s]) valid) of section \(s + 1), its metadata says \(section.points) (\(section.validPoints))")
     }

@@ -131,33 +131,39 @@ struct ShardedPremiumTests {
     try altered.write(to: URL(fileURLWithPath: part("altered")))
     run = arbkit("merge", part("p1"), part("altered"), part("p3"))
     #expect(run.code == .dataError && run.errors.contains("altered: error:"), "\(run.errors)")
-    // Points no shard can make: a leg index out of range, a duration that does not lead to the next point.
+    // Altered points, whether a shard could have made them or not (a leg index out of
+    // range, a duration one µs off, a premium's last bit): each record's checksum.
     let firstRecord = Int(bytes[8..<16].withUnsafeBytes { $0.loadUnaligned(as: Int64.self) })
     var badLeg = bytes
     badLeg[8 + 16 + 35 * firstRecord] = 2  // the first point's `top`, of 2 legs
     try badLeg.write(to: URL(fileURLWithPath: part("badleg")))
     run = arbkit("merge", part("p1"), part("badleg"), part("p3"))
-    #expect(run.code == .dataError && run.errors.contains("badleg: error: a point's top leg is 2, of 2 legs"), "\(run.errors)")
+    #expect(run.code == .dataError && run.errors.contains("badleg: error: the record at byte 8 is damaged (checksum)"), "\(run.errors)")
     var badDuration = bytes
     badDuration[8 + 16 + 8 * firstRecord] ^= 0x01  // the first point's duration, one µs off
     try badDuration.write(to: URL(fileURLWithPath: part("badduration")))
     run = arbkit("merge", part("p1"), part("badduration"), part("p3"))
-    #expect(run.code == .dataError && run.errors.contains("does not follow the one at"), "\(run.errors)")
+    #expect(run.code == .dataError && run.errors.contains("badduration: error: the record at byte 8 is damaged (checksum)"), "\(run.errors)")
     #expect(firstRecord > 1)
+    var badMid = bytes
+    badMid[8 + 16 + 16 * firstRecord + 1 * 8] ^= 0x01  // the second point's mid premium, its lowest bit
+    try badMid.write(to: URL(fileURLWithPath: part("badmid")))
+    run = arbkit("merge", part("p1"), part("badmid"), part("p3"))
+    #expect(run.code == .dataError && run.errors.contains("badmid: error: the record at byte 8 is damaged (checksum)"), "\(run.errors)")
     // A partial of the first layout, of one section and no section numbers: made again.
     var older = bytes
     older[7] = UInt8(ascii: "1")
     try older.write(to: URL(fileURLWithPath: part("older")))
     run = arbkit("merge", part("p1"), part("older"), part("p3"))
     #expect(run.code == .dataError && run.errors.contains("a partial of layout ARBKPPT1, this arbkit reads ARBKPPT2: make the shards again"), "\(run.errors)")
-    // A leg's quotes in the metadata that do not add up to the store's.
+    // A leg's quotes in the metadata altered: the metadata's checksum.
     var rows = bytes
     let key = Array("\"rows\":".utf8)
     let at = try #require((0..<(rows.count - key.count)).last { rows[$0..<($0 + key.count)].elementsEqual(key) })
     rows[at + key.count] = rows[at + key.count] == UInt8(ascii: "9") ? UInt8(ascii: "1") : rows[at + key.count] + 1
     try rows.write(to: URL(fileURLWithPath: part("badrows")))
     run = arbkit("merge", part("p1"), part("badrows"), part("p3"))
-    #expect(run.code == .dataError && run.errors.contains("do not add up to the store's"), "\(run.errors)")
+    #expect(run.code == .dataError && run.errors.contains("badrows: error: its metadata is damaged (checksum)"), "\(run.errors)")
     // A missing partial is a missing input.
     #expect(arbkit("merge", part("p1"), part("p2"), part("gone")).code == .noInput)
     #expect(arbkit("merge", part("gone"), part("gone-too")).code == .noInput)
@@ -183,6 +189,11 @@ struct ShardedPremiumTests {
     expectUsageError(["premium"] + legs + ["--shard", "1/2"], "--shard needs --out")
     expectUsageError(["premium"] + legs + ["--out", out], "--out is the partial result of --shard")
     expectUsageError(["premium"] + legs + ["--shard", "3/2", "--out", out], "I/N with 1 ≤ I ≤ N")
+    // As many shards as an Int holds: all but the last own no day (no overflow on the way).
+    let many = "\(Int.max)"
+    #expect(arbkit(["premium"] + legs + ["--shard", "\(many)/\(many)", "--out", out]).code == .success)
+    #expect(arbkit(["premium"] + legs + ["--shard", "1/\(many)", "--out", out]).code == .success)
+    try? FileManager.default.removeItem(atPath: out)
     expectUsageError(["premium"] + legs + ["--shard", "1/2", "--out", out, "--offset", "kraken=+1s"], "--offset cannot be used with --shard")
     expectUsageError(["premium"] + legs + ["--shard", "1/2", "--out", out, "--size", "0.5"], "--size cannot be used with --shard")
     #expect(!FileManager.default.fileExists(atPath: out))
