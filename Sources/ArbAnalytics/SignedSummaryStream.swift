@@ -46,7 +46,7 @@ public final class SignedSummaryStream {
     let points = ChunkPoints(time: time, duration: duration, valid: valid)
     nonisolated(unsafe) let (values, sides, weights) = (values, sides, packedWeights)
     let results = Mutex<[Result<SummaryAccumulator, SpillError>?]>(Array(repeating: nil, count: columns.count))
-    nonisolated(unsafe) let before = columns
+    let before = columns
     DispatchQueue.concurrentPerform(iterations: columns.count) { c in
       var column = before[c]
       let side = sides[c].reserve(n)
@@ -72,7 +72,7 @@ public final class SignedSummaryStream {
     let needed = columns.contains { column in column.slope.beta.map { HalfLife.points(beta: $0) != nil } ?? false }
     let median = needed ? try durations.quantiles([0.5])?[0] : nil
     let lastTime = lastTime
-    nonisolated(unsafe) let columns = columns
+    let columns = columns
     let results = Mutex<[Result<SeriesSummary, SpillError>?]>(Array(repeating: nil, count: columns.count))
     DispatchQueue.concurrentPerform(iterations: columns.count) { c in
       let result = Result { () throws(SpillError) in try columns[c].finish(lastTime: lastTime) { median } }

@@ -106,7 +106,7 @@ extension ConvergenceBacktest {
       deciding.wait()
       try work.rethrow()
       pending[1 - filling].restart(after: pending[filling])
-      nonisolated(unsafe) let points = pending[filling]  // read by the decision only; this thread fills the other
+      let points = pending[filling]  // read by the decision only; this thread fills the other
       DispatchQueue.global().async(group: deciding) { work.decide(points, isLast: false) }
       filling = 1 - filling
     }

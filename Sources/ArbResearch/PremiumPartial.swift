@@ -184,7 +184,7 @@ public final class PremiumPartialWriter {
     guard !rows.isEmpty else { return }
     let s = sections.count - 1
     record.removeAll(keepingCapacity: true)
-    var header = [Int64(rows.count).littleEndian, Int64(s).littleEndian]
+    let header = [Int64(rows.count).littleEndian, Int64(s).littleEndian]
     header.withUnsafeBytes { record.append(contentsOf: $0) }
     func add<T>(_ column: UnsafeBufferPointer<T>, width: Int = 1) {
       record.append(contentsOf: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: column[(rows.lowerBound * width)..<(rows.upperBound * width)])))
