@@ -49,8 +49,14 @@ struct MergeCommand: Command {
     let kinds = inputs.map(PremiumPartial.isPartial)
     partials = kinds.contains(true)
     if partials {
-      // A missing input is left to the check of the run's files (exit 66).
-      if let sweep = zip(inputs, kinds).first(where: { path, partial in !partial && FileManager.default.fileExists(atPath: path) }) {
+      // A file that holds something else is another kind of shard; a missing input, a
+      // folder, a device or an empty file is left to the run, which cannot read it as a
+      // partial (exit 66, 74 or 65, as for any input).
+      func holdsSomething(_ path: String) -> Bool {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return false }
+        return attributes[.type] as? FileAttributeType == .typeRegular && (attributes[.size] as? Int ?? 0) > 0
+      }
+      if let sweep = zip(inputs, kinds).first(where: { path, partial in !partial && holdsSomething(path) }) {
         throw UsageError("\(sweep.0) is not a partial of arbkit premium|basis|kimchi --shard, \(inputs[kinds.firstIndex(of: true)!]) is")
       }
       if out != nil || pnlMatrix != nil {
