@@ -22,11 +22,14 @@ public enum ArbCLI {
   public static func main(_ arguments: [String]) -> Int32 {
     Analytics.configure()
     var terminal = Terminal(passthrough: true)
-    return run(arguments, terminal: &terminal).rawValue
+    return run(arguments, terminal: &terminal, cleansUpOnInterrupt: true).rawValue
   }
 
-  /// Runs `arguments` (program name first), writing to `terminal`.
-  public static func run(_ arguments: [String], terminal: inout Terminal) -> ExitCode {
+  /// Runs `arguments` (program name first), writing to `terminal`;
+  /// `cleansUpOnInterrupt`: the process is the command's own, and a signal that ends it
+  /// first removes the outputs in progress (`InterruptCleanup`), unless the command
+  /// stops on signals itself.
+  public static func run(_ arguments: [String], terminal: inout Terminal, cleansUpOnInterrupt: Bool = false) -> ExitCode {
     let words = Array(arguments.dropFirst())
     guard let first = words.first else {
       terminal.printError(overview)
@@ -59,7 +62,9 @@ public enum ArbCLI {
     }
     do {
       // `board --follow` is the live board, a command of its own under the board's name.
-      let command = try (type is BoardCommand.Type && BoardFollowCommand.isRequested(rest) ? BoardFollowCommand.self : type).init(arguments: rest)
+      let chosen = type is BoardCommand.Type && BoardFollowCommand.isRequested(rest) ? BoardFollowCommand.self : type
+      if cleansUpOnInterrupt && !chosen.stopsOnSignal { InterruptCleanup.install() }
+      let command = try chosen.init(arguments: rest)
       let files = command.files
       try FileOutput.check(named: files.named, derived: files.derived, inputs: files.inputs)
       return try command.run(&terminal)

@@ -34,7 +34,9 @@ public enum FileOutput {
   /// fails leaves all the old files.
   public static func commit(_ files: [AtomicFile]) throws(FileError) {
     for file in files { try file.sync() }
-    for file in files { try file.publish() }
+    try InterruptCleanup.committing { () throws(FileError) in
+      for file in files { try file.publish() }
+    }
   }
 
   /// Checks the outputs of a run before it reads anything: each lands in an existing
@@ -165,6 +167,8 @@ public final class AtomicFile {
   private var fd: Int32
   private var size = 0
   private var committed = false
+  /// The temporary file's removal should the run be interrupted (`InterruptCleanup`).
+  private var interruptToken: UInt64? = nil
 
   /// Opens a temporary file for `path`; `named`: the user gave `path`, so a symbolic
   /// link there is followed (a name the command made must not be a link).
@@ -193,12 +197,15 @@ public final class AtomicFile {
     }
     guard attempt.fd >= 0 else { throw .unwritable(path: path, reason: "cannot create a temporary file: \(String(cString: strerror(errno)))") }
     (fd, temporary) = (attempt.fd, attempt.name)
+    let name = attempt.name
+    interruptToken = InterruptCleanup.register { unlink(name) }
     if exists { fchmod(fd, info.st_mode & 0o7777) }
   }
 
   deinit {
     if fd >= 0 { close(fd) }
     if !committed, let temporary { unlink(temporary) }
+    if let interruptToken { InterruptCleanup.unregister(interruptToken) }
   }
 
   /// Appends `bytes`.

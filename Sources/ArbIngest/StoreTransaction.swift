@@ -34,6 +34,8 @@ public final class StoreTransaction {
   private var source: Int? = nil
   private var writers: [StoreWriter] = []
   private var committed = false
+  /// The staging folder's removal should the run be interrupted (`InterruptCleanup`).
+  private var interruptToken: UInt64? = nil
 
   /// Opens the store in `path` for adding, or prepares a new one there when `path` is
   /// missing or an empty folder.
@@ -64,7 +66,8 @@ public final class StoreTransaction {
   }
 
   deinit {
-    if !committed, let staging { Self.removeStaging(staging, pending: pending.map(\.staged)) }
+    if !committed, let staging { Self.removeStaging(staging) }
+    if let interruptToken { InterruptCleanup.unregister(interruptToken) }
   }
 
   /// Begins adding the file at `path`; `false` (nothing to add, the file need not be
@@ -131,18 +134,24 @@ public final class StoreTransaction {
     // Every source was in the store already: nothing changes, not even store.json.
     guard manifest != original else { return }
     let root = storeExists ? path : try stagingFolder()
-    for (staged, target) in pending {
-      try Self.makeFolders(root + "/" + FileOutput.folder(of: target), below: root)
-      try Self.move(staged, to: root + "/" + target)
-    }
+    let manifestFile = try AtomicFile(path: root + "/" + StoreManifest.fileName, named: false)
     let bytes = try manifest.encoded()
-    try bytes.withUnsafeBytes { raw in try FileOutput.write(root + "/" + StoreManifest.fileName, bytes: raw, named: false) }
-    if storeExists {
-      if let staging { rmdir(staging) }
-    } else {
-      try Self.move(root, to: path)
+    try bytes.withUnsafeBytes { raw in try manifestFile.write(raw) }
+    try manifestFile.sync()
+    // The partitions and store.json land together: an interruption waits for them.
+    try InterruptCleanup.committing { () throws(FileError) in
+      for (staged, target) in pending {
+        try Self.makeFolders(root + "/" + FileOutput.folder(of: target), below: root)
+        try Self.move(staged, to: root + "/" + target)
+      }
+      try manifestFile.publish()
+      if storeExists {
+        if let staging { rmdir(staging) }
+      } else {
+        try Self.move(root, to: path)
+      }
+      committed = true
     }
-    committed = true
     Self.syncFolder(FileOutput.folder(of: path))
   }
 
@@ -216,6 +225,7 @@ public final class StoreTransaction {
     }
     let made = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
     staging = made
+    interruptToken = InterruptCleanup.register { Self.removeStaging(made) }
     return made
   }
 
@@ -239,7 +249,7 @@ public final class StoreTransaction {
   }
 
   /// Removes what an uncommitted transaction staged.
-  private static func removeStaging(_ staging: String, pending: [String]) {
+  private static func removeStaging(_ staging: String) {
     let partitions = (try? FileManager.default.contentsOfDirectory(atPath: staging)) ?? []
     for name in partitions where name.hasPrefix(".p") { removePartition(staging + "/" + name) }
     rmdir(staging)

@@ -216,4 +216,46 @@ struct OutputSafetyTests {
     let convert = arbkit("convert", f.b, "--out", "/nonexist/d/x")
     #expect(convert.code == .ioError && convert.errors.contains("/nonexist/d/x: error: cannot write, no such folder '/nonexist/d'"), "\(convert.errors)")
   }
+
+  @Test(
+    "a run ended by SIGTERM or SIGHUP while writing removes its temporary file and dies by that signal",
+    arguments: [SIGTERM, SIGHUP])
+  func interruptRemovesTemporaryFile(signalNumber: Int32) throws {
+    let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("arbkit").path
+    try #require(FileManager.default.isExecutableFile(atPath: binary), "the arbkit binary is built beside the tests")
+    let f = OutputFixture()
+    defer { f.folder.cleanup() }
+    // A pipe as the first input: `convert` opens its output, then waits for the rest of it.
+    let pipe = f.folder.path + "/pipe"
+    try #require(mkfifo(pipe, 0o600) == 0)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: binary)
+    process.arguments = ["convert", pipe, f.b, "--out", f.folder.path + "/x.parquet"]
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    // Opened once the run opened it to read (no wait on a run that failed first).
+    var writer: Int32 = -1
+    for _ in 0..<6_000 where writer < 0 && process.isRunning {
+      writer = open(pipe, O_WRONLY | O_NONBLOCK)
+      if writer < 0 { usleep(10_000) }
+    }
+    try #require(writer >= 0, "the run opens its input")
+    _ = OutputFixture.bText.withCString { write(writer, $0, strlen($0)) }
+    func temporaryFiles() -> [String] {
+      ((try? FileManager.default.contentsOfDirectory(atPath: f.folder.path)) ?? []).filter { $0.hasPrefix(".x.parquet.tmp-") }
+    }
+    var waited = 0
+    while waited < 6_000, temporaryFiles().isEmpty {
+      usleep(10_000)
+      waited += 1
+    }
+    #expect(temporaryFiles().count == 1, "the output's temporary file exists while the input is open")
+    kill(process.processIdentifier, signalNumber)
+    // The end of the input: a run the signal did not end finishes (and fails below).
+    close(writer)
+    process.waitUntilExit()
+    #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == signalNumber)
+    #expect(temporaryFiles().isEmpty)
+    #expect(!FileManager.default.fileExists(atPath: f.folder.path + "/x.parquet"))
+  }
 }

@@ -13,6 +13,7 @@ import Synchronization
 /// when `--follow` is given; its help is a section of `board --help`.
 struct BoardFollowCommand: Command {
   static let name = "board"
+  static let stopsOnSignal = true
   static let abstract = BoardCommand.abstract
   static var usage: String { BoardCommand.usage }
   static let sortSwitch: String? = nil

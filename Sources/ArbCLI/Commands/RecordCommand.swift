@@ -8,6 +8,7 @@ import ArbRecord
 /// `rest.snapshots` files that every command reads.
 struct RecordCommand: Command {
   static let name = "record"
+  static let stopsOnSignal = true
   static let abstract = "Record venues' public REST tickers (and books) into rest.snapshots files, rotated and compressed"
   static let usage = """
     Usage: arbkit record VENUE:MARKET[:SYMBOLS]… --out DIR [--every D] [--duration D] [--rotate 1h|1d] [--compress zstd|gzip] [--books] [--base-url VENUE=URL]…

@@ -21,6 +21,9 @@ protocol Command {
   /// The switch that sorts rows on ingest, named in the error of rows out of time
   /// order; `nil` for a command without one.
   static var sortSwitch: String? { get }
+  /// The command ends cleanly on SIGINT and SIGTERM itself (a recording, the live
+  /// board); any other is ended by them, its outputs in progress removed.
+  static var stopsOnSignal: Bool { get }
   init(arguments: [String]) throws(UsageError)
   /// The files the run reads and writes, checked before it starts (`FileOutput.check`).
   var files: RunFiles { get }
@@ -29,6 +32,7 @@ protocol Command {
 
 extension Command {
   static var sortSwitch: String? { "--sort" }
+  static var stopsOnSignal: Bool { false }
   var files: RunFiles { RunFiles() }
 }
 

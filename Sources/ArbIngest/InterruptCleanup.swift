@@ -1,0 +1,76 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+import Dispatch
+import Synchronization
+
+/// What an interrupted run leaves behind: nothing of its own.
+///
+/// Once `install()` ran, SIGINT, SIGTERM or SIGHUP removes the temporary files and
+/// staging folders of outputs not yet committed (each registered with `register` while
+/// it exists), then ends the process by the same signal, as the default action would.
+/// A commit holds the registry (`committing`) so that a signal waits until every file
+/// of it is in place: outputs that belong together land together or not at all. A
+/// signal the process was started with ignored (a background job's SIGINT) stays
+/// ignored. SIGKILL cannot be caught: it still leaves the hidden temporary files.
+public enum InterruptCleanup {
+  /// The removals of the outputs in progress, by token.
+  private static let pending = Mutex<[UInt64: @Sendable () -> Void]>([:])
+  private static let nextToken = Atomic<UInt64>(0)
+  private static let sources = Mutex<[DispatchSourceSignal]>([])
+
+  /// Catches SIGINT, SIGTERM and SIGHUP for the rest of the process (once; later calls
+  /// do nothing).
+  public static func install() {
+    sources.withLock { sources in
+      guard sources.isEmpty else { return }
+      for number in [SIGINT, SIGTERM, SIGHUP] where !ignored(previous: signal(number, SIG_IGN)) {
+        let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+        source.setEventHandler { end(by: number) }
+        source.resume()
+        sources.append(source)
+      }
+    }
+  }
+
+  /// Whether `handler`, a signal's disposition, is to ignore it.
+  private static func ignored(previous handler: __sighandler_t?) -> Bool {
+    guard let handler else { return false }
+    return unsafeBitCast(handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)
+  }
+
+  /// Registers `removal`, run if the process is interrupted before `unregister(token)`.
+  static func register(_ removal: @escaping @Sendable () -> Void) -> UInt64 {
+    let token = nextToken.add(1, ordering: .relaxed).newValue
+    pending.withLock { $0[token] = removal }
+    return token
+  }
+
+  static func unregister(_ token: UInt64) {
+    _ = pending.withLock { $0.removeValue(forKey: token) }
+  }
+
+  /// Runs `body` (renames that put outputs in place) with no interruption between its
+  /// steps: a signal waits for it. `body` must not register or unregister.
+  static func committing<Failure: Error>(_ body: () throws(Failure) -> Void) throws(Failure) {
+    try pending.withLock { _ throws(Failure) in try body() }
+  }
+
+  /// Removes what is registered and ends the process by `number`.
+  private static func end(by number: Int32) {
+    pending.withLock { removals in
+      for removal in removals.values { removal() }
+      removals.removeAll()
+      // Dispatch reads signals from a signalfd, every thread blocking them: this
+      // thread unblocks its own and raises it, holding the registry so that no
+      // commit starts before the signal ends the process.
+      signal(number, SIG_DFL)
+      var set = sigset_t()
+      sigemptyset(&set)
+      sigaddset(&set, number)
+      pthread_sigmask(SIG_UNBLOCK, &set, nil)
+      raise(number)
+      while true { pause() }
+    }
+  }
+}
