@@ -7,6 +7,9 @@ public struct IngestError: Error, Sendable, Equatable, CustomStringConvertible {
   /// Why a row or a file was rejected. One case per failure kind.
   public enum Reason: Sendable, Equatable, Hashable {
     case emptyFile
+    /// A file with a header (or a store) from which no quote was accepted: `rowsRead` rows
+    /// read and all rejected (0: none after the header); nil when not counted.
+    case noQuotes(rowsRead: Int?)
     case missingHeader(expected: String)
     case missingColumn(name: String)
     case unknownFormat(firstLine: String)
@@ -46,6 +49,7 @@ public struct IngestError: Error, Sendable, Equatable, CustomStringConvertible {
     public var kind: String {
       switch self {
       case .emptyFile: "empty_file"
+      case .noQuotes: "no_quotes"
       case .missingHeader: "missing_header"
       case .missingColumn: "missing_column"
       case .unknownFormat: "unknown_format"
@@ -88,6 +92,12 @@ public struct IngestError: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String {
       switch self {
       case .emptyFile: "empty file, no header and no rows"
+      case .noQuotes(let rowsRead):
+        switch rowsRead {
+        case 0: "no quotes: a header and no rows"
+        case let read?: "no quotes: all \(read) rows were rejected"
+        case nil: "no quotes: no row was accepted"
+        }
       case .missingHeader(let expected): "missing or wrong header, expected '\(expected)'"
       case .missingColumn(let name): "missing column '\(name)'"
       case .unknownFormat(let line): "unknown format, first line was '\(line)'"

@@ -273,7 +273,7 @@ private struct OpenFile {
   /// At the end of the file, chooses among the series kept undecided as `LegSpec.pick`
   /// does, or throws its error when none is the leg's.
   mutating func choose(leg: LegSpec) throws {
-    let (index, _) = try leg.pick(from: reader.builders.map { ($0.series.instrument, $0.series.field) }, path: path)
+    let (index, _) = try leg.pick(from: reader.builders.map { ($0.series.instrument, $0.series.field) }, path: path, rowsRead: reader.report.rowsRead)
     selected = index
     for other in undecided where other != index { reader.builders[other].stopKeeping(window: tally.window) }
     undecided = []

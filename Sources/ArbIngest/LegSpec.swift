@@ -137,16 +137,17 @@ extension LegSpec {
   /// The series of this leg in `file`: of its field (named, else `price`, or the
   /// only field the file holds), then of its instrument.
   private func pick(from file: IngestedFile, path: String) throws -> QuoteSeries {
-    let (index, named) = try pick(from: file.series.map { ($0.instrument, $0.field) }, path: path)
+    let (index, named) = try pick(from: file.series.map { ($0.instrument, $0.field) }, path: path, rowsRead: file.report.rowsRead)
     var series = file.series[index]
     series.instrument = named
     return series
   }
 
   /// Which of the `series` (instrument and field) of the file `path` this leg takes, and
-  /// the instrument it goes by (the leg's own when it names one that matched).
-  func pick(from series: [(instrument: Instrument, field: SeriesField)], path: String) throws -> (Int, Instrument) {
-    if series.isEmpty { throw IngestError(.emptyFile, at: SourcePosition(path: path, line: 1, column: 1)) }
+  /// the instrument it goes by (the leg's own when it names one that matched);
+  /// `rowsRead`: the rows of the file, for the error of a file without quotes.
+  func pick(from series: [(instrument: Instrument, field: SeriesField)], path: String, rowsRead: Int? = nil) throws -> (Int, Instrument) {
+    if series.isEmpty { throw IngestError(.noQuotes(rowsRead: rowsRead), at: SourcePosition(path: path, line: 1, column: 1)) }
     let found = series.map { "\($0.instrument) (\($0.field.rawValue))" }
     let fields = Set(series.map(\.field))
     let wanted = field ?? (fields.count == 1 ? fields.first! : .price)

@@ -1,4 +1,6 @@
 import ArbCLI
+import ArbCore
+import ArbIngest
 import Foundation
 import TestSupport
 import Testing
@@ -43,5 +45,25 @@ struct InputFileErrorTests {
     let run = arbkit("inspect", odd, "--format", "json")
     #expect(run.code == .success, "\(run.errors)")
     #expect(run.object["rows_accepted"] as? Int == 2)
+  }
+
+  @Test("a leg file with a header and no rows, or with every row skipped as bad, says so, exit 65, streamed or whole")
+  func legWithoutQuotes() throws {
+    let f = OutputFixture()
+    defer { f.folder.cleanup() }
+    let header = f.folder.write("h.csv", "ts_us,venue,market,symbol,bid,ask,bid_size,ask_size,last\n")
+    let rejected = f.folder.write(
+      "r.csv", "ts_us,venue,market,symbol,bid,ask,bid_size,ask_size,last\n1000000,a,spot,BTCUSD,bad,101,1,1,100\n2000000,a,spot,BTCUSD,-1,101,1,1,100\n")
+    var options = IngestOptions()
+    options.badRows = .skip
+    for (leg, reason) in [(header, "no quotes: a header and no rows"), (rejected, "no quotes: all 2 rows were rejected")] {
+      let run = arbkit("premium", "--leg", leg, "--leg", f.b, "--bad-rows", "skip", "--quarantine", f.folder.path + "/q.csv")
+      #expect(run.code == .dataError && run.errors.contains("\(leg):1:1: error: \(reason)"), "\(run.errors)")
+      #expect {
+        _ = try LegSpec(instrument: nil, paths: [leg]).load(options: options)
+      } throws: {
+        ($0 as? IngestError)?.description == "\(leg):1:1: error: \(reason)"
+      }
+    }
   }
 }

@@ -10,7 +10,7 @@ struct ErrorTextTests {
 
   @Test func `every reason has a distinct kind and a lowercase message`() {
     let reasons: [IngestError.Reason] = [
-      .emptyFile, .missingHeader(expected: "a,b"), .missingColumn(name: "x"), .unknownFormat(firstLine: "?"),
+      .emptyFile, .noQuotes(rowsRead: 0), .missingHeader(expected: "a,b"), .missingColumn(name: "x"), .unknownFormat(firstLine: "?"),
       .wrongFieldCount(expected: 8, found: 7), .invalidNumber(column: "c", text: "t"), .invalidTimestamp(column: "c", text: "t"),
       .nonFinite(column: "c", text: "nan"), .nonPositivePrice(column: "c", text: "0"), .negativeSize(column: "c", text: "-1"),
       .missingPrice(column: "c"), .crossedBook(bid: 2, ask: 1), .timestampNotIncreasing(previous: 2, found: 1),
