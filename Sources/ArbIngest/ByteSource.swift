@@ -70,7 +70,8 @@ final class FileSource: ByteSource {
 }
 
 /// A file that cannot be opened, read or written. Distinct from `IngestError`: the CLI
-/// maps it to exit 66 (missing, not a file), 64 (an output that is an input) or 74.
+/// maps it to exit 66 (missing, not a file), 64 (an output that is an input, a file of a
+/// kind the command does not take) or 74.
 public enum FileError: Error, Sendable, Equatable, CustomStringConvertible {
   case missing(path: String)
   case unreadable(path: String, reason: String)
@@ -81,6 +82,8 @@ public enum FileError: Error, Sendable, Equatable, CustomStringConvertible {
   case overwritesInput(output: String, input: String)
   /// Two outputs of a run that are the same file: one would replace the other.
   case sameOutput(output: String, other: String)
+  /// An input in a format the command does not take; `remedy` says what it takes.
+  case unsupportedFormat(path: String, format: String, remedy: String)
 
   public var description: String {
     switch self {
@@ -90,6 +93,7 @@ public enum FileError: Error, Sendable, Equatable, CustomStringConvertible {
     case .unwritable(let path, let reason): "\(path): error: cannot write, \(reason)"
     case .overwritesInput(let output, let input): "\(output): error: would overwrite \(input), an input of this run; name another output"
     case .sameOutput(let output, let other): "\(output): error: is also \(other), another output of this run; name another file"
+    case .unsupportedFormat(let path, let format, let remedy): "\(path): error: is \(format), which this command does not read; \(remedy)"
     }
   }
 }

@@ -54,13 +54,14 @@ extension ColumnarFile {
   /// empty), any other file as it is. For the tables ArbKit writes and reads back: a
   /// sweep's results and its PnL matrix.
   ///
-  /// - Throws: `FileError` for a file that is missing, unreadable, or an Arrow IPC file
-  ///   (not read back: write the table as CSV or Parquet); `ParquetError` for a broken
+  /// - Throws: `FileError` for a file that is missing or unreadable, or
+  ///   `.unsupportedFormat` for an Arrow IPC file (not read back: write the table as CSV or
+  ///   Parquet); `ParquetError` for a broken
   ///   Parquet file.
   public static func csvBytes(path: String) throws -> [UInt8] {
     let bytes = try PnLMatrixFile.contents(of: path)
     if bytes.starts(with: "ARROW1".utf8) {
-      throw FileError.unreadable(path: path, reason: "an Arrow IPC file, which arbkit does not read back: write the table as CSV or Parquet")
+      throw FileError.unsupportedFormat(path: path, format: "an Arrow IPC file", remedy: "write the table as CSV or Parquet (NAME.csv, NAME.parquet)")
     }
     return bytes.starts(with: "PAR1".utf8) ? try ParquetReader.csv(path: path) : bytes
   }

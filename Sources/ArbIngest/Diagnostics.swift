@@ -6,7 +6,7 @@ extension FileError: Diagnostic {
   public var kind: DiagnosticKind {
     switch self {
     case .missing, .notAFile: .missingInput
-    case .overwritesInput, .sameOutput: .usage
+    case .overwritesInput, .sameOutput, .unsupportedFormat: .usage
     case .unreadable, .unwritable: .io
     }
   }

@@ -33,10 +33,16 @@ enum ParquetText {
     out.close()
   }
 
+  /// A FLOAT or DOUBLE value as `CSVBytes.append(number:)` writes it: an integral value
+  /// below 1e15 in magnitude as an integer (`3`, as ArbKit's own CSV files hold it), any
+  /// other the digits of `description` (without a `String` per value).
   @inline(__always)
   static func double(_ value: Double, into out: inout ParquetColumnText) {
-    // The digits of `description`, without a `String` per value.
-    value.write(to: &out)
+    if value == value.rounded() && abs(value) < 1e15 {
+      digits(Int64(value), into: &out.bytes)
+    } else {
+      value.write(to: &out)
+    }
     out.close()
   }
 
