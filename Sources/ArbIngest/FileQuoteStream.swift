@@ -122,12 +122,28 @@ public final class FileQuoteStream: QuoteStream {
     return block.count > 0 ? block.chunk(0..<block.count, otherTime: keepsOtherTime, sizes: keepsSizes) : nil
   }
 
-  /// Reads the current file until the series the leg takes from it is known.
+  /// Reads the current file until the series the leg takes from it is known. Series that
+  /// the leg may take if no exact match follows are kept while they hold up to
+  /// `undecidedLimit` points; beyond, a scan of the whole file (keeping no point)
+  /// decides, so that memory does not grow with the file.
   private func readUntilChosen() throws {
-    try read(&current!) { $0.selected != nil }
+    try read(&current!) { $0.selected != nil || $0.undecidedPoints > Self.undecidedLimit }
+    if current!.selected == nil && !current!.atEnd {
+      var scan = try OpenFile(path: current!.path, leg: leg, options: options)
+      scan.keepsNothing = true
+      defer { scan.lines.close() }
+      try read(&scan) { _ in false }
+      let series = scan.reader.builders.map { ($0.series.instrument, $0.series.field) }
+      let (index, _) = try leg.pick(from: series, path: scan.path, rowsRead: scan.reader.report.rowsRead)
+      current!.decide(series[index], window: window)
+      try read(&current!) { $0.selected != nil }
+    }
     if current!.selected == nil { try current!.choose(leg: leg) }
     heldFromFileBefore = held != nil
   }
+
+  /// Points kept of series the leg may take before a scan of the file decides.
+  static let undecidedLimit = 1 << 16
 
   /// Reads lines of `file` until `enough` or its end, sorting each new series into kept or
   /// counted as it appears.
@@ -227,6 +243,10 @@ private struct OpenFile {
   var undecided: [Int] = []
   /// The chosen series' points taken so far.
   var tally: PointTally
+  /// The series the leg takes, decided by a scan of the file before it appeared here.
+  var decided: (instrument: Instrument, field: SeriesField)? = nil
+  /// A scan of the file's series: every series is counted, none kept.
+  var keepsNothing = false
 
   init(path: String, leg: LegSpec, options: IngestOptions) throws {
     self.path = path
@@ -249,6 +269,14 @@ private struct OpenFile {
   /// that names none (a second one is the error `pick` gives); one that might be taken
   /// if no exact match follows is kept until the end; any other is only counted.
   mutating func sort(builder k: Int, leg: LegSpec, window: TimeWindow) throws {
+    if keepsNothing || decided != nil {
+      if let decided, selected == nil, reader.builders[k].series.instrument == decided.instrument, reader.builders[k].series.field == decided.field {
+        selected = k
+      } else {
+        reader.builders[k].stopKeeping(window: window)
+      }
+      return
+    }
     let series = reader.builders[k].series.instrument
     guard let named = leg.instrument else {
       if selected == nil {
@@ -268,6 +296,18 @@ private struct OpenFile {
     } else {
       reader.builders[k].stopKeeping(window: window)
     }
+  }
+
+  /// Points kept of the series not yet decided.
+  var undecidedPoints: Int { undecided.reduce(0) { $0 + reader.builders[$1].pendingPoints } }
+
+  /// Takes `chosen`, the series `LegSpec.pick` chose from a scan of the whole file: its
+  /// builder if it was kept, else the first that appears; the others stop keeping.
+  mutating func decide(_ chosen: (instrument: Instrument, field: SeriesField), window: TimeWindow) {
+    decided = chosen
+    selected = undecided.first { reader.builders[$0].series.instrument == chosen.instrument && reader.builders[$0].series.field == chosen.field }
+    for other in undecided where other != selected { reader.builders[other].stopKeeping(window: window) }
+    undecided = []
   }
 
   /// At the end of the file, chooses among the series kept undecided as `LegSpec.pick`

@@ -119,6 +119,24 @@ struct FileQuoteStreamTests {
     #expect(try Self.check("aa:spot:BTCUSDC=\(a),\(joined),\(later)", options: Self.options(folder, window: window), "join window"))
   }
 
+  @Test func `a series the leg takes only if no exact match follows is decided by a scan, not kept to the end`() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let count = FileQuoteStream.undecidedLimit + 5000
+    func rows(_ market: String, from start: Int, _ n: Int) -> String {
+      (start..<start + n).map { k in "\(StoreFixture.march1 + Int64(k)),aa,\(market),BTCUSDC,100,100.5,1,1,100\n" }.joined()
+    }
+    // Only the perp: the spot leg takes it, as the whole read does.
+    let perp = folder.write("perp.csv", StoreFixture.header + rows("linear", from: 0, count))
+    #expect(try Self.check("aa:spot:BTCUSDC=\(perp)", options: IngestOptions(), "partial match only"))
+    // The spot market after more perp rows than are kept: the exact match is the one taken.
+    let both = folder.write("both.csv", StoreFixture.header + rows("linear", from: 0, count) + rows("spot", from: count, 3000))
+    #expect(try Self.check("aa:spot:BTCUSDC=\(both)", options: IngestOptions(), "exact match after the limit"))
+    // A bad row after the limit fails the stream as it fails the whole read.
+    let bad = folder.write("bad.csv", StoreFixture.header + rows("linear", from: 0, count) + "1709251300000000,aa,linear,BTCUSDC,oops,100.5,1,1,100\n")
+    #expect(try Self.check("aa:spot:BTCUSDC=\(bad)", options: IngestOptions(), "bad row after the limit"))
+  }
+
   @Test func `a bad row fails the stream where it fails the whole read`() throws {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
