@@ -9,7 +9,6 @@ let package = Package(
   ],
   targets: [
     // MARK: C libraries from Debian (each imported by exactly one Swift file)
-    .systemLibrary(name: "CBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
     .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
     .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
     .systemLibrary(name: "CSnappy", pkgConfig: "snappy", providers: [.apt(["libsnappy-dev"])]),
@@ -21,7 +20,7 @@ let package = Package(
     // MARK: Library modules, dependencies flow one way
     .target(name: "ArbCore"),
     .target(name: "ArbIngest", dependencies: ["ArbCore", "CZlib", "CZstd", "CIsal", "CSnappy", "CBrotli", "CLz4"]),
-    .target(name: "ArbAnalytics", dependencies: ["ArbCore", "CBLAS"]),
+    .target(name: "ArbAnalytics", dependencies: ["ArbCore"]),
     .target(name: "ArbBacktest", dependencies: ["ArbCore", "ArbAnalytics"]),
     // The application layer: scenarios, sweeps and their results, between the engines and the commands.
     .target(name: "ArbResearch", dependencies: ["ArbCore", "ArbIngest", "ArbAnalytics", "ArbBacktest"]),
