@@ -48,7 +48,7 @@ public struct ScenarioStreams {
     }
     // A recorded latency reads both clocks of its leg, as `ScenarioLegs.prepared` checks on whole legs.
     for k in scenario.legs.indices where scenario.legLatency[k] == .recorded {
-      if try open(k, allColumns: true).next(maxRows: 1)?.otherTime.isEmpty ?? true {
+      if try open(k, allColumns: true, counting: false).next(maxRows: 1)?.otherTime.isEmpty ?? true {
         throw ScenarioLegError(.oneClock(leg: k, instrument: instruments[k].description))
       }
     }
@@ -56,7 +56,10 @@ public struct ScenarioStreams {
 
   /// A new stream over leg `k` from its first quote, with the book sizes and the other
   /// clock when `allColumns`.
-  public func open(_ k: Int, allColumns: Bool) throws -> any QuoteStream {
+  public func open(_ k: Int, allColumns: Bool) throws -> any QuoteStream { try open(k, allColumns: allColumns, counting: true) }
+
+  /// As `open(_:allColumns:)`, its quotes told to `counted` when `counting`.
+  private func open(_ k: Int, allColumns: Bool, counting: Bool) throws -> any QuoteStream {
     var options = options
     options.storeColumns = allColumns ? .all : .skippingSizesAndOtherClock
     let stream: any QuoteStream =
@@ -67,8 +70,8 @@ public struct ScenarioStreams {
       } else {
         PrefetchedQuoteStream(try FileQuoteStream.open(specs[k], options: options)!, rows: chunkRows)
       }
-    let counting = counted.map { CountingQuoteStream(stream, counted: $0) } ?? stream
-    return offsets[k] == 0 ? counting : ShiftedQuoteStream(counting, by: offsets[k])
+    let told = counting ? counted.map { CountingQuoteStream(stream, counted: $0) } ?? stream : stream
+    return offsets[k] == 0 ? told : ShiftedQuoteStream(told, by: offsets[k])
   }
 }
 

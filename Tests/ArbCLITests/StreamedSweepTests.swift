@@ -169,6 +169,22 @@ struct StreamedSweepTests {
     }
   }
 
+  @Test("a recorded latency on legs with one clock is refused by a streamed backtest as on whole legs")
+  func recordedOnOneClock() throws {
+    var options = IngestOptions()
+    for path in [Self.convergence, Self.inventory] {
+      let scenario = try Scenario.load(path: path, overrides: ["costs.venue_latency.kraken=recorded"])
+      options.clock = scenario.clock
+      let fees = try scenario.takerFees(registry: options.registry)
+      #expect(try ScenarioRun.streams(scenario, fees: fees, registry: options.registry))
+      let streamed = #expect(throws: ScenarioLegError.self) { try ScenarioRun(streaming: scenario, fees: fees, options: options, chunkPoints: 7) }
+      let whole = #expect(throws: ScenarioLegError.self) {
+        try ScenarioRun(scenario, fees: fees, recording: try ScenarioRecording.load(scenario, options: options), registry: options.registry)
+      }
+      #expect(streamed?.reason == whole?.reason && streamed?.description.contains("legs.1 (kraken") == true, "\(String(describing: streamed))")
+    }
+  }
+
   /// Inventory cells of the demo pair: thresholds, latencies and rebalance delays, with
   /// balances small enough to run out, and every other rule a streamed run takes.
   static func inventoryCells() throws -> [(cell: Int, scenario: Scenario)] {
