@@ -152,10 +152,15 @@ struct StreamedSweepTests {
   func drawnLatencies(chunkPoints: Int) throws {
     let bybit = Repository.data("scenarios/bybit-btcusdt-carry.json")
     let demo = Self.drawnLatencies(venue: "kraken", short: "30s", long: "3m", recorded: false)
+    let recorded = Self.drawnLatencies(venue: "bybit", short: "20ms", long: "300ms", recorded: true)
     let families: [(path: String, sets: [[String]])] = [
       (Self.convergence, demo.map { $0 + ["strategy.entry=0.2", "strategy.cooldown=30m"] }), (Self.inventory, demo.map { $0 + ["strategy.entry=0.3"] }),
-      // The recording's own two clocks: mode carry at a recorded latency.
-      (bybit, Self.drawnLatencies(venue: "bybit", short: "20ms", long: "300ms", recorded: true)),
+      // The recording's own two clocks: every mode at a recorded latency.
+      (bybit, recorded), (bybit, recorded.map { $0 + ["strategy.mode=convergence", "strategy.entry=0.005", "strategy.exit=0"] }),
+      (
+        bybit,
+        recorded.map { $0 + ["strategy.mode=inventory", "strategy.entry=0.005", "legs.0.base=1", "legs.1.base=1", "legs.0.quote=1e5", "legs.1.quote=1e5"] }
+      ),
     ]
     for (path, sets) in families {
       let cells = try sets.enumerated().map { (cell: $0.offset, scenario: try Scenario.load(path: path, overrides: $0.element)) }
