@@ -42,8 +42,9 @@ struct FillSlot: Equatable {
 /// signal's, or past the chunk the signal is in: the cursor keeps, copied out of the
 /// stream's chunks, every quote from the one in force at its floor (the last signal
 /// asked about plus the slot's least latency: no later fill is earlier) to the last it
-/// has read, and reads on as far as the latest fill asks. Memory: the quotes between a
-/// chunk's first signal and its latest fill, and one stream chunk.
+/// has read, and reads on as far as the latest fill asks. Memory: the quotes between
+/// the floor and the latest fill asked so far, and `readRows` more (twice that at most,
+/// as the kept quotes move down in bulk).
 final class AsOfCursor {
   private let stream: any QuoteStream
   private let slot: FillSlot
@@ -61,6 +62,9 @@ final class AsOfCursor {
   private var askSize: [Double] = []
   private var start = 0
   private var firstRow = 0
+  /// The earliest time still to be asked for: the quotes before the one in force then
+  /// are let go before more are read.
+  private var floor = Int64.min
   /// The position of the last quote found (where the next search starts).
   private var hint = 0
   /// The longest recorded delay of the quotes read (a `recorded` slot's; 0 for others).
@@ -70,13 +74,17 @@ final class AsOfCursor {
   private var filledTimes: [Int64] = []
   private var fillTimes: [Int64] = []
 
+  /// Quotes read at a time at most: the copies kept ahead of the fills asked stay small
+  /// whatever the legs' chunk size.
+  static let readRows = 1 << 12
+
   /// A cursor on `stream` (leg `slot.leg`, with its other clock when `slot` is
-  /// `recorded`), read `rows` quotes at a time; `readsSizes`: the quotes carry the
-  /// book sizes (else `nan`).
+  /// `recorded`), read `rows` quotes (at most `readRows`) at a time; `readsSizes`: the
+  /// quotes carry the book sizes (else `nan`).
   init(_ stream: any QuoteStream, slot: FillSlot, rows: Int, readsSizes: Bool) {
     self.stream = stream
     self.slot = slot
-    self.rows = rows
+    self.rows = min(rows, Self.readRows)
     self.readsSizes = readsSizes
   }
 
@@ -84,11 +92,12 @@ final class AsOfCursor {
   /// the quote in force then and its own time: the cursor's columns, refilled in place
   /// on its next call (when the caller has let go of them, without a fresh allocation).
   func fill(_ times: [Int64]) throws -> (quotes: [FillQuote], times: [Int64], fillTimes: [Int64]) {
-    let n = times.count
     filledQuotes.removeAll(keepingCapacity: true)
     filledTimes.removeAll(keepingCapacity: true)
     fillTimes.removeAll(keepingCapacity: true)
     for t in times {
+      // No fill from here on is before this signal plus the least latency.
+      floor = IndexedRun.adding(slot.latency.least, to: t)
       let recorded = slot.latency == .recorded ? try recordedDelay(at: t) : 0
       let delay = slot.latency.delay(seed: slot.seed, time: t, leg: slot.leg, recorded: recorded)
       let fillTime = IndexedRun.adding(delay, to: t)
@@ -97,7 +106,6 @@ final class AsOfCursor {
       filledTimes.append(quoteTime)
       fillTimes.append(fillTime)
     }
-    if n > 0 { release(before: IndexedRun.adding(slot.latency.least, to: times[n - 1])) }
     return (filledQuotes, filledTimes, fillTimes)
   }
 
@@ -131,7 +139,10 @@ final class AsOfCursor {
   /// The position of the last quote at or before `t` (`start - 1`: none), reading the
   /// stream until a quote after `t` is kept or it ends.
   private func position(at t: Int64) throws -> Int {
-    while !ended && (time.count == start || time[time.count - 1] <= t) { _ = try readChunk(keeping: true) }
+    while !ended && (time.count == start || time[time.count - 1] <= t) {
+      release(before: floor)
+      _ = try readChunk(keeping: true)
+    }
     // time[low] ≤ t < time[high], with time[start - 1] = -∞ and time[count] = +∞.
     var (low, high) = (start - 1, time.count)
     if hint >= start && hint < time.count {
