@@ -95,6 +95,10 @@ final class AsOfCursor {
     filledQuotes.removeAll(keepingCapacity: true)
     filledTimes.removeAll(keepingCapacity: true)
     fillTimes.removeAll(keepingCapacity: true)
+    // Room for exactly the points (appending would double it past them).
+    filledQuotes.reserveCapacity(times.count)
+    filledTimes.reserveCapacity(times.count)
+    fillTimes.reserveCapacity(times.count)
     for t in times {
       // No fill from here on is before this signal plus the least latency.
       floor = IndexedRun.adding(slot.latency.least, to: t)
