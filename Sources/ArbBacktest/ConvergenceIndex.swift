@@ -90,26 +90,25 @@ public struct ConvergenceIndex: Sendable {
   }
 }
 
-/// The fill quotes of a chunk of streamed valid points: per slot (one leg at one fixed
-/// latency), each point's as-of quote at the point's time plus the latency, and that
-/// quote's own time (for the staleness limit); and the quotes in force at its last point.
+/// The fill quotes of a chunk of streamed valid points: per slot (one leg at one
+/// latency, `FillSlot`), each point's fill time (its time plus the slot's latency, fixed
+/// or drawn for the point) and the as-of quote then, with that quote's own time (for the
+/// staleness limit); and the quotes in force at its last point.
 struct DelayedFills: Sendable {
-  /// Per slot: the leg and the latency (µs).
-  var slots: [(leg: Int, latency: Int64)]
   /// Per slot, per point (sizes read only when a run caps at the book; `nan` otherwise).
   var quotes: [[FillQuote]]
   var quoteTimes: [[Int64]]
+  var fillTimes: [[Int64]]
   /// Leg 0's and leg 1's quotes in force at the chunk's last point (where a position
   /// still open at the end closes); `nil` for a run that closes nothing (mode inventory).
   var lastInForce: (FillQuote, FillQuote)?
 
-  /// Point `p`'s fill through `slot` (a signal at `time`), or why it cannot happen: as
-  /// `Fills` decides on whole legs.
+  /// Point `p`'s fill through `slot`, or why it cannot happen: as `Fills` decides on
+  /// whole legs.
   @inline(__always)
-  func fill(slot: Int, _ p: Int, time: Int64, maxStale: Int64?, readsSizes: Bool) -> Result<FillQuote, SkipError> {
-    let fillTime = IndexedRun.adding(slots[slot].latency, to: time)
+  func fill(slot: Int, _ p: Int, maxStale: Int64?, readsSizes: Bool) -> Result<FillQuote, SkipError> {
     // The age cannot leave the range once the legs are checked (`Scenario.checkTimes`); before, it counts as stale.
-    let (age, overflow) = fillTime.subtractingReportingOverflow(quoteTimes[slot][p])
+    let (age, overflow) = fillTimes[slot][p].subtractingReportingOverflow(quoteTimes[slot][p])
     if let limit = maxStale, overflow || age > limit { return .failure(SkipError(reason: .staleFill)) }
     var quote = quotes[slot][p]
     guard quote.bid.isFinite, quote.ask.isFinite else { return .failure(SkipError(reason: .oneSidedFill)) }
@@ -117,12 +116,10 @@ struct DelayedFills: Sendable {
     return .success(quote)
   }
 
-  /// Both legs' fills after point `p` (a signal at `time`) through slots `first` and
-  /// `second`, or why the signal is skipped: as `Fills.after` decides on whole legs.
+  /// Both legs' fills after point `p` through slots `first` and `second`, or why the
+  /// signal is skipped: as `Fills.after` decides on whole legs.
   @inline(__always)
-  func fills(_ first: Int, _ second: Int, _ p: Int, time: Int64, maxStale: Int64?, readsSizes: Bool) -> Result<FillPair, SkipError> {
-    FillPair.both(
-      fill(slot: first, p, time: time, maxStale: maxStale, readsSizes: readsSizes),
-      fill(slot: second, p, time: time, maxStale: maxStale, readsSizes: readsSizes))
+  func fills(_ first: Int, _ second: Int, _ p: Int, maxStale: Int64?, readsSizes: Bool) -> Result<FillPair, SkipError> {
+    FillPair.both(fill(slot: first, p, maxStale: maxStale, readsSizes: readsSizes), fill(slot: second, p, maxStale: maxStale, readsSizes: readsSizes))
   }
 }

@@ -107,8 +107,16 @@ extension QuoteSeries {
   /// clamped there for clocks too far apart to subtract): how late the recorder saw the
   /// quote. The series keeps both clocks.
   @inline(__always)
-  public func recordedDelay(at j: Int) -> Int64 {
-    let (local, exchange) = clock == .local ? (time[j], otherTime[j]) : (otherTime[j], time[j])
+  public func recordedDelay(at j: Int) -> Int64 { clock.recordedDelay(time: time[j], otherTime: otherTime[j]) }
+}
+
+extension Clock {
+  /// The receive time minus the exchange time of a quote at `time` on this clock and
+  /// `otherTime` on the other (µs, from 0 to `Int64.max / 2`, clamped there for clocks
+  /// too far apart to subtract).
+  @inline(__always)
+  func recordedDelay(time: Int64, otherTime: Int64) -> Int64 {
+    let (local, exchange) = self == .local ? (time, otherTime) : (otherTime, time)
     let (delay, overflow) = local.subtractingReportingOverflow(exchange)
     return overflow ? (local > exchange ? Int64.max / 2 : 0) : min(max(0, delay), Int64.max / 2)
   }

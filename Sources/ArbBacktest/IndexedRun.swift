@@ -52,7 +52,7 @@ struct IndexedRun {
   enum RunFills {
     /// From the legs in memory, at the index's point rows.
     case rows(Fills)
-    /// From a streamed index's fill quotes: the slots of leg 0 and leg 1 at the run's latencies.
+    /// From a streamed index's fill quotes: the slots of leg 0 and leg 1 at the run's latencies (`FillSlot`).
     case slots(Int, Int)
   }
 
@@ -94,8 +94,8 @@ struct IndexedRun {
     switch (fills, index.points) {
     case (.rows(let fills), .rows(let points)):
       return fills.after(points[p])
-    case (.slots(let first, let second), .streamed(let times, let delayed)):
-      return delayed.fills(first, second, p, time: times[p], maxStale: parameters.maxStale, readsSizes: parameters.capAtBook)
+    case (.slots(let first, let second), .streamed(_, let delayed)):
+      return delayed.fills(first, second, p, maxStale: parameters.maxStale, readsSizes: parameters.capAtBook)
     default:
       preconditionFailure("a run reads its fills as its index holds them")
     }

@@ -67,6 +67,15 @@ public enum Latency: Sendable, Hashable, CustomStringConvertible, ExpressibleByI
     }
   }
 
+  /// A latency no fill's is below (µs): the fixed one, a uniform's low end, else 0.
+  var least: Int64 {
+    switch self {
+    case .fixed(let value): value
+    case .uniform(let low, _): low
+    case .lognormal, .recorded: 0
+    }
+  }
+
   /// The latency of leg `leg`'s fill after the signal at `time`: drawn from `seed`,
   /// `purpose` (a rebalance's transfer delay draws as `.transfer`) and (`time`, `leg`)
   /// alone; `recorded` is the leg's recorded delay at the signal.

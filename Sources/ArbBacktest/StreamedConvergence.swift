@@ -15,10 +15,20 @@ public struct StreamedResult<Run: Sendable>: Sendable {
   /// Each leg's price source, as its stream knew it at its end, and its quotes.
   public var priceSources: [PriceSource]
   public var legRows: [Int]
+  /// Each leg's longest recorded delay (µs, `QuoteSeries.recordedDelay`) when a run's
+  /// latency on it is `recorded`, else 0: what `Scenario.latencyBound` reads of it.
+  public var longestRecordedDelays: [Int64]
 
-  /// The runs' results `runs` on the legs `alignment` aligned, read from `legs`.
-  init(_ runs: [Run], alignment: PremiumStream, legs: [any QuoteStream]) {
+  /// The runs' results `runs` on the legs `alignment` aligned, read from `legs`, with
+  /// the legs' longest recorded delays read by `cursors` (those of `slots`).
+  init(_ runs: [Run], alignment: PremiumStream, legs: [any QuoteStream], slots: [FillSlot], cursors: [AsOfCursor]) throws {
     self.runs = runs
+    var longest: [Int64] = [0, 0]
+    for k in 0..<2 {
+      // One recorded slot of the leg reads its delays.
+      if let s = slots.firstIndex(where: { $0.leg == k && $0.latency == .recorded }) { longest[k] = try cursors[s].longestRecordedDelay() }
+    }
+    longestRecordedDelays = longest
     clockPoints = alignment.points
     validPoints = alignment.validPoints
     legTimes = (0..<2).map { k in alignment.legFirstTime[k].flatMap { first in alignment.legLastTime[k].map { first...$0 } } }
@@ -30,68 +40,51 @@ public struct StreamedResult<Run: Sendable>: Sendable {
 /// The decisions of streamed convergence runs.
 public typealias StreamedDecisions = StreamedResult<ConvergenceDecisions>
 
-/// The cursors streamed runs read their fill quotes through: one per leg and fixed
-/// latency (µs) some run fills at, and each run's slot for leg 0 and leg 1.
-///
-/// - Precondition: every latency is fixed.
-func fillSlots(_ latencies: [[Latency]]) -> (slots: [(leg: Int, latency: Int64)], runs: [(Int, Int)]) {
-  var slots: [(leg: Int, latency: Int64)] = []
-  let runs = latencies.map { latencies -> (Int, Int) in
-    let slot = (0..<2).map { k in
-      guard case .fixed(let latency) = latencies[k] else { preconditionFailure("a streamed run has fixed latencies") }
-      if let s = slots.firstIndex(where: { $0 == (k, latency) }) { return s }
-      slots.append((k, latency))
-      return slots.count - 1
-    }
-    return (slot[0], slot[1])
-  }
-  return (slots, runs)
-}
-
 extension ConvergenceBacktest {
-  /// Whether `decide(_:open:…)` can take this run's decisions: fixed latencies
-  /// (a drawn one may fill before an earlier signal's fill) and fills at the top of the
+  /// Whether `decide(_:open:…)` can take this run's decisions: fills at the top of the
   /// book with both legs filling and taking (a book walk, a failed leg and a maker
-  /// order's rest read the legs' rows).
-  public var streams: Bool {
-    !parameters.walksFills && parameters.maker == nil && parameters.latencies.allSatisfy { if case .fixed = $0 { true } else { false } }
-  }
+  /// order's rest read the legs' rows); any latency, fixed or drawn.
+  public var streams: Bool { !parameters.walksFills && parameters.maker == nil }
 
   /// The decisions of every run of `runs` on two legs read as streams, each exactly as
   /// `decide(legs:index:)` takes them on the whole legs; memory depends on
-  /// `chunkPoints`, the number of runs and their latencies, not on the length of the legs.
+  /// `chunkPoints`, the number of runs and their latencies (a drawn latency's longest
+  /// fill in a chunk), not on the length of the legs.
   ///
   /// Each leg is opened once and read through a `QuoteTee`. The valid points are aligned
   /// by a `PremiumStream` and indexed a chunk of `chunkPoints` clock points at a time;
-  /// each chunk's fill quotes are read, per leg and latency, by a cursor of its own (the
-  /// two legs' cursors side by side). The runs advance over one chunk's index, on `jobs`
+  /// each chunk's fill quotes are read, per leg and latency (`FillSlot`), by a cursor of
+  /// its own (`AsOfCursor`; the two legs' cursors side by side). The runs advance over one chunk's index, on `jobs`
   /// threads, and carry their state to the next (whose first point is the chunk's last:
   /// no entry is taken at the last valid point).
   ///
   /// - Parameters:
   ///   - open: a new stream over leg `k` (0 or 1), from its first quote, with the book
-  ///     sizes when `readsSizes`.
+  ///     sizes and the other clock when `allColumns`.
   ///   - sellLeg: the runs' `sellLeg` (equal for all).
   /// - Throws: `AlignmentError` as `ConvergenceIndex.init`, or what a stream throws.
   public static func decide(
-    _ runs: [ConvergenceBacktest], open: (_ leg: Int, _ readsSizes: Bool) throws -> any QuoteStream, options: AlignmentOptions,
+    _ runs: [ConvergenceBacktest], open: (_ leg: Int, _ allColumns: Bool) throws -> any QuoteStream, options: AlignmentOptions,
     sellLeg: Int? = nil, chunkPoints: Int = 1 << 16, legChunkRows: Int = 1 << 16, jobs: Int = 1
   ) throws -> StreamedDecisions {
     precondition(chunkPoints > 1, "a chunk holds the point it carries and at least one more")
     precondition(runs.allSatisfy { $0.streams && $0.parameters.sellLeg == sellLeg }, "runs that stream, on one direction rule")
     let readsSizes = runs.contains { $0.parameters.capAtBook }
     // One cursor per leg and latency the runs fill at.
-    let (slots, runSlots) = fillSlots(runs.map(\.parameters.latencies))
+    let (slots, runSlots) = FillSlot.slots(runs.map { ($0.parameters.latencies, $0.parameters.seed) })
     let states = zip(runs, runSlots).map { IndexedRun(parameters: $0.parameters, fills: .slots($1.0, $1.1)) }
     // Each leg is read once; the alignment and the cursors read it through a tee.
-    let legs = [try open(0, readsSizes), try open(1, readsSizes)]
+    let allColumns = readsSizes || slots.contains { $0.latency == .recorded }
+    let legs = [try open(0, allColumns), try open(1, allColumns)]
     let tees = legs.map { QuoteTee($0, rows: legChunkRows) }
     let aligned = tees.map { $0.branch() }
     let branches = slots.map { tees[$0.leg].branch() }
     let inForce = tees.map { $0.branch() }
     let alignment = try PremiumStream(legs: aligned, options: options, chunkPoints: chunkPoints, legChunkRows: legChunkRows, keepQuotes: true)
-    let cursors = try zip(slots, branches).map { try AsOfCursor($1, rows: legChunkRows, readsSizes: readsSizes) }
-    let inForceCursors = try inForce.map { try AsOfCursor($0, rows: legChunkRows, readsSizes: readsSizes) }
+    let cursors = zip(slots, branches).map { AsOfCursor($1, slot: $0, rows: legChunkRows, readsSizes: readsSizes) }
+    let inForceCursors = inForce.enumerated().map { k, branch in
+      AsOfCursor(branch, slot: FillSlot(leg: k, latency: 0, seed: 0), rows: legChunkRows, readsSizes: readsSizes)
+    }
     let work = StreamedRuns(runs: states, slots: slots, cursors: cursors, inForce: inForceCursors, sellLeg: sellLeg, jobs: jobs)
     // Each chunk of the alignment is decided as it comes (the tees hold about a chunk
     // of each leg, and its latencies' span), on another thread while this one aligns the
@@ -115,7 +108,7 @@ extension ConvergenceBacktest {
     work.decide(pending[filling], isLast: true)
     try work.rethrow()
     let decisions = work.runs.map { ConvergenceDecisions(trades: $0.trades, skipped: $0.skipped.list, firstTime: work.firstTime, lastTime: work.lastTime) }
-    return StreamedDecisions(decisions, alignment: alignment, legs: legs)
+    return try StreamedDecisions(decisions, alignment: alignment, legs: legs, slots: slots, cursors: cursors)
   }
 }
 
@@ -123,7 +116,7 @@ extension ConvergenceBacktest {
 /// another, in order, each on one thread at a time.
 private final class StreamedRuns: @unchecked Sendable {
   private(set) var runs: [IndexedRun]
-  private let slots: [(leg: Int, latency: Int64)]
+  private let slots: [FillSlot]
   private let cursors: [AsOfCursor]
   /// Per leg, the cursor of the quotes in force at each chunk's last point.
   private let inForce: [AsOfCursor]
@@ -135,7 +128,7 @@ private final class StreamedRuns: @unchecked Sendable {
   /// The first error of a chunk; the chunks after it are not decided.
   private var failure: (any Error)?
 
-  init(runs: [IndexedRun], slots: [(leg: Int, latency: Int64)], cursors: [AsOfCursor], inForce: [AsOfCursor], sellLeg: Int?, jobs: Int) {
+  init(runs: [IndexedRun], slots: [FillSlot], cursors: [AsOfCursor], inForce: [AsOfCursor], sellLeg: Int?, jobs: Int) {
     self.runs = runs
     self.slots = slots
     self.cursors = cursors
@@ -160,14 +153,15 @@ private final class StreamedRuns: @unchecked Sendable {
     firstTime = firstTime ?? pending.times[0]
     lastTime = pending.times[m - 1]
     // The cursors of the two legs read side by side (those of one leg share its tee: in turn).
-    let read = Mutex<(filled: [Int: (quotes: [FillQuote], times: [Int64])], last: [Int: FillQuote], failure: (any Error)?)>(([:], [:], nil))
+    let read = Mutex<(filled: [Int: (quotes: [FillQuote], times: [Int64], fillTimes: [Int64])], last: [Int: FillQuote], failure: (any Error)?)>(
+      ([:], [:], nil))
     DispatchQueue.concurrentPerform(iterations: 2) { k in
       do {
         for s in slots.indices where slots[s].leg == k {
-          let column = try cursors[s].fill(pending.times, latency: slots[s].latency)
+          let column = try cursors[s].fill(pending.times)
           read.withLock { $0.filled[s] = column }
         }
-        let last = try inForce[k].fill([pending.times[m - 1]], latency: 0).quotes[0]
+        let last = try inForce[k].fill([pending.times[m - 1]]).quotes[0]
         read.withLock { $0.last[k] = last }
       } catch {
         read.withLock { $0.failure = $0.failure ?? error }
@@ -176,8 +170,8 @@ private final class StreamedRuns: @unchecked Sendable {
     let (filled, last, failure) = read.withLock { ($0.filled, $0.last, $0.failure) }
     if let failure { throw failure }
     let fills = DelayedFills(
-      slots: slots, quotes: slots.indices.map { filled[$0]!.quotes }, quoteTimes: slots.indices.map { filled[$0]!.times },
-      lastInForce: (last[0]!, last[1]!))
+      quotes: slots.indices.map { filled[$0]!.quotes }, quoteTimes: slots.indices.map { filled[$0]!.times },
+      fillTimes: slots.indices.map { filled[$0]!.fillTimes }, lastInForce: (last[0]!, last[1]!))
     let index = ConvergenceIndex(
       points: .streamed(times: pending.times, fills: fills), richIsFirst: pending.richIsFirst,
       premiums: [pending.entry, pending.closeFirst, pending.closeSecond], sellLeg: sellLeg, clockPoints: 0)
@@ -266,76 +260,5 @@ private struct PendingPoints {
     entry.append(previous.entry.last!)
     closeFirst.append(previous.closeFirst.last!)
     closeSecond.append(previous.closeSecond.last!)
-  }
-}
-
-/// One leg's quote in force at increasing times, read from a stream: the last quote at
-/// or before the time asked, kept by value across the stream's chunks, with its row in
-/// the leg and its own time.
-final class AsOfCursor {
-  private let stream: any QuoteStream
-  private let rows: Int
-  private let readsSizes: Bool
-  private var chunk: QuoteChunk?
-  /// The next row of `chunk` to take, and the leg row of the chunk's first.
-  private var next = 0
-  private var base = 0
-  private var quote = FillQuote(bid: .nan, ask: .nan, bidSize: .nan, askSize: .nan, row: -1)
-  private var quoteTime = Int64.min
-  /// The columns `fill` returns.
-  private var filledQuotes: [FillQuote] = []
-  private var filledTimes: [Int64] = []
-
-  init(_ stream: any QuoteStream, rows: Int, readsSizes: Bool) throws {
-    self.stream = stream
-    self.rows = rows
-    self.readsSizes = readsSizes
-    chunk = try stream.next(maxRows: rows)
-  }
-
-  /// The quotes in force `latency` after each of `times` (ascending, none before a time
-  /// asked earlier), and their own times: the cursor's columns, refilled in place on its
-  /// next call (when the caller has let go of them, without a fresh allocation).
-  func fill(_ times: [Int64], latency: Int64) throws -> (quotes: [FillQuote], times: [Int64]) {
-    let n = times.count
-    if filledQuotes.count > n {
-      filledQuotes.removeLast(filledQuotes.count - n)
-      filledTimes.removeLast(filledTimes.count - n)
-    } else if filledQuotes.count < n {
-      filledQuotes += repeatElement(quote, count: n - filledQuotes.count)
-      filledTimes += repeatElement(0, count: n - filledTimes.count)
-    }
-    // The walk in locals (a class's stored properties cost an access check per use).
-    var (chunk, next, base, quote, quoteTime) = (chunk, next, base, quote, quoteTime)
-    try filledQuotes.withUnsafeMutableBufferPointer { quotes in
-      try filledTimes.withUnsafeMutableBufferPointer { quoteTimes in
-        for i in 0..<n {
-          let t = IndexedRun.adding(latency, to: times[i])
-          // Every quote at or before t, reading chunks as needed.
-          while let current = chunk {
-            let time = current.time
-            var j = next
-            while j < time.count && time[j] <= t { j += 1 }
-            if j > next {
-              let k = j - 1
-              let sized = readsSizes && !current.bidSize.isEmpty
-              quote = FillQuote(
-                bid: current.bid[k], ask: current.ask[k], bidSize: sized ? current.bidSize[k] : .nan,
-                askSize: sized ? current.askSize[k] : .nan, row: base + k)
-              quoteTime = time[k]
-              next = j
-            }
-            guard next == time.count else { break }
-            base += time.count
-            next = 0
-            chunk = try stream.next(maxRows: rows)
-          }
-          quotes[i] = quote
-          quoteTimes[i] = quoteTime
-        }
-      }
-    }
-    (self.chunk, self.next, self.base, self.quote, self.quoteTime) = (chunk, next, base, quote, quoteTime)
-    return (filledQuotes, filledTimes)
   }
 }

@@ -48,11 +48,12 @@ public enum ScenarioEngine: Sendable {
     }
   }
 
-  /// Whether runs of this engine can stream their legs: fixed latencies and top-of-book
-  /// fills (`ConvergenceBacktest.streams`, `InventoryArbitrage.streams`).
+  /// Whether runs of this engine can stream their legs: top-of-book fills with both
+  /// legs filling and taking (`ConvergenceBacktest.streams`; mode inventory always),
+  /// at any latency, fixed or drawn.
   public var streams: Bool {
     switch self {
-    case .inventory(let engine): engine.streams
+    case .inventory: true
     case .convergence(let engine): engine.streams
     case .carry(let engine): engine.rules.streams
     }

@@ -107,8 +107,9 @@ public struct ScenarioRun {
       scenario: scenario, legs: series.map(Leg.init), fees: fees, points: index.clockPoints, validPoints: index.validPoints, outcome: outcome, fx: fx)
   }
 
-  /// Whether `init(streaming:…)` runs `scenario`: fixed latencies and top-of-book fills
-  /// (`ScenarioEngine.streams`), on legs that stream (`ScenarioStreams.serves`).
+  /// Whether `init(streaming:…)` runs `scenario`: top-of-book fills with both legs
+  /// taking, at any latency (`ScenarioEngine.streams`), on legs that stream
+  /// (`ScenarioStreams.serves`).
   public static func streams(_ scenario: Scenario, fees: [Double], registry: ExchangeRegistry) throws -> Bool {
     try ScenarioEngine(scenario, fees: fees, registry: registry).streams && ScenarioStreams.serves(scenario)
   }
@@ -122,7 +123,7 @@ public struct ScenarioRun {
     streaming scenario: Scenario, fees: [Double], options: IngestOptions, chunkPoints: Int, counted: (@Sendable (Int) -> Void)? = nil
   ) throws {
     let engine = try ScenarioEngine(scenario, fees: fees, registry: options.registry)
-    precondition(engine.streams, "a streamed backtest has fixed latencies and top-of-book fills")
+    precondition(engine.streams, "a streamed backtest has top-of-book taker fills")
     var legOptions = scenario.legOptions(options)
     legOptions.clock = scenario.clock
     let streams = try ScenarioStreams(scenario, options: legOptions, chunkRows: chunkPoints, counted: counted)
@@ -155,7 +156,7 @@ public struct ScenarioRun {
   static func settlements(_ scenario: Scenario, streams: ScenarioStreams, options: IngestOptions) throws -> FundingSettlements {
     guard let funding = try fundingSeries(scenario, options: options) else { return .none }
     let offset = scenario.offsets[scenario.legs[1].venue] ?? 0
-    do { return try FundingSettlements(funding: funding, perp: streams.open(1, readsSizes: false), clockOffset: offset) } catch let error as FundingError {
+    do { return try FundingSettlements(funding: funding, perp: streams.open(1, allColumns: false), clockOffset: offset) } catch let error as FundingError {
       throw FundingError("funding.files: \(error.message)")
     }
   }

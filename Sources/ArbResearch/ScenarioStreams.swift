@@ -23,9 +23,9 @@ public struct ScenarioStreams {
   private let counted: (@Sendable (Int) -> Void)?
 
   /// Whether a streamed run can take `scenario`'s data: no FX conversion (it converts
-  /// whole series), the legs' books not walked and one clock read.
+  /// whole series) and the legs' books not walked.
   public static func serves(_ scenario: Scenario) -> Bool {
-    scenario.fx == nil && scenario.fill == .top && !scenario.readsBothClocks
+    scenario.fx == nil && scenario.fill == .top
   }
 
   /// The legs of `scenario` (which `serves`) read with `options` (the scenario's clock
@@ -46,12 +46,22 @@ public struct ScenarioStreams {
       guard !spec.isStore, try FileQuoteStream.open(spec, options: options) == nil else { return nil }
       return try spec.load(options: wholeOptions).series
     }
+    // A recorded latency reads both clocks of its leg, as `ScenarioLegs.prepared` checks on whole legs.
+    for k in scenario.legs.indices where scenario.legLatency[k] == .recorded {
+      if try open(k, allColumns: true, counting: false).next(maxRows: 1)?.otherTime.isEmpty ?? true {
+        throw ScenarioLegError(.oneClock(leg: k, instrument: instruments[k].description))
+      }
+    }
   }
 
-  /// A new stream over leg `k` from its first quote, with the book sizes when `readsSizes`.
-  public func open(_ k: Int, readsSizes: Bool) throws -> any QuoteStream {
+  /// A new stream over leg `k` from its first quote, with the book sizes and the other
+  /// clock when `allColumns`.
+  public func open(_ k: Int, allColumns: Bool) throws -> any QuoteStream { try open(k, allColumns: allColumns, counting: true) }
+
+  /// As `open(_:allColumns:)`, its quotes told to `counted` when `counting`.
+  private func open(_ k: Int, allColumns: Bool, counting: Bool) throws -> any QuoteStream {
     var options = options
-    options.storeColumns = readsSizes ? .all : .skippingSizesAndOtherClock
+    options.storeColumns = allColumns ? .all : .skippingSizesAndOtherClock
     let stream: any QuoteStream =
       if let series = whole[k] {
         SeriesQuoteStream(series)
@@ -60,8 +70,8 @@ public struct ScenarioStreams {
       } else {
         PrefetchedQuoteStream(try FileQuoteStream.open(specs[k], options: options)!, rows: chunkRows)
       }
-    let counting = counted.map { CountingQuoteStream(stream, counted: $0) } ?? stream
-    return offsets[k] == 0 ? counting : ShiftedQuoteStream(counting, by: offsets[k])
+    let told = counting ? counted.map { CountingQuoteStream(stream, counted: $0) } ?? stream : stream
+    return offsets[k] == 0 ? told : ShiftedQuoteStream(told, by: offsets[k])
   }
 }
 
@@ -69,13 +79,13 @@ extension ScenarioStreams {
   /// The decisions of `runs` (one direction rule: mode convergence's or carry's) on these
   /// legs (`ConvergenceBacktest.decide(_:open:…)`), and
   /// each of `scenarios` checked against the legs' times once they are read
-  /// (`Scenario.checkTimes`, as on whole legs; their latencies are fixed).
+  /// (`Scenario.checkTimes`, as on whole legs).
   public func decide(
     _ runs: [ConvergenceBacktest], checking scenarios: [Scenario], alignment: AlignmentOptions, chunkPoints: Int, jobs: Int
   ) throws -> StreamedDecisions {
     let result = try ConvergenceBacktest.decide(
       runs, open: open, options: alignment, sellLeg: runs.first?.parameters.sellLeg, chunkPoints: chunkPoints, legChunkRows: chunkPoints, jobs: jobs)
-    try Self.check(scenarios, legTimes: result.legTimes)
+    try Self.check(scenarios, result)
     return result
   }
 
@@ -85,17 +95,17 @@ extension ScenarioStreams {
     _ runs: [InventoryArbitrage], checking scenarios: [Scenario], alignment: AlignmentOptions, chunkPoints: Int, jobs: Int
   ) throws -> StreamedResult<InventoryRun> {
     let result = try InventoryArbitrage.run(runs, open: open, options: alignment, chunkPoints: chunkPoints, legChunkRows: chunkPoints, jobs: jobs)
-    try Self.check(scenarios, legTimes: result.legTimes)
+    try Self.check(scenarios, result)
     return result
   }
 
-  /// Checks each of `scenarios` against the legs' first and last times `legTimes`
-  /// (`Scenario.checkTimes`).
-  private static func check(_ scenarios: [Scenario], legTimes: [ClosedRange<Int64>?]) throws {
-    guard let times = try TimeArithmetic.bounds(of: legTimes.compactMap { $0.map { [$0.lowerBound, $0.upperBound] } }) else { return }
+  /// Checks each of `scenarios` against the legs' first and last times and longest
+  /// recorded delays in `result` (`Scenario.checkTimes`).
+  private static func check<Run>(_ scenarios: [Scenario], _ result: StreamedResult<Run>) throws {
+    let legTimes = result.legTimes.compactMap { $0.map { [$0.lowerBound, $0.upperBound] } }
+    guard let times = try TimeArithmetic.bounds(of: legTimes) else { return }
     for scenario in scenarios {
-      // A streamed run has no recorded latency (`serves`).
-      try scenario.checkTimes(times, latencyBound: scenario.latencyBound { _ in 0 })
+      try scenario.checkTimes(times, latencyBound: scenario.latencyBound { result.longestRecordedDelays[$0] })
     }
   }
 }

@@ -56,6 +56,110 @@ struct StreamedConvergenceTests {
     }
   }
 
+  /// The latencies a scenario draws (`costs.latency`, `costs.venue_latency.VENUE`):
+  /// uniform, lognormal (one with a tail far past later chunks), recorded, and a
+  /// different one per leg.
+  static let drawnLatencies: [[Latency]] = [
+    [.uniform(low: 0, high: 4_000_000), .uniform(low: 0, high: 4_000_000)],
+    [.lognormal(median: 1_000_000, sigma: 1.5), .lognormal(median: 1_000_000, sigma: 1.5)],
+    [.recorded, .recorded],
+    [.uniform(low: 500_000, high: 2_500_000), .lognormal(median: 2_000_000, sigma: 0.5)],
+    [.recorded, .fixed(1_000_000)],
+    [.lognormal(median: 30_000_000, sigma: 3), .uniform(low: 2_000_000, high: 2_000_000)],
+  ]
+
+  /// `runs(sellLeg:)` with the drawn latencies in turn, each at two seeds.
+  static func drawnRuns(sellLeg: Int? = nil) -> [ConvergenceParameters] {
+    runs(sellLeg: sellLeg).enumerated().flatMap { k, p in
+      [7, 1000 + UInt64(k)].map { seed in
+        var p = p
+        p.latencyModels = drawnLatencies[k % drawnLatencies.count]
+        p.seed = seed
+        return p
+      }
+    }
+  }
+
+  /// `legs` with a receive (local) and an exchange time per quote: the receive time
+  /// `time`, the exchange time up to 3 s before it (or up to 0.5 s after it: a delay of 0).
+  static func withBothClocks(_ legs: [QuoteSeries], seed: UInt64) -> [QuoteSeries] {
+    var rng = SplitMix64(seed: seed)
+    return legs.map { leg in
+      var leg = leg
+      leg.clock = .local
+      leg.otherTime = leg.time.map { $0 - Int64(rng.next() % 3_500_000) + 500_000 }
+      return leg
+    }
+  }
+
+  /// Each entry's fill rows in `legs`, found apart from the engine: the last quote at or
+  /// before the signal plus the leg's latency, a uniform one drawn as `low + ⌊u × (high −
+  /// low)⌋` from `SeededDraw`, a recorded one the receive minus the exchange time
+  /// (at least 0) of the quote in force at the signal.
+  static func expectEntryRows(_ decisions: ConvergenceDecisions, legs: [QuoteSeries], _ p: ConvergenceParameters) {
+    for trade in decisions.trades {
+      for (k, row) in [(trade.rich, trade.richEntryRow), (trade.cheap, trade.cheapEntryRow)] {
+        let t = trade.entryTime
+        let inForce = { (time: Int64) in legs[k].time.lastIndex { $0 <= time }! }
+        let delay: Int64
+        switch p.latencies[k] {
+        case .uniform(let low, let high):
+          delay = low + Int64((SeededDraw.uniform(seed: p.seed, .latency, UInt64(bitPattern: t), UInt64(k)) * Double(high - low)).rounded(.down))
+        case .recorded: delay = max(0, legs[k].time[inForce(t)] - legs[k].otherTime[inForce(t)])
+        case .fixed(let value): delay = value
+        case .lognormal: continue
+        }
+        #expect(row == inForce(t + delay), "leg \(k) at \(t), \(p.latencies[k])")
+      }
+    }
+  }
+
+  @Test("drawn latencies (uniform, lognormal, recorded, one per leg) on random legs", arguments: [2, 3, 7, 100, 1 << 16])
+  func drawn(chunkPoints: Int) throws {
+    let legs = Self.withBothClocks(randomLegs(21, count: 4000), seed: 5)
+    let runs = Self.drawnRuns()
+    let options = AlignmentOptions(maxStale: 4_000_000)
+    try Self.compare(legs, runs, options: options, chunkPoints: chunkPoints, legRows: chunkPoints % 7 + 1)
+    guard chunkPoints == 2 else { return }
+    // The fill rows against a computation of their own, and the draws matter: they fill elsewhere than latency 0.
+    let aligned = try AlignedLegs(legs: legs, options: options)
+    var moved = 0
+    for p in runs {
+      let pass = ConvergenceBacktest(parameters: p).decide(legs: legs, aligned: aligned)
+      Self.expectEntryRows(pass, legs: legs, p)
+      var fixed = p
+      fixed.latencyModels = nil
+      fixed.latency = 0
+      let undelayed = ConvergenceBacktest(parameters: fixed).decide(legs: legs, aligned: aligned)
+      moved += zip(pass.trades, undelayed.trades).filter { $0.richEntryRow != $1.richEntryRow || $0.cheapEntryRow != $1.cheapEntryRow }.count
+    }
+    #expect(moved > runs.count)
+  }
+
+  @Test("drawn latencies with a fixed direction (mode carry's), one thread", arguments: [2, 7, 4_000])
+  func drawnFixedDirection(chunkPoints: Int) throws {
+    let legs = Self.withBothClocks(randomLegs(8, count: 3000), seed: 9)
+    try Self.compare(legs, Self.drawnRuns(sellLeg: 1), options: AlignmentOptions(), chunkPoints: chunkPoints, legRows: 5, jobs: 1, sellLeg: 1)
+  }
+
+  @Test("the real demo pair at drawn latencies, chunks inside its trades")
+  func drawnRealPair() throws {
+    let legs = try FirstPassageTests.realPairLegs()
+    let models: [[Latency]] = [
+      [.uniform(low: 0, high: 180_000_000), .uniform(low: 0, high: 180_000_000)], [.lognormal(median: 60_000_000, sigma: 1), .fixed(0)],
+      [.uniform(low: 30_000_000, high: 90_000_000), .lognormal(median: 120_000_000, sigma: 0.5)],
+    ]
+    let runs = FirstPassageTests.realPairRuns.enumerated().map { k, p in
+      var p = p
+      p.latencyModels = models[k % models.count]
+      p.seed = UInt64(k % 2)
+      return p
+    }
+    for chunkPoints in [2, 3, 7, 100, 1 << 16] {
+      try Self.compare(legs, runs, options: AlignmentOptions(maxStale: 120_000_000), chunkPoints: chunkPoints, legRows: 100)
+    }
+  }
+
   @Test("random legs, every rule, chunk sizes from two points", arguments: [2, 3, 17, 256, 5_000, 1 << 16])
   func random(chunkPoints: Int) throws {
     var legs = randomLegs(21, count: 4000)

@@ -79,6 +79,50 @@ struct StreamedInventoryTests {
     #expect(rebalanced > 10, "rebalances start at one point and end at a later one")
   }
 
+  @Test("drawn latencies (uniform, lognormal, recorded, one per leg) on random legs", arguments: [2, 3, 7, 100, 1 << 16])
+  func drawn(chunkPoints: Int) throws {
+    let legs = StreamedConvergenceTests.withBothClocks(randomLegs(21, count: 4000), seed: 5)
+    let runs = Self.runs().enumerated().flatMap { k, p in
+      [7, 1000 + UInt64(k)].map { seed in
+        var p = p
+        p.latencyModels = StreamedConvergenceTests.drawnLatencies[k % StreamedConvergenceTests.drawnLatencies.count]
+        p.seed = seed
+        return p
+      }
+    }
+    let options = AlignmentOptions(maxStale: 4_000_000)
+    try Self.compare(legs, runs, options: options, chunkPoints: chunkPoints, legRows: chunkPoints % 7 + 1, jobs: chunkPoints % 2 + 1)
+    guard chunkPoints == 2 else { return }
+    // The draws matter: the runs trade otherwise than at latency 0.
+    let aligned = try AlignedLegs(legs: legs, options: options)
+    let changed = runs.filter { p in
+      var fixed = p
+      fixed.latencyModels = nil
+      fixed.latency = 0
+      return InventoryArbitrage(parameters: p).run(legs: legs, aligned: aligned).trades
+        != InventoryArbitrage(parameters: fixed).run(legs: legs, aligned: aligned).trades
+    }
+    #expect(changed.count > runs.count / 2)
+  }
+
+  @Test("the real demo pair at drawn latencies")
+  func drawnRealPair() throws {
+    let legs = try FirstPassageTests.realPairLegs()
+    let runs = [Latency.uniform(low: 0, high: 180_000_000), .lognormal(median: 60_000_000, sigma: 1.2)].flatMap { latency in
+      [0.2, 0.4].map { entry in
+        var p = InventoryParameters(entry: entry, notional: 5000, fees: [0.001, 0.0026], base: [0.5, 0.5], quote: [12_000, 12_000])
+        p.latencyModels = [latency, .uniform(low: 10_000_000, high: 70_000_000)]
+        p.seed = 11
+        p.maxStale = 120_000_000
+        p.rebalance = .init(cost: 25, delay: .fixed(3_600_000_000), baseFees: [0.0002, 0.00015], quoteFees: [1, 2])
+        return p
+      }
+    }
+    for chunkPoints in [2, 3, 7, 100, 1 << 16] {
+      try Self.compare(legs, runs, options: AlignmentOptions(maxStale: 120_000_000), chunkPoints: chunkPoints, legRows: 100)
+    }
+  }
+
   @Test("no staleness limit, one thread, a grid clock", arguments: [2, 31, 4_000])
   func grid(chunkPoints: Int) throws {
     let legs = randomLegs(5, count: 3000)

@@ -2,7 +2,8 @@ import Foundation
 import TestSupport
 import Testing
 
-// `arbkit premium`, `rolling`, `basis`, `kimchi`, `correlate`, `board`, a sweep of convergence cells and an inventory backtest and sweep stream their legs: their peak
+// `arbkit premium`, `rolling`, `basis`, `kimchi`, `correlate`, `board`, a sweep of convergence cells, an inventory backtest and sweep, and a
+// backtest and sweep at drawn latencies stream their legs: their peak
 // memory does not grow with the length of the history, from CSV files or from a store.
 // Eight times the rows must not cost more than a fixed allowance, far below what
 // keeping the columns would add.
@@ -176,6 +177,42 @@ struct BoundedMemoryTests {
       #expect(bytes[1] - bytes[0] <= Self.allowance, "\(command): peak \(bytes[0] >> 10) KiB at 40 K rows a leg, \(bytes[1] >> 10) KiB at 320 K")
     }
     #expect(trades[0] > 10 && trades[1] > trades[0], "the runs trade and rebalance: \(trades)")
+  }
+
+  @Test func `a backtest's and sweep's peak memory at drawn latencies does not grow with the rows`() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    var peaks: [String: [Int]] = [:]
+    var outputs: [String] = []
+    for count in [40_000, 320_000] {
+      let files = Array(Self.quotes(folder, rows: count, spread: 5_000_000).prefix(2))
+      // Drawn on both legs, bybit's recorded from its two clocks (receive 900 µs after the exchange).
+      let scenario = folder.write(
+        "drawn-\(count).json",
+        """
+        { "legs": [
+            { "venue": "binance", "market": "spot", "symbol": "BTCUSDT", "files": ["\(files[0])"] },
+            { "venue": "bybit", "market": "linear", "symbol": "BTCUSDT", "files": ["\(files[1])"] } ],
+          "alignment": { "max_stale": "30s" },
+          "strategy": { "mode": "convergence", "entry": 0.05, "exit": 0, "notional": 10000 },
+          "costs": { "latency": "lognormal:2s:1", "venue_latency": { "bybit": "recorded" }, "seed": 4 } }
+        """)
+      let backtest = try Self.peak(["backtest", scenario, "--chunk-rows", "256", "--format", "json"], folder: folder)
+      let out = folder.path + "/drawn-\(count).csv"
+      let sweep = try Self.peak(
+        [
+          "sweep", scenario, "--grid", "strategy.entry=0.02:0.1:0.02", "--grid", "costs.latency=uniform:0ms:20s,lognormal:1s:2,recorded",
+          "--chunk-rows", "256", "--quiet", "--out", out,
+        ], folder: folder)
+      #expect(backtest.status == 0 && sweep.status == 0, "\(count)")
+      peaks["backtest", default: []].append(backtest.bytes)
+      peaks["sweep", default: []].append(sweep.bytes)
+      outputs.append(try String(contentsOfFile: out, encoding: .utf8))
+    }
+    for (command, bytes) in peaks {
+      #expect(bytes[1] - bytes[0] <= Self.allowance, "\(command): peak \(bytes[0] >> 10) KiB at 40 K rows a leg, \(bytes[1] >> 10) KiB at 320 K")
+    }
+    #expect(outputs[1].split(separator: "\n").dropFirst().contains { !$0.contains(",0,0,0,") }, "the cells trade")
   }
 
   @Test func `convert's peak memory does not grow with the number of files`() throws {

@@ -137,7 +137,7 @@ struct StreamProgressTests {
     #expect(try Self.stderr(["backtest", scenario, "--chunk-rows", "500"], terminal: true).contains("\r\(total) quotes, "))
     let sweep = try Self.stderr(["sweep", scenario, "--grid", "strategy.entry=0.5,0.8", "--chunk-rows", "500"], terminal: true)
     #expect(sweep.contains("\r\(total) quotes, ") && sweep.contains("2/2 cells"), "\(sweep.debugDescription)")
-    #expect(try Self.stderr(["backtest", scenario, "--set", "costs.latency=uniform:0ms:1m"], terminal: true) == "")
+    #expect(try Self.stderr(["backtest", scenario, "--set", "costs.leg_fail_rate=0.1"], terminal: true) == "")
     #expect(try Self.stderr(["backtest", scenario], terminal: false) == "")
   }
 }

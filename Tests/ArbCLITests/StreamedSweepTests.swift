@@ -90,13 +90,13 @@ struct StreamedSweepTests {
   func mixed() throws {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
-    // A drawn latency cannot stream: the legs its cells share are read whole.
+    // A failing leg cannot stream: the legs its cells share are read whole.
     let cells =
-      try Self.cells(Self.convergence) + [(cell: 100, scenario: try Scenario.load(path: Self.convergence, overrides: ["costs.latency=uniform:0ms:2m"]))]
+      try Self.cells(Self.convergence) + [(cell: 100, scenario: try Scenario.load(path: Self.convergence, overrides: ["costs.leg_fail_rate=0.1"]))]
     let streamed = try Self.rows(cells, stream: true, chunkPoints: 50)
     let whole = try Self.rows(cells, stream: false)
     #expect(streamed.rows == whole.rows)
-    #expect(streamed.streamed.contains(false), "the drawn latency's legs are read whole")
+    #expect(streamed.streamed.contains(false), "the failing leg's legs are read whole")
     // Another clock offset is another set of legs: those stream.
     #expect(streamed.streamed.contains(true))
   }
@@ -126,11 +126,67 @@ struct StreamedSweepTests {
   @Test("a run that cannot stream says so")
   func refused() throws {
     let registry = IngestOptions().registry
-    let scenarios =
-      try ["costs.latency=uniform:0ms:1m", "costs.fill=book", "costs.leg_fail_rate=0.1"].map { try Scenario.load(path: Self.convergence, overrides: [$0]) }
-      + [try Scenario.load(path: Self.inventory, overrides: ["costs.venue_latency.kraken=lognormal:1m:0.5"])]
+    let scenarios = try ["costs.fill=book", "costs.leg_fail_rate=0.1"].map { try Scenario.load(path: Self.convergence, overrides: [$0]) }
     for scenario in scenarios {
       #expect(try !ScenarioRun.streams(scenario, fees: scenario.takerFees(registry: registry), registry: registry))
+    }
+  }
+
+  /// Settings of drawn latencies for legs on `venue`, durations from `short` to `long`:
+  /// `costs.latency` uniform and lognormal (at two seeds), `costs.venue_latency.VENUE`
+  /// of each form for one venue, and `recorded` where the legs keep both clocks.
+  static func drawnLatencies(venue: String, short: String, long: String, recorded: Bool) -> [[String]] {
+    var sets = [
+      ["costs.latency=uniform:0ms:\(long)"], ["costs.latency=uniform:0ms:\(long)", "costs.seed=5"],
+      ["costs.latency=lognormal:\(short):0.8", "costs.seed=3"], ["costs.latency=lognormal:\(short):2.5"],
+      ["costs.venue_latency.\(venue)=uniform:\(short):\(long)"],
+      ["costs.latency=\(short)", "costs.venue_latency.\(venue)=lognormal:\(long):0.5", "costs.seed=9"],
+    ]
+    if recorded { sets += [["costs.latency=recorded"], ["costs.latency=uniform:0ms:\(short)", "costs.venue_latency.\(venue)=recorded", "costs.seed=2"]] }
+    return sets
+  }
+
+  @Test(
+    "drawn latencies stream in every mode: backtests, and sweep rows on one or two threads, equal the whole-leg ones byte for byte",
+    arguments: [2, 3, 7, 100, 1 << 16])
+  func drawnLatencies(chunkPoints: Int) throws {
+    let bybit = Repository.data("scenarios/bybit-btcusdt-carry.json")
+    let demo = Self.drawnLatencies(venue: "kraken", short: "30s", long: "3m", recorded: false)
+    let recorded = Self.drawnLatencies(venue: "bybit", short: "20ms", long: "300ms", recorded: true)
+    let families: [(path: String, sets: [[String]])] = [
+      (Self.convergence, demo.map { $0 + ["strategy.entry=0.2", "strategy.cooldown=30m"] }), (Self.inventory, demo.map { $0 + ["strategy.entry=0.3"] }),
+      // The recording's own two clocks: every mode at a recorded latency.
+      (bybit, recorded), (bybit, recorded.map { $0 + ["strategy.mode=convergence", "strategy.entry=0.005", "strategy.exit=0"] }),
+      (
+        bybit,
+        recorded.map { $0 + ["strategy.mode=inventory", "strategy.entry=0.005", "legs.0.base=1", "legs.1.base=1", "legs.0.quote=1e5", "legs.1.quote=1e5"] }
+      ),
+    ]
+    for (path, sets) in families {
+      let cells = try sets.enumerated().map { (cell: $0.offset, scenario: try Scenario.load(path: path, overrides: $0.element)) }
+      let whole = try Self.rows(cells, stream: false)
+      #expect(whole.streamed.allSatisfy { !$0 } && whole.rows.contains { !$0.hasPrefix("0,") }, "cells trade")
+      for jobs in [1, 2] {
+        let streamed = try Self.rows(cells, stream: true, chunkPoints: chunkPoints, jobs: jobs)
+        #expect(streamed.streamed.allSatisfy { $0 } && streamed.rows == whole.rows && streamed.columns == whole.columns, "\(path), jobs \(jobs)")
+      }
+      for (cell, scenario) in cells where chunkPoints > 7 || cell % 2 == 0 { try Self.compareBacktest(scenario, chunkPoints: chunkPoints) }
+    }
+  }
+
+  @Test("a recorded latency on legs with one clock is refused by a streamed backtest as on whole legs")
+  func recordedOnOneClock() throws {
+    var options = IngestOptions()
+    for path in [Self.convergence, Self.inventory] {
+      let scenario = try Scenario.load(path: path, overrides: ["costs.venue_latency.kraken=recorded"])
+      options.clock = scenario.clock
+      let fees = try scenario.takerFees(registry: options.registry)
+      #expect(try ScenarioRun.streams(scenario, fees: fees, registry: options.registry))
+      let streamed = #expect(throws: ScenarioLegError.self) { try ScenarioRun(streaming: scenario, fees: fees, options: options, chunkPoints: 7) }
+      let whole = #expect(throws: ScenarioLegError.self) {
+        try ScenarioRun(scenario, fees: fees, recording: try ScenarioRecording.load(scenario, options: options), registry: options.registry)
+      }
+      #expect(streamed?.reason == whole?.reason && streamed?.description.contains("legs.1 (kraken") == true, "\(String(describing: streamed))")
     }
   }
 

@@ -196,10 +196,10 @@ struct SweepCommandTests {
     try #require(FileManager.default.isExecutableFile(atPath: binary), "the arbkit binary is built beside the tests")
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
-    // A drawn latency (always 1 min) keeps the cells from streaming: each is run, and its row written, in turn.
+    // Leg failures keep the cells from streaming: each is run, and its row written, in turn.
     let arguments = [
-      "sweep", Repository.data("scenarios/binanceus-kraken-inventory.json"), "--grid", "strategy.entry=0.5:1.5:0.1", "--grid", "rebalance.cost=10,40", "--jobs",
-      "1", "--quiet", "--set", "costs.latency=uniform:1m:1m",
+      "sweep", Self.scenario, "--grid", "strategy.entry=0.05:0.5:0.005", "--grid", "strategy.exit=0,0.05", "--jobs", "1", "--quiet", "--set",
+      "costs.leg_fail_rate=0.2",
     ]
     let whole = folder.path + "/whole.csv", killed = folder.path + "/killed.csv"
     #expect(try runProgram(binary, arguments + ["--out", whole]) == 0)

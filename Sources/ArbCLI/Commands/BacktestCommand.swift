@@ -22,7 +22,7 @@ struct BacktestCommand: Command {
     exit, with the perp's funding settlements received or paid meanwhile. Fills
     use the as-of quotes `costs.latency` after the signal, with slippage and each
     venue's taker fee (the registry's, or costs.fees.VENUE). Rules and metrics: docs/definitions.md; scenario keys:
-    Data/scenarios/README.md. Runs with fixed latencies and top-of-book fills (every
+    Data/scenarios/README.md. Runs with top-of-book fills at any latency (every
     mode) stream their legs (a store from its mapped partitions, files as they are
     read), --chunk-rows valid points at a time: memory does not grow with the
     history; other runs, and --lookahead-check, read the legs whole.

@@ -26,7 +26,7 @@ struct SweepCommand: Command {
     rows in grid order (first axis slowest), the same bytes for any --jobs. Cells
     that differ only in fees, slippage, notional (or a carry perp's contract size)
     share one simulation. With --out, the ranked cells follow on stdout.
-    Cells with fixed latencies and top-of-book fills (every mode) stream
+    Cells with top-of-book fills at any latency (every mode) stream
     their legs (a store from its mapped partitions, files as they are read): memory
     grows with --chunk-rows and the number of cells, not with the history; other
     cells read their legs whole.
