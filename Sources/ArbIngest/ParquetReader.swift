@@ -241,7 +241,7 @@ enum ParquetReader {
   /// The format the table is read in: a named CSV format or column spec as given (a
   /// column spec's time read from a TIMESTAMP column as µs); else the CSV format whose
   /// header the column names make, or the `ParquetTable` they make.
-  private static func resolve(footer: Footer, path: String, named: RecordFormat?) throws -> RecordFormat {
+  static func resolve(footer: Footer, path: String, named: RecordFormat?) throws -> RecordFormat {
     let names = footer.leaves.map(\.name)
     if case .columns(var spec) = named {
       (spec.delimiter, spec.quote, spec.thousands, spec.header) = (",", "\"", nil, true)
@@ -264,7 +264,7 @@ enum ParquetReader {
 
   /// Which columns the rows need: those the layout names; every one for the formats
   /// that read fields by position beyond their layout (book levels).
-  private static func usedColumns(_ layout: RecordLayout, format: RecordFormat, count: Int) -> [Bool] {
+  static func usedColumns(_ layout: RecordLayout, format: RecordFormat, count: Int) -> [Bool] {
     switch format {
     case .tardisBookSnapshot, .tardisIncrementalL2: return [Bool](repeating: true, count: count)
     default: break
@@ -284,7 +284,7 @@ enum ParquetReader {
   /// How column `k` is written as text: its timestamps in the unit the layout reads them
   /// in (µs unless the time column's form is whole s, ms or ns), nautilus_trader's
   /// fixed-point columns as decimals.
-  private static func form(of leaf: ParquetLeaf, column k: Int, layout: RecordLayout, format: RecordFormat) -> ParquetValueForm {
+  static func form(of leaf: ParquetLeaf, column k: Int, layout: RecordLayout, format: RecordFormat) -> ParquetValueForm {
     var target: Int64 = 1_000_000
     switch k == layout.time ? layout.timeForm : k == layout.otherTime ? layout.otherTimeForm : nil {
     case .epochSeconds?: target = 1
