@@ -59,8 +59,9 @@ struct ParquetTypedColumn {
   let form: ParquetValueForm
   let narrow: Bool
   let isFloating: Bool
-  /// The strings of a BYTE_ARRAY column.
-  let keys: ParquetKeyTable?
+  /// The strings of a BYTE_ARRAY column, kept by its reader (no reference counting per
+  /// value read).
+  unowned(unsafe) let keys: ParquetKeyTable?
 
   init(_ values: ParquetColumnValues, form: ParquetValueForm) {
     words = UnsafePointer(values.words.base)
@@ -85,15 +86,24 @@ struct ParquetTypedColumn {
   }
 }
 
-/// The instrument of the last row of a part: the ids of its naming fields and its group.
+/// The instrument of the last row of a part: the ids of its naming fields and its group,
+/// in buffers (read and written per row without reference counting or access checks).
 final class ParquetKeyCache {
-  let fields: [Int]
-  var ids: [Int32]
-  var group = -1
+  /// The naming fields (`FileReader.keyFields`).
+  let fields: UnsafeMutableBufferPointer<Int>
+  /// The group (-1 for none yet), then the id of each naming field.
+  let state: UnsafeMutableBufferPointer<Int>
 
   init(fields: [Int]) {
-    self.fields = fields
-    ids = [Int32](repeating: -1, count: fields.count)
+    self.fields = .allocate(capacity: fields.count)
+    _ = self.fields.initialize(from: fields)
+    state = .allocate(capacity: fields.count + 1)
+    state.initialize(repeating: -1)
+  }
+
+  deinit {
+    fields.deallocate()
+    state.deallocate()
   }
 }
 
@@ -141,22 +151,23 @@ struct ParquetRowFields: RowFields {
 
   @inline(__always)
   func group(in reader: inout FileReader) -> Int? {
-    var same = cache.group >= 0
-    for (i, k) in cache.fields.enumerated() {
-      let id = id(k)
-      if cache.ids[i] != id {
-        cache.ids[i] = id
+    let fields = cache.fields, state = cache.state
+    var same = state[0] >= 0
+    for i in fields.indices {
+      let id = Int(id(fields[i]))
+      if state[i + 1] != id {
+        state[i + 1] = id
         same = false
       }
     }
-    if same { return cache.group }
+    if same { return state[0] }
     var key: [UInt8] = []
-    for k in cache.fields {
+    for k in fields {
       key += bytes(k)
       key.append(0x1F)
     }
     let group = reader.groupIndex(key: key) { String(decoding: bytes($0), as: UTF8.self) }
-    cache.group = group ?? -1
+    state[0] = group ?? -1
     return group
   }
 

@@ -35,6 +35,14 @@ final class ParquetValueBuffer<Element: BitwiseCopyable> {
     count += 1
   }
 
+  /// Appends `n` values, written by `fill` from the pointer it is given.
+  @inline(__always)
+  func append<Failure: Error>(count n: Int, _ fill: (UnsafeMutablePointer<Element>) throws(Failure) -> Void) throws(Failure) {
+    reserve(n)
+    try fill(base + count)
+    count += n
+  }
+
   /// Appends `value` `n` times.
   func append(repeating value: Element, count n: Int) {
     reserve(n)
@@ -112,29 +120,33 @@ struct ParquetColumnValues: ParquetValueSink {
     }
     guard count <= cursor.remaining / width else { throw ParquetFault("\(count) values of \(width) bytes run past the end of the page") }
     let base = cursor.base + cursor.at
-    words.reserve(count)
-    switch type {
-    case .int32: for k in 0..<count { words.append(UInt64(bitPattern: Int64(PageBytes.load(Int32.self, base, k)))) }
-    case .float: for k in 0..<count { words.append(Double(Float(bitPattern: PageBytes.load(UInt32.self, base, k))).bitPattern) }
-    default: for k in 0..<count { words.append(PageBytes.load(UInt64.self, base, k)) }
+    words.append(count: count) { out in
+      switch type {
+      case .int32: for k in 0..<count { out[k] = UInt64(bitPattern: Int64(PageBytes.load(Int32.self, base, k))) }
+      case .float: for k in 0..<count { out[k] = Double(Float(bitPattern: PageBytes.load(UInt32.self, base, k))).bitPattern }
+      default: for k in 0..<count { out[k] = PageBytes.load(UInt64.self, base, k) }
+      }
     }
     defined.append(repeating: 1, count: count)
     cursor.at += count * width
   }
 
   func appendIntegers(_ values: UnsafeBufferPointer<Int64>, narrow: Bool, form: ParquetValueForm) {
-    words.reserve(values.count)
-    for value in values { words.append(UInt64(bitPattern: value)) }
+    words.append(count: values.count) { out in
+      for k in values.indices { out[k] = UInt64(bitPattern: values[k]) }
+    }
     defined.append(repeating: 1, count: values.count)
   }
 
   func append(indices: UnsafeBufferPointer<UInt32>, from dictionary: ParquetColumnValues) throws(ParquetFault) {
     let size = dictionary.count
     let entries = dictionary.words.base
-    words.reserve(indices.count)
-    for index in indices {
-      guard Int(index) < size else { throw ParquetFault("dictionary index \(index) past the dictionary's \(size) values") }
-      words.append(entries[Int(index)])
+    try words.append(count: indices.count) { (out) throws(ParquetFault) in
+      for k in indices.indices {
+        let index = Int(indices[k])
+        guard index < size else { throw ParquetFault("dictionary index \(index) past the dictionary's \(size) values") }
+        out[k] = entries[index]
+      }
     }
     defined.append(repeating: 1, count: indices.count)
   }
