@@ -64,16 +64,24 @@ final class ParquetKeyTable {
   /// Whether any value is quoted.
   private(set) var hasQuoted = false
 
+  /// The id of the last value looked up: a PLAIN page of strings mostly repeats it.
+  private var lastID = -1
+
   /// The id of `bytes`, new on first sight.
   func id(of bytes: UnsafeBufferPointer<UInt8>) throws(ParquetFault) -> Int32 {
+    if lastID >= 0, values[lastID].withUnsafeBufferPointer({ $0.elementsEqual(bytes) }) { return Int32(lastID) }
     let value = Array(bytes)
-    if let id = ids[value] { return id }
+    if let id = ids[value] {
+      lastID = Int(id)
+      return id
+    }
     guard let id = Int32(exactly: values.count) else { throw ParquetFault("more than \(Int32.max) distinct strings") }
     let quoted = value.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 10 || $0 == 13 }
     ids[value] = id
     values.append(value)
     isQuoted.append(quoted)
     hasQuoted = hasQuoted || quoted
+    lastID = Int(id)
     return id
   }
 }
