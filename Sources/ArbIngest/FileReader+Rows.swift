@@ -14,25 +14,41 @@ extension FileReader {
   @inline(__always)
   mutating func decodeRow(_ line: UnsafeBufferPointer<UInt8>) -> (IngestError.Reason, Int?)? {
     var field = -1
-    let fault = decodeFast(line, &field)
+    var fault = Fault.unterminatedQuote
+    if let count = splitter.split(line) {
+      if let expected = layout.fieldCount { fault = count == expected ? .none : .fieldCount } else { fault = count < minimumFields ? .fieldCount : .none }
+      if fault == .none { fault = decodeFields(TextRowFields(line: line, starts: splitter.starts, ends: splitter.ends, thousands: layout.thousands), &field) }
+    }
     if fault == .none { return nil }
     return (reason(fault, line, field), field >= 0 ? field : nil)
   }
 
-  /// The per-row work, free of allocation and of `String`: split, parse, validate, append.
-  @inline(__always)
-  private mutating func decodeFast(_ line: UnsafeBufferPointer<UInt8>, _ field: inout Int) -> Fault {
-    guard let count = splitter.split(line) else { return .unterminatedQuote }
-    if let expected = layout.fieldCount { if count != expected { return .fieldCount } } else if count < minimumFields { return .fieldCount }
-    let base = line.baseAddress!
-    let starts = splitter.starts, ends = splitter.ends
+  /// Reads one row whose fields `row` gives (a Parquet row group's typed columns) as
+  /// `consume(line:number:)` reads its CSV line: the same rules, counts and errors. Only
+  /// when it is rejected, `line` writes that CSV line, for the error's text and column and
+  /// for the quarantine.
+  mutating func consume<Row: RowFields>(_ row: Row, number: Int, line: (inout [UInt8]) -> Void) throws(IngestError) {
+    report.rowsRead += 1
+    var field = -1
+    let fault = decodeFields(row, &field)
+    if fault == .none {
+      report.rowsAccepted += 1
+      return
+    }
+    var text: [UInt8] = []
+    line(&text)
+    try text.withUnsafeBufferPointer { line throws(IngestError) in
+      _ = splitter.split(line)
+      try reject(reason(fault, line, field), line: line, number: number, field: field >= 0 ? field : nil)
+    }
+  }
 
+  /// The per-row work, free of allocation and of `String`: read the fields, validate,
+  /// append. The one set of row rules, whether the fields are CSV text or typed values.
+  @inline(__always)
+  private mutating func decodeFields<Row: RowFields>(_ row: Row, _ field: inout Int) -> Fault {
     field = layout.time
-    let parsedTime =
-      layout.timeIsCloseTime
-      ? TimeParser.parseCloseTime(base + starts[field], ends[field] - starts[field])
-      : TimeParser.parse(base + starts[field], ends[field] - starts[field], form: layout.timeForm, defaultOffset: layout.timeOffset)
-    guard var parsed = parsedTime else { return .timestamp }
+    guard var parsed = row.time(field, form: layout.timeForm, offset: layout.timeOffset, isCloseTime: layout.timeIsCloseTime) else { return .timestamp }
     if layout.snapsToFundingGrid {
       guard let snapped = FundingGrid.snap(parsed) else { return .offFundingGrid }
       parsed = snapped
@@ -42,14 +58,14 @@ extension FileReader {
     var other: Int64? = nil
     if let o = layout.otherTime {
       field = o
-      guard let value = TimeParser.parse(base + starts[o], ends[o] - starts[o], form: layout.otherTimeForm, defaultOffset: 0) else { return .timestamp }
+      guard let value = row.time(o, form: layout.otherTimeForm, offset: 0, isCloseTime: false) else { return .timestamp }
       other = value
     }
 
     var interval: Int64 = 0
     if let k = layout.fundingIntervalHours {
       field = k
-      guard let hours = DecimalParser.parseInt64(base + starts[k], ends[k] - starts[k]), hours > 0, hours <= 8784 else {
+      guard let hours = row.integer(k), hours > 0, hours <= 8784 else {
         return .fundingInterval
       }
       interval = hours * FundingGrid.hour
@@ -60,7 +76,7 @@ extension FileReader {
       for (k, value) in layout.values.enumerated() {
         field = value.column
         var parsed = Double.nan
-        let fault = price(base, starts[field], ends[field], &parsed, rate: value.field.isRate)
+        let fault = price(row, field, &parsed, rate: value.field.isRate)
         if fault != .none && fault != .missingPrice { return fault }
         rowValues[k] = parsed
       }
@@ -71,10 +87,10 @@ extension FileReader {
     var isBook = false
     if let b = layout.bid, let a = layout.ask {
       field = b
-      let bidFault = price(base, starts[b], ends[b], &bid)
+      let bidFault = price(row, b, &bid)
       if bidFault != .none && bidFault != .missingPrice { return bidFault }
       field = a
-      let askFault = price(base, starts[a], ends[a], &ask)
+      let askFault = price(row, a, &ask)
       if askFault != .none && askFault != .missingPrice { return askFault }
       isBook = bidFault == .none || askFault == .none
       if bidFault != askFault && !layout.emptySidesAllowed {
@@ -92,26 +108,26 @@ extension FileReader {
       }
       if let k = layout.bidSize {
         field = k
-        let sizeFault = size(base, starts[k], ends[k], &bidSize)
+        let sizeFault = size(row, k, &bidSize)
         if sizeFault != .none { return sizeFault }
       }
       if let k = layout.askSize {
         field = k
-        let sizeFault = size(base, starts[k], ends[k], &askSize)
+        let sizeFault = size(row, k, &askSize)
         if sizeFault != .none { return sizeFault }
       }
     }
     if !isBook, let p = layout.price {
       field = p
       var value = Double.nan
-      let priceFault = price(base, starts[p], ends[p], &value, rate: layout.field.isRate)
+      let priceFault = price(row, p, &value, rate: layout.field.isRate)
       if priceFault != .none && !(priceFault == .missingPrice && layout.emptySidesAllowed) { return priceFault }
       bid = value
       ask = value
       // A trade's size (`IngestOptions.readsTradeSizes`), for both sides as its price is.
       if let k = layout.tradeSize {
         field = k
-        let sizeFault = size(base, starts[k], ends[k], &bidSize)
+        let sizeFault = size(row, k, &bidSize)
         if sizeFault != .none { return sizeFault }
         askSize = bidSize
       }
@@ -120,13 +136,13 @@ extension FileReader {
     // Deeper levels of a book snapshot, when its depth is kept: checked here, appended below.
     var depthCount = (bids: 0, asks: 0)
     if layout.depthLevels > 0 {
-      let fault = readDepth(base, starts, ends, &field, &depthCount)
+      let fault = readDepth(row, &field, &depthCount)
       if fault != .none { return fault }
     }
 
     // Which instrument, then the order check against its last accepted row.
     field = -1
-    guard let group = groupIndex(line) else {
+    guard let group = row.group(in: &self) else {
       field = layout.market ?? -1
       return .marketName
     }
@@ -165,10 +181,7 @@ extension FileReader {
   /// price; every level needs a size; bid prices must fall and ask prices rise level by
   /// level.
   @inline(__always)
-  private mutating func readDepth(
-    _ base: UnsafePointer<UInt8>, _ starts: UnsafeMutablePointer<Int>, _ ends: UnsafeMutablePointer<Int>, _ field: inout Int,
-    _ count: inout (bids: Int, asks: Int)
-  ) -> Fault {
+  private mutating func readDepth<Row: RowFields>(_ row: Row, _ field: inout Int, _ count: inout (bids: Int, asks: Int)) -> Fault {
     let levels = layout.depthLevels
     if depthRow.count != 4 * levels { depthRow = [Double](repeating: .nan, count: 4 * levels) }
     for side in 0..<2 {
@@ -176,17 +189,17 @@ extension FileReader {
       var n = 0
       for i in 0..<levels {
         let p = 4 + 4 * i + (isBid ? 2 : 0)
-        if starts[p] == ends[p] { break }
+        if row.isEmpty(p) { break }
         field = p
         var price = Double.nan, amount = Double.nan
-        let fault = self.price(base, starts[p], ends[p], &price)
+        let fault = self.price(row, p, &price)
         if fault != .none { return fault }
         if n > 0 {
           let previous = depthRow[(isBid ? 0 : 2 * levels) + n - 1]
           if isBid ? price >= previous : price <= previous { return .depthOrder }
         }
         field = p + 1
-        let sizeFault = size(base, starts[p + 1], ends[p + 1], &amount)
+        let sizeFault = size(row, p + 1, &amount)
         if sizeFault != .none { return sizeFault }
         if amount.isNaN { return .depthSize }
         depthRow[(isBid ? 0 : 2 * levels) + n] = price
@@ -201,9 +214,9 @@ extension FileReader {
   /// A price field into `value`: finite, and positive unless it is a `rate`;
   /// `.missingPrice` when empty.
   @inline(__always)
-  private mutating func price(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ value: inout Double, rate: Bool = false) -> Fault {
-    if start == end { return .missingPrice }
-    guard let parsed = number(base, start, end) else { return .invalidNumber }
+  private mutating func price<Row: RowFields>(_ row: Row, _ k: Int, _ value: inout Double, rate: Bool = false) -> Fault {
+    if row.isEmpty(k) { return .missingPrice }
+    guard let parsed = row.number(k, scratch: &scratch) else { return .invalidNumber }
     guard parsed.isFinite else { return .nonFinite }
     guard rate || parsed > 0 else { return .nonPositive }
     value = parsed
@@ -213,9 +226,9 @@ extension FileReader {
   /// A size field into `value`: finite and not negative; empty stays `nan` (unknown,
   /// never output).
   @inline(__always)
-  private mutating func size(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ value: inout Double) -> Fault {
-    if start == end { return .none }
-    guard let parsed = number(base, start, end) else { return .invalidNumber }
+  private mutating func size<Row: RowFields>(_ row: Row, _ k: Int, _ value: inout Double) -> Fault {
+    if row.isEmpty(k) { return .none }
+    guard let parsed = row.number(k, scratch: &scratch) else { return .invalidNumber }
     guard parsed.isFinite else { return .nonFinite }
     guard parsed >= 0 else { return .negativeSize }
     value = parsed
@@ -255,16 +268,7 @@ extension FileReader {
   /// Parses bytes `[start, end)`, dropping the thousands separator if the format has one.
   @inline(__always)
   mutating func number(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Double? {
-    guard let separator = layout.thousands else { return DecimalParser.parse(base + start, end - start) }
-    if scratch.count < end - start { scratch = [UInt8](repeating: 0, count: end - start) }
-    return scratch.withUnsafeMutableBufferPointer { buffer in
-      var n = 0
-      for k in start..<end where base[k] != separator {
-        buffer[n] = base[k]
-        n += 1
-      }
-      return DecimalParser.parse(UnsafePointer(buffer.baseAddress!), n)
-    }
+    TextRowFields.number(base, start, end, thousands: layout.thousands, scratch: &scratch)
   }
 
   func text(_ line: UnsafeBufferPointer<UInt8>, _ k: Int) -> String { splitter.text(line, k) }

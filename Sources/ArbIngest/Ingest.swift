@@ -60,6 +60,9 @@ public struct IngestOptions: Sendable {
   /// partitions that overlap it are read; from a file the rows outside it are read,
   /// accepted and then dropped, counted in `IngestReport.rowsOutsideWindow`.
   public var window: TimeWindow? = nil
+  /// Read a Parquet file's values as the CSV text of the same table even where they can
+  /// be read typed (`ParquetTypedPlan`): the reference the typed path is checked against.
+  var parquetAsText = false
 
   public init() {}
 }
@@ -379,7 +382,7 @@ struct FileReader {
     if let columns = built.venueColumns { prepareWide(columns) }
   }
 
-  private mutating func reject(_ reason: IngestError.Reason, line: UnsafeBufferPointer<UInt8>, number: Int, field: Int?) throws(IngestError) {
+  mutating func reject(_ reason: IngestError.Reason, line: UnsafeBufferPointer<UInt8>, number: Int, field: Int?) throws(IngestError) {
     var column = 1
     if let field { column = splitter.starts[field] + 1 }
     if case .wrongFieldCount = reason { column = line.count + 1 }
@@ -395,26 +398,27 @@ struct FileReader {
   /// previous row (the common case) cost one byte compare.
   @inline(__always)
   mutating func groupIndex(_ line: UnsafeBufferPointer<UInt8>) -> Int? {
-    if keyFields.isEmpty {
-      if builders.isEmpty {
-        guard let value = instrument(names: [:]) else { return nil }
-        newBuilder(value, key: [])
-      }
-      return 0
-    }
-    if lastGroup >= 0 && keyMatches(line, lastKey) { return lastGroup }
+    if lastGroup >= 0 && (keyFields.isEmpty || keyMatches(line, lastKey)) { return lastGroup }
     var key: [UInt8] = []
     for k in keyFields {
       key.append(contentsOf: line[splitter.starts[k]..<splitter.ends[k]])
       key.append(0x1F)
     }
+    let fields = splitter
+    return groupIndex(key: key) { fields.text(line, $0) }
+  }
+
+  /// The builder group of the instrument whose naming fields make `key` (each field's
+  /// bytes, as its CSV line holds them, then 0x1F), creating it from the fields' texts
+  /// (`name(k)`) on first sight; `nil` when a market field names no market kind.
+  mutating func groupIndex(key: [UInt8], name: (Int) -> String) -> Int? {
     if let found = keys.firstIndex(of: key) {
       lastGroup = found
       lastKey = key
       return found
     }
     var names: [Int: String] = [:]
-    for k in keyFields { names[k] = text(line, k) }
+    for k in keyFields { names[k] = name(k) }
     guard let value = instrument(names: names) else { return nil }
     newBuilder(value, key: key)
     lastGroup = keys.count - 1

@@ -27,9 +27,29 @@ enum ParquetValueForm: Equatable {
   case boolean
 }
 
+/// Where `ParquetColumnReader` puts a column chunk's values: as their CSV text
+/// (`ParquetColumnText`) or typed (`ParquetColumnValues`).
+protocol ParquetValueSink {
+  var count: Int { get }
+  /// An empty sink made as this one is (for a dictionary, or a page's defined values).
+  func sibling() -> Self
+  /// Empties it, keeping its capacity.
+  mutating func removeAll()
+  mutating func reserve(values: Int)
+  /// `count` PLAIN values of `leaf`'s physical type, read as `form`.
+  mutating func appendPlain(_ cursor: inout PageBytes, count: Int, leaf: ParquetLeaf, form: ParquetValueForm) throws(ParquetFault)
+  /// INT32 (`narrow`) or INT64 values, decoded.
+  mutating func appendIntegers(_ values: UnsafeBufferPointer<Int64>, narrow: Bool, form: ParquetValueForm)
+  /// The values of `dictionary` at `indices`.
+  mutating func append(indices: UnsafeBufferPointer<UInt32>, from dictionary: Self) throws(ParquetFault)
+  /// Value `k` of `other`.
+  mutating func append(_ other: Self, _ k: Int)
+  mutating func appendNull()
+}
+
 /// The values of one column of one row group as CSV fields: value `k` is
 /// `bytes[ends[k - 1] ..< ends[k]]`, empty for a null.
-struct ParquetColumnText: TextOutputStream {
+struct ParquetColumnText: TextOutputStream, ParquetValueSink {
   var bytes: [UInt8] = []
   var ends: [Int] = []
 
@@ -40,6 +60,12 @@ struct ParquetColumnText: TextOutputStream {
     bytes.removeAll(keepingCapacity: true)
     ends.removeAll(keepingCapacity: true)
   }
+
+  func sibling() -> ParquetColumnText { ParquetColumnText() }
+
+  mutating func reserve(values: Int) { reserve(values: values, bytes: values * 12) }
+
+  mutating func appendNull() { close() }
 
   mutating func reserve(values: Int, bytes size: Int) {
     ends.reserveCapacity(ends.count + values)
@@ -65,36 +91,40 @@ struct ParquetColumnText: TextOutputStream {
   }
 }
 
-/// Reads one column chunk into text: its pages (dictionary, v1 and v2 data pages), their
-/// codec, definition levels and value encodings. One per column, reused from row group to
-/// row group with its buffers.
-final class ParquetColumnReader {
+/// Reads one column chunk into `Values` (text or typed): its pages (dictionary, v1 and
+/// v2 data pages), their codec, definition levels and value encodings. One per column,
+/// reused from row group to row group with its buffers.
+final class ParquetColumnReader<Values: ParquetValueSink> {
   let leaf: ParquetLeaf
   let form: ParquetValueForm
   /// The file's bytes before the footer: every page must lie inside them.
   let data: UnsafeRawBufferPointer
-  private var dictionary = ParquetColumnText()
+  private var dictionary: Values
   private var hasDictionary = false
   private var levels: [UInt32] = []
   private var indices: [UInt32] = []
   private var integers: [Int64] = []
-  private var scratch = ParquetColumnText()
-  /// The text of the last column chunk read: its buffers are reused by the next one.
-  private var text = ParquetColumnText()
+  private var scratch: Values
+  /// The values of the last column chunk read: their buffers are reused by the next one.
+  private var output: Values
   /// The current page, decompressed.
   private var pageBuffer = UnsafeMutableRawBufferPointer(start: nil, count: 0)
 
-  init(leaf: ParquetLeaf, form: ParquetValueForm, data: UnsafeRawBufferPointer) {
+  /// A reader of `leaf`'s chunks into sinks made as `values` is.
+  init(leaf: ParquetLeaf, form: ParquetValueForm, data: UnsafeRawBufferPointer, values: Values) {
     self.leaf = leaf
     self.form = form
     self.data = data
+    dictionary = values.sibling()
+    scratch = values.sibling()
+    output = values
   }
 
   deinit { pageBuffer.deallocate() }
 
-  /// The `rows` values of `chunk` as text. `budget` is the bytes and values the file may
+  /// The `rows` values of `chunk`. `budget` is the bytes and values the file may
   /// still decode (the decompression limit); each page is charged against it.
-  func read(_ chunk: ParquetColumnChunk, rows: Int, budget: inout Int) throws(ParquetFault) -> ParquetColumnText {
+  func read(_ chunk: ParquetColumnChunk, rows: Int, budget: inout Int) throws(ParquetFault) -> Values {
     guard leaf.maxRepetition == 0 else { throw ParquetFault("nested (repeated) columns are not read") }
     guard let type = leaf.type, chunk.type == type.rawValue else {
       throw ParquetFault("column chunk of physical type \(chunk.type) in a column of another type")
@@ -107,13 +137,12 @@ final class ParquetColumnReader {
     }
     let bytes = UnsafeRawBufferPointer(rebasing: data[Int(start)..<Int(start + chunk.compressedSize)])
     hasDictionary = false
-    // The caller has let go of the last chunk's text: its buffers are reused, not copied.
-    var out = text
-    text = ParquetColumnText()
+    // The caller has let go of the last chunk's values: their buffers are reused, not copied.
+    var out = output
+    output = output.sibling()
     out.removeAll()
     // Grows past this as its pages (charged against the budget) come.
-    let expected = min(rows, 1 << 20)
-    out.reserve(values: expected, bytes: expected * 8)
+    out.reserve(values: min(rows, 1 << 20))
     var r = ThriftReader(bytes)
     while out.count < rows {
       guard r.at < bytes.count else { throw ParquetFault("column chunk ends after \(out.count) of its \(rows) values") }
@@ -131,7 +160,7 @@ final class ParquetColumnReader {
       default: continue
       }
     }
-    text = out
+    output = out
     return out
   }
 
@@ -156,13 +185,13 @@ final class ParquetColumnReader {
     guard header.encoding == 0 || header.encoding == 2 else { throw ParquetFault("dictionary page in encoding \(header.encoding), expected PLAIN") }
     let values = try inflate(page, size: Int(header.uncompressedSize), codec, compressed: true)
     var cursor = PageBytes(values)
-    dictionary = ParquetColumnText()
-    try plain(&cursor, count: Int(header.valueCount), into: &dictionary)
+    dictionary = dictionary.sibling()
+    try dictionary.appendPlain(&cursor, count: Int(header.valueCount), leaf: leaf, form: form)
     hasDictionary = true
   }
 
   private func readData(
-    _ header: ParquetPageHeader, _ page: UnsafeRawBufferPointer, _ codec: ParquetCodec, into out: inout ParquetColumnText
+    _ header: ParquetPageHeader, _ page: UnsafeRawBufferPointer, _ codec: ParquetCodec, into out: inout Values
   ) throws(ParquetFault) {
     let count = Int(header.valueCount)
     let body: UnsafeRawBufferPointer
@@ -200,7 +229,7 @@ final class ParquetColumnReader {
       try values(header.encoding, &cursor, count: count, into: &out)
       return
     }
-    scratch = ParquetColumnText()
+    scratch.removeAll()
     try values(header.encoding, &cursor, count: defined, into: &scratch)
     var v = 0
     let top = UInt32(leaf.maxDefinition)
@@ -209,36 +238,22 @@ final class ParquetColumnReader {
         out.append(scratch, v)
         v += 1
       } else {
-        out.close()
+        out.appendNull()
       }
     }
   }
 
   /// `count` values in `encoding` into `out`.
-  private func values(_ encoding: Int32, _ cursor: inout PageBytes, count: Int, into out: inout ParquetColumnText) throws(ParquetFault) {
+  private func values(_ encoding: Int32, _ cursor: inout PageBytes, count: Int, into out: inout Values) throws(ParquetFault) {
     switch encoding {
-    case 0: try plain(&cursor, count: count, into: &out)
+    case 0: try out.appendPlain(&cursor, count: count, leaf: leaf, form: form)
     case 2, 8:
       guard hasDictionary else { throw ParquetFault("dictionary-encoded page without a dictionary page") }
       let width = Int(try cursor.littleEndian(1))
       if indices.count < count { indices = [UInt32](repeating: 0, count: count) }
       try indices.withUnsafeMutableBufferPointer { (buffer: inout UnsafeMutableBufferPointer<UInt32>) throws(ParquetFault) in
         try ParquetEncodings.hybrid(&cursor, width: width, count: count, into: buffer.baseAddress!)
-      }
-      let size = dictionary.count
-      out.reserve(values: count, bytes: count * (dictionary.bytes.count / max(size, 1) + 1))
-      // Through buffers: no reference counting per value.
-      try indices.withUnsafeBufferPointer { indices throws(ParquetFault) in
-        try dictionary.bytes.withUnsafeBufferPointer { bytes throws(ParquetFault) in
-          try dictionary.ends.withUnsafeBufferPointer { ends throws(ParquetFault) in
-            for k in 0..<count {
-              let index = Int(indices[k])
-              guard index < size else { throw ParquetFault("dictionary index \(index) past the dictionary's \(size) values") }
-              out.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[(index == 0 ? 0 : ends[index - 1])..<ends[index]]))
-              out.close()
-            }
-          }
-        }
+        try out.append(indices: UnsafeBufferPointer(rebasing: buffer[0..<count]), from: dictionary)
       }
     case 5:
       guard leaf.type == .int32 || leaf.type == .int64 else { throw ParquetFault("DELTA_BINARY_PACKED in a column that is not INT32 or INT64") }
@@ -247,13 +262,15 @@ final class ParquetColumnReader {
         try ParquetEncodings.deltaBinaryPacked(&cursor, count: count, into: buffer.baseAddress!)
       }
       let narrow = leaf.type == .int32
-      for k in 0..<count { ParquetText.integer(narrow ? Int64(Int32(truncatingIfNeeded: integers[k])) : integers[k], narrow, form, into: &out) }
+      if narrow { for k in 0..<count { integers[k] = Int64(Int32(truncatingIfNeeded: integers[k])) } }
+      integers.withUnsafeBufferPointer { out.appendIntegers(UnsafeBufferPointer(rebasing: $0[0..<count]), narrow: narrow, form: form) }
     default: throw ParquetFault("encoding \(ParquetText.encodingName(encoding)) is not read")
     }
   }
+}
 
-  /// `count` PLAIN values into `out`.
-  private func plain(_ cursor: inout PageBytes, count: Int, into out: inout ParquetColumnText) throws(ParquetFault) {
+extension ParquetColumnText {
+  mutating func appendPlain(_ cursor: inout PageBytes, count: Int, leaf: ParquetLeaf, form: ParquetValueForm) throws(ParquetFault) {
     guard let type = leaf.type else { throw ParquetFault("unknown physical type") }
     let width: Int
     switch type {
@@ -263,34 +280,49 @@ final class ParquetColumnReader {
     case .int96: throw ParquetFault("INT96 values are not read")
     case .boolean:
       guard (count + 7) / 8 <= cursor.remaining else { throw ParquetFault("\(count) booleans run past the end of the page") }
-      for k in 0..<count { ParquetText.append(cursor.unpack(from: cursor.at, index: k, width: 1) == 1 ? "true" : "false", into: &out) }
+      for k in 0..<count { ParquetText.append(cursor.unpack(from: cursor.at, index: k, width: 1) == 1 ? "true" : "false", into: &self) }
       cursor.at += (count + 7) / 8
       return
     case .byteArray:
-      out.reserve(values: count, bytes: min(cursor.remaining, count * 16))
+      reserve(values: count, bytes: min(cursor.remaining, count * 16))
       for _ in 0..<count {
         let length = Int(try cursor.littleEndian(4))
         guard length <= cursor.remaining else { throw ParquetFault("BYTE_ARRAY value of \(length) bytes runs past the end of the page") }
-        ParquetText.bytes(UnsafeBufferPointer(start: cursor.base + cursor.at, count: length), form, into: &out)
+        ParquetText.bytes(UnsafeBufferPointer(start: cursor.base + cursor.at, count: length), form, into: &self)
         cursor.at += length
       }
       return
     }
     guard width > 0, count <= cursor.remaining / width else { throw ParquetFault("\(count) values of \(width) bytes run past the end of the page") }
-    out.reserve(values: count, bytes: count * 12)
+    reserve(values: count, bytes: count * 12)
     let base = cursor.base + cursor.at
     switch type {
-    case .int32: for k in 0..<count { ParquetText.integer(Int64(Self.load(Int32.self, base, k)), true, form, into: &out) }
-    case .int64: for k in 0..<count { ParquetText.integer(Self.load(Int64.self, base, k), false, form, into: &out) }
-    case .float: for k in 0..<count { ParquetText.double(Double(Float(bitPattern: Self.load(UInt32.self, base, k))), into: &out) }
-    case .double: for k in 0..<count { ParquetText.double(Double(bitPattern: Self.load(UInt64.self, base, k)), into: &out) }
-    default: for k in 0..<count { ParquetText.bytes(UnsafeBufferPointer(start: base + k * width, count: width), form, into: &out) }
+    case .int32: for k in 0..<count { ParquetText.integer(Int64(PageBytes.load(Int32.self, base, k)), true, form, into: &self) }
+    case .int64: for k in 0..<count { ParquetText.integer(PageBytes.load(Int64.self, base, k), false, form, into: &self) }
+    case .float: for k in 0..<count { ParquetText.double(Double(Float(bitPattern: PageBytes.load(UInt32.self, base, k))), into: &self) }
+    case .double: for k in 0..<count { ParquetText.double(Double(bitPattern: PageBytes.load(UInt64.self, base, k)), into: &self) }
+    default: for k in 0..<count { ParquetText.bytes(UnsafeBufferPointer(start: base + k * width, count: width), form, into: &self) }
     }
     cursor.at += count * width
   }
 
-  @inline(__always)
-  private static func load<T: FixedWidthInteger>(_: T.Type, _ base: UnsafePointer<UInt8>, _ k: Int) -> T {
-    T(littleEndian: UnsafeRawPointer(base + k * MemoryLayout<T>.size).loadUnaligned(as: T.self))
+  mutating func appendIntegers(_ values: UnsafeBufferPointer<Int64>, narrow: Bool, form: ParquetValueForm) {
+    for value in values { ParquetText.integer(value, narrow, form, into: &self) }
+  }
+
+  mutating func append(indices: UnsafeBufferPointer<UInt32>, from dictionary: ParquetColumnText) throws(ParquetFault) {
+    let size = dictionary.count
+    reserve(values: indices.count, bytes: indices.count * (dictionary.bytes.count / max(size, 1) + 1))
+    // Through buffers: no reference counting per value.
+    try dictionary.bytes.withUnsafeBufferPointer { bytes throws(ParquetFault) in
+      try dictionary.ends.withUnsafeBufferPointer { ends throws(ParquetFault) in
+        for index in indices {
+          let index = Int(index)
+          guard index < size else { throw ParquetFault("dictionary index \(index) past the dictionary's \(size) values") }
+          self.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[(index == 0 ? 0 : ends[index - 1])..<ends[index]]))
+          close()
+        }
+      }
+    }
   }
 }

@@ -16,6 +16,12 @@ struct PageBytes {
 
   var remaining: Int { count - at }
 
+  /// The little-endian `T` at index `k` of the values from `base`.
+  @inline(__always)
+  static func load<T: FixedWidthInteger>(_: T.Type, _ base: UnsafePointer<UInt8>, _ k: Int) -> T {
+    T(littleEndian: UnsafeRawPointer(base + k * MemoryLayout<T>.size).loadUnaligned(as: T.self))
+  }
+
   mutating func varint() throws(ParquetFault) -> UInt64 {
     var value: UInt64 = 0
     var shift: UInt64 = 0

@@ -64,28 +64,55 @@ enum ParquetReader {
     if options.readsTradeSizes { tableLayout.tradeSize = format.tradeSizeField }
     let layout = tableLayout
     let used = usedColumns(layout, format: format, count: names.count)
-    // Each part of the rows decodes with its own readers (their buffers are reused from
-    // row group to row group).
-    let readers = { @Sendable in
-      footer.leaves.enumerated().map { k, leaf in
-        ParquetColumnReader(leaf: leaf, form: form(of: leaf, column: k, layout: layout, format: format), data: footer.data)
-      }
-    }
+    let forms = footer.leaves.enumerated().map { k, leaf in form(of: leaf, column: k, layout: layout, format: format) }
     let expectedRows = max(1024, Int(clamping: min(footer.metadata.rows, Int64(bytes.count))))
     let header = Array(headerLine(names).utf8)
     let limit = options.decompression.bytes(compressed: bytes.count)
+    let typedPath = !options.parquetAsText
     /// Feeds the rows of row groups `groups` to `reader`, the first numbered `line`;
-    /// returns the last line's number. Each part may decode up to the file's limit.
+    /// returns the last line's number. Each part may decode up to the file's limit, with
+    /// its own column readers (their buffers reused from row group to row group): typed
+    /// when the reader's layout and the columns' types allow (`ParquetTypedPlan`), else as
+    /// CSV text.
     @Sendable func feed(_ groups: Range<Int>, from line: Int, into reader: inout FileReader) throws -> Int {
       var budget = limit
-      var text: [UInt8] = []
       var number = line
-      try forEachRowGroup(footer, groups, readers: readers(), used: used, path: path, budget: &budget) { columns, rows in
-        for r in 0..<rows {
-          text.removeAll(keepingCapacity: true)
-          appendRow(r, of: columns, to: &text)
-          try text.withUnsafeBufferPointer { try reader.consume(line: $0, number: number) }
-          number += 1
+      if typedPath, let plan = ParquetTypedPlan(leaves: footer.leaves, forms: forms, used: used, reader: reader) {
+        let readers = footer.leaves.enumerated().map { k, leaf in
+          ParquetColumnReader(
+            leaf: leaf, form: forms[k], data: footer.data, values: ParquetColumnValues(type: leaf.type ?? .byteArray, keys: ParquetKeyTable()))
+        }
+        let cache = ParquetKeyCache(fields: reader.keyFields)
+        var text: [UInt8] = []
+        try forEachRowGroup(footer, groups, readers: readers, used: plan.roles.map { $0 != nil }, path: path, budget: &budget) { values, rows in
+          let columns = values.enumerated().map { k, values in values.map { ParquetTypedColumn($0, form: forms[k]) } }
+          let quoted = values.contains { $0?.type == .byteArray && $0!.keys.hasQuoted }
+          try columns.withUnsafeBufferPointer { columns in
+            for r in 0..<rows {
+              let row = ParquetRowFields(columns: columns, row: r, cache: cache)
+              if quoted && row.hasQuotedKey() {
+                row.line(into: &text)
+                try text.withUnsafeBufferPointer { try reader.consume(line: $0, number: number) }
+              } else {
+                try reader.consume(row, number: number) { row.line(into: &$0) }
+              }
+              number += 1
+            }
+          }
+        }
+        return number - 1
+      }
+      let readers = footer.leaves.enumerated().map { k, leaf in ParquetColumnReader(leaf: leaf, form: forms[k], data: footer.data, values: ParquetColumnText())
+      }
+      var text: [UInt8] = []
+      try forEachRowGroup(footer, groups, readers: readers, used: used, path: path, budget: &budget) { columns, rows in
+        try withBuffers(columns) { columns in
+          for r in 0..<rows {
+            text.removeAll(keepingCapacity: true)
+            appendRow(r, of: columns, to: &text)
+            try text.withUnsafeBufferPointer { try reader.consume(line: $0, number: number) }
+            number += 1
+          }
         }
       }
       return number - 1
@@ -123,24 +150,28 @@ enum ParquetReader {
     return try file.withBytes { bytes in
       let footer = try Footer(bytes, path: path)
       var text = Array((headerLine(footer.leaves.map(\.name)) + "\n").utf8)
-      let readers = footer.leaves.map { ParquetColumnReader(leaf: $0, form: form(of: $0, timeUnits: 1_000_000, nautilus: false), data: footer.data) }
+      let readers = footer.leaves.map {
+        ParquetColumnReader(leaf: $0, form: form(of: $0, timeUnits: 1_000_000, nautilus: false), data: footer.data, values: ParquetColumnText())
+      }
       var budget = DecompressionLimit().bytes(compressed: bytes.count)
       let groups = 0..<footer.metadata.rowGroups.count
       try forEachRowGroup(footer, groups, readers: readers, used: readers.map { _ in true }, path: path, budget: &budget) { columns, rows in
-        for r in 0..<rows {
-          appendRow(r, of: columns, to: &text)
-          text.append(10)
+        try withBuffers(columns) { columns in
+          for r in 0..<rows {
+            appendRow(r, of: columns, to: &text)
+            text.append(10)
+          }
         }
       }
       return text
     }
   }
 
-  /// Reads the `used` columns of each of row groups `groups` and gives them to `body`, as
-  /// buffers valid during the call (`nil` for a column not read), with its row count.
-  private static func forEachRowGroup(
-    _ footer: Footer, _ groups: Range<Int>, readers: [ParquetColumnReader], used: [Bool], path: String, budget: inout Int,
-    _ body: ([ColumnBuffers?], Int) throws -> Void
+  /// Reads the `used` columns of each of row groups `groups` and gives them to `body`
+  /// (`nil` for a column not read), valid during the call, with its row count.
+  private static func forEachRowGroup<Values: ParquetValueSink>(
+    _ footer: Footer, _ groups: Range<Int>, readers: [ParquetColumnReader<Values>], used: [Bool], path: String, budget: inout Int,
+    _ body: ([Values?], Int) throws -> Void
   ) throws {
     for g in groups {
       let group = footer.metadata.rowGroups[g]
@@ -151,7 +182,7 @@ enum ParquetReader {
         throw ParquetError(path: path, rowGroup: g, reason: "\(group.rows) rows, beyond the decompression limit (a decompression bomb?)")
       }
       let rows = Int(group.rows)
-      var columns: [ParquetColumnText?] = []
+      var columns: [Values?] = []
       for k in readers.indices {
         guard used[k] else {
           columns.append(nil)
@@ -163,7 +194,7 @@ enum ParquetReader {
           throw ParquetError(path: path, rowGroup: g, column: readers[k].leaf.name, reason: error.reason)
         }
       }
-      try withBuffers(columns) { try body($0, rows) }
+      try body(columns, rows)
     }
   }
 
@@ -210,7 +241,7 @@ enum ParquetReader {
   /// The format the table is read in: a named CSV format or column spec as given (a
   /// column spec's time read from a TIMESTAMP column as µs); else the CSV format whose
   /// header the column names make, or the `ParquetTable` they make.
-  private static func resolve(footer: Footer, path: String, named: RecordFormat?) throws -> RecordFormat {
+  static func resolve(footer: Footer, path: String, named: RecordFormat?) throws -> RecordFormat {
     let names = footer.leaves.map(\.name)
     if case .columns(var spec) = named {
       (spec.delimiter, spec.quote, spec.thousands, spec.header) = (",", "\"", nil, true)
@@ -233,7 +264,7 @@ enum ParquetReader {
 
   /// Which columns the rows need: those the layout names; every one for the formats
   /// that read fields by position beyond their layout (book levels).
-  private static func usedColumns(_ layout: RecordLayout, format: RecordFormat, count: Int) -> [Bool] {
+  static func usedColumns(_ layout: RecordLayout, format: RecordFormat, count: Int) -> [Bool] {
     switch format {
     case .tardisBookSnapshot, .tardisIncrementalL2: return [Bool](repeating: true, count: count)
     default: break
@@ -253,7 +284,7 @@ enum ParquetReader {
   /// How column `k` is written as text: its timestamps in the unit the layout reads them
   /// in (µs unless the time column's form is whole s, ms or ns), nautilus_trader's
   /// fixed-point columns as decimals.
-  private static func form(of leaf: ParquetLeaf, column k: Int, layout: RecordLayout, format: RecordFormat) -> ParquetValueForm {
+  static func form(of leaf: ParquetLeaf, column k: Int, layout: RecordLayout, format: RecordFormat) -> ParquetValueForm {
     var target: Int64 = 1_000_000
     switch k == layout.time ? layout.timeForm : k == layout.otherTime ? layout.otherTimeForm : nil {
     case .epochSeconds?: target = 1

@@ -11,21 +11,14 @@ enum ParquetText {
       } else {
         unsigned(narrow ? UInt64(UInt32(truncatingIfNeeded: value)) : UInt64(bitPattern: value), into: &out.bytes)
       }
-    case .timestamp(let from, let to):
+    case .timestamp(let from, _):
       // Units change by a power of ten either way; an overflow keeps the value with its
       // unit, which the time parser then rejects by name.
-      if to >= from {
-        let (scaled, overflow) = value.multipliedReportingOverflow(by: to / from)
-        if overflow {
-          digits(value, into: &out.bytes)
-          append(from == 1_000_000_000 ? "ns" : from == 1_000_000 ? "us" : "ms", to: &out.bytes)
-        } else {
-          digits(scaled, into: &out.bytes)
-        }
+      if let scaled = form.integer(value, narrow: narrow) {
+        digits(scaled, into: &out.bytes)
       } else {
-        let divisor = from / to
-        let quotient = value / divisor
-        digits(value % divisor < 0 ? quotient - 1 : quotient, into: &out.bytes)
+        digits(value, into: &out.bytes)
+        append(from == 1_000_000_000 ? "ns" : from == 1_000_000 ? "us" : "ms", to: &out.bytes)
       }
     case .decimal(let scale): decimal(Int128(value), scale: scale, into: &out.bytes)
     default: digits(value, into: &out.bytes)

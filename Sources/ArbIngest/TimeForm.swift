@@ -30,19 +30,28 @@ package enum TimeParser {
   @inline(__always)
   package static func parse(_ p: UnsafePointer<UInt8>, _ n: Int, form: TimeForm, defaultOffset: Int64) -> Int64? {
     switch form {
-    case .epochMicros: return DecimalParser.parseInt64(p, n)
-    case .epochMillis: return DecimalParser.parseInt64(p, n).flatMap { scaled($0, 1000) }
-    case .epochSeconds: return DecimalParser.parseInt64(p, n).flatMap { scaled($0, 1_000_000) }
-    case .epochNanos: return DecimalParser.parseInt64(p, n).map { $0.floorDiv(1000) }
+    case .epochMicros, .epochMillis, .epochSeconds, .epochNanos, .epochAuto: return DecimalParser.parseInt64(p, n).flatMap { epoch($0, form: form) }
+    case .fractionalSeconds: return DecimalParser.parseScaled(p, n, scale: 6)
+    case .iso8601, .date: return parseCalendar(p, n, defaultOffset: defaultOffset, dateOnly: form == .date)
+    }
+  }
+
+  /// The µs of the whole number `v` in `form`, an epoch form (s, ms, µs, ns or auto);
+  /// `nil` when it overflows, or for another form.
+  @inline(__always)
+  static func epoch(_ v: Int64, form: TimeForm) -> Int64? {
+    switch form {
+    case .epochMicros: return v
+    case .epochMillis: return scaled(v, 1000)
+    case .epochSeconds: return scaled(v, 1_000_000)
+    case .epochNanos: return v.floorDiv(1000)
     case .epochAuto:
-      guard let v = DecimalParser.parseInt64(p, n) else { return nil }
       let magnitude = v.magnitude
       if magnitude < 100_000_000_000 { return scaled(v, 1_000_000) }
       if magnitude < 100_000_000_000_000 { return scaled(v, 1000) }
       if magnitude < 100_000_000_000_000_000 { return v }
       return v.floorDiv(1000)
-    case .fractionalSeconds: return DecimalParser.parseScaled(p, n, scale: 6)
-    case .iso8601, .date: return parseCalendar(p, n, defaultOffset: defaultOffset, dateOnly: form == .date)
+    case .fractionalSeconds, .iso8601, .date: return nil
     }
   }
 
