@@ -6,13 +6,16 @@
 /// per venue of `QuoteGenerator.venues`, seeded.
 ///
 /// The prices follow `QuoteGenerator`'s process (irregular arrivals, a common random
-/// walk, a mean-reverting premium per venue). Each side has five levels, 1 to 3 ticks of
-/// 0.1 apart; a level keeps its size from the row before while it stays at the same
-/// price, except that one in four is redrawn (0.001 to 0.060 BTC), so the liquidity a walk
-/// takes is often still missing from the next books, and a 10 000 USDT order (about
-/// 0.1 BTC) takes several levels and now and then more than the book holds.
+/// walk, a mean-reverting premium per venue); the book moves to them on 3 rows in 10,
+/// the other rows change sizes only. Each side has five levels, 1 to 3 ticks of 0.1
+/// apart; a level keeps its size from the row before while it stays at the same price,
+/// except that one in four is redrawn (0.001 to 0.060 BTC), so the liquidity a walk takes
+/// is often still missing from the next books, and a 10 000 USDT order (about 0.1 BTC)
+/// takes several levels and now and then more than the book holds.
 struct BookGenerator {
   static let levels = 5
+  /// The share of rows on which the book's prices move to the generated quote.
+  static let repriceShare = 0.3
 
   let rows: Int
   let seed: UInt64
@@ -47,12 +50,14 @@ struct BookGenerator {
       let halfSpread = mid * (0.00004 + 0.00002 * random.uniform())
       let bestBid = Int64(((mid - halfSpread) * 10).rounded(.down))
       let bestAsk = max(bestBid + 1, Int64(((mid + halfSpread) * 10).rounded(.up)))
+      let moves = prices[0][0] == 0 || random.uniform() < Self.repriceShare
       for side in 0..<2 {
         var price = side == 0 ? bestBid : bestAsk
         for k in 0..<Self.levels {
           if k > 0 { price += (side == 0 ? -1 : 1) * (1 + Int64(random.uniform() * 3)) }
-          if price != prices[side][k] || random.uniform() < 0.25 { sizes[side][k] = 1 + Int64(random.uniform() * 60) }
-          prices[side][k] = price
+          let level = moves ? price : prices[side][k]
+          if level != prices[side][k] || random.uniform() < 0.25 { sizes[side][k] = 1 + Int64(random.uniform() * 60) }
+          prices[side][k] = level
         }
       }
       out.text(prefix)
