@@ -51,6 +51,8 @@ let package = Package(
     .testTarget(name: "ArbFuzzTests", dependencies: ["ArbFuzz", "TestSupport"]),
     .testTarget(name: "ArbResearchTests", dependencies: ["ArbResearch", "TestSupport"]),
     .testTarget(name: "ArbReportTests", dependencies: ["ArbReport", "ArbResearch", "ArbAnalytics", "TestSupport"]),
+    // The benchmark's generators (the executable's module, with its malloc counter).
+    .testTarget(name: "ArbBenchTests", dependencies: ["arbkit-bench", "ArbCore", "ArbIngest", "TestSupport"]),
     .testTarget(name: "ArbCLITests", dependencies: ["ArbCLI", "TestSupport"], exclude: ["Snapshots"]),
     .testTarget(name: "ArbRecordTests", dependencies: ["ArbRecord", "ArbIngest", "TestSupport"], exclude: ["Fixtures"]),
   ]

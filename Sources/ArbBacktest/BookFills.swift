@@ -92,6 +92,10 @@ struct BookWalker {
   let fill: FillRule
   /// Per leg and side (`2 × leg + side`).
   private var taken: [[Taken]]
+  /// The storage of the walk in progress, kept between walks: a walk copies its side's
+  /// `taken` into it and, when it commits, trades it for that side's array, so that walks
+  /// allocate nothing once the arrays have grown.
+  private var scratch: [Taken] = []
 
   init(legs: [QuoteSeries], fill: FillRule) {
     precondition(fill == .top || legs.allSatisfy { $0.depth?.count == $0.count }, "fill = book needs every leg's book")
@@ -106,7 +110,11 @@ struct BookWalker {
   mutating func take(_ k: Int, _ side: BookSide, row: Int, quantity: Double, onward: Bool, commit: Bool) -> Walk {
     guard fill == .book else { return top(k, side, row: row, quantity: quantity, onward: onward) }
     let depth = legs[k].depth!
-    var state = taken[2 * k + side.rawValue]
+    let slot = 2 * k + side.rawValue
+    var state: [Taken] = []
+    swap(&state, &scratch)
+    state.removeAll(keepingCapacity: true)
+    state.append(contentsOf: taken[slot])
     var walk = Walk()
     var remaining = quantity
     var r = row
@@ -130,7 +138,8 @@ struct BookWalker {
       r += 1
     }
     walk.filled = quantity - remaining
-    if commit { taken[2 * k + side.rawValue] = state }
+    if commit { swap(&taken[slot], &state) }
+    scratch = state
     return walk
   }
 

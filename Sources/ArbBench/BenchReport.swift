@@ -195,6 +195,39 @@ struct BenchReport {
     }
   }
 
+  /// The book-fill backtest next to numba, after their results were checked equal.
+  mutating func addBookFill(_ data: BookFillData, _ m: BookFillMeasurement, peers: [String: Any]?, repeats: Int) {
+    func seconds(_ key: String) -> [Double]? { ((peers?[key] as? [String: Any])?["seconds"] as? [String: Any])?["runs"] as? [Double] }
+    text += "\nbook-fill backtest (costs.fill book, costs.partial \(BookFillData.partial.rawValue)): \(data.rows) book_snapshot_5 rows × 2 venues, "
+    text += "\(m.points) clock points (\(m.validPoints) valid), \(m.trades) trades\nmedians of \(repeats) runs; ratio = numba time / arbkit time\n\n"
+    let engine = median(m.engineSeconds), command = median(m.commandSeconds)
+    let loop = seconds("bookfill").map(median), setup = seconds("setup").map(median)
+    let whole = loop.flatMap { loop in setup.map { loop + $0 } }
+    text += table(
+      ["work", "arbkit s", "numba s", "ratio"],
+      [
+        ["the backtest on loaded, aligned books", format(engine, 4), loop.map { format($0, 4) } ?? "-", loop.map { format($0 / engine, 2) + "×" } ?? "-"],
+        ["from the CSV files to the result", format(command, 3), whole.map { format($0, 3) } ?? "-", whole.map { format($0 / command, 2) + "×" } ?? "-"],
+      ])
+    text +=
+      "arbkit engine: ConvergenceBacktest.run in process (decide over every point, then the book walks of every trade) on legs read and aligned once (untimed); runs (s) \(list(m.engineSeconds))\n"
+    text +=
+      "arbkit backtest SCENARIO --format json from spawn to exit (read both CSV files with their books, align, run, report); runs (s) \(list(m.commandSeconds)); "
+    text += "peak memory \(format(Double(m.commandPeakBytes) / 1e6, 0)) MB\n"
+    text += "heap allocations in one run: \(m.decideAllocations) deciding over \(m.points) points, \(m.priceAllocations) pricing \(m.trades) trades, "
+    text += "counted by malloc/calloc/realloc/memalign wrappers linked into arbkit-bench\n"
+    if let peers {
+      if let runs = seconds("setup") { text += "numba side, untimed in its loop: polars read_csv of both files and numpy align; runs (s) \(list(runs))\n" }
+      text += "numba: @njit single-threaded, the same rules (bench/bookfill.py), used-up levels in arrays allocated once per run, "
+      text +=
+        "timed after a warm-up call (JIT compile excluded: \(format(peers["compile_s"] as? Double ?? .nan, 2)) s); runs (s) \(list(seconds("bookfill") ?? []))\n"
+      text += "trades and PnL agree (arbkit backtest, engine, numba): yes, \(m.trades) trades, PnL \(format(m.pnl, 4))\n"
+      if let versions = peers["versions"] as? [String: Any] {
+        text += "peers: " + versions.keys.sorted().map { "\($0) \(versions[$0]!)" }.joined(separator: ", ") + "\n"
+      }
+    }
+  }
+
   /// Rolling z-score against pandas, the correlation matrix against numpy.
   mutating func addTimeSeries(_ m: TimeSeriesMeasurement, peers: [String: Any]?) {
     func peer(_ section: String, _ key: String) -> Double? {

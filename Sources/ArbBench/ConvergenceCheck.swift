@@ -1,6 +1,6 @@
 /// The agreement the convergence benchmark requires before its timings mean anything:
 /// arbkit and numba give the same trade count and total PnL (within 1e-9 relative) for
-/// the single backtest and for every sweep cell.
+/// the single backtest and for every sweep cell, and for the book-fill backtest.
 enum ConvergenceCheck {
   static let tolerance = 1e-9
 
@@ -25,6 +25,18 @@ enum ConvergenceCheck {
       }
     }
     guard problems.isEmpty else { throw BenchError("arbkit and numba disagree:\n  " + problems.joined(separator: "\n  ")) }
+  }
+
+  /// Throws a `BenchError` unless `arbkit backtest`, the engine in process and numba
+  /// (`peers["bookfill"]`) give the same trade count and total PnL.
+  static func verify(bookFill m: BookFillMeasurement, peers: [String: Any]) throws {
+    let numba = peers["bookfill"] as? [String: Any]
+    let trades = numba?["trades"] as? Int, pnl = numba?["pnl"] as? Double
+    guard trades == m.trades, m.commandTrades == m.trades, close(pnl, m.pnl), close(m.commandPnL, m.pnl) else {
+      throw BenchError(
+        "book fills: arbkit backtest \(m.commandTrades) trades, PnL \(m.commandPnL); engine \(m.trades), \(m.pnl); "
+          + "numba \(trades.map(String.init) ?? "-"), \(pnl.map { "\($0)" } ?? "-")")
+    }
   }
 
   private static func close(_ a: Double?, _ b: Double) -> Bool {

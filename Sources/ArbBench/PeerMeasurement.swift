@@ -32,6 +32,19 @@ enum PeerMeasurement {
       ])
   }
 
+  /// Runs `bench/bookfill.py`: the book-fill backtest's rules as a numba loop on the same
+  /// book files, read with polars.
+  static func runBookFill(python: String, data: BookFillData, repeats: Int) throws -> [String: Any] {
+    typealias D = BookFillData
+    return try script(
+      python, "bench/bookfill.py",
+      ["--books"] + data.files + [
+        "--repeat", "\(repeats)", "--max-stale-us", "\(D.maxStale)", "--latency-us", "\(D.latency)", "--slippage-bps", "\(D.slippageBps)",
+        "--notional", "\(D.notional)", "--fees", D.fees.map { "\($0)" }.joined(separator: ","), "--entry", "\(D.entry)", "--exit", "\(D.exit)",
+        "--partial", D.partial.rawValue,
+      ])
+  }
+
   /// Runs `bench/peers.py --rolling/--matrix`: pandas rolling mean/std/z and numpy
   /// `X @ X.T` / `corrcoef` on the same generated files, OpenBLAS pinned to one thread
   /// as `Analytics.configure()` pins ArbKit's.

@@ -4,7 +4,7 @@
 // --rows: premium pipeline sizes (rows per venue), `none` to skip; --format-rows: rows of
 // each generated venue file (Binance bookTicker/aggTrades, Bybit trading), 0 to skip;
 // --formats: which of them (binance-bookTicker,binance-aggTrades,bybit-trading).
-// --only: which parts run (premium,formats,backtest,sweep,timeseries,overfitting,parquet; default all); backtest and
+// --only: which parts run (premium,formats,backtest,sweep,bookfill,timeseries,overfitting,parquet; default all); backtest and
 // sweep use two venues of --convergence-rows rows each (default 5000000, about 10 M
 // clock points) against numba, and vectorbt on --vectorbt-cells cells (default 3).
 // --only timeseries: --rolling-points: rolling z-score series length (0 to skip), --window its window in
@@ -13,6 +13,9 @@
 // --only parquet: a quotes Parquet file of --parquet-rows rows (default 10000000; snappy and zstd,
 // pyarrow-written, 1 M-row groups) read by arbkit inspect, pyarrow and polars, written by
 // arbkit convert and pyarrow, run by run in turn.
+// --only bookfill: the convergence backtest with costs.fill book on two generated
+// book_snapshot_5 files of --book-rows rows each (default 5000000, about 10 M clock
+// points), arbkit backtest and its engine in process against a numba loop.
 import ArbAnalytics
 import ArbBacktest
 import ArbCore
@@ -36,10 +39,11 @@ let repeats = Int(option("--repeat") ?? "5") ?? 5
 let folder = option("--dir") ?? "bench/data"
 let python = option("--python") ?? "bench/.venv/bin/python"
 let runPeers = !arguments.contains("--no-peers")
-let allParts: Set = ["premium", "formats", "backtest", "sweep", "timeseries", "overfitting", "parquet"]
+let allParts: Set = ["premium", "formats", "backtest", "sweep", "bookfill", "timeseries", "overfitting", "parquet"]
 let parts = option("--only").map { Set($0.split(separator: ",").map(String.init)) } ?? allParts
 if let unknown = parts.subtracting(allParts).first { throw BenchError("unknown --only part '\(unknown)'") }
 let convergenceRows = Int(option("--convergence-rows") ?? "5000000") ?? 5_000_000
+let bookRows = Int(option("--book-rows") ?? "5000000") ?? 5_000_000
 let vectorbtCells = Int(option("--vectorbt-cells") ?? "3") ?? 3
 let rollingPoints = Int(option("--rolling-points") ?? "10000000") ?? 10_000_000
 let window = Int(option("--window") ?? "300") ?? 300
@@ -106,6 +110,22 @@ if !parts.isDisjoint(with: ["backtest", "sweep"]) {
     }
   }
   report.addConvergence(data, backtest: backtest, sweep: sweep, peers: peers, repeats: repeats)
+}
+if parts.contains("bookfill") && bookRows > 0 {
+  let data = try BookFillData(rows: bookRows, folder: folder)
+  let measurement = try BookFillMeasurement.run(data, arbkit: arbkit, folder: folder, repeats: repeats)
+  var peers: [String: Any]? = nil
+  if runPeers {
+    FileHandle.standardError.write(Data("measuring numba on the same book files\n".utf8))
+    peers = try PeerMeasurement.runBookFill(python: python, data: data, repeats: repeats)
+    do {
+      try ConvergenceCheck.verify(bookFill: measurement, peers: peers!)
+    } catch {
+      FileHandle.standardError.write(Data("arbkit-bench: FAILED: \(error)\n".utf8))
+      exit(1)
+    }
+  }
+  report.addBookFill(data, measurement, peers: peers, repeats: repeats)
 }
 if parts.contains("timeseries") && rollingPoints > 0 && matrixShape.count == 2 {
   FileHandle.standardError.write(Data("measuring rolling z-score (\(rollingPoints) points) and correlation (\(matrixShape[0]) × \(matrixShape[1]))\n".utf8))
