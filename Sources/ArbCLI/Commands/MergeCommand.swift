@@ -153,6 +153,17 @@ struct MergeCommand: Command {
     return .success
   }
 
+  /// The output of a merge of partials: `override` (`merge --format`) when the command
+  /// writes it (`accepting`), else `shards` (the shards' `--format`).
+  /// - Throws: `UsageError` for an `override` the command does not write.
+  static func format(_ override: OutputFormat?, or shards: OutputFormat, accepting: [OutputFormat] = OutputFormat.allCases) throws(UsageError) -> OutputFormat {
+    guard let override else { return shards }
+    guard accepting.contains(override) else {
+      throw UsageError("invalid value for '--format', expected \(accepting.map(\.rawValue).joined(separator: " or ")), was '\(override.rawValue)'")
+    }
+    return override
+  }
+
   /// The positions of `shards` (each `I/N`) in shard order 1…N.
   /// - Throws: `UsageError` when shards of different N are given, one is given twice or some are missing.
   static func order(_ shards: [(index: Int, count: Int)]) throws(UsageError) -> [Int] {
