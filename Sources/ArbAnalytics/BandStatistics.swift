@@ -10,7 +10,7 @@
 ///   at the end of data). Peak: its largest |x|.
 /// - `hysteresis` h: an episode that started at `|x| ≥ b` ends only when `|x| < b − h`.
 ///   `minEpisode` d: shorter episodes are not counted (occupancy is unchanged).
-public struct BandStatistics: Sendable, Equatable {
+public struct BandStatistics: Sendable, Equatable, Codable {
   public var band: Double
   public var shareEvents: Double?
   public var shareTime: Double?

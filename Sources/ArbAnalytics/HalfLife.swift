@@ -5,7 +5,7 @@ import Foundation
 /// Least squares `Δx_t = α + β x_{t−1} + ε` over consecutive values of the valid series;
 /// `half_life = −ln 2 / ln(1 + β)` points, and in seconds × the median point duration.
 /// Reported only when −1 < β < 0 (a mean-reverting series).
-public struct HalfLife: Sendable, Equatable {
+public struct HalfLife: Sendable, Equatable, Codable {
   public var beta: Double
   public var points: Double
   /// `nil` when the median point duration is 0.

@@ -17,7 +17,7 @@ public struct BandOptions: Sendable {
 }
 
 /// Statistics, half-life and bands of one premium series.
-public struct SeriesSummary: Sendable {
+public struct SeriesSummary: Sendable, Codable {
   public var statistics: SeriesStatistics
   public var halfLife: HalfLife?
   public var bands: [BandStatistics]
@@ -71,7 +71,7 @@ extension SeriesSummary {
 }
 
 /// Everything `arbkit premium` reports about aligned legs.
-public struct PremiumAnalysis: Sendable {
+public struct PremiumAnalysis: Sendable, Codable {
   public var mid: SeriesSummary
   public var exec: SeriesSummary
   /// With more than two legs: per leg, the share of valid points at which it was the

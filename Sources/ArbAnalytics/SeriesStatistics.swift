@@ -9,7 +9,7 @@
 ///
 /// A figure that is undefined (fewer than two points, zero variance, zero total
 /// weight) is `nil` and printed as JSON `null` or `-`, never as 0 or NaN.
-public struct SeriesStatistics: Sendable, Equatable {
+public struct SeriesStatistics: Sendable, Equatable, Codable {
   public static let quantileLevels: [Double] = [1, 5, 25, 50, 75, 95, 99]
 
   public var count: Int

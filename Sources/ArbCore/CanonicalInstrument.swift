@@ -4,9 +4,9 @@
 ///
 /// Two legs with the same canonical instrument trade the same thing (up to the
 /// contract size of inverse contracts), whatever the venues call them.
-public struct CanonicalInstrument: Sendable, Hashable, CustomStringConvertible {
+public struct CanonicalInstrument: Sendable, Hashable, Codable, CustomStringConvertible {
   /// What kind of contract the instrument is.
-  public enum Kind: String, Sendable, Hashable, CaseIterable {
+  public enum Kind: String, Sendable, Hashable, CaseIterable, Codable {
     case spot
     /// Perpetual margined and settled in the quote currency (USDT, USDC).
     case linearPerp = "linear perp"
@@ -57,7 +57,7 @@ public struct CanonicalInstrument: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// A day of the proleptic Gregorian calendar, as futures expiries are given.
-public struct CalendarDay: Sendable, Hashable, Comparable, CustomStringConvertible {
+public struct CalendarDay: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
   public var year: Int
   public var month: Int
   public var day: Int

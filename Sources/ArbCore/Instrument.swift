@@ -13,7 +13,7 @@ public enum MarketKind: String, Sendable, Hashable, CaseIterable, Codable {
 }
 
 /// One instrument on one venue, as named by the venue.
-public struct Instrument: Sendable, Hashable, CustomStringConvertible {
+public struct Instrument: Sendable, Hashable, Codable, CustomStringConvertible {
   public var venue: String
   public var market: MarketKind
   public var symbol: String

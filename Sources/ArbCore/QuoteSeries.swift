@@ -7,7 +7,7 @@ public enum Clock: String, Sendable, Hashable, CaseIterable {
 }
 
 /// Where a series' prices come from.
-public enum PriceSource: String, Sendable, Hashable, CaseIterable {
+public enum PriceSource: String, Sendable, Hashable, CaseIterable, Codable {
   /// Best bid and ask from a book or a book ticker.
   case book
   /// One price only (a trade, a candle close, a ticker's last price): `bid = ask = price`.

@@ -92,7 +92,7 @@ public struct BoardRow {
 
 /// A leg of a board row as it was read: the instrument it names, its price source,
 /// and the quotes read with their first and last time.
-public struct BoardLeg: Sendable {
+public struct BoardLeg: Sendable, Codable {
   public var instrument: Instrument
   public var priceSource: PriceSource
   public var rows: Int
@@ -155,4 +155,42 @@ final class TalliedQuoteStream: QuoteStream {
 
   /// Reads what is left of the stream.
   func drain(chunkRows: Int) throws { while try next(maxRows: chunkRows) != nil {} }
+}
+
+/// A row as a board partial stores it (`BoardPartial`): every figure the board prints,
+/// the numbers as their shortest round-tripping text, so a merge prints the shard's
+/// bits. A row with `sized` (`--size`) is not stored: it keeps its legs' books.
+extension BoardRow: Codable {
+  private enum CodingKeys: String, CodingKey { case instrument, legs, points, validPoints, analysis, bestExec, problem }
+
+  /// `bestExec` as a value a coder takes.
+  private struct BestExec: Codable {
+    var premium: Double
+    var sell: String
+    var buy: String
+    var timeUs: Int64
+  }
+
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    instrument = try container.decode(CanonicalInstrument.self, forKey: .instrument)
+    legs = try container.decode([BoardLeg].self, forKey: .legs)
+    points = try container.decode(Int.self, forKey: .points)
+    validPoints = try container.decode(Int.self, forKey: .validPoints)
+    analysis = try container.decodeIfPresent(PremiumAnalysis.self, forKey: .analysis)
+    bestExec = try container.decodeIfPresent(BestExec.self, forKey: .bestExec).map { ($0.premium, $0.sell, $0.buy, $0.timeUs) }
+    problem = try container.decodeIfPresent(String.self, forKey: .problem)
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    precondition(sized == nil, "a sized row is not stored in a partial")
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(instrument, forKey: .instrument)
+    try container.encode(legs, forKey: .legs)
+    try container.encode(points, forKey: .points)
+    try container.encode(validPoints, forKey: .validPoints)
+    try container.encodeIfPresent(analysis, forKey: .analysis)
+    try container.encodeIfPresent(bestExec.map { BestExec(premium: $0.premium, sell: $0.sell, buy: $0.buy, timeUs: $0.time) }, forKey: .bestExec)
+    try container.encodeIfPresent(problem, forKey: .problem)
+  }
 }

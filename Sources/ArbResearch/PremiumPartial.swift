@@ -108,22 +108,8 @@ public enum PremiumPartial {
   /// at which it starts (where the records end).
   /// - Throws: `PartialError` for bytes that do not start and end as a partial does.
   static func trailer(_ bytes: UnsafeRawBufferPointer, path: String) throws(PartialError) -> (meta: Meta, start: Int) {
-    func corrupt(_ reason: String) -> PartialError { PartialError(path: path, reason: reason) }
-    guard bytes.count >= 8, Array(bytes[0..<7]) == Array(magic.prefix(7)) else { throw corrupt("not a partial of arbkit premium|basis|kimchi --shard") }
-    guard Array(bytes[0..<8]) == magic else {
-      throw corrupt(
-        "a partial of layout \(String(decoding: bytes[0..<8], as: UTF8.self)), this arbkit reads \(String(decoding: magic, as: UTF8.self)): make the shards again"
-      )
-    }
-    guard bytes.count >= 32 else { throw corrupt("truncated: it does not end as a partial does") }
-    guard Array(bytes[(bytes.count - 8)...]) == magic else { throw corrupt("truncated: it does not end as a partial does") }
-    let stored = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - 16, as: UInt64.self))
-    guard let length = Int(exactly: stored), length <= bytes.count - 32 else { throw corrupt("its metadata length \(stored) exceeds the file") }
-    let start = bytes.count - 24 - length
-    let json = UnsafeRawBufferPointer(rebasing: bytes[start..<(bytes.count - 24)])
-    let hash = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - 24, as: UInt64.self))
-    guard XXHash64.hash(json) == hash else { throw corrupt("its metadata is damaged (checksum)") }
-    return (try decode(Data(json), path: path), start)
+    let json = try PartialTrailer.json(bytes, path: path, magic: magic, of: "arbkit premium|basis|kimchi --shard")
+    return (try decode(Data(bytes[json]), path: path), json.lowerBound)
   }
 
   /// `Meta` from its JSON.
@@ -215,12 +201,7 @@ public final class PremiumPartialWriter {
     let encoder = JSONEncoder()
     encoder.keyEncodingStrategy = .convertToSnakeCase
     encoder.outputFormatting = [.sortedKeys]
-    var tail = Array(try encoder.encode(meta))
-    var hash = tail.withUnsafeBytes(XXHash64.hash).littleEndian
-    var length = UInt64(tail.count).littleEndian
-    withUnsafeBytes(of: &hash) { tail.append(contentsOf: $0) }
-    withUnsafeBytes(of: &length) { tail.append(contentsOf: $0) }
-    tail += PremiumPartial.magic
+    let tail = PartialTrailer.bytes(Array(try encoder.encode(meta)), magic: PremiumPartial.magic)
     try tail.withUnsafeBytes { bytes in Result { () throws(FileError) in try file.write(bytes) } }.get()
     try file.commit()
   }

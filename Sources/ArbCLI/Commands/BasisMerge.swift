@@ -44,10 +44,7 @@ extension BasisCommand {
   /// shard owning the event recorded.
   static func merge(_ set: PartialSet, format: OutputFormat?, terminal: inout Terminal) throws -> ExitCode {
     var command = try BasisCommand(arguments: set.first.arguments)
-    if let format {
-      if format == .csv { throw UsageError("invalid value for '--format', expected table or json, was 'csv'") }
-      command.format = format
-    }
+    command.format = try MergeCommand.format(format, or: command.format, accepting: [.table, .json])
     let (present, slots) = (command.present, command.slots)
     let passes = BasisStudy.passes(priced: Array(slots.dropFirst(2)), derivativeName: command.future != nil ? "future" : "perp")
     try set.expect(sections: passes.map { pass, _ in (2, pass == .basis) })

@@ -37,7 +37,7 @@ struct BoardCommand: Command {
     ] + AnalysisFlags.help(defaultMaxStale: defaultMaxStale) + ExecutionFlags.help + [
       ("--chunk-rows N", "points, and quotes per leg, worked on at a time (default 65536): memory grows with it, not with the history"),
       ("--format table|csv|json", "output (default table)"),
-    ]))
+    ] + ShardFlags.boardHelp))
     \(IngestFlags.help(sortSwitch: sortSwitch!))
 
     Live board (--follow): the board of a folder written by arbkit record, redrawn once
@@ -70,14 +70,19 @@ struct BoardCommand: Command {
   let sort: String
   /// `--chunk-rows`: points, and quotes per leg, worked on at a time.
   let chunkRows: Int
-  let format: OutputFormat
+  var format: OutputFormat
   let ingest: IngestFlags
+  /// `--shard I/N --out PATH`: the shard made, and where its partial result goes.
+  let shard: ShardFlags?
+  /// The arguments without `--shard` and `--out`: what every shard of one run shares.
+  let sharedArguments: [String]
   /// `--size`: trade size for the executable premium from depth.
   var size: Double? { execution.size }
 
   init(arguments: [String]) throws(UsageError) {
     let cursor = ArgumentCursor(
-      arguments, flags: ["--sort", "--chunk-rows", "--format"] + AnalysisFlags.flags + ExecutionFlags.flags + IngestFlags.flags, switches: [Self.sortSwitch!])
+      arguments, flags: ["--sort", "--chunk-rows", "--format"] + ShardFlags.flags + AnalysisFlags.flags + ExecutionFlags.flags + IngestFlags.flags,
+      switches: [Self.sortSwitch!])
     try cursor.validate()
     var ingest = try IngestFlags(cursor, sortSwitch: Self.sortSwitch!)
     guard !cursor.arguments.isEmpty else { throw UsageError("no input given") }
@@ -104,16 +109,19 @@ struct BoardCommand: Command {
     self.sort = sort
     chunkRows = try cursor.chunkRows()
     format = try OutputFormat.parse(cursor)
+    shard = try ShardFlags.parse(cursor, split: .instruments, refusing: [("--size", execution.size != nil)])
+    sharedArguments = ShardFlags.shared(arguments)
   }
 
-  var files: RunFiles { ingest.files(inputs: inputs.flatMap(\.files)) }
+  var files: RunFiles { ingest.files(inputs: inputs.flatMap(\.files), outputs: [shard?.out]) }
 
   /// Groups the legs by instrument before their quotes are read, then streams each
   /// group's legs through its row a chunk at a time, one group after another: a store's
   /// series from its mapped partitions, a named leg of files as they are parsed; files
   /// whose rows name their instruments are read whole first. The legs not on the board
   /// are read to count their quotes. With `--size` every leg is read whole, since the
-  /// sized premium walks the books in memory.
+  /// sized premium walks the books in memory. With `--shard`, only the shard's parts of
+  /// the board (`BoardPartial`) are made, and written as its partial.
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     var inputs = try BoardInputs.resolve(self.inputs, ingest: ingest, whole: size != nil, chunkRows: chunkRows)
     /// The rows, once the board is printed.
@@ -123,10 +131,13 @@ struct BoardCommand: Command {
       for note in inputs.skipped { terminal.printError("arbkit: warning: \(note)") }
       inputs.warn(&terminal)
       for instrument in inputs.duplicates { terminal.printError("arbkit: warning: \(instrument) is given more than once; the first is used") }
-      if rows?.isEmpty == true { terminal.printError("arbkit: warning: no instrument is quoted on two or more venues") }
+      if rows?.isEmpty == true { Self.warnEmpty(&terminal) }
     }
     try execution.checkOffsets(venues: inputs.legs.map(\.instrument.venue))
-    let counts = inputs.legs.map(\.expectedRows)
+    let grouping = BoardGrouping(legs: inputs.legs, instrument: \.instrument, registry: ingest.options.registry)
+    let layout = BoardLayout(grouping)
+    let owned = layout.parts.indices.filter { k in shard.map { BoardPartial.owns(k, shard: $0.index, of: $0.count) } ?? true }
+    let counts = owned.flatMap { layout.parts[$0].legs }.map(\.expectedRows)
     let progress = Progress(
       total: counts.contains(nil) ? nil : counts.reduce(0) { $0 + $1! }, unit: "quotes", show: Progress.onTerminal(terminal), every: 0.2)
     defer { progress.finish() }
@@ -145,33 +156,104 @@ struct BoardCommand: Command {
     func described(_ leg: BoardInputs.Leg) throws -> BoardLeg {
       try BoardLeg(reading: try open(leg).input.stream, instrument: leg.instrument, chunkRows: chunkRows)
     }
-    let grouping = BoardGrouping(legs: inputs.legs, instrument: \.instrument, registry: ingest.options.registry)
-    var board: [BoardRow] = []
-    for group in grouping.board {
-      let opened = try group.legs.map(open)
-      let books = opened.compactMap(\.book)
-      if size != nil { try ExecutionFlags.refuseContractBooks(books.map { ($0, group.instrument) }) }
-      board.append(
-        try BoardRow(
-          instrument: group.instrument, legs: opened.map(\.input), alignment: alignment, bands: bands, chunkRows: chunkRows,
-          sized: size.map { ($0, books) }))
+    var parts: [BoardPartial.Meta.Owned] = []
+    for k in owned {
+      let part: BoardPartial.Part
+      switch layout.parts[k] {
+      case .row(let instrument, let legs):
+        let opened = try legs.map(open)
+        let books = opened.compactMap(\.book)
+        if size != nil { try ExecutionFlags.refuseContractBooks(books.map { ($0, instrument) }) }
+        part = .row(
+          try BoardRow(
+            instrument: instrument, legs: opened.map(\.input), alignment: alignment, bands: bands, chunkRows: chunkRows,
+            sized: size.map { ($0, books) }))
+      case .singleVenue(let instrument, let leg): part = .singleVenue(instrument: instrument, leg: try described(leg))
+      case .unplaced(let leg, let reason): part = .unplaced(leg: try described(leg), reason: reason)
+      case .sameVenue(let leg): part = .sameVenue(leg: try described(leg))
+      }
+      parts.append(BoardPartial.Meta.Owned(index: k, part: part))
     }
-    let singleVenue = try grouping.singleVenue.map { ($0.0, try described($0.1)) }
-    let unplaced = try grouping.unplaced.map { (try described($0.leg), $0.reason) }
-    let sameVenue = try grouping.sameVenue.map(described)
     progress.finish()
+    if let shard {
+      var skipped: [String] = []
+      let read = try files.inputs.flatMap { try BoardInputs.expand($0, skipped: &skipped) }
+      let meta = BoardPartial.Meta(
+        command: Self.name, arguments: sharedArguments, shard: shard.index, shards: shard.count,
+        inputs: try read.map { BoardPartial.Meta.Input(path: $0, fingerprint: try BoardPartial.fingerprint($0)) }, layout: layout.labels, parts: parts)
+      try BoardPartial.write(meta, to: shard.out)
+      return .success
+    }
+    rows = try report(parts.map(\.part), terminal: &terminal)
+    return .success
+  }
+
+  /// Prints the board of `parts` (every part of it, in order) in `format`, and returns
+  /// its rows; every format prints the figures of the JSON, checked once before
+  /// anything is written.
+  /// - Throws: `NonFiniteResult` for a figure that is not finite.
+  func report(_ parts: [BoardPartial.Part], terminal: inout Terminal) throws -> [BoardRow] {
+    var rows: [BoardRow] = [], singleVenue: [(CanonicalInstrument, BoardLeg)] = []
+    var unplaced: [(BoardLeg, String)] = [], sameVenue: [BoardLeg] = []
+    for part in parts {
+      switch part {
+      case .row(let row): rows.append(row)
+      case .singleVenue(let instrument, let leg): singleVenue.append((instrument, leg))
+      case .unplaced(let leg, let reason): unplaced.append((leg, reason))
+      case .sameVenue(let leg): sameVenue.append(leg)
+      }
+    }
     var result = BoardResult(
-      rows: board, singleVenue: singleVenue, unplaced: unplaced, sameVenue: sameVenue, alignment: alignment, bands: bands,
+      rows: rows, singleVenue: singleVenue, unplaced: unplaced, sameVenue: sameVenue, alignment: alignment, bands: bands,
       clock: ingest.options.clock, sort: sort, size: size)
     result.offsets = execution.offsets
-    // Every format prints the figures of the JSON: checked once, before anything is written.
     let json = try result.json.checkedFinite()
     switch format {
     case .json: terminal.print(json.rendered())
     case .csv: terminal.print(result.csv, terminator: "")
     case .table: terminal.print(result.table(colour: terminal.colour))
     }
-    rows = board
-    return .success
+    return rows
   }
+
+  static func warnEmpty(_ terminal: inout Terminal) { terminal.printError("arbkit: warning: no instrument is quoted on two or more venues") }
+}
+
+/// The parts of a board in order (`BoardPartial`), named before any quote is read: its
+/// rows, the instruments on one venue, the legs without an instrument, the second legs
+/// of a venue.
+struct BoardLayout {
+  enum Part {
+    case row(CanonicalInstrument, legs: [BoardInputs.Leg])
+    case singleVenue(CanonicalInstrument, leg: BoardInputs.Leg)
+    case unplaced(BoardInputs.Leg, reason: String)
+    case sameVenue(BoardInputs.Leg)
+
+    var legs: [BoardInputs.Leg] {
+      switch self {
+      case .row(_, let legs): legs
+      case .singleVenue(_, let leg), .unplaced(let leg, _), .sameVenue(let leg): [leg]
+      }
+    }
+
+    /// `BoardPartial.label` of the part it makes.
+    var label: String {
+      switch self {
+      case .row(let instrument, _): BoardPartial.label(.row, instrument.description)
+      case .singleVenue(let instrument, _): BoardPartial.label(.singleVenue, instrument.description)
+      case .unplaced(let leg, _): BoardPartial.label(.unplaced, leg.instrument.description)
+      case .sameVenue(let leg): BoardPartial.label(.sameVenue, leg.instrument.description)
+      }
+    }
+  }
+
+  let parts: [Part]
+
+  init(_ grouping: BoardGrouping<BoardInputs.Leg>) {
+    parts =
+      grouping.board.map { Part.row($0.instrument, legs: $0.legs) } + grouping.singleVenue.map { Part.singleVenue($0.0, leg: $0.1) }
+      + grouping.unplaced.map { Part.unplaced($0.leg, reason: $0.reason) } + grouping.sameVenue.map(Part.sameVenue)
+  }
+
+  var labels: [String] { parts.map(\.label) }
 }

@@ -32,10 +32,7 @@ extension KimchiCommand {
   /// unsharded run's chunks, and the legs' quotes are the stores' in the window.
   static func merge(_ set: PartialSet, format: OutputFormat?, terminal: inout Terminal) throws -> ExitCode {
     var command = try KimchiCommand(arguments: set.first.arguments)
-    if let format {
-      if format == .csv { throw UsageError("invalid value for '--format', expected table or json, was 'csv'") }
-      command.format = format
-    }
+    command.format = try MergeCommand.format(format, or: command.format, accepting: [.table, .json])
     let (specs, krwCount, usdt) = (command.specs, command.krw.count, command.usdtUSD != nil)
     let passes = KimchiStudy.passes(krwCount: krwCount)
     try set.expect(

@@ -6,7 +6,7 @@ import Foundation
 /// the unsharded sweep writes.
 struct MergeCommand: Command {
   static let name = "merge"
-  static let abstract = "Join the shard outputs of one sweep, or the partials of one sharded premium, basis or kimchi run, into the unsharded output"
+  static let abstract = "Join the shard outputs of one sweep, or the partials of one sharded premium, basis, kimchi or board run, into the unsharded output"
   static let usage = """
     Usage: arbkit merge SHARD.csv… --out PATH [--pnl-matrix PATH]
            arbkit merge PARTIAL… [--format table|csv|json]
@@ -23,6 +23,10 @@ struct MergeCommand: Command {
     and writes what the unsharded run prints and writes, byte for byte: the shards'
     points are analysed in order, in the unsharded run's chunks.
 
+    Joins the partial results of `arbkit board … --shard I/N --out PARTIAL` (every
+    shard once, of the same arguments and unchanged inputs) and prints the board the
+    unsharded run prints, byte for byte.
+
     Options:
     \(HelpText.options([
       ("--out PATH", "the merged CSV (and PATH.meta.json)"),
@@ -35,7 +39,7 @@ struct MergeCommand: Command {
   let out: String?
   let pnlMatrix: String?
   let format: OutputFormat?
-  /// The inputs are partials of `premium|basis|kimchi --shard`, not sweep shards.
+  /// The inputs are partials of `premium|basis|kimchi|board --shard`, not sweep shards.
   let partials: Bool
 
   init(arguments: [String]) throws(UsageError) {
@@ -46,7 +50,7 @@ struct MergeCommand: Command {
     out = cursor.value("--out")
     pnlMatrix = cursor.value("--pnl-matrix")
     format = cursor.value("--format") == nil ? nil : try OutputFormat.parse(cursor)
-    let kinds = inputs.map(PremiumPartial.isPartial)
+    let kinds = inputs.map { PremiumPartial.isPartial(path: $0) || BoardPartial.isPartial(path: $0) }
     partials = kinds.contains(true)
     if partials {
       // A file that holds something else is another kind of shard; a missing input, a
@@ -57,18 +61,20 @@ struct MergeCommand: Command {
         return attributes[.type] as? FileAttributeType == .typeRegular && (attributes[.size] as? Int ?? 0) > 0
       }
       if let sweep = zip(inputs, kinds).first(where: { path, partial in !partial && holdsSomething(path) }) {
-        throw UsageError("\(sweep.0) is not a partial of arbkit premium|basis|kimchi --shard, \(inputs[kinds.firstIndex(of: true)!]) is")
+        throw UsageError("\(sweep.0) is not a partial of arbkit premium|basis|kimchi|board --shard, \(inputs[kinds.firstIndex(of: true)!]) is")
       }
       if out != nil || pnlMatrix != nil {
-        throw UsageError("partials of arbkit premium|basis|kimchi --shard merge to stdout: --out and --pnl-matrix are for sweep shards")
+        throw UsageError("partials of arbkit premium|basis|kimchi|board --shard merge to stdout: --out and --pnl-matrix are for sweep shards")
       }
     } else {
       if out == nil && inputs.allSatisfy(FileManager.default.fileExists) { throw UsageError("--out PATH is required") }
-      if format != nil { throw UsageError("--format is for partials of arbkit premium|basis|kimchi --shard; a sweep merges to the CSV --out") }
+      if format != nil { throw UsageError("--format is for partials of arbkit premium|basis|kimchi|board --shard; a sweep merges to the CSV --out") }
     }
   }
 
   var files: RunFiles {
+    // A board's partials hold the whole board: the merge reads no input.
+    if partials && BoardPartial.isPartial(path: inputs[0]) { return RunFiles(inputs: inputs) }
     if partials {
       // The run's `--series`, written by the merge; an unreadable partial is the run's error.
       let meta = try? PremiumPartial.meta(path: inputs[0])
@@ -91,6 +97,11 @@ struct MergeCommand: Command {
 
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     if partials {
+      let boards = inputs.map { BoardPartial.isPartial(path: $0) }
+      if let other = inputs.indices.first(where: { boards[$0] != boards[0] && (boards[$0] || PremiumPartial.isPartial(path: inputs[$0])) }) {
+        throw UsageError("\(inputs[other]) is a shard of another run than \(inputs[0]) (its command or arguments differ)")
+      }
+      if boards[0] { return try BoardCommand.merge(BoardPartialSet(inputs), format: format, terminal: &terminal) }
       let set = try PartialSet(inputs)
       switch set.first.command {
       case PremiumCommand.name: return try PremiumCommand.merge(set, format: format, terminal: &terminal)
@@ -151,6 +162,17 @@ struct MergeCommand: Command {
     try FileOutput.commit(files + [try merged.sidecar(out)])
     terminal.printError("merged \(count) shards, \(first.totalCells) cells into \(out)")
     return .success
+  }
+
+  /// The output of a merge of partials: `override` (`merge --format`) when the command
+  /// writes it (`accepting`), else `shards` (the shards' `--format`).
+  /// - Throws: `UsageError` for an `override` the command does not write.
+  static func format(_ override: OutputFormat?, or shards: OutputFormat, accepting: [OutputFormat] = OutputFormat.allCases) throws(UsageError) -> OutputFormat {
+    guard let override else { return shards }
+    guard accepting.contains(override) else {
+      throw UsageError("invalid value for '--format', expected \(accepting.map(\.rawValue).joined(separator: " or ")), was '\(override.rawValue)'")
+    }
+    return override
   }
 
   /// The positions of `shards` (each `I/N`) in shard order 1…N.

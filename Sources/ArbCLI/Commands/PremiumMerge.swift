@@ -13,7 +13,7 @@ extension PremiumCommand {
   /// written here, from the quotes the shards kept.
   static func merge(_ set: PartialSet, format: OutputFormat?, terminal: inout Terminal) throws -> ExitCode {
     var command = try PremiumCommand(arguments: set.first.arguments)
-    if let format { command.format = format }
+    command.format = try MergeCommand.format(format, or: command.format)
     let specs = command.inputs.legs
     try set.expect(sections: [(specs.count, command.series != nil)])
     let ingest = command.inputs.ingest

@@ -2,14 +2,40 @@ import ArbCore
 import ArbIngest
 import ArbResearch
 
-/// `--shard I/N --out PATH` of a command split by time (`premium`, `basis`, `kimchi`):
-/// the shard made, and where its partial result goes.
+/// `--shard I/N --out PATH` of a command split by time (`premium`, `basis`, `kimchi`) or
+/// by instrument (`board`): the shard made, and where its partial result goes.
 struct ShardFlags {
   let index: Int
   let count: Int
   let out: String
 
   static let flags = ["--shard", "--out"]
+
+  /// What the shards of a command split.
+  enum Split {
+    /// Whole days of the legs' stores.
+    case days
+    /// The instruments of a board.
+    case instruments
+
+    /// Why a shard cannot take a refused flag.
+    var refusal: String {
+      switch self {
+      case .days: "a shard reads only its days"
+      case .instruments: "a board's partial keeps no books"
+      }
+    }
+  }
+
+  /// The help of `board`'s flags.
+  static let boardHelp = [
+    (
+      "--shard I/N",
+      "make shard I of N, every N-th part of the board from the I-th (rows in order of first appearance, then the legs not on it), "
+        + "and write its partial result to --out; arbkit merge joins the N partials into this command's output, byte for byte"
+    ),
+    ("--out PATH", "with --shard: the partial result"),
+  ]
 
   /// The help of the flags; `series` says what a `--series` makes the shard keep.
   static func help(series: String) -> [(String, String)] {
@@ -23,10 +49,10 @@ struct ShardFlags {
     ]
   }
 
-  /// The flags of `cursor`, `nil` when neither is given; `refused` are the flags given
-  /// that a shard cannot take.
+  /// The flags of `cursor` for a command whose shards split `split`, `nil` when neither
+  /// is given; `refused` are the flags given that a shard cannot take.
   /// - Throws: `UsageError` for an `I/N` out of range, one flag without the other, a refused flag.
-  static func parse(_ cursor: ArgumentCursor, refusing refused: [(flag: String, given: Bool)]) throws(UsageError) -> ShardFlags? {
+  static func parse(_ cursor: ArgumentCursor, split: Split = .days, refusing refused: [(flag: String, given: Bool)]) throws(UsageError) -> ShardFlags? {
     let shard = try cursor.value("--shard", "I/N with 1 ≤ I ≤ N") { text -> (Int, Int)? in
       let parts = text.split(separator: "/", omittingEmptySubsequences: false).map { Int($0) }
       guard parts.count == 2, let index = parts[0], let count = parts[1], count >= 1, (1...count).contains(index) else { return nil }
@@ -34,11 +60,15 @@ struct ShardFlags {
     }
     switch (shard, cursor.value("--out")) {
     case (let (index, count)?, let out?):
-      if let flag = refused.first(where: \.given)?.flag { throw UsageError("\(flag) cannot be used with --shard: a shard reads only its days") }
+      if let flag = refused.first(where: \.given)?.flag { throw UsageError("\(flag) cannot be used with --shard: \(split.refusal)") }
       return ShardFlags(index: index, count: count, out: out)
     case (nil, nil): return nil
     case (_?, nil): throw UsageError("--shard needs --out PATH for the shard's partial result")
-    case (nil, _?): throw UsageError("--out is the partial result of --shard; the aligned series is written with --series")
+    case (nil, _?):
+      switch split {
+      case .days: throw UsageError("--out is the partial result of --shard; the aligned series is written with --series")
+      case .instruments: throw UsageError("--out is the partial result of --shard")
+      }
     }
   }
 
