@@ -30,7 +30,8 @@ struct BookFillMeasurement {
     let out = "\(folder)/bookfill_\(data.rows).out.json"
     var commandSeconds: [Double] = [], peak = 0
     for _ in 0..<repeats {
-      FileManager.default.createFile(atPath: out, contents: nil)  // `spawn` opens it for writing, without creating it
+      // `spawn` opens it for writing, without creating it.
+      guard FileManager.default.createFile(atPath: out, contents: nil) else { throw BenchError("\(out): cannot be created") }
       commandSeconds.append(try timed { peak = max(peak, try spawnMeasuringPeak([arbkit, "backtest", data.scenario, "--format", "json"], stdout: out)) })
     }
     let summary = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out))) as? [String: Any]
