@@ -20,11 +20,18 @@ public enum InterruptCleanup {
   private static let sources = Mutex<[DispatchSourceSignal]>([])
 
   /// Catches SIGINT, SIGTERM and SIGHUP for the rest of the process (once; later calls
-  /// do nothing).
+  /// do nothing). Call it from the main thread before the process starts threads of its
+  /// own: the signals are blocked there first, so that the threads started later block
+  /// them too and none that comes before dispatch listens for it is lost.
   public static func install() {
     sources.withLock { sources in
       guard sources.isEmpty else { return }
-      for number in [SIGINT, SIGTERM, SIGHUP] where !ignored(previous: signal(number, SIG_IGN)) {
+      for number in [SIGINT, SIGTERM, SIGHUP] where !ignored(number) {
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, number)
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+        signal(number, SIG_IGN)
         let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
         source.setEventHandler { end(by: number) }
         source.resume()
@@ -33,9 +40,11 @@ public enum InterruptCleanup {
     }
   }
 
-  /// Whether `handler`, a signal's disposition, is to ignore it.
-  private static func ignored(previous handler: __sighandler_t?) -> Bool {
-    guard let handler else { return false }
+  /// Whether the process was started with signal `number` ignored.
+  private static func ignored(_ number: Int32) -> Bool {
+    var current = sigaction()
+    sigaction(number, nil, &current)
+    guard let handler = current.__sigaction_handler.sa_handler else { return false }
     return unsafeBitCast(handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)
   }
 

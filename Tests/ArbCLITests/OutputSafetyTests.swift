@@ -251,6 +251,9 @@ struct OutputSafetyTests {
     }
     #expect(temporaryFiles().count == 1, "the output's temporary file exists while the input is open")
     kill(process.processIdentifier, signalNumber)
+    // The signal is handled on a thread of its own: the input stays open until the run
+    // ends (or 20 s have passed), so that it cannot end by reading the end of its input.
+    for _ in 0..<2_000 where process.isRunning { usleep(10_000) }
     // The end of the input: a run the signal did not end finishes (and fails below).
     close(writer)
     process.waitUntilExit()
