@@ -26,11 +26,13 @@ let package = Package(
     .target(name: "ArbResearch", dependencies: ["ArbCore", "ArbIngest", "ArbAnalytics", "ArbBacktest"]),
     .target(name: "ArbReport", dependencies: ["ArbCore", "ArbAnalytics", "ArbBacktest", "ArbResearch"]),
     // Polls venues' public REST endpoints into rest.snapshots files (`arbkit record`).
-    .target(name: "ArbRecord", dependencies: ["ArbCore", "ArbIngest", "CZlib", "CZstd"]),
+    .target(name: "ArbRecord", dependencies: ["ArbCore", "ArbIngest", "CZlib", "CZstd", "CCurl"]),
     .target(name: "ArbCLI", dependencies: ["ArbCore", "ArbIngest", "ArbAnalytics", "ArbBacktest", "ArbResearch", "ArbReport", "ArbRecord"]),
     // Fuzz targets, one per parser family and two for whole commands (`make fuzz` runs
     // them under libFuzzer).
     .target(name: "ArbFuzz", dependencies: ["ArbCore", "ArbIngest", "ArbCLI"]),
+    // libcurl's easy interface, loaded with dlopen by the first request (`arbkit record`).
+    .target(name: "CCurl"),
     // Counts the benchmark's heap allocations (linked into arbkit-bench only).
     .target(name: "CMallocCount"),
 

@@ -1,9 +1,6 @@
+import CCurl
 import Dispatch
 import Foundation
-import Synchronization
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// What one GET gave: an HTTP answer, or the reason none came.
 enum FetchOutcome: Sendable {
@@ -13,61 +10,47 @@ enum FetchOutcome: Sendable {
   case failed(String)
 }
 
-/// GETs over `URLSession` (libcurl underneath on Linux: plain http and https, no
-/// websockets). No cookies, no cache, no proxy from the environment. One deadline
-/// covers the whole exchange, body included: libcurl's own timeouts only notice a
-/// connection that goes silent, not a body that trickles in.
+/// GETs over libcurl (plain http and https), loaded the first time a client is made, so
+/// that a command that records nothing never loads it and the TLS libraries under it.
+/// No cookies, no cache, no proxy from the environment. One deadline covers the whole
+/// exchange, body included.
 final class HTTPClient: Sendable {
-  private let session: URLSession
-  private let timeoutSeconds: Double
+  private let timeoutMilliseconds: Int
+  private static let headers = ["Accept: application/json", "User-Agent: arbkit-record"]
+  /// Where the blocking transfers run, one thread each while they last.
+  private static let transfers = DispatchQueue(label: "arbkit.http", attributes: .concurrent)
 
-  init(timeoutSeconds: Double) {
-    self.timeoutSeconds = timeoutSeconds
-    let configuration = URLSessionConfiguration.ephemeral
-    configuration.timeoutIntervalForRequest = timeoutSeconds
-    configuration.timeoutIntervalForResource = timeoutSeconds
-    configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-    configuration.urlCache = nil
-    configuration.httpCookieStorage = nil
-    configuration.connectionProxyDictionary = [:]
-    configuration.httpAdditionalHeaders = ["Accept": "application/json", "User-Agent": "arbkit-record"]
-    session = URLSession(configuration: configuration)
+  /// A client whose requests each end within `timeoutSeconds`; throws when libcurl
+  /// cannot be loaded.
+  init(timeoutSeconds: Double) throws(RecordError) {
+    timeoutMilliseconds = max(1, Int((timeoutSeconds * 1000).rounded(.up)))
+    if let problem = arb_curl_load() { throw RecordError(String(cString: problem), isIO: true) }
   }
 
-  /// GETs `url` and waits for the whole answer, or the deadline (the request is then
-  /// cancelled).
+  /// GETs `url` and waits for the whole answer, or the deadline.
   func get(_ url: URL) async -> FetchOutcome {
-    let once = FirstOutcome()
+    let timeout = timeoutMilliseconds
     return await withCheckedContinuation { continuation in
-      once.start(continuation)
-      let task = session.dataTask(with: url) { body, response, error in
-        if let error = error as? URLError {
-          once.finish(.failed(Self.describe(error)))
-        } else if let error {
-          once.finish(.failed("\(error)"))
-        } else if let http = response as? HTTPURLResponse {
-          once.finish(.answer(status: http.statusCode, retryAfter: http.value(forHTTPHeaderField: "Retry-After"), body: body ?? Data()))
-        } else {
-          once.finish(.failed("not an HTTP response"))
-        }
-      }
-      task.resume()
-      DispatchQueue.global().asyncAfter(deadline: .now() + timeoutSeconds) {
-        if once.finish(.failed("timed out")) { task.cancel() }
+      Self.transfers.async {
+        continuation.resume(returning: Self.fetch(url.absoluteString, timeoutMilliseconds: timeout))
       }
     }
   }
 
-  private static func describe(_ error: URLError) -> String {
-    switch error.code {
-    case .timedOut: "timed out"
-    case .cannotConnectToHost: "connection refused"
-    case .networkConnectionLost: "connection lost"
-    case .cannotFindHost: "host not found"
-    case .notConnectedToInternet: "not connected"
-    case .badServerResponse: "bad server response"
-    default: "request failed (url error \(error.code.rawValue))"
+  private static func fetch(_ url: String, timeoutMilliseconds: Int) -> FetchOutcome {
+    var result = arb_curl_result()
+    defer { arb_curl_result_free(&result) }
+    let lines = headers.map { strdup($0) }
+    defer { lines.forEach { free($0) } }
+    var pointers: [UnsafePointer<CChar>?] = lines.map { UnsafePointer($0) } + [nil]
+    pointers.withUnsafeMutableBufferPointer { headerList in
+      arb_curl_get(url, headerList.baseAddress, timeoutMilliseconds, &result)
     }
+    guard result.status != 0 else {
+      return .failed(withUnsafeBytes(of: result.error) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) })
+    }
+    let body = result.body.map { Data(bytes: $0, count: result.body_length) } ?? Data()
+    return .answer(status: result.status, retryAfter: result.retry_after.map { String(cString: $0) }, body: body)
   }
 
   /// Seconds to wait from a `Retry-After` value: delta-seconds or an HTTP date
@@ -81,24 +64,5 @@ final class HTTPClient: Sendable {
     formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
     guard let date = formatter.date(from: text) else { return nil }
     return max(0, date.timeIntervalSince(now))
-  }
-}
-
-/// Resumes a continuation with the first outcome given, ignoring later ones.
-private final class FirstOutcome: Sendable {
-  private let continuation = Mutex<CheckedContinuation<FetchOutcome, Never>?>(nil)
-
-  func start(_ waiting: CheckedContinuation<FetchOutcome, Never>) { continuation.withLock { $0 = waiting } }
-
-  /// Resumes with `outcome` unless an earlier one did; whether this one did.
-  @discardableResult
-  func finish(_ outcome: FetchOutcome) -> Bool {
-    guard
-      let waiting = continuation.withLock({ value in
-        defer { value = nil }; return value
-      })
-    else { return false }
-    waiting.resume(returning: outcome)
-    return true
   }
 }

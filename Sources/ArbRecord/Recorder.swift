@@ -145,6 +145,7 @@ public enum Recorder {
   /// Records as `runBlocking` does, in the calling task.
   public static func run(_ options: RecordOptions, status: (@Sendable (String) -> Void)?) async throws(RecordError) -> RecordSummary {
     if let problem = options.validate() { throw RecordError(problem.description) }
+    let client = try HTTPClient(timeoutSeconds: options.timeoutSeconds)
     let lock = try RecordFolder.prepare(options.folder)
     defer { close(lock) }
     let recovered = try RecordFolder.recover(options.folder, compression: options.compression)
@@ -167,7 +168,6 @@ public enum Recorder {
     let start = wallMicros()
     // A duration past the end of time is no end.
     let end = options.durationMicros.flatMap { start.addingReportingOverflow($0).overflow ? nil : start + $0 }
-    let client = HTTPClient(timeoutSeconds: options.timeoutSeconds)
     let statusTask = status.map { print in
       Task {
         while !Task.isCancelled {

@@ -92,6 +92,30 @@ struct RecordPartsTests {
     #expect(HTTPClient.retryAfterSeconds("soon", now: now) == nil)
   }
 
+  @Test("a GET to a port nobody listens on is a failure that says the connection was refused")
+  func refused() async throws {
+    // A port the system gave and took back: nothing listens on it.
+    let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    try #require(socket >= 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) { pointer in
+      pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
+    }
+    close(socket)
+    try #require(bound)
+    let port = UInt16(bigEndian: address.sin_port)
+    let client = try HTTPClient(timeoutSeconds: 5)
+    let outcome = await client.get(try #require(URL(string: "http://127.0.0.1:\(port)/v1/ticker")))
+    guard case .failed(let reason) = outcome else {
+      Issue.record("an answer from a closed port: \(outcome)")
+      return
+    }
+    #expect(reason == "connection refused")
+  }
+
   static let request = VenueRequest(path: "/v5/market/tickers", query: [QueryParameter(name: "category", value: "linear")])
 
   static func line(_ outcome: FetchOutcome) -> SnapshotLine {
