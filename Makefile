@@ -18,8 +18,9 @@ FORMATTED = $(shell find Sources Tests -name '*.swift' ! -name BuiltinRegistry.s
 deps:
 	@scripts/install-deps
 
+# The Swift runtime and Foundation linked in: the process starts without loading them.
 build: deps
-	$(SWIFT) build -c release --product arbkit
+	$(SWIFT) build -c release --static-swift-stdlib --product arbkit
 
 demo: build
 	@echo "== arbkit inspect: the two real recordings in $(SAMPLES)"
