@@ -41,13 +41,17 @@ def pandas_read(path, cols):
 
 
 def memmap_scan(folder):
-    with open(os.path.join(folder, "manifest.json")) as f:
-        manifest = json.load(f)
+    """Sums every column file of an arbkit store (docs/formats.md) as little-endian words."""
+    with open(os.path.join(folder, "store.json")) as f:
+        store = json.load(f)
     total = np.uint64(0)
-    for series in manifest["series"]:
-        for column in series["columns"]:
-            words = np.memmap(os.path.join(folder, column["file"]), dtype="<u8", mode="r")
-            total += words.sum(dtype=np.uint64)
+    for series in store["series"]:
+        for partition in series["partitions"]:
+            day = os.path.join(folder, series["folder"], partition["day"])
+            for name in sorted(os.listdir(day)):
+                if name.endswith((".f64", ".i64")):
+                    words = np.memmap(os.path.join(day, name), dtype="<u8", mode="r")
+                    total += words.sum(dtype=np.uint64)
     return int(total)
 
 
