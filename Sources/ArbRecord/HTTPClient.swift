@@ -1,5 +1,4 @@
 import CCurl
-import Dispatch
 import Foundation
 
 /// What one GET gave: an HTTP answer, or the reason none came.
@@ -17,8 +16,6 @@ enum FetchOutcome: Sendable {
 final class HTTPClient: Sendable {
   private let timeoutMilliseconds: Int
   private static let headers = ["Accept: application/json", "User-Agent: arbkit-record"]
-  /// Where the blocking transfers run, one thread each while they last.
-  private static let transfers = DispatchQueue(label: "arbkit.http", attributes: .concurrent)
 
   /// A client whose requests each end within `timeoutSeconds`; throws when libcurl
   /// cannot be loaded.
@@ -30,8 +27,10 @@ final class HTTPClient: Sendable {
   /// GETs `url` and waits for the whole answer, or the deadline.
   func get(_ url: URL) async -> FetchOutcome {
     let timeout = timeoutMilliseconds
+    // A thread of its own per transfer: a pool sized to the cores would let slow
+    // venues hold up the requests of the others.
     return await withCheckedContinuation { continuation in
-      Self.transfers.async {
+      Thread.detachNewThread {
         continuation.resume(returning: Self.fetch(url.absoluteString, timeoutMilliseconds: timeout))
       }
     }

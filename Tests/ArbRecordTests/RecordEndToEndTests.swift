@@ -47,6 +47,26 @@ struct RecordEndToEndTests {
     #expect(recorded.filter { $0.key.hasPrefix("upbit-") }.flatMap(\.value).filter(isErrorRecord).count == 1)
   }
 
+  @Test("answers that trickle in from three venues hold up no request of a fourth")
+  func slowVenuesHoldUpNoOther() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    // Each slow answer takes 0.8 s, under --timeout 1s: three requests are in flight almost all the time.
+    let slow = Array(repeating: "slow:0.8", count: 5)
+    let slowPaths = ["/v1/ticker", "/public/ticker/ALL_KRW", "/public/v2/ticker_new/KRW/BTC"]
+    let server = try VenueServer(scenario: Dictionary(uniqueKeysWithValues: slowPaths.map { ($0, slow) }), logIn: folder)
+    defer { server.stop() }
+    let targets = ["upbit:spot:KRW-BTC", "bithumb:spot", "coinone:spot:BTC", "binance:spot:BTCUSDT"]
+    _ = try Self.record(targets, server: server, into: folder.path + "/rec", seconds: 4)
+    let log = try server.requests()
+    let slowTimes = log.filter { slowPaths.contains($0.path) && $0.behaviour.hasPrefix("slow") }.map(\.time)
+    let (start, end) = (try #require(slowTimes.min()), try #require(slowTimes.max()))
+    try #require(end - start > 2, "the slow answers span \(end - start) s")
+    let during = log.filter { $0.path == "/api/v3/ticker/bookTicker" && $0.time > start && $0.time < end }
+    // Every 100 ms: about 10 a second; a binance poll waiting on a slow venue's transfer gets a few.
+    #expect(Double(during.count) >= 5 * (end - start), "binance polled \(during.count) times in \(end - start) s of slow answers")
+  }
+
   @Test("other failures back off exponentially with jitter; slow, dropped and cut answers are error records")
   func backoff() throws {
     let folder = TemporaryFolder()
