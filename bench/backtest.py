@@ -1,7 +1,7 @@
 """Peer benchmark: the convergence backtest (docs/definitions.md, mode `convergence`)
 as a numba `@njit` loop, one run and a brute-force sweep, plus vectorbt.
 
-Input: two columnar caches written by `arbkit convert` (one series each); their
+Input: two stores written by `arbkit convert` (one series each); their
 column files are raw little-endian Int64/Float64 and are read with np.fromfile, so
 both sides work on the same bytes. The union clock and each leg's as-of quote index
 are computed once with numpy: points from the first time both legs have quoted, valid
@@ -43,11 +43,15 @@ def log(*args):
 
 
 def load_leg(folder):
-    with open(os.path.join(folder, "manifest.json")) as f:
+    """The one series of an arbkit store (docs/formats.md): its days' columns joined."""
+    with open(os.path.join(folder, "store.json")) as f:
         series = json.load(f)["series"][0]
-    files = {c["name"]: os.path.join(folder, c["file"]) for c in series["columns"]}
-    return (np.fromfile(files["time"], dtype="<i8"), np.fromfile(files["bid"], dtype="<f8"),
-            np.fromfile(files["ask"], dtype="<f8"))
+    days = [os.path.join(folder, series["folder"], p["day"]) for p in series["partitions"]]
+
+    def column(file, dtype):
+        return np.concatenate([np.fromfile(os.path.join(day, file), dtype=dtype) for day in days])
+
+    return column("time.i64", "<i8"), column("bid.f64", "<f8"), column("ask.f64", "<f8")
 
 
 def align(legs, max_stale):

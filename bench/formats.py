@@ -1,12 +1,13 @@
-"""Peer benchmark: venue files read by polars and pandas, and a columnar cache scanned
+"""Peer benchmark: venue files read by polars and pandas, and a store scanned
 with numpy.memmap.
 
   --file KIND PATH   read PATH (plain or .gz) fully with the columns ArbKit uses, as
                      explicit dtypes (polars `pl.read_csv`, pandas `pd.read_csv`, C
                      engine); KIND is binance-bookTicker, binance-aggTrades or
                      bybit-trading. Repeatable.
-  --cache DIR        open DIR/manifest.json, `numpy.memmap` every column file it lists
-                     and sum its 64-bit words (wrapping, as uint64): one full scan.
+  --cache DIR        open DIR/store.json (an arbkit store), `numpy.memmap` every column
+                     file of its partitions and sum its 64-bit words (wrapping, as
+                     uint64): one full scan.
 
 Each timing is wall clock over --repeat runs (median and every run). One JSON object
 goes to stdout: {"files": [{"path", "rows", "polars_s", "pandas_s"}], "memmap": {...}}.
