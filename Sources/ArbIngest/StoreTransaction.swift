@@ -248,11 +248,15 @@ public final class StoreTransaction {
     rmdir(folder)
   }
 
-  /// Removes what an uncommitted transaction staged.
+  /// Removes what an uncommitted transaction staged: its whole staging folder, which
+  /// nothing else writes in (made by `mkdtemp`). Repeated while the run's other threads
+  /// still add to it (an interrupted run's writers go on until the process ends): once
+  /// the folder is gone, nothing can be made below it.
   private static func removeStaging(_ staging: String) {
-    let partitions = (try? FileManager.default.contentsOfDirectory(atPath: staging)) ?? []
-    for name in partitions where name.hasPrefix(".p") { removePartition(staging + "/" + name) }
-    rmdir(staging)
+    for _ in 0..<100 {
+      try? FileManager.default.removeItem(atPath: staging)
+      if access(staging, F_OK) != 0 && errno == ENOENT { return }
+    }
   }
 
   static func makeFolder(_ path: String) throws(FileError) {

@@ -261,4 +261,44 @@ struct OutputSafetyTests {
     #expect(temporaryFiles().isEmpty)
     #expect(!FileManager.default.fileExists(atPath: f.folder.path + "/x.parquet"))
   }
+
+  @Test func `convert into a new store, interrupted at random moments, leaves no staging folder`() throws {
+    let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("arbkit").path
+    let inputs = TemporaryFolder(), outputs = TemporaryFolder()
+    defer {
+      inputs.cleanup()
+      outputs.cleanup()
+    }
+    // Two venues' quotes over four days: several partitions written while the run goes on.
+    let files = ["binance", "bybit"].map { venue in
+      var text = "exchange,symbol,timestamp,local_timestamp,ask_amount,ask_price,bid_price,bid_amount\n"
+      for k in 0..<150_000 {
+        text += "\(venue),BTCUSDT,\(1_700_000_000_000_000 + Int64(k) * 2_000_000),\(1_700_000_000_000_100 + Int64(k) * 2_000_000),1.5,100.1,100,2\n"
+      }
+      return inputs.write("\(venue).csv", text)
+    }
+    var random = SplitMix64(seed: 11)
+    var interrupted = 0
+    for run in 0..<20 {
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: binary)
+      process.arguments = ["convert"] + files + ["--out", outputs.path + "/store"]
+      process.standardOutput = FileHandle.nullDevice
+      process.standardError = FileHandle.nullDevice
+      try process.run()
+      usleep(UInt32(150_000 + 1_000_000 * random.uniform()))
+      kill(process.processIdentifier, [SIGTERM, SIGINT, SIGHUP][run % 3])
+      process.waitUntilExit()
+      let left = (try? FileManager.default.contentsOfDirectory(atPath: outputs.path)) ?? []
+      if process.terminationReason == .uncaughtSignal {
+        interrupted += 1
+        #expect(left.isEmpty, "run \(run): \(left)")
+      } else {
+        #expect(process.terminationStatus == 0 && left == ["store"], "run \(run): \(left)")
+      }
+      try? FileManager.default.removeItem(atPath: outputs.path + "/store")
+    }
+    #expect(interrupted >= 8, "\(interrupted) of 20 runs were interrupted")
+  }
+
 }
