@@ -16,34 +16,44 @@ enum FetchOutcome: Sendable {
 final class HTTPClient: Sendable {
   private let timeoutMilliseconds: Int
   private static let headers = ["Accept: application/json", "User-Agent: arbkit-record"]
+  /// Set by `cancelAll`; read by every transfer, atomically (C11 atomics in `CCurl`).
+  nonisolated(unsafe) private let cancelled: UnsafeMutablePointer<Int32>
 
   /// A client whose requests each end within `timeoutSeconds`; throws when libcurl
   /// cannot be loaded.
   init(timeoutSeconds: Double) throws(RecordError) {
     timeoutMilliseconds = max(1, Int((timeoutSeconds * 1000).rounded(.up)))
+    cancelled = .allocate(capacity: 1)
+    cancelled.initialize(to: 0)
     if let problem = arb_curl_load() { throw RecordError(String(cString: problem), isIO: true) }
   }
 
+  deinit { cancelled.deallocate() }
+
+  /// Ends the transfers in flight (within about a second: each then fails as
+  /// "cancelled") and every later one at once.
+  func cancelAll() { arb_curl_cancel(cancelled) }
+
   /// GETs `url` and waits for the whole answer, or the deadline.
   func get(_ url: URL) async -> FetchOutcome {
-    let timeout = timeoutMilliseconds
     // A thread of its own per transfer: a pool sized to the cores would let slow
     // venues hold up the requests of the others.
-    return await withCheckedContinuation { continuation in
+    await withCheckedContinuation { continuation in
       Thread.detachNewThread {
-        continuation.resume(returning: Self.fetch(url.absoluteString, timeoutMilliseconds: timeout))
+        continuation.resume(returning: self.fetch(url.absoluteString))
       }
     }
   }
 
-  private static func fetch(_ url: String, timeoutMilliseconds: Int) -> FetchOutcome {
+  /// A body no line could hold is not read to its end.
+  private func fetch(_ url: String) -> FetchOutcome {
     var result = arb_curl_result()
     defer { arb_curl_result_free(&result) }
-    let lines = headers.map { strdup($0) }
+    let lines = Self.headers.map { strdup($0) }
     defer { lines.forEach { free($0) } }
     var pointers: [UnsafePointer<CChar>?] = lines.map { UnsafePointer($0) } + [nil]
     pointers.withUnsafeMutableBufferPointer { headerList in
-      arb_curl_get(url, headerList.baseAddress, timeoutMilliseconds, &result)
+      arb_curl_get(url, headerList.baseAddress, timeoutMilliseconds, SnapshotLine.maxBodyBytes, cancelled, &result)
     }
     guard result.status != 0 else {
       return .failed(withUnsafeBytes(of: result.error) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) })

@@ -176,6 +176,14 @@ public enum Recorder {
         }
       }
     }
+    // At the end a request in flight gets a second to finish, then is cancelled: a
+    // transfer is never waited for to its own timeout.
+    let canceller = Task {
+      while !Task.isCancelled && !stop.isSet && (end.map { wallMicros() < $0 } ?? true) { try? await Task.sleep(for: .milliseconds(50)) }
+      guard !Task.isCancelled else { return }
+      try? await Task.sleep(for: .seconds(1))
+      client.cancelAll()
+    }
     await withTaskGroup(of: Void.self) { group in
       for (index, target) in options.targets.enumerated() {
         group.addTask {
@@ -193,6 +201,8 @@ public enum Recorder {
         }
       }
     }
+    canceller.cancel()
+    _ = await canceller.value
     statusTask?.cancel()
     _ = await statusTask?.value
     if let error = failure.error { throw error }

@@ -13,17 +13,19 @@
 typedef void CURL;
 struct curl_slist;
 typedef size_t (*write_callback)(char *, size_t, size_t, void *);
+typedef int (*progress_callback)(void *, long long, long long, long long, long long);
 
 enum {
   OPT_WRITEDATA = 10001, OPT_URL = 10002, OPT_PROXY = 10004, OPT_USERAGENT = 10018,
   OPT_HTTPHEADER = 10023, OPT_HEADERDATA = 10029, OPT_WRITEFUNCTION = 20011,
   OPT_HEADERFUNCTION = 20079, OPT_FOLLOWLOCATION = 52, OPT_MAXREDIRS = 68, OPT_NOSIGNAL = 99,
-  OPT_TIMEOUT_MS = 155, OPT_NOPROGRESS = 43, OPT_ACCEPT_ENCODING = 10102,
+  OPT_TIMEOUT_MS = 155, OPT_NOPROGRESS = 43, OPT_ACCEPT_ENCODING = 10102, OPT_XFERINFOFUNCTION = 20219,
+  OPT_XFERINFODATA = 10057, OPT_PROTOCOLS_STR = 10318, OPT_REDIR_PROTOCOLS_STR = 10319,
   INFO_RESPONSE_CODE = 0x200000 + 2,
   GLOBAL_DEFAULT = 3,
   E_OK = 0, E_COULDNT_RESOLVE_PROXY = 5, E_COULDNT_RESOLVE_HOST = 6, E_COULDNT_CONNECT = 7,
   E_WRITE_ERROR = 23, E_OPERATION_TIMEDOUT = 28, E_PARTIAL_FILE = 18, E_GOT_NOTHING = 52,
-  E_SEND_ERROR = 55, E_RECV_ERROR = 56,
+  E_SEND_ERROR = 55, E_RECV_ERROR = 56, E_ABORTED_BY_CALLBACK = 42, E_UNSUPPORTED_PROTOCOL = 1,
 };
 
 static struct {
@@ -70,16 +72,20 @@ const char *arb_curl_load(void) {
   return load_error[0] ? load_error : NULL;
 }
 
-/// A growing byte buffer, for the body.
+/// A growing byte buffer, for the body, of at most `limit` bytes.
 typedef struct {
   char *bytes;
-  size_t length, capacity;
-  int failed;
+  size_t length, capacity, limit;
+  int failed, too_long;
 } buffer;
 
 static size_t append_body(char *data, size_t size, size_t count, void *context) {
   buffer *body = context;
   size_t n = size * count;
+  if (n > body->limit - body->length) {
+    body->too_long = 1;
+    return 0;  // libcurl stops the transfer with a write error
+  }
   if (body->length + n > body->capacity) {
     size_t capacity = body->capacity ? body->capacity : 16384;
     while (capacity < body->length + n) capacity *= 2;
@@ -120,17 +126,28 @@ static size_t read_header(char *data, size_t size, size_t count, void *context) 
   return n;
 }
 
+/// Ends the transfer once the flag it was given is set (libcurl asks about once a second, and on progress).
+static int check_cancel(void *flag, long long down_total, long long down_now, long long up_total, long long up_now) {
+  (void)down_total, (void)down_now, (void)up_total, (void)up_now;
+  return __atomic_load_n((const int *)flag, __ATOMIC_ACQUIRE);
+}
+
+void arb_curl_cancel(int *flag) { __atomic_store_n(flag, 1, __ATOMIC_RELEASE); }
+
 static const char *reason(int code) {
   switch (code) {
   case E_OPERATION_TIMEDOUT: return "timed out";
   case E_COULDNT_CONNECT: return "connection refused";
   case E_COULDNT_RESOLVE_HOST: case E_COULDNT_RESOLVE_PROXY: return "host not found";
   case E_PARTIAL_FILE: case E_RECV_ERROR: case E_SEND_ERROR: case E_GOT_NOTHING: return "connection lost";
+  case E_ABORTED_BY_CALLBACK: return "cancelled";
+  case E_UNSUPPORTED_PROTOCOL: return "not http or https";
   default: return NULL;
   }
 }
 
-void arb_curl_get(const char *url, const char *const *headers, long timeout_ms, arb_curl_result *result) {
+void arb_curl_get(
+    const char *url, const char *const *headers, long timeout_ms, size_t max_body, const int *cancel, arb_curl_result *result) {
   memset(result, 0, sizeof *result);
   CURL *handle = curl.easy_init();
   if (!handle) {
@@ -139,13 +156,17 @@ void arb_curl_get(const char *url, const char *const *headers, long timeout_ms, 
   }
   struct curl_slist *list = NULL;
   for (const char *const *header = headers; header && *header; header++) list = curl.slist_append(list, *header);
-  buffer body = {0};
+  buffer body = {.limit = max_body};
   curl.easy_setopt(handle, OPT_URL, url);
+  curl.easy_setopt(handle, OPT_PROTOCOLS_STR, "http,https");
+  curl.easy_setopt(handle, OPT_REDIR_PROTOCOLS_STR, "http,https");
   curl.easy_setopt(handle, OPT_HTTPHEADER, list);
   curl.easy_setopt(handle, OPT_PROXY, "");  // no proxy, whatever the environment says
   curl.easy_setopt(handle, OPT_ACCEPT_ENCODING, "");  // every encoding libcurl decodes
   curl.easy_setopt(handle, OPT_NOSIGNAL, 1L);
-  curl.easy_setopt(handle, OPT_NOPROGRESS, 1L);
+  curl.easy_setopt(handle, OPT_NOPROGRESS, 0L);
+  curl.easy_setopt(handle, OPT_XFERINFOFUNCTION, (progress_callback)check_cancel);
+  curl.easy_setopt(handle, OPT_XFERINFODATA, (void *)cancel);
   curl.easy_setopt(handle, OPT_FOLLOWLOCATION, 1L);
   curl.easy_setopt(handle, OPT_MAXREDIRS, 10L);
   curl.easy_setopt(handle, OPT_TIMEOUT_MS, timeout_ms);
@@ -163,7 +184,8 @@ void arb_curl_get(const char *url, const char *const *headers, long timeout_ms, 
     free(result->retry_after);
     result->retry_after = NULL;
     const char *known = body.failed ? "out of memory for the body" : reason(code);
-    if (known) snprintf(result->error, sizeof result->error, "%s", known);
+    if (body.too_long) snprintf(result->error, sizeof result->error, "body longer than %zu bytes, more than a line may be", max_body);
+    else if (known) snprintf(result->error, sizeof result->error, "%s", known);
     else snprintf(result->error, sizeof result->error, "request failed (curl error %d: %s)", code, curl.easy_strerror(code));
   }
   curl.slist_free_all(list);

@@ -206,6 +206,59 @@ struct RecordEndToEndTests {
     }
   }
 
+  /// `arbkit record` of `targets` into `out` with `arguments`, stopped by SIGTERM after
+  /// `signalAfter` seconds when given: its exit status and how long it ran.
+  static func timedRecord(
+    _ targets: [String], _ arguments: [String], server: VenueServer, out: String, signalAfter: Double? = nil
+  ) throws -> (
+    status: Int32, seconds: Double
+  ) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: arbkitExecutable())
+    process.arguments = ["record"] + targets + ["--out", out, "--every", "100ms"] + arguments + server.baseURLFlags
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    let start = Date()
+    try process.run()
+    if let signalAfter {
+      Thread.sleep(forTimeInterval: signalAfter)
+      kill(process.processIdentifier, SIGTERM)
+    }
+    process.waitUntilExit()
+    return (process.terminationReason == .exit ? process.terminationStatus : -1, Date().timeIntervalSince(start))
+  }
+
+  @Test("a request still in flight when recording stops is cancelled a second later, not waited for to its timeout", arguments: ["SIGTERM", "--duration"])
+  func inFlightRequestIsCancelledAtStop(_ stop: String) throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    // The answer trickles in over 60 s; the timeout would allow it 120 s.
+    let server = try VenueServer(scenario: ["/v1/ticker": ["slow:60"]], logIn: folder)
+    defer { server.stop() }
+    let out = folder.path + "/rec"
+    let run = try Self.timedRecord(
+      ["upbit:spot:KRW-BTC"], ["--timeout", "120s"] + (stop == "--duration" ? ["--duration", "1s"] : []), server: server, out: out,
+      signalAfter: stop == "SIGTERM" ? 1 : nil)
+    #expect(run.status == 0 && run.seconds < 10, "ended after \(run.seconds) s, status \(run.status)")
+    let errors = try Self.recordedLines(out).values.flatMap { $0 }.filter(isErrorRecord)
+    #expect(errors.count == 1 && errors[0].contains("\"error\":\"cancelled\""), "\(errors)")
+  }
+
+  @Test("a body longer than a line may be ends its transfer there: an error record, and the recording goes on")
+  func endlessBodyIsCutOff() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let server = try VenueServer(scenario: ["/v1/ticker": ["endless"]], logIn: folder)
+    defer { server.stop() }
+    let out = folder.path + "/rec"
+    let run = try Self.timedRecord(["upbit:spot:KRW-BTC"], ["--timeout", "60s", "--duration", "3s"], server: server, out: out)
+    #expect(run.status == 0 && run.seconds < 10, "ended after \(run.seconds) s, status \(run.status)")
+    let lines = try Self.recordedLines(out).values.flatMap { $0 }
+    let errors = lines.filter(isErrorRecord)
+    #expect(errors.count == 1 && errors[0].contains("\"error\":\"body longer than ") && errors[0].count < 1_000, "\(errors)")
+    #expect(lines.count > errors.count, "answers after the endless one are recorded")
+  }
+
   @Test("SIGTERM ends recording cleanly: every file closed and compressed, exit 0")
   func stopsOnSigterm() throws {
     let folder = TemporaryFolder()

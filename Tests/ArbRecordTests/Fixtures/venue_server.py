@@ -11,6 +11,8 @@ behaviours for its first requests, in order (then "ok"):
   cut            200 with the first half of the fixture (JSON cut short)
   slow:S         200 with the fixture sent a byte at a time over S seconds
   drop           200 announcing the whole fixture, half of it sent, connection closed
+  endless        200 without a length, a JSON array whose elements never end (until the
+                 client hangs up)
   venue-error    200 with a Bybit error (retCode 10006)
 Prints the port on stdout, then logs "EPOCH_SECONDS PATH BEHAVIOUR" per request to LOG_PATH.
 """
@@ -88,6 +90,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
             except OSError:
                 pass
             self.close_connection = True
+        elif kind == "endless":
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.close_connection = True
+            block = b"1234567," * 8192
+            try:
+                self.wfile.write(b"[")
+                while True:
+                    self.wfile.write(block)
+            except OSError:
+                pass
         elif kind == "drop":
             self.head(200, len(body))
             self.wfile.write(body[: len(body) // 2])
