@@ -92,18 +92,55 @@ public struct LookaheadCheck: Sendable {
     backtest: @Sendable (ScenarioRecording, ScenarioRun.Engine) throws -> ScenarioRun
   ) throws -> LookaheadCheck {
     let engines: [ScenarioRun.Engine] = scenario.strategy.mode == .inventory ? [.pass] : ScenarioRun.Engine.allCases
-    let full = try engines.map { engine in records(try checked(backtest(recording, engine))) }
+    let full = try engines.map { engine in try backtest(recording, engine) }
     // The full backtest has aligned every leg (none is empty) and moved its times by the
     // venue's offset without overflow.
-    let moved = recording.legs.map { leg in (first: leg.time.first!, last: leg.time.last!, offset: scenario.offsets[leg.instrument.venue] ?? 0) }
-    let start = moved.map { $0.first + $0.offset }.max()!, end = moved.map { $0.last + $0.offset }.max()!
+    let moved = recording.legs.map { leg in
+      let offset = scenario.offsets[leg.instrument.venue] ?? 0
+      return (leg.time.first! + offset)...(leg.time.last! + offset)
+    }
+    return try check(scenario, cuts: count, engines: engines, full: full, legTimes: moved, latency: scenario.latencyBound(of: recording.legs)) { cut in
+      let data = recording.truncated(before: cut, scenario: scenario)
+      return try engines.map { engine in try backtest(data, engine) }
+    }
+  }
+
+  /// The check of the streamed backtest of `scenario` (one that `ScenarioRun.streams`)
+  /// at `count` cuts: the run on its legs read with `options` as streams, `chunkPoints`
+  /// valid points at a time, and the run on the legs cut at each time, with the engine
+  /// the streamed run has (mode inventory: the pass; convergence and carry: the first
+  /// passage), each in memory that does not grow with the history.
+  public static func run(streaming scenario: Scenario, cuts count: Int, fees: [Double], options: IngestOptions, chunkPoints: Int) throws -> LookaheadCheck {
+    let engine = try ScenarioEngine(scenario, fees: fees, registry: options.registry)
+    let legOptions = ScenarioRun.streamedLegOptions(scenario, options)
+    let streams = try ScenarioStreams(scenario, options: legOptions, chunkRows: chunkPoints)
+    let backtest = { @Sendable (streams: ScenarioStreams, cut: Int64?) in
+      try ScenarioRun.streamed(scenario, fees: fees, engine: engine, streams: streams, options: legOptions, chunkPoints: chunkPoints, fundingCut: cut)
+    }
+    let (full, sight) = try backtest(streams, nil)
+    // The full run has aligned every leg: none is empty.
+    let legTimes = sight.legTimes.map { $0! }
+    let engines: [ScenarioRun.Engine] = scenario.strategy.mode == .inventory ? [.pass] : [.firstPassage]
+    return try check(scenario, cuts: count, engines: engines, full: [full], legTimes: legTimes, latency: sight.latencyBound) { cut in
+      [try backtest(streams.truncated(before: cut), cut).run]
+    }
+  }
+
+  /// The check of `full`, the runs of `engines` on the whole recording, whose legs span
+  /// `legTimes` (corrected clock) and whose fills come at most `latency` after their
+  /// signal, against `cutRuns(cut)`, the runs of the same engines on the recording cut
+  /// at `cut`, at `count` cuts run concurrently.
+  private static func check(
+    _ scenario: Scenario, cuts count: Int, engines: [ScenarioRun.Engine], full: [ScenarioRun], legTimes: [ClosedRange<Int64>], latency: Int64,
+    cutRuns: @Sendable (Int64) throws -> [ScenarioRun]
+  ) throws -> LookaheadCheck {
+    let fullRecords = try full.map { records(try checked($0)) }
+    let start = legTimes.map(\.lowerBound).max()!, end = legTimes.map(\.upperBound).max()!
     let times = try cutTimes(count, span: start...end)
-    let latency = scenario.latencyBound(of: recording.legs)
     let cuts = try concurrently(times.count) { k in
-      let data = recording.truncated(before: times[k], scenario: scenario)
       var cut = Cut(time: times[k], compared: 0, open: 0, differences: [])
-      for (engine, records) in zip(engines, full) {
-        var compared = compare(full: records, truncated: Self.records(try checked(backtest(data, engine))), cut: times[k], latency: latency)
+      for (engine, (records, run)) in zip(engines, zip(fullRecords, try cutRuns(times[k]))) {
+        var compared = compare(full: records, truncated: Self.records(try checked(run)), cut: times[k], latency: latency)
         for j in compared.differences.indices { compared.differences[j].engine = engine }
         cut.compared += compared.compared
         cut.open += compared.open
@@ -111,7 +148,7 @@ public struct LookaheadCheck: Sendable {
       }
       return cut
     }
-    return LookaheadCheck(mode: scenario.strategy.mode.rawValue, engines: engines, latency: latency, trades: full[0].count, cuts: cuts)
+    return LookaheadCheck(mode: scenario.strategy.mode.rawValue, engines: engines, latency: latency, trades: fullRecords[0].count, cuts: cuts)
   }
 
   /// `report` after checking that it holds only finite numbers (the check prints its trades).

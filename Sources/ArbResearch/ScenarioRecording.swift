@@ -52,7 +52,7 @@ public struct ScenarioRecording: Sendable {
 
 extension QuoteSeries {
   /// The rows whose time plus `offset` is before `cut` (rows in time order).
-  fileprivate func prefix(before cut: Int64, offset: Int64) -> QuoteSeries {
+  func prefix(before cut: Int64, offset: Int64) -> QuoteSeries {
     let n = time.firstIndex { $0 + offset >= cut } ?? count
     var kept = self
     kept.time = Array(time.prefix(n))

@@ -123,39 +123,69 @@ public struct ScenarioRun {
     streaming scenario: Scenario, fees: [Double], options: IngestOptions, chunkPoints: Int, counted: (@Sendable (Int) -> Void)? = nil
   ) throws {
     let engine = try ScenarioEngine(scenario, fees: fees, registry: options.registry)
-    precondition(engine.streams, "a streamed backtest has top-of-book taker fills")
+    let legOptions = Self.streamedLegOptions(scenario, options)
+    let streams = try ScenarioStreams(scenario, options: legOptions, chunkRows: chunkPoints, counted: counted)
+    self = try Self.streamed(scenario, fees: fees, engine: engine, streams: streams, options: legOptions, chunkPoints: chunkPoints).run
+  }
+
+  /// The options a streamed run reads its legs with: the scenario's leg options and clock.
+  static func streamedLegOptions(_ scenario: Scenario, _ options: IngestOptions) -> IngestOptions {
     var legOptions = scenario.legOptions(options)
     legOptions.clock = scenario.clock
-    let streams = try ScenarioStreams(scenario, options: legOptions, chunkRows: chunkPoints, counted: counted)
+    return legOptions
+  }
+
+  /// What a streamed run saw of its legs besides its outcome: each leg's first and last
+  /// time on the corrected clock (`nil` for a leg with no quote), and the longest latency
+  /// a fill can have (µs; a `recorded` leg's from its quotes).
+  struct StreamedSight {
+    var legTimes: [ClosedRange<Int64>?]
+    var latencyBound: Int64
+  }
+
+  /// The run of `engine` (which streams) on `streams`, and what it saw of them; mode
+  /// carry reads its funding records with `options`, those at or after `fundingCut` (on
+  /// the perp venue's corrected clock) left out when it is set.
+  static func streamed(
+    _ scenario: Scenario, fees: [Double], engine: ScenarioEngine, streams: ScenarioStreams, options: IngestOptions, chunkPoints: Int,
+    fundingCut: Int64? = nil
+  ) throws -> (run: ScenarioRun, sight: StreamedSight) {
+    precondition(engine.streams, "a streamed backtest has top-of-book taker fills")
     let alignment = AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid)
+    func sight<Run>(_ result: StreamedResult<Run>) -> StreamedSight {
+      StreamedSight(legTimes: result.legTimes, latencyBound: scenario.latencyBound { result.longestRecordedDelays[$0] })
+    }
     if case .inventory(let inventory) = engine {
       let result = try streams.run([inventory], checking: [scenario], alignment: alignment, chunkPoints: chunkPoints, jobs: 1)
-      self.init(
+      let run = ScenarioRun(
         scenario: scenario, legs: Leg.streamed(result, instruments: streams.instruments), fees: fees, points: result.clockPoints,
         validPoints: result.validPoints, outcome: .inventory(result.runs[0]))
-      return
+      return (run, sight(result))
     }
     let rules = engine.rules!
     let result = try streams.decide([rules], checking: [scenario], alignment: alignment, chunkPoints: chunkPoints, jobs: 1)
     let outcome: Outcome
     switch engine {
     case .carry(let carry):
-      let settlements = try Self.settlements(scenario, streams: streams, options: legOptions)
+      let settlements = try Self.settlements(scenario, streams: streams, options: options, fundingCut: fundingCut)
       outcome = .carry(carry.price(result.runs[0], funding: settlements), settlements)
     default:
       outcome = .convergence(rules.price(result.runs[0], legs: []))
     }
-    self.init(
+    let run = ScenarioRun(
       scenario: scenario, legs: Leg.streamed(result, instruments: streams.instruments), fees: fees, points: result.clockPoints,
       validPoints: result.validPoints, outcome: outcome)
+    return (run, sight(result))
   }
 
   /// Mode carry on streamed legs: the perp's funding settlements (as
   /// `settlements(_:perp:options:)` gives them on the whole perp), priced on one more
-  /// pass over the perp's stream.
-  static func settlements(_ scenario: Scenario, streams: ScenarioStreams, options: IngestOptions) throws -> FundingSettlements {
-    guard let funding = try fundingSeries(scenario, options: options) else { return .none }
+  /// pass over the perp's stream; with `fundingCut`, the records at or after it (on the
+  /// perp venue's corrected clock) are left out, as a cut recording leaves them out.
+  static func settlements(_ scenario: Scenario, streams: ScenarioStreams, options: IngestOptions, fundingCut: Int64? = nil) throws -> FundingSettlements {
     let offset = scenario.offsets[scenario.legs[1].venue] ?? 0
+    guard var funding = try fundingSeries(scenario, options: options) else { return .none }
+    if let fundingCut { funding = funding.prefix(before: fundingCut, offset: offset) }
     do { return try FundingSettlements(funding: funding, perp: streams.open(1, allColumns: false), clockOffset: offset) } catch let error as FundingError {
       throw FundingError("funding.files: \(error.message)")
     }

@@ -8,7 +8,7 @@ import ArbIngest
 /// from its mapped partitions, a leg of files in time order parsed as it is read, any
 /// other leg read whole once and streamed from memory; each moved by its venue's clock
 /// offset, as `ScenarioLegs.prepared` moves the whole legs.
-public struct ScenarioStreams {
+public struct ScenarioStreams: Sendable {
   private let specs: [LegSpec]
   /// Each leg as the scenario names it.
   public let instruments: [Instrument]
@@ -21,6 +21,8 @@ public struct ScenarioStreams {
   private let chunkRows: Int
   /// Told the quotes read from the legs (from any thread).
   private let counted: (@Sendable (Int) -> Void)?
+  /// The legs end before this time (on the corrected clock), when set.
+  private var cut: Int64?
 
   /// Whether a streamed run can take `scenario`'s data: no FX conversion (it converts
   /// whole series) and the legs' books not walked.
@@ -71,7 +73,16 @@ public struct ScenarioStreams {
         PrefetchedQuoteStream(try FileQuoteStream.open(specs[k], options: options)!, rows: chunkRows)
       }
     let told = counting ? counted.map { CountingQuoteStream(stream, counted: $0) } ?? stream : stream
-    return offsets[k] == 0 ? told : ShiftedQuoteStream(told, by: offsets[k])
+    let moved = offsets[k] == 0 ? told : ShiftedQuoteStream(told, by: offsets[k])
+    return cut.map { TruncatedQuoteStream(moved, before: $0) } ?? moved
+  }
+
+  /// The same legs cut at `cut`: each ends with its last quote before `cut` on the
+  /// corrected clock, as `ScenarioRecording.truncated(before:scenario:)` cuts whole legs.
+  public func truncated(before cut: Int64) -> ScenarioStreams {
+    var copy = self
+    copy.cut = cut
+    return copy
   }
 }
 

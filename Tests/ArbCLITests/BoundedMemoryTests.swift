@@ -102,7 +102,7 @@ struct BoundedMemoryTests {
     }
   }
 
-  @Test func `a sweep's peak memory does not grow with the rows, from CSV and from a store`() throws {
+  @Test func `a sweep's and a lookahead check's peak memory does not grow with the rows, from CSV and from a store`() throws {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
     var peaks: [String: [Int]] = [:]
@@ -133,10 +133,17 @@ struct BoundedMemoryTests {
         #expect(run.status == 0, "\(source) \(count)")
         peaks[source, default: []].append(run.bytes)
         rows[source, default: []].append(try String(contentsOfFile: out, encoding: .utf8))
+        guard source == "store" else { continue }
+        // The lookahead check reruns the streamed backtest on legs cut at each time.
+        let check = try Self.peak(["backtest", scenario, "--lookahead-check", "--cuts", "4", "--chunk-rows", "256", "--format", "json"], folder: folder)
+        #expect(check.status == 0, "lookahead check \(count)")
+        peaks["lookahead check", default: []].append(check.bytes)
       }
     }
-    for (source, bytes) in peaks {
-      #expect(bytes[1] - bytes[0] <= Self.allowance, "sweep \(source): peak \(bytes[0] >> 10) KiB at 40 K rows a leg, \(bytes[1] >> 10) KiB at 320 K")
+    for (run, bytes) in peaks {
+      #expect(
+        bytes[1] - bytes[0] <= Self.allowance,
+        "\(run == "lookahead check" ? run : "sweep \(run)"): peak \(bytes[0] >> 10) KiB at 40 K rows a leg, \(bytes[1] >> 10) KiB at 320 K")
     }
     // The same cells from the files and from the stores; the cells trade.
     #expect(rows["csv"] == rows["store"])

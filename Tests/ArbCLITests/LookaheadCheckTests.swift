@@ -34,8 +34,12 @@ struct LookaheadCheckTests {
     let times = cuts.compactMap { $0["cut_us"] as? Int }
     #expect(times.count == 20 && zip(times, times.dropFirst()).allSatisfy { $0 < $1 })
     #expect(cuts.reduce(0) { $0 + ($1["trades_compared"] as! Int) } == object["trades_compared"] as? Int)
-    let engines = object["mode"] as? String == "inventory" ? ["pass"] : ["pass", "first_passage"]
+    // A streamed backtest is checked with its own engine; one on legs read whole with both.
+    let (scenario, fees, _) = try Self.setUp(path)
+    let streams = try ScenarioRun.streams(scenario, fees: fees, registry: ExchangeRegistry.builtin)
+    let engines = object["mode"] as? String == "inventory" ? ["pass"] : streams ? ["first_passage"] : ["pass", "first_passage"]
     #expect(object["engines"] as? [String] == engines)
+    #expect(streams == (path != Self.shipped[3]), "the kimchi scenario converts by an FX series, the others stream")
     let table = arbkit("backtest", path, "--lookahead-check", "--cuts", "3")
     #expect(table.code == .success && table.output.contains(": 3 cuts, ") && table.output.contains(", 0 differences\n"), "\(table.output)")
   }
@@ -80,6 +84,51 @@ struct LookaheadCheckTests {
       try ScenarioRun(scenario, fees: fees, recording: data, registry: ExchangeRegistry.builtin, engine: engine)
     }
     #expect(try LookaheadCheck.run(scenario, cuts: 20, recording: recording, backtest: honest).differences.isEmpty)
+  }
+
+  /// The streamed check's cut runs read exactly the cut recording: at every cut, the
+  /// streamed run on streams ending at the cut (a few hundred points a chunk, so that
+  /// chunk boundaries fall everywhere) has the trades of the run on the recording cut in
+  /// memory, with the same engine; and the streamed check finds the cuts, latency and
+  /// trades the in-memory check finds, with no difference.
+  @Test(
+    "a streamed check's cut runs equal the runs on the recording cut in memory, for every mode, with a clock offset",
+    arguments: [
+      (convergence, ["alignment.offsets.kraken=+90s"]), (shipped[1], []), (shipped[2], ["alignment.offsets.bybit=-30s"]),
+    ])
+  func streamedCutsEqualCutsInMemory(_ path: String, _ overrides: [String]) throws {
+    let (scenario, fees, recording) = try Self.setUp(path, overrides)
+    let registry = ExchangeRegistry.builtin
+    #expect(try ScenarioRun.streams(scenario, fees: fees, registry: registry))
+    let engine: ScenarioRun.Engine = scenario.strategy.mode == .inventory ? .pass : .firstPassage
+    var options = IngestOptions()
+    options.clock = scenario.clock
+    let chunkPoints = 300
+    let streamed = try LookaheadCheck.run(streaming: scenario, cuts: 20, fees: fees, options: options, chunkPoints: chunkPoints)
+    let inMemory = try LookaheadCheck.run(scenario, cuts: 20, recording: recording) { data, engine in
+      try ScenarioRun(scenario, fees: fees, recording: data, registry: registry, engine: engine)
+    }
+    #expect(streamed.engines == [engine] && streamed.differences.isEmpty && inMemory.differences.isEmpty)
+    #expect(streamed.cuts.map(\.time) == inMemory.cuts.map(\.time))
+    #expect(streamed.latency == inMemory.latency && streamed.trades == inMemory.trades && streamed.trades > 0)
+    let legOptions = ScenarioRun.streamedLegOptions(scenario, options)
+    let streams = try ScenarioStreams(scenario, options: legOptions, chunkRows: chunkPoints)
+    let scenarioEngine = try ScenarioEngine(scenario, fees: fees, registry: registry)
+    var tradesCompared = 0
+    for cut in streamed.cuts.map(\.time) {
+      let onStreams = try ScenarioRun.streamed(
+        scenario, fees: fees, engine: scenarioEngine, streams: streams.truncated(before: cut), options: legOptions, chunkPoints: chunkPoints,
+        fundingCut: cut
+      ).run
+      let cutInMemory = try ScenarioRun(
+        scenario, fees: fees, recording: recording.truncated(before: cut, scenario: scenario), registry: registry, engine: engine)
+      let (a, b) = (LookaheadCheck.records(onStreams), LookaheadCheck.records(cutInMemory))
+      #expect(a == b, "cut \(cut): \(a.count) trades on streams, \(b.count) in memory")
+      #expect(onStreams.points == cutInMemory.points && onStreams.validPoints == cutInMemory.validPoints)
+      #expect(onStreams.legs.map(\.count) == cutInMemory.legs.map(\.count))
+      tradesCompared += a.count
+    }
+    #expect(tradesCompared > 0)
   }
 
   /// Two spot legs quoting every minute for 100 minutes at 100, the first leg at

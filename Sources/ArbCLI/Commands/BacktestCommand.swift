@@ -25,7 +25,7 @@ struct BacktestCommand: Command {
     Data/scenarios/README.md. Runs with top-of-book fills at any latency (every
     mode) stream their legs (a store from its mapped partitions, files as they are
     read), --chunk-rows valid points at a time: memory does not grow with the
-    history; other runs, and --lookahead-check, read the legs whole.
+    history, also in --lookahead-check's reruns; other runs read the legs whole.
 
     Options:
     \(HelpText.options([
@@ -97,23 +97,19 @@ struct BacktestCommand: Command {
     var options = ingest.options
     options.clock = scenario.clock
     let fees = try scenario.takerFees(registry: options.registry)
-    if cuts == nil, try ScenarioRun.streams(scenario, fees: fees, registry: options.registry) {
-      let reading = Progress(total: nil, unit: "quotes", show: Progress.onTerminal(terminal), every: 0.2)
-      defer { reading.finish() }
-      let report = try ScenarioRun(streaming: scenario, fees: fees, options: options, chunkPoints: chunkRows, counted: reading.concurrentAdvance)
-      reading.finish()
-      return try write(report, &terminal)
-    }
-    let recording = try ScenarioRecording.load(scenario, options: options)
-    // The reruns of the check run concurrently: they capture these, not the command.
-    let (scenario, registry) = (scenario, options.registry)
-    let report = try ScenarioRun(scenario, fees: fees, recording: recording, registry: registry)
+    let streams = try ScenarioRun.streams(scenario, fees: fees, registry: options.registry)
     if let cuts {
-      _ = try report.checkedFinite()
       let check: LookaheadCheck
       do {
-        check = try LookaheadCheck.run(scenario, cuts: cuts, recording: recording) { data, engine in
-          try ScenarioRun(scenario, fees: fees, recording: data, registry: registry, engine: engine)
+        if streams {
+          check = try LookaheadCheck.run(streaming: scenario, cuts: cuts, fees: fees, options: options, chunkPoints: chunkRows)
+        } else {
+          let recording = try ScenarioRecording.load(scenario, options: options)
+          // The reruns of the check run concurrently: they capture these, not the command.
+          let (scenario, registry) = (scenario, options.registry)
+          check = try LookaheadCheck.run(scenario, cuts: cuts, recording: recording) { data, engine in
+            try ScenarioRun(scenario, fees: fees, recording: data, registry: registry, engine: engine)
+          }
         }
       } catch let error as LookaheadCutsError {
         throw UsageError("--cuts \(error.cuts) needs data spanning more than \(error.cuts) µs, the legs quote together for \(error.span) µs")
@@ -121,7 +117,15 @@ struct BacktestCommand: Command {
       terminal.print(format == .json ? check.json.rendered() : check.table)
       return check.differences.isEmpty ? .success : .failure
     }
-    return try write(report, &terminal)
+    if streams {
+      let reading = Progress(total: nil, unit: "quotes", show: Progress.onTerminal(terminal), every: 0.2)
+      defer { reading.finish() }
+      let report = try ScenarioRun(streaming: scenario, fees: fees, options: options, chunkPoints: chunkRows, counted: reading.concurrentAdvance)
+      reading.finish()
+      return try write(report, &terminal)
+    }
+    let recording = try ScenarioRecording.load(scenario, options: options)
+    return try write(try ScenarioRun(scenario, fees: fees, recording: recording, registry: options.registry), &terminal)
   }
 
   /// Writes the ledgers asked for and prints the run.
