@@ -84,10 +84,11 @@ public enum ArbCLI {
     }
   }
 
-  /// Prints a usage error with the command's usage line and where its help is: exit 64.
+  /// Prints a usage error with the command's usage lines (every form of it, up to the
+  /// first blank line) and where its help is: exit 64.
   private static func usage(_ message: String, of type: any Command.Type, terminal: inout Terminal) -> ExitCode {
     terminal.printError("arbkit: error: \(message)")
-    terminal.printError(type.usage.split(separator: "\n").first.map(String.init) ?? "")
+    terminal.printError(type.usage.split(separator: "\n", omittingEmptySubsequences: false).prefix { !$0.isEmpty }.joined(separator: "\n"))
     terminal.printError("See 'arbkit \(type.name) --help'.")
     return .usage
   }

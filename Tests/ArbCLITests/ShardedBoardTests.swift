@@ -145,6 +145,11 @@ struct ShardedBoardTests {
     let run = arbkit("merge", part("b1"), part("damaged"))
     #expect(run.code == .dataError && run.errors.contains("damaged: error: its metadata is damaged (checksum)"), "\(run.errors)")
     #expect(arbkit("merge", part("b1"), part("gone")).code == .noInput)
+    let notFile = arbkit("merge", part("b1"), part("b2"), data.path)
+    #expect(notFile.code == .noInput && notFile.errors.contains("\(data.path): error: is a folder, not a file"), "\(notFile.errors)")
+    // A usage error shows both forms of merge.
+    let missing = arbkit("merge", part("b1"))
+    #expect(missing.errors.contains("Usage: arbkit merge SHARD.csv… --out PATH") && missing.errors.contains("arbkit merge PARTIAL… [--format"))
     // An input that changed between the shards.
     data.write("okex.csv", "exchange,symbol,timestamp,local_timestamp,ask_amount,ask_price,bid_price,bid_amount\n")
     #expect(arbkit("board", data.path, "--shard", "2/2", "--out", part("later")).code == .success)

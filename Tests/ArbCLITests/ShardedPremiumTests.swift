@@ -166,10 +166,12 @@ struct ShardedPremiumTests {
     #expect(run.code == .dataError && run.errors.contains("badrows: error: its metadata is damaged (checksum)"), "\(run.errors)")
     // A missing partial is a missing input.
     #expect(arbkit("merge", part("p1"), part("p2"), part("gone")).code == .noInput)
-    // A folder or a device is an input that cannot be read, an empty file no partial.
+    // A folder or a device is no file (exit 66, as for any input), an empty file no partial.
     try FileManager.default.createDirectory(atPath: part("folder"), withIntermediateDirectories: false)
-    #expect(arbkit("merge", part("p1"), part("p2"), part("folder")).code == .ioError)
-    #expect(arbkit("merge", part("p1"), part("p2"), "/dev/null").code == .ioError)
+    run = arbkit("merge", part("p1"), part("p2"), part("folder"))
+    #expect(run.code == .noInput && run.errors.contains("folder: error: is a folder, not a file"), "\(run.errors)")
+    run = arbkit("merge", part("p1"), part("p2"), "/dev/null")
+    #expect(run.code == .noInput && run.errors.contains("/dev/null: error: is a character device, not a file"), "\(run.errors)")
     run = arbkit("merge", part("p1"), part("p2"), folder.write("empty", ""))
     #expect(run.code == .dataError && run.errors.contains("empty: error: not a partial"), "\(run.errors)")
     #expect(arbkit("merge", part("gone"), part("gone-too")).code == .noInput)

@@ -97,6 +97,8 @@ struct MergeCommand: Command {
 
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     if partials {
+      // A partial that is missing, a folder or a device says what it is (exit 66).
+      for path in inputs { try InputFile.check(path) }
       let boards = inputs.map { BoardPartial.isPartial(path: $0) }
       if let other = inputs.indices.first(where: { boards[$0] != boards[0] && (boards[$0] || PremiumPartial.isPartial(path: inputs[$0])) }) {
         throw UsageError("\(inputs[other]) is a shard of another run than \(inputs[0]) (its command or arguments differ)")
