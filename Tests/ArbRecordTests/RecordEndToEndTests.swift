@@ -259,6 +259,25 @@ struct RecordEndToEndTests {
     #expect(lines.count > errors.count, "answers after the endless one are recorded")
   }
 
+  @Test("redirects are followed to http, never to another protocol")
+  func redirectsStayOnHTTP() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let server = try VenueServer(scenario: ["/v1/ticker": ["redirect:ftp://127.0.0.1:9/x"]], logIn: folder)
+    defer { server.stop() }
+    // Another server sends its second request on to the first server, whose answer is recorded.
+    let server2 = try VenueServer(scenario: ["/v1/ticker": ["ok", "redirect:http://127.0.0.1:\(server.port)/v1/ticker"]], logIn: folder)
+    defer { server2.stop() }
+    let out = folder.path + "/rec"
+    _ = try Self.record(["upbit:spot:KRW-BTC"], server: server, into: out, seconds: 1)
+    let errors = try Self.recordedLines(out).values.flatMap { $0 }.filter(isErrorRecord)
+    #expect(errors.count == 1 && errors[0].contains("\"error\":\"not http or https\""), "\(errors)")
+    let followed = folder.path + "/followed"
+    _ = try Self.record(["upbit:spot:KRW-BTC"], server: server2, into: followed, seconds: 1)
+    let lines = try Self.recordedLines(followed).values.flatMap { $0 }
+    #expect(lines.count >= 3 && !lines.contains(where: isErrorRecord), "\(lines.count) lines")
+  }
+
   @Test("SIGTERM ends recording cleanly: every file closed and compressed, exit 0")
   func stopsOnSigterm() throws {
     let folder = TemporaryFolder()

@@ -11,6 +11,7 @@ behaviours for its first requests, in order (then "ok"):
   cut            200 with the first half of the fixture (JSON cut short)
   slow:S         200 with the fixture sent a byte at a time over S seconds
   drop           200 announcing the whole fixture, half of it sent, connection closed
+  redirect:URL   302 to URL
   endless        200 without a length, a JSON array whose elements never end (until the
                  client hangs up)
   venue-error    200 with a Bybit error (retCode 10006)
@@ -90,6 +91,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             except OSError:
                 pass
             self.close_connection = True
+        elif kind == "redirect":
+            self.answer(302, b"", {"Location": arg})
         elif kind == "endless":
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
