@@ -16,7 +16,9 @@ import ArbCore
 /// which are read whole.
 public final class FileQuoteStream: QuoteStream {
   public private(set) var instrument: Instrument
-  public let field: SeriesField
+  /// The field of the leg's series, known once its first rows are read (a column spec's
+  /// `field`, for one, applies once the header is read).
+  public private(set) var field: SeriesField
   public let clock: Clock
   /// `book` once a row of the leg had a bid or an ask; final when the stream has ended.
   public var priceSource: PriceSource { hasBook || current?.selectedBuilder?.hasBook == true ? .book : .last }
@@ -66,6 +68,7 @@ public final class FileQuoteStream: QuoteStream {
     current = first
     try readUntilChosen()
     instrument = leg.instrument ?? current!.selectedBuilder!.series.instrument
+    field = current!.selectedBuilder!.series.field
     keepsOtherTime = keepsSizes && current!.selectedBuilder!.keepsOtherTime
   }
 

@@ -85,4 +85,17 @@ struct StreamedPremiumTests {
     let run = arbkit("premium", "--leg", "binanceus:spot:BTCUSDC=" + store, "--leg", "kraken:spot:BTCUSDC=" + store, "--grid", "1us")
     #expect(run.code == .usage && run.errors.contains("more than the limit of 20000000"), "\(run.errors)")
   }
+
+  @Test func `a file whose column spec makes it a rate series is refused when it streams, as when it is read whole`() {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let rates = folder.write("rates.csv", "time,rate\n1722000000000000,0.0001\n1722000060000000,-0.0002\n")
+    let spec = folder.write(
+      "rate.json",
+      #"{ "kind": "quotes", "header": true, "time": { "column": "time", "form": "us" }, "price": "rate", "venue": "bybit", "symbol": "BTCUSDT", "#
+        + #""field": "funding_rate" }"#)
+    // The field is known once the header is read: the stream once took the default, price.
+    let run = arbkit("premium", "--leg", rates + "@" + spec, "--leg", DemoPair.binance)
+    #expect(run.code == .usage && run.errors.contains("is a funding_rate series, a rate: a premium needs price, mark or index legs"), "\(run.errors)")
+  }
 }
