@@ -20,6 +20,13 @@ public enum ScenarioLegs {
     public var unusable: Int
     /// An unconverted leg quotes USDT against a rate that is not per USDT: 1 USDT is taken as 1 USD.
     public var usdtAsUSD: Bool
+
+    /// Whether a leg of `legs` not on venue `converts` quotes USDT while the rate
+    /// `rate` is not per USDT.
+    static func takesUSDTAsUSD(legs: [Instrument], converts: String, rate: Instrument, registry: ExchangeRegistry) -> Bool {
+      let quotes = legs.filter { $0.venue != converts }.map { (try? registry.canonical(ofLeg: $0))??.quote }
+      return quotes.contains("USDT") && !rate.symbol.uppercased().contains("USDT")
+    }
   }
 
   /// The ingest spec of each leg, in scenario order.
@@ -77,9 +84,16 @@ public enum ScenarioLegs {
 
   /// The scenario's FX series (`fx.files`) as read with `options`; `nil` without `fx`.
   public static func rate(_ scenario: Scenario, options: IngestOptions) throws -> QuoteSeries? {
+    try rateSpec(scenario)?.load(options: options).series
+  }
+
+  /// The ingest spec of the scenario's FX series; `nil` without `fx`.
+  ///
+  /// - Throws: `ScenarioLegError` when `fx.spec_set` does not give a valid column spec.
+  static func rateSpec(_ scenario: Scenario) throws(ScenarioLegError) -> LegSpec? {
     guard let fx = scenario.fx else { return nil }
     try checkSpecSet(fx.specSet, format: fx.format, key: "fx")
-    return try LegSpec(instrument: nil, paths: fx.files, format: fx.format, specSet: fx.specSet).load(options: options).series
+    return LegSpec(instrument: nil, paths: fx.files, format: fx.format, specSet: fx.specSet)
   }
 
   /// The recorded trades of the maker leg (`legs.N.trades`) as read with `options`, each
@@ -136,8 +150,7 @@ public enum ScenarioLegs {
       summary.quotes += conversion.series.count
       summary.unusable += conversion.unusable
     }
-    let quotes = legs.filter { $0.instrument.venue != fx.converts }.map { (try? registry.canonical(ofLeg: $0.instrument))??.quote }
-    summary.usdtAsUSD = quotes.contains("USDT") && !rate.instrument.symbol.uppercased().contains("USDT")
+    summary.usdtAsUSD = FXSummary.takesUSDTAsUSD(legs: legs.map(\.instrument), converts: fx.converts, rate: rate.instrument, registry: registry)
     return (legs, summary)
   }
 }

@@ -159,7 +159,7 @@ public struct ScenarioRun {
       let result = try streams.run([inventory], checking: [scenario], alignment: alignment, chunkPoints: chunkPoints, jobs: 1)
       let run = ScenarioRun(
         scenario: scenario, legs: Leg.streamed(result, instruments: streams.instruments), fees: fees, points: result.clockPoints,
-        validPoints: result.validPoints, outcome: .inventory(result.runs[0]))
+        validPoints: result.validPoints, outcome: .inventory(result.runs[0]), fx: streams.fxSummary)
       return (run, sight(result))
     }
     let rules = engine.rules!
@@ -174,7 +174,7 @@ public struct ScenarioRun {
     }
     let run = ScenarioRun(
       scenario: scenario, legs: Leg.streamed(result, instruments: streams.instruments), fees: fees, points: result.clockPoints,
-      validPoints: result.validPoints, outcome: outcome)
+      validPoints: result.validPoints, outcome: outcome, fx: streams.fxSummary)
     return (run, sight(result))
   }
 

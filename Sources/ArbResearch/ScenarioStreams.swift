@@ -2,12 +2,14 @@ import ArbAnalytics
 import ArbBacktest
 import ArbCore
 import ArbIngest
+import Synchronization
 
 /// A scenario's legs opened as streams, each as often as a streamed run asks (it
 /// aligns the legs and reads their fill quotes on cursors of their own): a store leg
 /// from its mapped partitions, a leg of files in time order parsed as it is read, any
 /// other leg read whole once and streamed from memory; each moved by its venue's clock
-/// offset, as `ScenarioLegs.prepared` moves the whole legs.
+/// offset, as `ScenarioLegs.prepared` moves the whole legs, and the legs of the venue
+/// `fx.converts` names divided by the FX series read alongside, as it converts them.
 public struct ScenarioStreams: Sendable {
   private let specs: [LegSpec]
   /// Each leg as the scenario names it.
@@ -23,12 +25,31 @@ public struct ScenarioStreams: Sendable {
   private let counted: (@Sendable (Int) -> Void)?
   /// The legs end before this time (on the corrected clock), when set.
   private var cut: Int64?
+  /// The scenario's FX series and what its conversions counted; `nil` without `fx`.
+  private var fx: FXRates?
 
-  /// Whether a streamed run can take `scenario`'s data: no FX conversion (it converts
-  /// whole series) and the legs' books not walked.
-  public static func serves(_ scenario: Scenario) -> Bool {
-    scenario.fx == nil && scenario.fill == .top
+  /// The FX series a scenario's `fx` names, opened once per converted leg.
+  private final class FXRates: Sendable {
+    let spec: LegSpec
+    /// The series when it cannot stream.
+    let whole: QuoteSeries?
+    let summary: ScenarioLegs.FXSummary
+    /// Per converted leg, the quotes converted and those without a usable rate, as its
+    /// longest-read stream counted them (every stream of a leg converts the same quotes).
+    let counts = Mutex<[Int: (quotes: Int, unusable: Int)]>([:])
+
+    init(spec: LegSpec, whole: QuoteSeries?, summary: ScenarioLegs.FXSummary) {
+      self.spec = spec
+      self.whole = whole
+      self.summary = summary
+    }
+
+    /// The same series, nothing counted yet.
+    func restarted() -> FXRates { FXRates(spec: spec, whole: whole, summary: summary) }
   }
+
+  /// Whether a streamed run can take `scenario`'s data: the legs' books not walked.
+  public static func serves(_ scenario: Scenario) -> Bool { scenario.fill == .top }
 
   /// The legs of `scenario` (which `serves`) read with `options` (the scenario's clock
   /// and leg options already set), a file leg parsed ahead `chunkRows` quotes at a time;
@@ -44,9 +65,18 @@ public struct ScenarioStreams: Sendable {
     offsets = scenario.legs.map { scenario.offsets[$0.venue] ?? 0 }
     var wholeOptions = options
     wholeOptions.storeColumns = .all
-    whole = try specs.map { spec in
-      guard !spec.isStore, try FileQuoteStream.open(spec, options: options) == nil else { return nil }
-      return try spec.load(options: wholeOptions).series
+    whole = try specs.map { try Self.wholeUnlessStreaming($0, options: options, wholeOptions: wholeOptions) }
+    if let scenarioFX = scenario.fx, let spec = try ScenarioLegs.rateSpec(scenario) {
+      let whole = try Self.wholeUnlessStreaming(spec, options: options, wholeOptions: wholeOptions)
+      let first = try Self.stream(spec, whole: whole, options: options, chunkRows: 1)
+      if first.field.isRate { throw ScenarioLegError(.rateSeries(field: first.field, path: scenarioFX.files[0])) }
+      let usdtAsUSD = ScenarioLegs.FXSummary.takesUSDTAsUSD(
+        legs: instruments, converts: scenarioFX.converts, rate: first.instrument, registry: options.registry)
+      let summary = ScenarioLegs.FXSummary(
+        series: first.instrument, converts: scenarioFX.converts, maxStale: scenarioFX.maxStale, quotes: 0, unusable: 0, usdtAsUSD: usdtAsUSD)
+      fx = FXRates(spec: spec, whole: whole, summary: summary)
+    } else {
+      fx = nil
     }
     // A recorded latency reads both clocks of its leg, as `ScenarioLegs.prepared` checks on whole legs.
     for k in scenario.legs.indices where scenario.legLatency[k] == .recorded {
@@ -64,17 +94,48 @@ public struct ScenarioStreams: Sendable {
   private func open(_ k: Int, allColumns: Bool, counting: Bool) throws -> any QuoteStream {
     var options = options
     options.storeColumns = allColumns ? .all : .skippingSizesAndOtherClock
-    let stream: any QuoteStream =
-      if let series = whole[k] {
-        SeriesQuoteStream(series)
-      } else if specs[k].isStore {
-        try specs[k].stream(options: options).stream
-      } else {
-        PrefetchedQuoteStream(try FileQuoteStream.open(specs[k], options: options)!, rows: chunkRows)
-      }
+    let stream = try Self.stream(specs[k], whole: whole[k], options: options, chunkRows: chunkRows)
     let told = counting ? counted.map { CountingQuoteStream(stream, counted: $0) } ?? stream : stream
-    let moved = offsets[k] == 0 ? told : ShiftedQuoteStream(told, by: offsets[k])
-    return cut.map { TruncatedQuoteStream(moved, before: $0) } ?? moved
+    let shifted = offsets[k] == 0 ? told : ShiftedQuoteStream(told, by: offsets[k])
+    // Cut before it is converted, so that the conversion counts the quotes kept only.
+    var moved = cut.map { TruncatedQuoteStream(shifted, before: $0) } ?? shifted
+    if let fx, instruments[k].venue == fx.summary.converts {
+      options.storeColumns = .skippingSizesAndOtherClock
+      let rates = try Self.stream(fx.spec, whole: fx.whole, options: options, chunkRows: chunkRows)
+      moved = FXConvertedQuoteStream(moved, by: rates, maxStale: fx.summary.maxStale) { quotes, unusable in
+        fx.counts.withLock { counts in
+          if quotes > counts[k]?.quotes ?? 0 { counts[k] = (quotes, unusable) }
+        }
+      }
+    }
+    return moved
+  }
+
+  /// The series of `spec` read whole with `wholeOptions` when it can be read neither
+  /// from a store nor as files in time order (with `options`); `nil` when it streams.
+  private static func wholeUnlessStreaming(_ spec: LegSpec, options: IngestOptions, wholeOptions: IngestOptions) throws -> QuoteSeries? {
+    guard !spec.isStore, try FileQuoteStream.open(spec, options: options) == nil else { return nil }
+    return try spec.load(options: wholeOptions).series
+  }
+
+  /// A new stream over `spec` read with `options` (`whole` when it was read whole), a
+  /// file parsed ahead `chunkRows` quotes at a time.
+  private static func stream(_ spec: LegSpec, whole: QuoteSeries?, options: IngestOptions, chunkRows: Int) throws -> any QuoteStream {
+    if let whole { return SeriesQuoteStream(whole) }
+    if spec.isStore { return try spec.stream(options: options).stream }
+    return PrefetchedQuoteStream(try FileQuoteStream.open(spec, options: options)!, rows: chunkRows)
+  }
+
+  /// What the FX conversion of the legs read so far counted (`nil` without `fx`): once a
+  /// run has read every converted leg to its end, the summary a run on whole legs gives.
+  public var fxSummary: ScenarioLegs.FXSummary? {
+    guard let fx else { return nil }
+    var summary = fx.summary
+    for (quotes, unusable) in fx.counts.withLock({ Array($0.values) }) {
+      summary.quotes += quotes
+      summary.unusable += unusable
+    }
+    return summary
   }
 
   /// The same legs cut at `cut`: each ends with its last quote before `cut` on the
@@ -82,6 +143,7 @@ public struct ScenarioStreams: Sendable {
   public func truncated(before cut: Int64) -> ScenarioStreams {
     var copy = self
     copy.cut = cut
+    copy.fx = fx?.restarted()
     return copy
   }
 }

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 // `arbkit premium`, `rolling`, `basis`, `kimchi`, `correlate`, `board`, a sweep of convergence cells, an inventory backtest and sweep, and a
-// backtest and sweep at drawn latencies stream their legs: their peak
+// backtest and sweep at drawn latencies, and an FX-converted backtest stream their legs: their peak
 // memory does not grow with the length of the history, from CSV files or from a store.
 // Eight times the rows must not cost more than a fixed allowance, far below what
 // keeping the columns would add.
@@ -220,6 +220,46 @@ struct BoundedMemoryTests {
       #expect(bytes[1] - bytes[0] <= Self.allowance, "\(command): peak \(bytes[0] >> 10) KiB at 40 K rows a leg, \(bytes[1] >> 10) KiB at 320 K")
     }
     #expect(outputs[1].split(separator: "\n").dropFirst().contains { !$0.contains(",0,0,0,") }, "the cells trade")
+  }
+
+  @Test func `an FX-converted backtest's peak memory does not grow with the rows of its legs nor of its FX series`() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    _ = folder.write("rate.json", #"{ "kind": "fx", "header": true, "time": { "column": "time", "form": "us" }, "price": "rate", "symbol": "USDX" }"#)
+    var peaks: [Int] = []
+    var summaries: [[String: Any]] = []
+    for count in [40_000, 320_000] {
+      let files = Array(Self.quotes(folder, rows: count).prefix(2))
+      // A rate near 1 every 0.6 s on average, as many as each leg has quotes.
+      var random = SplitMix64(seed: 9)
+      var rates = "time,rate\n"
+      var time: Int64 = 1_709_251_200_000_000
+      for _ in 0..<count {
+        time += 100_000 + Int64(random.next() % 1_000_000)
+        rates += "\(time),1.000\(random.next() % 10)\n"
+      }
+      let fx = folder.write("fx-\(count).csv", rates)
+      let scenario = folder.write(
+        "fx-\(count).json",
+        """
+        { "legs": [
+            { "venue": "binance", "market": "spot", "symbol": "BTCUSDT", "files": ["\(files[0])"] },
+            { "venue": "bybit", "market": "linear", "symbol": "BTCUSDT", "files": ["\(files[1])"] } ],
+          "fx": { "files": ["\(fx)"], "format": "rate.json", "max_stale": "700ms", "converts": "bybit" },
+          "alignment": { "max_stale": "30s" },
+          "strategy": { "mode": "convergence", "entry": 0.05, "exit": 0, "notional": 10000 } }
+        """)
+      let backtest = try Self.peak(["backtest", scenario, "--chunk-rows", "256", "--format", "json"], folder: folder)
+      #expect(backtest.status == 0, "\(count)")
+      peaks.append(backtest.bytes)
+      let run = arbkit("backtest", scenario, "--chunk-rows", "256", "--format", "json")
+      summaries.append(try #require(run.object["fx"] as? [String: Any]))
+      #expect(run.object["trades"] as? Int ?? 0 > 10, "the run trades")
+    }
+    #expect(peaks[1] - peaks[0] <= Self.allowance, "peak \(peaks[0] >> 10) KiB at 40 K rows a leg and rate, \(peaks[1] >> 10) KiB at 320 K")
+    // Every quote of the converted leg counted; a rate older than 700 ms leaves some without one.
+    #expect(summaries.map { $0["quotes"] as? Int } == [40_000, 320_000])
+    #expect(summaries.allSatisfy { ($0["unusable_quotes"] as? Int ?? 0) > 0 })
   }
 
   @Test func `convert's peak memory does not grow with the number of files`() throws {

@@ -39,7 +39,7 @@ struct LookaheadCheckTests {
     let streams = try ScenarioRun.streams(scenario, fees: fees, registry: ExchangeRegistry.builtin)
     let engines = object["mode"] as? String == "inventory" ? ["pass"] : streams ? ["first_passage"] : ["pass", "first_passage"]
     #expect(object["engines"] as? [String] == engines)
-    #expect(streams == (path != Self.shipped[3]), "the kimchi scenario converts by an FX series, the others stream")
+    #expect(streams, "every shipped scenario streams, the kimchi one converted by its FX series as it is read")
     let table = arbkit("backtest", path, "--lookahead-check", "--cuts", "3")
     #expect(table.code == .success && table.output.contains(": 3 cuts, ") && table.output.contains(", 0 differences\n"), "\(table.output)")
   }
@@ -95,6 +95,7 @@ struct LookaheadCheckTests {
     "a streamed check's cut runs equal the runs on the recording cut in memory, for every mode, with a clock offset",
     arguments: [
       (convergence, ["alignment.offsets.kraken=+90s"]), (shipped[1], []), (shipped[2], ["alignment.offsets.bybit=-30s"]),
+      (ScenarioFXTests.kimchi, ["alignment.offsets.upbit=+40s"]),
     ])
   func streamedCutsEqualCutsInMemory(_ path: String, _ overrides: [String]) throws {
     let (scenario, fees, recording) = try Self.setUp(path, overrides)
@@ -126,6 +127,7 @@ struct LookaheadCheckTests {
       #expect(a == b, "cut \(cut): \(a.count) trades on streams, \(b.count) in memory")
       #expect(onStreams.points == cutInMemory.points && onStreams.validPoints == cutInMemory.validPoints)
       #expect(onStreams.legs.map(\.count) == cutInMemory.legs.map(\.count))
+      #expect(onStreams.fx?.quotes == cutInMemory.fx?.quotes && onStreams.fx?.unusable == cutInMemory.fx?.unusable)
       tradesCompared += a.count
     }
     #expect(tradesCompared > 0)
