@@ -1,3 +1,4 @@
+import ArbIngest
 import Dispatch
 import Foundation
 import Synchronization
@@ -152,19 +153,8 @@ public enum Recorder {
     let stats = RecordStats(options.targets.map(\.label))
     let stop = StopFlag()
     let failure = FirstFailure()
-    let signals = [SIGINT, SIGTERM].map { number in
-      signal(number, SIG_IGN)
-      let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-      source.setEventHandler { stop.set() }
-      source.resume()
-      return source
-    }
-    defer {
-      for (source, number) in zip(signals, [SIGINT, SIGTERM]) {
-        source.cancel()
-        signal(number, SIG_DFL)
-      }
-    }
+    let signals = SignalStop { stop.set() }
+    defer { signals.restore() }
     let start = wallMicros()
     // A duration past the end of time is no end.
     let end = options.durationMicros.flatMap { start.addingReportingOverflow($0).overflow ? nil : start + $0 }

@@ -129,7 +129,7 @@ struct BoardFollowCommand: Command {
     var session = LiveSession(
       board: LiveBoard(registry: registry, rate: rate, maxStale: maxStale), alerts: alerts, alertLog: log,
       screen: terminal.isTTY ? Screen() : nil, colour: terminal.colour, title: title, sort: sort)
-    let stop = StopSignal()
+    let stop = SignalStop()
     defer { stop.restore() }
     let start = Self.wallMicros()
     let end = duration.map { start + $0 }
@@ -201,42 +201,11 @@ struct BoardFollowCommand: Command {
   }
 
   /// Sleeps until the wall clock reaches `micros`, waking every 50 ms to see `stop`.
-  private static func sleep(until micros: Int64, unless stop: StopSignal) {
+  private static func sleep(until micros: Int64, unless stop: SignalStop) {
     while !stop.isSet {
       let left = micros - wallMicros()
       guard left > 0 else { return }
       usleep(UInt32(min(left, 50_000)))
-    }
-  }
-}
-
-/// SIGINT and SIGTERM turned into a flag the board's loop reads, and back to their
-/// default actions once it stops.
-private final class StopSignal {
-  private final class Flag: Sendable {
-    let value = Mutex(false)
-  }
-
-  private let flag = Flag()
-  private let sources: [DispatchSourceSignal]
-
-  init() {
-    let flag = self.flag
-    sources = [SIGINT, SIGTERM].map { number in
-      signal(number, SIG_IGN)
-      let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-      source.setEventHandler { flag.value.withLock { $0 = true } }
-      source.resume()
-      return source
-    }
-  }
-
-  var isSet: Bool { flag.value.withLock { $0 } }
-
-  func restore() {
-    for (source, number) in zip(sources, [SIGINT, SIGTERM]) {
-      source.cancel()
-      signal(number, SIG_DFL)
     }
   }
 }
