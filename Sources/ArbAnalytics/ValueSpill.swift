@@ -11,7 +11,9 @@
 /// each value's order-preserving key narrows each wanted rank to a key range, until a
 /// range holds few enough values to select from in memory), reading it a block at a time, so memory stays
 /// bounded whatever the number of values. The first range of each rank is known without
-/// a pass: the top 16 bits of every key are counted as the values are written.
+/// a pass: every key is counted in one of 65,536 buckets as the values are written, the
+/// buckets spread over the keys of the first values spilled (and half as much again on
+/// either side), so that a long series usually needs a single pass.
 public final class ValueSpill {
   /// Values held in memory before they go to a file (8 MiB).
   public static let defaultMemoryLimit = 1 << 20
@@ -33,10 +35,19 @@ public final class ValueSpill {
   /// that range, so that its buckets are fine where the values are.
   private var lowestKey = UInt64.max
   private var highestKey: UInt64 = 0
-  /// How many values written have each top `topBits` of their key, counted as they go
-  /// to the file (made with it): the selection starts from these buckets, a pass saved.
-  private var topCounts = UnsafeMutableBufferPointer<Int>(start: nil, count: 0)
+  /// How many values written fall in each bucket, counted as they go to the file (made
+  /// with it): the selection starts from these buckets, a pass saved.
+  private var bucketCounts = UnsafeMutableBufferPointer<Int>(start: nil, count: 0)
+  /// The buckets, by value: the first holds the values below `bucketLow`, the next
+  /// `bucketCount − 2` equal widths from it (`bucketScale` of them per unit), the last
+  /// the values past them. Set from the first values spilled.
+  private var bucketLow = 0.0
+  private var bucketScale = 0.0
+  static let bucketCount = 1 << 16
+  /// Bits of the key the lookup of a value's range starts from.
   static let topBits = 16
+  /// Passes over the file the selections made (what the tests check).
+  private(set) var passes = 0
 
   /// - Parameter folder: where the file goes (default: `TMPDIR`, else `/tmp`).
   public init(memoryLimit: Int = ValueSpill.defaultMemoryLimit, sortLimit: Int = ValueSpill.defaultSortLimit, folder: String? = nil) {
@@ -49,7 +60,7 @@ public final class ValueSpill {
 
   deinit {
     if descriptor >= 0 { close(descriptor) }
-    topCounts.deallocate()
+    bucketCounts.deallocate()
   }
 
   /// Number of values appended.
@@ -80,16 +91,17 @@ public final class ValueSpill {
       descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
       guard descriptor >= 0 else { throw SpillError(folder: folder, errno: errno) }
       template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
-      topCounts = .allocate(capacity: 1 << Self.topBits)
-      topCounts.initialize(repeating: 0)
+      bucketCounts = .allocate(capacity: Self.bucketCount)
+      bucketCounts.initialize(repeating: 0)
+      spreadBuckets()
     }
     var low = lowestKey, high = highestKey
-    let counts = topCounts, shift = UInt64(64 - Self.topBits)
+    let counts = bucketCounts
     for x in buffer {
       let key = Quantiles.key(x)
       low = Swift.min(low, key)
       high = Swift.max(high, key)
-      counts[Int(key >> shift)] += 1
+      counts[bucket(x)] += 1
     }
     (lowestKey, highestKey) = (low, high)
     let failure: Int32? = buffer.withUnsafeBytes { bytes in
@@ -105,6 +117,42 @@ public final class ValueSpill {
     if let failure { throw SpillError(folder: folder, errno: failure) }
     written += buffer.count
     buffer.removeAll(keepingCapacity: true)
+  }
+
+  /// Spreads the buckets over the values held (the first spilled), widened by half
+  /// their span on either side.
+  private func spreadBuckets() {
+    guard let low = buffer.min(), let high = buffer.max() else { return }
+    let margin = (high - low) / 2
+    bucketLow = low - margin
+    let scale = Double(Self.bucketCount - 2) / (high + margin - bucketLow)
+    bucketScale = scale.isFinite ? scale : 0
+  }
+
+  /// The bucket of `x` (finite): never before the bucket of a smaller value.
+  @inline(__always)
+  private func bucket(_ x: Double) -> Int {
+    guard x >= bucketLow else { return 0 }
+    let offset = (x - bucketLow) * bucketScale
+    // An infinite offset times a zero scale is nan: past the buckets too.
+    guard offset < Double(Self.bucketCount - 2) else { return Self.bucketCount - 1 }
+    return Int(offset) + 1
+  }
+
+  /// The keys of the values written that lie in bucket `b`: from the first key whose
+  /// value is in it or after, up to the one before the next bucket's first (buckets
+  /// keep the values' order, so that these are found by bisection).
+  private func keys(ofBucket b: Int) -> (low: UInt64, high: UInt64) {
+    func first(from b: Int) -> UInt64? {
+      guard bucket(Quantiles.value(ofKey: highestKey)) >= b else { return nil }
+      var (low, high) = (lowestKey, highestKey)
+      while low < high {
+        let middle = low + (high - low) / 2
+        if bucket(Quantiles.value(ofKey: middle)) >= b { high = middle } else { low = middle + 1 }
+      }
+      return low
+    }
+    return (first(from: b) ?? highestKey, first(from: b + 1).map { $0 - 1 } ?? highestKey)
   }
 
   /// The folder of the temporary file.
@@ -141,18 +189,17 @@ public final class ValueSpill {
   /// The order statistics at `ranks` (ascending, distinct) of the file's values.
   private func select(_ ranks: [Int]) throws(SpillError) -> [Int: Double] {
     var result: [Int: Double] = [:]
-    // Each unresolved rank's range: the top bucket that holds it, within the keys seen.
+    // Each unresolved rank's range: the bucket that holds it, within the keys seen.
     let shift = UInt64(64 - Self.topBits)
     var pending: [(Int, KeyRange)] = []
     var (bucket, below) = (0, 0)
     for rank in ranks {
-      while below + topCounts[bucket] <= rank {
-        below += topCounts[bucket]
+      while below + bucketCounts[bucket] <= rank {
+        below += bucketCounts[bucket]
         bucket += 1
       }
-      let low = Swift.max(UInt64(bucket) << shift, lowestKey)
-      let high = Swift.min(UInt64(bucket) << shift | (1 << shift - 1), highestKey)
-      pending.append((rank, KeyRange(low: low, high: high, below: below, count: topCounts[bucket])))
+      let (low, high) = keys(ofBucket: bucket)
+      pending.append((rank, KeyRange(low: low, high: high, below: below, count: bucketCounts[bucket])))
     }
     while true {
       // A range of one key is that key's value.
@@ -192,6 +239,7 @@ public final class ValueSpill {
         while r < count && ranges[r].high >> shift < UInt64(bucket) { r += 1 }
         firstRange[bucket] = Int32(r)
       }
+      passes += 1
       try forEachBlock { block in
         for x in block {
           let key = Quantiles.key(x)

@@ -205,6 +205,23 @@ struct ValueSpillTests {
     }
   }
 
+  @Test func `a long series is answered in one pass over its file; one that drifts past its first values in more`() throws {
+    var rng = SplitMix64(seed: 7)
+    let probabilities = SeriesStatistics.quantileLevels.map { $0 / 100 } + [0, 1]
+    // A premium around zero, both signs: its first 20,000 values span nearly all of it.
+    let steady = (0..<300_000).map { _ in rng.normal() * 1e-3 }
+    // A premium that climbs: most values lie past the first ones spilled.
+    let drifting = (0..<300_000).map { Double($0) * 1e-6 + rng.normal() * 1e-4 }
+    for (values, onePass) in [(steady, true), (drifting, false)] {
+      let spill = ValueSpill(memoryLimit: 20_000, sortLimit: 1_000)
+      for start in stride(from: 0, to: values.count, by: 1_000) {
+        try values[start..<(start + 1_000)].withUnsafeBufferPointer { try spill.append($0) }
+      }
+      #expect(try spill.quantiles(probabilities) == Quantiles.compute(values, probabilities: probabilities))
+      #expect((spill.passes == 1) == onePass, "\(spill.passes) passes")
+    }
+  }
+
   @Test func `an oracle sort agrees on a spilled file`() throws {
     var rng = SplitMix64(seed: 42)
     let values = (0..<20_001).map { _ in (rng.normal() * 1000).rounded() / 1000 }
