@@ -60,8 +60,10 @@ struct ParquetTypedColumn {
   let narrow: Bool
   let isFloating: Bool
   /// The strings of a BYTE_ARRAY column, kept by its reader (no reference counting per
-  /// value read).
-  unowned(unsafe) let keys: ParquetKeyTable?
+  /// value read). `Unmanaged`, not an `unowned(unsafe)` optional: with such a field, the
+  /// compiler's code and the type's value witnesses (generic code: `Optional.map`) hold a
+  /// `nil` column in different fields, so a column not read could be taken as one read.
+  let keys: Unmanaged<ParquetKeyTable>?
 
   init(_ values: ParquetColumnValues, form: ParquetValueForm) {
     words = UnsafePointer(values.words.base)
@@ -69,7 +71,7 @@ struct ParquetTypedColumn {
     self.form = form
     narrow = values.type == .int32
     isFloating = form == .floating
-    keys = values.type == .byteArray ? values.keys : nil
+    keys = values.type == .byteArray ? .passUnretained(values.keys) : nil
   }
 
   /// Value `r` as the CSV field the text path writes (empty for a null).
@@ -77,7 +79,7 @@ struct ParquetTypedColumn {
     guard defined[r] != 0 else { return }
     let word = words[r]
     if let keys {
-      keys.values[Int(word)].withUnsafeBufferPointer { ParquetText.bytes($0, .text, into: &out) }
+      keys.takeUnretainedValue().values[Int(word)].withUnsafeBufferPointer { ParquetText.bytes($0, .text, into: &out) }
     } else if isFloating {
       ParquetText.double(Double(bitPattern: word), into: &out)
     } else {
@@ -146,7 +148,7 @@ struct ParquetRowFields: RowFields {
   /// The bytes of naming field `k` (empty for a null).
   private func bytes(_ k: Int) -> [UInt8] {
     let id = id(k)
-    return id < 0 ? [] : columns[k]!.keys!.values[Int(id)]
+    return id < 0 ? [] : columns[k]!.keys!.takeUnretainedValue().values[Int(id)]
   }
 
   @inline(__always)
@@ -176,7 +178,7 @@ struct ParquetRowFields: RowFields {
   func hasQuotedKey() -> Bool {
     cache.fields.contains { k in
       let id = id(k)
-      return id >= 0 && columns[k]!.keys!.isQuoted[Int(id)]
+      return id >= 0 && columns[k]!.keys!.takeUnretainedValue().isQuoted[Int(id)]
     }
   }
 

@@ -162,13 +162,7 @@ struct ParquetOutputTests {
     #expect(file.series[0].time == [times[0], times[2], times[3], times[4]])
     #expect(bits(file.series[0].bid) == bits([prices[0], prices[2], prices[3], prices[4]]))
     let quarantine = try String(contentsOfFile: folder.path + "/rejected.csv", encoding: .utf8)
-    #expect(quarantine.hasPrefix("ts_us,price,name\n1700000000000001,,"))
-    // Known defect, not yet found: run late in the whole suite (never alone), the column
-    // the spec does not read sometimes holds a stray value instead of nothing
-    // ("1700000000000001,,6.9e-310": a pointer's bits printed as a double).
-    withKnownIssue("a column not read is sometimes written with a stray value", isIntermittent: true) {
-      #expect(quarantine == "ts_us,price,name\n1700000000000001,,\n")
-    }
+    #expect(quarantine == "ts_us,price,name\n1700000000000001,,\n")
   }
 
   @Test("a file of several row groups is read in two parts on two threads as in one: series, counts, bad rows and their lines")

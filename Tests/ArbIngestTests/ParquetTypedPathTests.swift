@@ -198,4 +198,32 @@ struct ParquetTypedPathTests {
     #expect(file.report.rowsRejected > 50 && file.report.rowsRead == 80_000)
     #expect(file.report.rejectedByKind.count >= 6)
   }
+
+  @Test("a column the plan does not read is nil to the rows, whatever its memory held, as generic code (Optional.map) makes it")
+  func unreadColumnIsNil() {
+    typealias Column = ParquetTypedColumn?
+    let slot = UnsafeMutableRawPointer.allocate(byteCount: MemoryLayout<Column>.size, alignment: MemoryLayout<Column>.alignment)
+    defer { slot.deallocate() }
+    // Memory a freed value held, then `nil` stored through the type's value witnesses, as
+    // `Optional.map` stores it for each column not read; the rows' code must see `nil`.
+    slot.initializeMemory(as: UInt8.self, repeating: 0xA5, count: MemoryLayout<Column>.size)
+    Self.storeNil(slot, as: ParquetTypedColumn.self)
+    #expect(slot.load(as: Column.self) == nil)
+    // The other way: `nil` stored by the rows' code, read by generic code.
+    slot.initializeMemory(as: UInt8.self, repeating: 0xA5, count: MemoryLayout<Column>.size)
+    slot.storeBytes(of: nil, as: Column.self)
+    #expect(Self.isNil(slot, as: ParquetTypedColumn.self))
+  }
+
+  /// Stores `nil` of type `T?` at `slot` as generic code does (never specialized).
+  @_semantics("optimize.sil.specialize.generic.never") @inline(never)
+  static func storeNil<T>(_ slot: UnsafeMutableRawPointer, as type: T.Type) {
+    slot.bindMemory(to: T?.self, capacity: 1).initialize(to: nil)
+  }
+
+  /// Whether the `T?` at `slot` is `nil`, as generic code reads it (never specialized).
+  @_semantics("optimize.sil.specialize.generic.never") @inline(never)
+  static func isNil<T>(_ slot: UnsafeMutableRawPointer, as type: T.Type) -> Bool {
+    slot.assumingMemoryBound(to: T?.self).pointee == nil
+  }
 }
