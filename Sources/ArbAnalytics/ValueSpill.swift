@@ -11,9 +11,9 @@
 /// each value's order-preserving key narrows each wanted rank to a key range, until a
 /// range holds few enough values to select from in memory), reading it a block at a time, so memory stays
 /// bounded whatever the number of values. The first range of each rank is known without
-/// a pass: every key is counted in one of 65,536 buckets as the values are written, the
-/// buckets spread over the keys of the first values spilled (and half as much again on
-/// either side), so that a long series usually needs a single pass.
+/// a pass: every value is counted in one of 65,536 equal-width buckets as it is written,
+/// the buckets first spread over the first values spilled and doubled in width whenever a
+/// value falls outside them, so that a long series usually needs a single pass.
 public final class ValueSpill {
   /// Values held in memory before they go to a file (8 MiB).
   public static let defaultMemoryLimit = 1 << 20
@@ -38,11 +38,13 @@ public final class ValueSpill {
   /// How many values written fall in each bucket, counted as they go to the file (made
   /// with it): the selection starts from these buckets, a pass saved.
   private var bucketCounts = UnsafeMutableBufferPointer<Int>(start: nil, count: 0)
-  /// The buckets, by value: the first holds the values below `bucketLow`, the next
-  /// `bucketCount − 2` equal widths from it (`bucketScale` of them per unit), the last
-  /// the values past them. Set from the first values spilled.
-  private var bucketLow = 0.0
-  private var bucketScale = 0.0
+  /// The buckets, by value: a value x is the whole number ⌊x × `bucketScale`⌋ (a power
+  /// of two, so that the buckets are equal widths of value), and bucket b holds the
+  /// numbers n with `n >> bucketShift` = `bucketBase` + b. Widening the buckets (one more
+  /// shift) merges them two by two exactly, so that the counts stay exact.
+  private var bucketScale = 1.0
+  private var bucketShift: Int64 = 0
+  private var bucketBase: Int64 = 0
   static let bucketCount = 1 << 16
   /// Bits of the key the lookup of a value's range starts from.
   static let topBits = 16
@@ -96,12 +98,16 @@ public final class ValueSpill {
       spreadBuckets()
     }
     var low = lowestKey, high = highestKey
-    let counts = bucketCounts
     for x in buffer {
       let key = Quantiles.key(x)
       low = Swift.min(low, key)
       high = Swift.max(high, key)
-      counts[bucket(x)] += 1
+      var b = bucket(x)
+      if b < 0 || b >= Self.bucketCount {
+        widen(toHold: x)
+        b = bucket(x)
+      }
+      bucketCounts[b] += 1
     }
     (lowestKey, highestKey) = (low, high)
     let failure: Int32? = buffer.withUnsafeBytes { bytes in
@@ -119,24 +125,47 @@ public final class ValueSpill {
     buffer.removeAll(keepingCapacity: true)
   }
 
-  /// Spreads the buckets over the values held (the first spilled), widened by half
-  /// their span on either side.
+  /// Spreads the buckets over the values held (the first spilled): they take the middle
+  /// half of the buckets.
   private func spreadBuckets() {
     guard let low = buffer.min(), let high = buffer.max() else { return }
-    let margin = (high - low) / 2
-    bucketLow = low - margin
-    let scale = Double(Self.bucketCount - 2) / (high + margin - bucketLow)
-    bucketScale = scale.isFinite ? scale : 0
+    let span = high - low > 0 ? high - low : Swift.max(abs(low), .leastNormalMagnitude) * 1e-6
+    // The largest power of two that makes the span at most half the buckets' numbers.
+    let exponent = Swift.max(-1_000, Swift.min(1_000, Int((Double(Self.bucketCount / 2) / span).exponent)))
+    bucketScale = Double(sign: .plus, exponent: exponent, significand: 1)
+    bucketShift = 0
+    bucketBase = number(low) - Int64(Self.bucketCount / 4)
   }
 
-  /// The bucket of `x` (finite): never before the bucket of a smaller value.
+  /// `x` as a whole number of bucket units: never less than a smaller value's.
+  @inline(__always)
+  private func number(_ x: Double) -> Int64 {
+    let scaled = (x * bucketScale).rounded(.down)
+    return scaled >= 0x1p63 ? .max : scaled < -0x1p63 ? .min : Int64(scaled)
+  }
+
+  /// The bucket of `x` (outside `0..<bucketCount` when the buckets do not reach it yet).
   @inline(__always)
   private func bucket(_ x: Double) -> Int {
-    guard x >= bucketLow else { return 0 }
-    let offset = (x - bucketLow) * bucketScale
-    // An infinite offset times a zero scale is nan: past the buckets too.
-    guard offset < Double(Self.bucketCount - 2) else { return Self.bucketCount - 1 }
-    return Int(offset) + 1
+    let n = number(x) >> bucketShift
+    guard n >= bucketBase, UInt64(bitPattern: n &- bucketBase) < UInt64(Self.bucketCount) else { return n < bucketBase ? -1 : Self.bucketCount }
+    return Int(n - bucketBase)
+  }
+
+  /// Doubles the buckets' width until `x` falls in one, merging their counts two by two:
+  /// the buckets held so far fill the half on the side away from `x`.
+  private func widen(toHold x: Double) {
+    while true {
+      let b = bucket(x)
+      if b >= 0 && b < Self.bucketCount { return }
+      let half = Int64(Self.bucketCount / 2)
+      let base = bucketBase >> 1 - (b < 0 ? half - 1 : 0)
+      var merged = [Int](repeating: 0, count: Self.bucketCount)
+      for i in 0..<Self.bucketCount where bucketCounts[i] > 0 { merged[Int((bucketBase + Int64(i)) >> 1 - base)] += bucketCounts[i] }
+      for i in 0..<Self.bucketCount { bucketCounts[i] = merged[i] }
+      bucketShift += 1
+      bucketBase = base
+    }
   }
 
   /// The keys of the values written that lie in bucket `b`: from the first key whose
