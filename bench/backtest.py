@@ -27,7 +27,6 @@ every run. One JSON object goes to stdout; progress to stderr.
 import argparse
 import gc
 import json
-import os
 import platform
 import sys
 import time
@@ -35,6 +34,7 @@ import time
 import numpy as np
 from numba import njit, __version__ as numba_version
 
+import store
 from timing import timed
 
 
@@ -44,14 +44,8 @@ def log(*args):
 
 def load_leg(folder):
     """The one series of an arbkit store (docs/formats.md): its days' columns joined."""
-    with open(os.path.join(folder, "store.json")) as f:
-        series = json.load(f)["series"][0]
-    days = [os.path.join(folder, series["folder"], p["day"]) for p in series["partitions"]]
-
-    def column(file, dtype):
-        return np.concatenate([np.fromfile(os.path.join(day, file), dtype=dtype) for day in days])
-
-    return column("time.i64", "<i8"), column("bid.f64", "<f8"), column("ask.f64", "<f8")
+    series = store.manifest(folder)["series"][0]
+    return tuple(store.column(folder, series, name) for name in ("time", "bid", "ask"))
 
 
 def align(legs, max_stale):

@@ -14,13 +14,13 @@ goes to stdout: {"files": [{"path", "rows", "polars_s", "pandas_s"}], "memmap": 
 """
 import argparse
 import json
-import os
 import sys
 
 import numpy as np
 import pandas as pd
 import polars as pl
 
+import store
 from timing import timed
 
 COLUMNS = {
@@ -43,17 +43,10 @@ def pandas_read(path, cols):
 
 def memmap_scan(folder):
     """Sums every column file of an arbkit store (docs/formats.md) as little-endian words."""
-    with open(os.path.join(folder, "store.json")) as f:
-        store = json.load(f)
-    total = np.uint64(0)
-    for series in store["series"]:
-        for partition in series["partitions"]:
-            day = os.path.join(folder, series["folder"], partition["day"])
-            for name in sorted(os.listdir(day)):
-                if name.endswith((".f64", ".i64")):
-                    words = np.memmap(os.path.join(day, name), dtype="<u8", mode="r")
-                    total += words.sum(dtype=np.uint64)
-    return int(total)
+    total = 0
+    for path, _ in store.column_files(folder):
+        total = (total + int(np.memmap(path, dtype="<u8", mode="r").sum(dtype=np.uint64))) % 2**64
+    return total
 
 
 def main():
