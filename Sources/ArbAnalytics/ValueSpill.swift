@@ -11,7 +11,7 @@
 /// each value's order-preserving key narrows each wanted rank to a key range, until a
 /// range holds few enough values to select from in memory), reading it a block at a time, so memory stays
 /// bounded whatever the number of values. The first range of each rank is known without
-/// a pass: every value is counted in one of 65,536 equal-width buckets as it is written,
+/// a pass: every value is counted in one of 16,384 equal-width buckets as it is written,
 /// the buckets first spread over the first values spilled and doubled in width whenever a
 /// value falls outside them, so that a long series usually needs a single pass.
 public final class ValueSpill {
@@ -38,14 +38,14 @@ public final class ValueSpill {
   /// How many values written fall in each bucket, counted as they go to the file (made
   /// with it): the selection starts from these buckets, a pass saved.
   private var bucketCounts = UnsafeMutableBufferPointer<Int>(start: nil, count: 0)
-  /// The buckets, by value: a value x is the whole number ⌊x × `bucketScale`⌋ (a power
+  /// The buckets, by value: a value x is the whole number x × `bucketScale` (a power
   /// of two, so that the buckets are equal widths of value), and bucket b holds the
   /// numbers n with `n >> bucketShift` = `bucketBase` + b. Widening the buckets (one more
   /// shift) merges them two by two exactly, so that the counts stay exact.
   private var bucketScale = 1.0
   private var bucketShift: Int64 = 0
   private var bucketBase: Int64 = 0
-  static let bucketCount = 1 << 16
+  static let bucketCount = 1 << 14
   /// Bits of the key the lookup of a value's range starts from.
   static let topBits = 16
   /// Passes over the file the selections made (what the tests check).
@@ -98,16 +98,20 @@ public final class ValueSpill {
       spreadBuckets()
     }
     var low = lowestKey, high = highestKey
+    // The buckets in locals: the loop reads no stored property.
+    let counts = bucketCounts, scale = bucketScale, buckets = UInt64(Self.bucketCount)
+    var (shift, base) = (bucketShift, bucketBase)
     for x in buffer {
       let key = Quantiles.key(x)
       low = Swift.min(low, key)
       high = Swift.max(high, key)
-      var b = bucket(x)
-      if b < 0 || b >= Self.bucketCount {
+      var n = Self.number(x, scale: scale) >> shift
+      if n < base || UInt64(bitPattern: n &- base) >= buckets {
         widen(toHold: x)
-        b = bucket(x)
+        (shift, base) = (bucketShift, bucketBase)
+        n = Self.number(x, scale: scale) >> shift
       }
-      bucketCounts[b] += 1
+      counts[Int(n &- base)] += 1
     }
     (lowestKey, highestKey) = (low, high)
     let failure: Int32? = buffer.withUnsafeBytes { bytes in
@@ -134,20 +138,21 @@ public final class ValueSpill {
     let exponent = Swift.max(-1_000, Swift.min(1_000, Int((Double(Self.bucketCount / 2) / span).exponent)))
     bucketScale = Double(sign: .plus, exponent: exponent, significand: 1)
     bucketShift = 0
-    bucketBase = number(low) - Int64(Self.bucketCount / 4)
+    bucketBase = Self.number(low, scale: bucketScale) - Int64(Self.bucketCount / 4)
   }
 
-  /// `x` as a whole number of bucket units: never less than a smaller value's.
+  /// `x × scale` as a whole number, rounded towards zero: never less than a smaller
+  /// value's.
   @inline(__always)
-  private func number(_ x: Double) -> Int64 {
-    let scaled = (x * bucketScale).rounded(.down)
-    return scaled >= 0x1p63 ? .max : scaled < -0x1p63 ? .min : Int64(scaled)
+  private static func number(_ x: Double, scale: Double) -> Int64 {
+    let scaled = x * scale
+    return scaled >= 0x1p63 ? .max : scaled <= -0x1p63 ? .min : Int64(scaled)
   }
 
   /// The bucket of `x` (outside `0..<bucketCount` when the buckets do not reach it yet).
   @inline(__always)
   private func bucket(_ x: Double) -> Int {
-    let n = number(x) >> bucketShift
+    let n = Self.number(x, scale: bucketScale) >> bucketShift
     guard n >= bucketBase, UInt64(bitPattern: n &- bucketBase) < UInt64(Self.bucketCount) else { return n < bucketBase ? -1 : Self.bucketCount }
     return Int(n - bucketBase)
   }
