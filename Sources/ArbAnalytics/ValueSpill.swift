@@ -134,8 +134,12 @@ public final class ValueSpill {
   private func spreadBuckets() {
     guard let low = buffer.min(), let high = buffer.max() else { return }
     let span = high - low > 0 ? high - low : Swift.max(abs(low), .leastNormalMagnitude) * 1e-6
-    // The largest power of two that makes the span at most half the buckets' numbers.
-    let exponent = Swift.max(-1_000, Swift.min(1_000, Int((Double(Self.bucketCount / 2) / span).exponent)))
+    // The largest power of two that makes the span at most half the buckets' numbers,
+    // and keeps these values' numbers within ±2^61 (values a few ulps apart would
+    // otherwise take numbers past an Int64, and the buckets' base with them).
+    let magnitude = Swift.max(abs(low), abs(high))
+    let fits = magnitude > 0 ? 60 - Int(magnitude.exponent) : 1_000
+    let exponent = Swift.max(-1_000, Swift.min(1_000, fits, Int((Double(Self.bucketCount / 2) / span).exponent)))
     bucketScale = Double(sign: .plus, exponent: exponent, significand: 1)
     bucketShift = 0
     bucketBase = Self.number(low, scale: bucketScale) - Int64(Self.bucketCount / 4)
@@ -166,7 +170,7 @@ public final class ValueSpill {
       let half = Int64(Self.bucketCount / 2)
       let base = bucketBase >> 1 - (b < 0 ? half - 1 : 0)
       var merged = [Int](repeating: 0, count: Self.bucketCount)
-      for i in 0..<Self.bucketCount where bucketCounts[i] > 0 { merged[Int((bucketBase + Int64(i)) >> 1 - base)] += bucketCounts[i] }
+      for i in 0..<Self.bucketCount where bucketCounts[i] > 0 { merged[Int((bucketBase &+ Int64(i)) >> 1 &- base)] += bucketCounts[i] }
       for i in 0..<Self.bucketCount { bucketCounts[i] = merged[i] }
       bucketShift += 1
       bucketBase = base

@@ -224,6 +224,20 @@ struct ValueSpillTests {
     }
   }
 
+  @Test func `first values a few ulps apart, of any magnitude, then values far from them`() throws {
+    var rng = SplitMix64(seed: 11)
+    let probabilities = SeriesStatistics.quantileLevels.map { $0 / 100 } + [0, 1]
+    for center in [-1.0, 1.0, -5e15, 3e300, -1e-300] {
+      let first = (0..<2_000).map { _ in rng.int(0...3) == 0 ? center.nextUp : center }
+      let values = first + (0..<20_000).map { _ in center * (1 + rng.normal()) + rng.normal() }
+      let spill = ValueSpill(memoryLimit: 1_000, sortLimit: 64)
+      for start in stride(from: 0, to: values.count, by: 500) {
+        try values[start..<(start + 500)].withUnsafeBufferPointer { try spill.append($0) }
+      }
+      #expect(try spill.quantiles(probabilities) == Quantiles.compute(values, probabilities: probabilities), "\(center)")
+    }
+  }
+
   @Test func `an oracle sort agrees on a spilled file`() throws {
     var rng = SplitMix64(seed: 42)
     let values = (0..<20_001).map { _ in (rng.normal() * 1000).rounded() / 1000 }
