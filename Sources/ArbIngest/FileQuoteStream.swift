@@ -1,8 +1,9 @@
 import ArbCore
 
 /// A leg's files (one series, consecutive files of it) read as a stream: lines are
-/// parsed a block at a time and the leg's points handed out as they are read, so memory
-/// depends on the chunk size, not on the length of the files.
+/// parsed a block at a time (a Parquet file's rows a row group at a time) and the leg's
+/// points handed out as they are read, so memory depends on the chunk size, not on the
+/// length of the files.
 ///
 /// The points, the row accounting and the errors are those of `LegSpec.load` followed by
 /// the whole series: the same validation, rows at one time collapsed to the last, only
@@ -76,24 +77,33 @@ public final class FileQuoteStream: QuoteStream {
   /// first row) shows rows in time order of the leg's field. Any error is left to the
   /// whole read, which reports it.
   private static func streams(path: String, leg: LegSpec, options: IngestOptions) -> Bool {
-    guard let file = try? FileSource(path: path), !file.isStream,
-      (try? JSONSources.format(path: path, size: file.size, named: options.format)) == .some(nil),
-      let source = try? Compression.open(path: path, limit: options.decompression)
-    else { return false }
-    var reader = FileReader(path: path, options: options, expectedRows: 0)
-    var lines = LineReader(source: source, chunkSize: 1 << 16, maxLineBytes: options.maxLineBytes)
-    defer { lines.close() }
-    do {
-      _ = try lines.read { line, number throws(IngestError) in
-        try reader.consume(line: line, number: number)
-        return false
-      }
-    } catch { return false }
+    guard let file = try? FileSource(path: path), !file.isStream else { return false }
+    var reader: FileReader
+    if options.format == .parquet || ParquetReader.hasMagic(path: path) {
+      guard let mapped = try? MappedFile(path: path, readAhead: false),
+        let table = try? ParquetTableSource(mapped.bytes, path: path, options: options)
+      else { return false }
+      reader = FileReader(path: path, options: table.options, expectedRows: 0)
+      guard (try? table.readHeader(into: &reader)) != nil else { return false }
+    } else {
+      guard (try? JSONSources.format(path: path, size: file.size, named: options.format)) == .some(nil),
+        let source = try? Compression.open(path: path, limit: options.decompression)
+      else { return false }
+      reader = FileReader(path: path, options: options, expectedRows: 0)
+      var lines = LineReader(source: source, chunkSize: 1 << 16, maxLineBytes: options.maxLineBytes)
+      defer { lines.close() }
+      do {
+        _ = try lines.read { line, number throws(IngestError) in
+          try reader.consume(line: line, number: number)
+          return false
+        }
+      } catch { return false }
+    }
     return reader.streamsInOrder && (leg.field == nil || leg.field == reader.layout.field)
   }
 
   deinit {
-    if var file = current { file.lines.close() }
+    if var file = current { file.rows.close() }
   }
 
   public func next(maxRows: Int) throws -> QuoteChunk? {
@@ -134,7 +144,7 @@ public final class FileQuoteStream: QuoteStream {
     if current!.selected == nil && !current!.atEnd {
       var scan = try OpenFile(path: current!.path, leg: leg, options: options)
       scan.keepsNothing = true
-      defer { scan.lines.close() }
+      defer { scan.rows.close() }
       try read(&scan) { _ in false }
       let series = scan.reader.builders.map { ($0.series.instrument, $0.series.field) }
       let (index, _) = try leg.pick(from: series, path: scan.path, rowsRead: scan.reader.report.rowsRead)
@@ -150,20 +160,35 @@ public final class FileQuoteStream: QuoteStream {
 
   /// Reads lines of `file` until `enough` or its end, sorting each new series into kept or
   /// counted as it appears.
-  private func read(_ file: inout OpenFile, until enough: (OpenFile) -> Bool) throws {
+  /// (`enough` takes the file `inout`, by reference: it is asked after every row, and a
+  /// file passed by value would be copied each time.)
+  private func read(_ file: inout OpenFile, until enough: (inout OpenFile) -> Bool) throws {
     if let k = file.selected, file.taken > 0 {
       file.reader.builders[k].dropFirst(file.taken)
       file.taken = 0
     }
     do {
-      while !file.atEnd && !enough(file) {
+      while !file.atEnd && !enough(&file) {
         var seen = file.reader.builders.count
-        // The reader is taken out of `file` while its lines are consumed into `file.reader`.
-        var lines = file.lines
-        defer { file.lines = lines }
-        let more = try lines.read { line, number throws(IngestError) in
-          try file.reader.consume(line: line, number: number)
-          return file.reader.builders.count == seen && !enough(file)
+        let more: Bool
+        switch file.rows {
+        case .lines(var lines):
+          // The lines are taken out of `file` while they are consumed into `file.reader`.
+          defer { file.rows = .lines(lines) }
+          more = try lines.read { line, number throws(IngestError) in
+            try file.reader.consume(line: line, number: number)
+            return file.reader.builders.count == seen && !enough(&file)
+          }
+        case .parquet(let rows, _):
+          more = try rows.read(
+            typed: { row, number in
+              try file.reader.consume(row, number: number) { row.line(into: &$0) }
+              return file.reader.builders.count == seen && !enough(&file)
+            },
+            line: { line, number in
+              try file.reader.consume(line: line, number: number)
+              return file.reader.builders.count == seen && !enough(&file)
+            })
         }
         if !more { file.atEnd = true }
         while seen < file.reader.builders.count {
@@ -228,7 +253,7 @@ public final class FileQuoteStream: QuoteStream {
     file.reader.report = report
     try file.reader.writeQuarantine()
     reports.append(file.reader.report)
-    file.lines.close()
+    file.rows.close()
   }
 }
 
@@ -237,7 +262,7 @@ private struct OpenFile {
   let path: String
   let compression: Compression
   var reader: FileReader
-  var lines: LineReader
+  var rows: FileRows
   var atEnd = false
   /// The builder of the series the leg takes, once known.
   var selected: Int?
@@ -253,10 +278,19 @@ private struct OpenFile {
 
   init(path: String, leg: LegSpec, options: IngestOptions) throws {
     self.path = path
-    compression = try Compression.detect(path: path)
-    reader = FileReader(path: path, options: options, expectedRows: 1 << 12)
-    lines = LineReader(source: try Compression.open(path: path, limit: options.decompression), maxLineBytes: options.maxLineBytes)
     tally = PointTally(window: options.window ?? TimeWindow())
+    if options.format == .parquet || ParquetReader.hasMagic(path: path) {
+      let file = try MappedFile(path: path, readAhead: false)
+      let table = try ParquetTableSource(file.bytes, path: path, options: options)
+      compression = .none
+      reader = FileReader(path: path, options: table.options, expectedRows: 1 << 12)
+      try table.readHeader(into: &reader)
+      rows = .parquet(table.rows(0..<table.footer.metadata.rowGroups.count, firstLine: 2, reader: reader), file)
+    } else {
+      compression = try Compression.detect(path: path)
+      reader = FileReader(path: path, options: options, expectedRows: 1 << 12)
+      rows = .lines(LineReader(source: try Compression.open(path: path, limit: options.decompression), maxLineBytes: options.maxLineBytes))
+    }
   }
 
   var selectedBuilder: SeriesBuilder? { selected.map { reader.builders[$0] } }
@@ -320,6 +354,17 @@ private struct OpenFile {
     selected = index
     for other in undecided where other != index { reader.builders[other].stopKeeping(window: tally.window) }
     undecided = []
+  }
+}
+
+/// Where a file's rows come from: its lines, or the row groups of a Parquet file (kept
+/// mapped while they are read).
+private enum FileRows {
+  case lines(LineReader)
+  case parquet(ParquetRowFeed, MappedFile)
+
+  mutating func close() {
+    if case .lines(var lines) = self { lines.close() }
   }
 }
 

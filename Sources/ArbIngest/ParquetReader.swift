@@ -55,67 +55,24 @@ enum ParquetReader {
   /// Reads the Parquet file `bytes` (of `path`).
   static func read(_ bytes: UnsafeRawBufferPointer, path: String, options: IngestOptions) throws -> IngestedFile {
     // Read by both parts' threads, which only read it.
-    nonisolated(unsafe) let footer = try Footer(bytes, path: path)
-    let names = footer.leaves.map(\.name)
-    let format = try resolve(footer: footer, path: path, named: options.format)
-    var layoutOptions = options
-    layoutOptions.format = format
-    var tableLayout = try format.layout(clock: options.clock, headerNames: names, path: path)
-    if options.readsTradeSizes { tableLayout.tradeSize = format.tradeSizeField }
-    let layout = tableLayout
-    let used = usedColumns(layout, format: format, count: names.count)
-    let forms = footer.leaves.enumerated().map { k, leaf in form(of: leaf, column: k, layout: layout, format: format) }
+    nonisolated(unsafe) let table = try ParquetTableSource(bytes, path: path, options: options)
+    let footer = table.footer
     let expectedRows = max(1024, Int(clamping: min(footer.metadata.rows, Int64(bytes.count))))
-    let header = Array(headerLine(names).utf8)
-    let limit = options.decompression.bytes(compressed: bytes.count)
-    let typedPath = !options.parquetAsText
     /// Feeds the rows of row groups `groups` to `reader`, the first numbered `line`;
     /// returns the last line's number. Each part may decode up to the file's limit, with
-    /// its own column readers (their buffers reused from row group to row group): typed
-    /// when the reader's layout and the columns' types allow (`ParquetTypedPlan`), else as
-    /// CSV text.
+    /// its own column readers (their buffers reused from row group to row group).
     @Sendable func feed(_ groups: Range<Int>, from line: Int, into reader: inout FileReader) throws -> Int {
-      var budget = limit
-      var number = line
-      if typedPath, let plan = ParquetTypedPlan(leaves: footer.leaves, forms: forms, used: used, reader: reader) {
-        let readers = footer.leaves.enumerated().map { k, leaf in
-          ParquetColumnReader(
-            leaf: leaf, form: forms[k], data: footer.data, values: ParquetColumnValues(type: leaf.type ?? .byteArray, keys: ParquetKeyTable()))
-        }
-        let cache = ParquetKeyCache(fields: reader.keyFields)
-        var text: [UInt8] = []
-        try forEachRowGroup(footer, groups, readers: readers, used: plan.roles.map { $0 != nil }, path: path, budget: &budget) { values, rows in
-          let columns = values.enumerated().map { k, values in values.map { ParquetTypedColumn($0, form: forms[k]) } }
-          let quoted = values.contains { $0?.type == .byteArray && $0!.keys.hasQuoted }
-          try columns.withUnsafeBufferPointer { columns in
-            for r in 0..<rows {
-              let row = ParquetRowFields(columns: columns, row: r, cache: cache)
-              if quoted && row.hasQuotedKey() {
-                row.line(into: &text)
-                try text.withUnsafeBufferPointer { try reader.consume(line: $0, number: number) }
-              } else {
-                try reader.consume(row, number: number) { row.line(into: &$0) }
-              }
-              number += 1
-            }
-          }
-        }
-        return number - 1
-      }
-      let readers = footer.leaves.enumerated().map { k, leaf in ParquetColumnReader(leaf: leaf, form: forms[k], data: footer.data, values: ParquetColumnText())
-      }
-      var text: [UInt8] = []
-      try forEachRowGroup(footer, groups, readers: readers, used: used, path: path, budget: &budget) { columns, rows in
-        try withBuffers(columns) { columns in
-          for r in 0..<rows {
-            text.removeAll(keepingCapacity: true)
-            appendRow(r, of: columns, to: &text)
-            try text.withUnsafeBufferPointer { try reader.consume(line: $0, number: number) }
-            number += 1
-          }
-        }
-      }
-      return number - 1
+      let rows = table.rows(groups, firstLine: line, reader: reader)
+      _ = try rows.read(
+        typed: { row, number in
+          try reader.consume(row, number: number) { row.line(into: &$0) }
+          return true
+        },
+        line: { text, number in
+          try reader.consume(line: text, number: number)
+          return true
+        })
+      return rows.number - 1
     }
     let groups = footer.metadata.rowGroups
     let groupCount = groups.count
@@ -130,14 +87,14 @@ enum ParquetReader {
       let secondRows = Int(clamping: max(0, footer.metadata.rows - firstRows))
       let split = half
       let parsed = try Ingest.readInTwoParts(
-        path: path, expectedRows: expectedRows, options: layoutOptions,
-        header: { reader in try header.withUnsafeBufferPointer { try reader.consume(line: $0, number: 1) } },
+        path: path, expectedRows: expectedRows, options: table.options,
+        header: { reader in try table.readHeader(into: &reader) },
         first: { reader in try feed(0..<split, from: 2, into: &reader) },
         second: { ({ reader in try feed(split..<groupCount, from: 1, into: &reader) }, secondRows) })
       if let parsed { return parsed }
     }
-    var reader = FileReader(path: path, options: layoutOptions, expectedRows: expectedRows)
-    try header.withUnsafeBufferPointer { try reader.consume(line: $0, number: 1) }
+    var reader = FileReader(path: path, options: table.options, expectedRows: expectedRows)
+    try table.readHeader(into: &reader)
     _ = try feed(0..<groupCount, from: 2, into: &reader)
     return try reader.finish()
   }
@@ -150,84 +107,18 @@ enum ParquetReader {
     return try file.withBytes { bytes in
       let footer = try Footer(bytes, path: path)
       var text = Array((headerLine(footer.leaves.map(\.name)) + "\n").utf8)
-      let readers = footer.leaves.map {
-        ParquetColumnReader(leaf: $0, form: form(of: $0, timeUnits: 1_000_000, nautilus: false), data: footer.data, values: ParquetColumnText())
-      }
-      var budget = DecompressionLimit().bytes(compressed: bytes.count)
-      let groups = 0..<footer.metadata.rowGroups.count
-      try forEachRowGroup(footer, groups, readers: readers, used: readers.map { _ in true }, path: path, budget: &budget) { columns, rows in
-        try withBuffers(columns) { columns in
-          for r in 0..<rows {
-            appendRow(r, of: columns, to: &text)
-            text.append(10)
-          }
-        }
-      }
+      let forms = footer.leaves.map { form(of: $0, timeUnits: 1_000_000, nautilus: false) }
+      let rows = ParquetRowFeed(
+        footer: footer, path: path, groups: 0..<footer.metadata.rowGroups.count, firstLine: 2, forms: forms,
+        used: forms.map { _ in true }, typed: false, reader: nil, budget: DecompressionLimit().bytes(compressed: bytes.count))
+      _ = try rows.read(
+        typed: { _, _ in preconditionFailure("the table is read as text") },
+        line: { line, _ in
+          text += line
+          text.append(10)
+          return true
+        })
       return text
-    }
-  }
-
-  /// Reads the `used` columns of each of row groups `groups` and gives them to `body`
-  /// (`nil` for a column not read), valid during the call, with its row count.
-  private static func forEachRowGroup<Values: ParquetValueSink>(
-    _ footer: Footer, _ groups: Range<Int>, readers: [ParquetColumnReader<Values>], used: [Bool], path: String, budget: inout Int,
-    _ body: ([Values?], Int) throws -> Void
-  ) throws {
-    for g in groups {
-      let group = footer.metadata.rowGroups[g]
-      guard group.columns.count == readers.count else {
-        throw ParquetError(path: path, rowGroup: g, reason: "\(group.columns.count) column chunks for \(readers.count) columns")
-      }
-      guard group.rows >= 0, group.rows <= Int64(budget / 8) else {
-        throw ParquetError(path: path, rowGroup: g, reason: "\(group.rows) rows, beyond the decompression limit (a decompression bomb?)")
-      }
-      let rows = Int(group.rows)
-      var columns: [Values?] = []
-      for k in readers.indices {
-        guard used[k] else {
-          columns.append(nil)
-          continue
-        }
-        do {
-          columns.append(try readers[k].read(group.columns[k], rows: rows, budget: &budget))
-        } catch {
-          throw ParquetError(path: path, rowGroup: g, column: readers[k].leaf.name, reason: error.reason)
-        }
-      }
-      try body(columns, rows)
-    }
-  }
-
-  /// A column's text as buffers: value `k` is `bytes[ends[k - 1] ..< ends[k]]`.
-  private typealias ColumnBuffers = (bytes: UnsafeBufferPointer<UInt8>, ends: UnsafeBufferPointer<Int>)
-
-  /// Calls `body` with the buffers of `columns` (`nil` for a column not read), valid during
-  /// the call: the rows are then put together without reference counting per field.
-  private static func withBuffers(_ columns: [ParquetColumnText?], _ body: ([ColumnBuffers?]) throws -> Void) throws {
-    var buffers: [ColumnBuffers?] = []
-    func nest(_ k: Int) throws {
-      guard k < columns.count else { return try body(buffers) }
-      guard let column = columns[k] else {
-        buffers.append(nil)
-        return try nest(k + 1)
-      }
-      try column.bytes.withUnsafeBufferPointer { bytes in
-        try column.ends.withUnsafeBufferPointer { ends in
-          buffers.append((bytes, ends))
-          try nest(k + 1)
-        }
-      }
-    }
-    try nest(0)
-  }
-
-  /// Appends row `r` of `columns` as a CSV line without its line break (an unread column's field empty).
-  private static func appendRow(_ r: Int, of columns: [ColumnBuffers?], to line: inout [UInt8]) {
-    for k in columns.indices {
-      if k > 0 { line.append(UInt8(ascii: ",")) }
-      guard let column = columns[k] else { continue }
-      let start = r == 0 ? 0 : column.ends[r - 1]
-      line.append(contentsOf: UnsafeBufferPointer(rebasing: column.bytes[start..<column.ends[r]]))
     }
   }
 
@@ -365,5 +256,49 @@ enum ParquetReader {
       guard next == schema.count else { throw ParquetFault("schema holds \(schema.count - next) elements outside its tree") }
       return leaves
     }
+  }
+}
+
+/// A Parquet file's table, ready to be read row by row: its footer, the format its columns
+/// are read in (named, or told by their names), the columns that format uses and how each
+/// is written as text.
+struct ParquetTableSource {
+  let path: String
+  let footer: ParquetReader.Footer
+  /// The caller's options with the table's format.
+  let options: IngestOptions
+  private let forms: [ParquetValueForm]
+  private let used: [Bool]
+  private let header: [UInt8]
+  /// Bytes and values each reader of the file may decode.
+  private let limit: Int
+
+  /// The table of the Parquet file `bytes` (of `path`), valid while `bytes` are.
+  init(_ bytes: UnsafeRawBufferPointer, path: String, options: IngestOptions) throws {
+    self.path = path
+    footer = try ParquetReader.Footer(bytes, path: path)
+    let names = footer.leaves.map(\.name)
+    let format = try ParquetReader.resolve(footer: footer, path: path, named: options.format)
+    var tableOptions = options
+    tableOptions.format = format
+    self.options = tableOptions
+    var layout = try format.layout(clock: options.clock, headerNames: names, path: path)
+    if options.readsTradeSizes { layout.tradeSize = format.tradeSizeField }
+    used = ParquetReader.usedColumns(layout, format: format, count: names.count)
+    forms = footer.leaves.enumerated().map { [layout] k, leaf in ParquetReader.form(of: leaf, column: k, layout: layout, format: format) }
+    header = Array(ParquetReader.headerLine(names).utf8)
+    limit = options.decompression.bytes(compressed: bytes.count)
+  }
+
+  /// Gives `reader` (made with `options`) the table's header, as the CSV's first line.
+  func readHeader(into reader: inout FileReader) throws {
+    try header.withUnsafeBufferPointer { try reader.consume(line: $0, number: 1) }
+  }
+
+  /// The rows of row groups `groups` for `reader` (its header read), the first numbered `firstLine`.
+  func rows(_ groups: Range<Int>, firstLine: Int, reader: FileReader) -> ParquetRowFeed {
+    ParquetRowFeed(
+      footer: footer, path: path, groups: groups, firstLine: firstLine, forms: forms, used: used, typed: !options.parquetAsText, reader: reader,
+      budget: limit)
   }
 }

@@ -1,10 +1,11 @@
+import ArbIngest
 import Foundation
 import TestSupport
 import Testing
 
 // `arbkit premium`, `rolling`, `basis`, `kimchi`, `correlate`, `board`, a sweep of convergence cells, an inventory backtest and sweep, and a
 // backtest and sweep at drawn latencies, and an FX-converted backtest stream their legs: their peak
-// memory does not grow with the length of the history, from CSV files or from a store.
+// memory does not grow with the length of the history, from CSV or Parquet files or from a store.
 // Eight times the rows must not cost more than a fixed allowance, far below what
 // keeping the columns would add.
 @Suite("Bounded memory")
@@ -30,6 +31,26 @@ struct BoundedMemoryTests {
       }
       return folder.write("\(venue.0)-\(rows).csv", text)
     }
+  }
+
+  /// The Tardis quotes CSV at `path` as a Parquet file beside it, in row groups of 20,000
+  /// rows (a streamed Parquet leg holds one row group).
+  static func parquet(_ path: String) throws -> String {
+    let out = path.replacingOccurrences(of: ".csv", with: ".parquet")
+    let fields = [
+      ArrowField("exchange", .utf8), ArrowField("symbol", .utf8), ArrowField("timestamp", .timestampMicros), ArrowField("local_timestamp", .int64),
+      ArrowField("ask_amount", .float64), ArrowField("ask_price", .float64), ArrowField("bid_price", .float64), ArrowField("bid_amount", .float64),
+    ]
+    let writer = try ParquetFileWriter(path: out, fields: fields)
+    let rows = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").dropFirst().map { $0.split(separator: ",").map(String.init) }
+    for start in stride(from: 0, to: rows.count, by: 20_000) {
+      let group = rows[start..<min(start + 20_000, rows.count)]
+      try writer.write(
+        [.strings(group.map { $0[0] }), .strings(group.map { $0[1] })] + (2...3).map { k in .integers(group.map { Int64($0[k])! }) }
+          + (4...7).map { k in .doubles(group.map { Double($0[k])! }) })
+    }
+    try writer.commit()
+    return out
   }
 
   /// `tenths` / 10 with one decimal.
@@ -74,7 +95,7 @@ struct BoundedMemoryTests {
     Analysis(arguments: ["board", "--max-stale", "5s"], legFlags: []),
   ]
 
-  @Test("an analysis's peak memory does not grow with the rows, from CSV and from a store", arguments: analyses)
+  @Test("an analysis's peak memory does not grow with the rows, from CSV, from Parquet and from a store", arguments: analyses)
   func analysis(_ analysis: Analysis) throws {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
@@ -82,13 +103,15 @@ struct BoundedMemoryTests {
     var peaks: [String: [Int]] = [:]
     for rows in [40_000, 320_000] {
       let files = Self.quotes(folder, rows: rows)
+      let tables = try files.map(Self.parquet)
       let store = folder.path + "/store-\(rows)"
       #expect(try Self.peak(["convert"] + files + ["--out", store], folder: folder).status == 0)
       let legs: [String: [String]] =
         analysis.legFlags.isEmpty
-        ? ["csv": zip(Self.venues, files).map { "\($0.2)=\($1)" }, "store": [store]]
+        ? ["csv": zip(Self.venues, files).map { "\($0.2)=\($1)" }, "parquet": zip(Self.venues, tables).map { "\($0.2)=\($1)" }, "store": [store]]
         : [
           "csv": zip(analysis.legFlags, files).flatMap { [$0, $1] },
+          "parquet": zip(analysis.legFlags, tables).flatMap { [$0, $1] },
           "store": zip(analysis.legFlags, Self.venues).flatMap { [$0, "\($1.2)=\(store)"] },
         ]
       for (source, legArguments) in legs {

@@ -5,9 +5,10 @@ import Testing
 
 @testable import ArbIngest
 
-// A leg's CSV files streamed a chunk at a time give exactly what `LegSpec.load` gives
-// for the whole files: the same points bit for bit, the same row accounting, the same
-// errors, at any chunk size, inside a window and across consecutive files.
+// A leg's CSV and Parquet files streamed a chunk at a time give exactly what
+// `LegSpec.load` gives for the whole files: the same points bit for bit, the same row
+// accounting, the same errors, at any chunk size, inside a window and across
+// consecutive files.
 @Suite("File quote stream")
 struct FileQuoteStreamTests {
   static let chunkSizes = [1, 7, 300, 1 << 16]
@@ -147,6 +148,61 @@ struct FileQuoteStreamTests {
     #expect(try Self.check("aa:spot:BTCUSDC=\(bad)", options: options, "bad row"))
     let backwards = folder.write("back.csv", StoreFixture.header + rows + "1709251200000005,aa,spot,BTCUSDC,100,100.5,1,1,100\n")
     #expect(try Self.check("aa:spot:BTCUSDC=\(backwards)", options: options, "backwards"))
+  }
+
+  @Test func `every Parquet fixture streams what the whole read gives, typed and as text`() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let names = try FileManager.default.contentsOfDirectory(atPath: fixture("parquet")).filter { $0.hasSuffix(".parquet") }.sorted()
+    var (checked, streamed) = (0, 0)
+    for name in names {
+      let path = ParquetTests.parquet(name)
+      // The tables of no known format (column spec fixtures) are left out.
+      guard let file = try? Ingest.read(path: path, options: Self.options(folder)) else { continue }
+      for leg in [path] + file.series.map({ "\($0.instrument)=\(path)#\($0.field.rawValue)" }) {
+        for asText in [false, true] {
+          var options = Self.options(folder)
+          options.parquetAsText = asText
+          checked += 1
+          if try Self.check(leg, options: options, "\(leg) as text: \(asText)") { streamed += 1 }
+        }
+      }
+      // The middle third of its first series.
+      let series = try #require(file.series.first)
+      let window = TimeWindow(from: series.time[series.count / 3], to: series.time[2 * series.count / 3])
+      #expect(try Self.check("\(series.instrument)=\(path)#\(series.field.rawValue)", options: Self.options(folder, window: window), "\(name) window"))
+    }
+    #expect(checked >= 40 && streamed == checked, "every Parquet fixture streams, alone and by each of its series")
+  }
+
+  @Test func `a Parquet table streams row group by row group: bad rows, other instruments and quarantine as the whole read`() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let path = folder.path + "/bad.parquet"
+    try ParquetTypedPathTests.badTable(at: path, groups: 5, rows: 2_400)
+    let quarantine = folder.path + "/rejected.csv"
+    for symbol in ["BTCUSDT", "ETHUSDT"] {
+      let leg = "binance:linear:\(symbol)=\(path)"
+      for asText in [false, true] {
+        var options = IngestOptions()
+        options.storeColumns = .all
+        options.parquetAsText = asText
+        options.badRows = .skip
+        options.keptErrors = 1000
+        options.quarantinePath = quarantine
+        #expect(try Self.check(leg, options: options, "\(leg) skip, as text: \(asText)"))
+        // The quarantine holds the same lines, whichever read wrote it.
+        _ = try LegSpec(parsing: leg).load(options: options)
+        let whole = try Data(contentsOf: URL(fileURLWithPath: quarantine))
+        let stream = try #require(try FileQuoteStream.open(try LegSpec(parsing: leg), options: options))
+        _ = try drained(stream, rows: 500)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: quarantine)) == whole, "\(leg) quarantine")
+        #expect(whole.split(separator: 10).count == 11, "the header and the 10 bad rows of the table")
+        options.badRows = .fail
+        options.quarantinePath = nil
+        #expect(try Self.check(leg, options: options, "\(leg) fail, as text: \(asText)"))
+      }
+    }
   }
 
   @Test func `sources that cannot stream in order are left to the whole read`() throws {
