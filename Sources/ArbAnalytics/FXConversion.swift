@@ -56,8 +56,9 @@ public struct FXConversion: Sendable {
 /// whole series, the FX series read alongside as a stream of its own: the FX quote in
 /// force is carried from chunk to chunk of both, so memory does not grow with either.
 /// Sizes, times and the other clock pass through unchanged.
-public final class FXConvertedQuoteStream: QuoteStream {
-  private let leg: any QuoteStream
+public final class FXConvertedQuoteStream: QuoteStreamWrapper {
+  /// The leg converted.
+  public let base: any QuoteStream
   private let rates: any QuoteStream
   private let limit: Int64
   private let tally: (_ quotes: Int, _ unusable: Int) -> Void
@@ -76,7 +77,7 @@ public final class FXConvertedQuoteStream: QuoteStream {
   /// `maxStale` µs (`nil`: any age); `tally` is told, after each chunk, the quotes
   /// converted so far and those of them left without a usable rate.
   public init(_ leg: any QuoteStream, by rates: any QuoteStream, maxStale: Int64?, tally: @escaping (_ quotes: Int, _ unusable: Int) -> Void) {
-    self.leg = leg
+    base = leg
     self.rates = rates
     limit = maxStale ?? .max
     self.tally = tally
@@ -87,17 +88,10 @@ public final class FXConvertedQuoteStream: QuoteStream {
     ask.deallocate()
   }
 
-  public var instrument: Instrument { leg.instrument }
-  public var priceSource: PriceSource { leg.priceSource }
-  public var field: SeriesField { leg.field }
-  public var clock: Clock { leg.clock }
-  public var lastTime: Int64? { leg.lastTime }
-  public var expectedRows: Int? { leg.expectedRows }
-
   /// - Throws: `TimeError.Reason.spanOverflow` when a quote and the rate in force are
   ///   further apart than a duration can say, besides what either stream throws.
   public func next(maxRows: Int) throws -> QuoteChunk? {
-    guard let chunk = try leg.next(maxRows: maxRows) else { return nil }
+    guard let chunk = try base.next(maxRows: maxRows) else { return nil }
     if bid.count < chunk.count {
       bid.deallocate()
       ask.deallocate()

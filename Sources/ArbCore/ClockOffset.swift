@@ -31,8 +31,8 @@ public enum ClockOffset {
 /// A `QuoteStream` with `micros` added to every time of another (a venue's clock
 /// offset, as `ClockOffset.shifted` does to a whole series): each chunk's times are
 /// copied shifted into a buffer the stream reuses; its other columns are passed on.
-public final class ShiftedQuoteStream: QuoteStream {
-  private let base: any QuoteStream
+public final class ShiftedQuoteStream: QuoteStreamWrapper {
+  public let base: any QuoteStream
   private let micros: Int64
   private var time: UnsafeMutableBufferPointer<Int64> = .allocate(capacity: 0)
 
@@ -43,12 +43,7 @@ public final class ShiftedQuoteStream: QuoteStream {
 
   deinit { time.deallocate() }
 
-  public var instrument: Instrument { base.instrument }
-  public var priceSource: PriceSource { base.priceSource }
-  public var field: SeriesField { base.field }
-  public var clock: Clock { base.clock }
   public var lastTime: Int64? { base.lastTime.flatMap { try? TimeArithmetic.add(micros, to: $0, .clockOffset) } }
-  public var expectedRows: Int? { base.expectedRows }
 
   /// - Throws: `TimeError.Reason.overflow` when the offset moves a time out of range.
   public func next(maxRows: Int) throws -> QuoteChunk? {

@@ -60,6 +60,22 @@ extension QuoteStream {
   public var expectedRows: Int? { nil }
 }
 
+/// A stream made from another, `base`: what it does not declare itself is `base`'s.
+public protocol QuoteStreamWrapper: QuoteStream {
+  /// The stream wrapped.
+  var base: any QuoteStream { get }
+}
+
+// More specific than `QuoteStream`'s, so `expectedRows` here wins over its `nil`.
+extension QuoteStreamWrapper {
+  public var instrument: Instrument { base.instrument }
+  public var priceSource: PriceSource { base.priceSource }
+  public var field: SeriesField { base.field }
+  public var clock: Clock { base.clock }
+  public var lastTime: Int64? { base.lastTime }
+  public var expectedRows: Int? { base.expectedRows }
+}
+
 /// A `QuoteStream` over a series held in memory: each chunk is copied into buffers the
 /// stream reuses, so a chunk never points into an array.
 ///
@@ -93,21 +109,14 @@ public final class SeriesQuoteStream: QuoteStream {
 
 /// Another stream's quotes, each chunk's count handed to `counted` as it is read (what a
 /// progress line shows).
-public final class CountingQuoteStream: QuoteStream {
-  private let base: any QuoteStream
+public final class CountingQuoteStream: QuoteStreamWrapper {
+  public let base: any QuoteStream
   private let counted: (Int) -> Void
 
   public init(_ base: any QuoteStream, counted: @escaping (Int) -> Void) {
     self.base = base
     self.counted = counted
   }
-
-  public var instrument: Instrument { base.instrument }
-  public var priceSource: PriceSource { base.priceSource }
-  public var field: SeriesField { base.field }
-  public var clock: Clock { base.clock }
-  public var lastTime: Int64? { base.lastTime }
-  public var expectedRows: Int? { base.expectedRows }
 
   public func next(maxRows: Int) throws -> QuoteChunk? {
     let chunk = try base.next(maxRows: maxRows)

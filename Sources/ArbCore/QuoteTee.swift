@@ -97,7 +97,7 @@ public final class QuoteTee: @unchecked Sendable {
   }
 
   /// One consumer's stream.
-  private final class Branch: QuoteStream {
+  private final class Branch: QuoteStreamWrapper {
     let tee: QuoteTee
     let index: Int
 
@@ -106,12 +106,7 @@ public final class QuoteTee: @unchecked Sendable {
       self.index = index
     }
 
-    var instrument: Instrument { tee.source.instrument }
-    var priceSource: PriceSource { tee.source.priceSource }
-    var field: SeriesField { tee.source.field }
-    var clock: Clock { tee.source.clock }
-    var lastTime: Int64? { tee.source.lastTime }
-    var expectedRows: Int? { tee.source.expectedRows }
+    var base: any QuoteStream { tee.source }
 
     func next(maxRows: Int) throws -> QuoteChunk? { try tee.next(branch: index, maxRows: maxRows) }
   }

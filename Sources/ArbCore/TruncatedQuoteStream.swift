@@ -1,7 +1,7 @@
 /// The quotes of a stream before a time: what a run on a recording cut at that time
 /// reads (`backtest --lookahead-check` on streamed legs).
-public final class TruncatedQuoteStream: QuoteStream {
-  private let base: any QuoteStream
+public final class TruncatedQuoteStream: QuoteStreamWrapper {
+  public let base: any QuoteStream
   private let cut: Int64
   private var ended = false
 
@@ -11,10 +11,6 @@ public final class TruncatedQuoteStream: QuoteStream {
     self.cut = cut
   }
 
-  public var instrument: Instrument { base.instrument }
-  public var priceSource: PriceSource { base.priceSource }
-  public var field: SeriesField { base.field }
-  public var clock: Clock { base.clock }
   public var lastTime: Int64? { base.lastTime.flatMap { $0 < cut ? $0 : nil } }
   public var expectedRows: Int? { lastTime == nil ? nil : base.expectedRows }
 

@@ -128,20 +128,13 @@ struct BestExecPoint {
 
 /// A stream passed through as it is read, counting its quotes and keeping the first and
 /// last time read.
-final class TalliedQuoteStream: QuoteStream {
-  private let base: any QuoteStream
+final class TalliedQuoteStream: QuoteStreamWrapper {
+  let base: any QuoteStream
   private(set) var rows = 0
   private(set) var firstRead: Int64?
   private(set) var lastRead: Int64?
 
   init(_ base: any QuoteStream) { self.base = base }
-
-  var instrument: Instrument { base.instrument }
-  var priceSource: PriceSource { base.priceSource }
-  var field: SeriesField { base.field }
-  var clock: Clock { base.clock }
-  var lastTime: Int64? { base.lastTime }
-  var expectedRows: Int? { base.expectedRows }
 
   func next(maxRows: Int) throws -> QuoteChunk? {
     guard let chunk = try base.next(maxRows: maxRows) else { return nil }

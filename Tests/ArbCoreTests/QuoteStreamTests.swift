@@ -43,6 +43,25 @@ import Testing
     #expect(try SeriesQuoteStream(series(rows: 0, sizes: false)).next(maxRows: 8) == nil)
   }
 
+  /// A wrapper reports its base's row count and last time, seen as itself or as any
+  /// stream, unless it changes them (a cut before the last quote, a clock offset).
+  @Test func wrappersForwardExpectedRowsAndLastTime() {
+    let base = { SeriesQuoteStream(self.series(rows: 10, sizes: false)) }
+    let counting = CountingQuoteStream(base()) { _ in }
+    #expect(counting.expectedRows == 10 && counting.lastTime == 90)
+    let wrappers: [(stream: any QuoteStream, rows: Int?, last: Int64?)] = [
+      (counting, 10, 90),
+      (TruncatedQuoteStream(base(), before: 1_000), 10, 90),
+      (TruncatedQuoteStream(base(), before: 50), nil, nil),
+      (ShiftedQuoteStream(base(), by: 5), 10, 95),
+      (QuoteTee(base(), rows: 4).branch(), 10, 90),
+    ]
+    for (stream, rows, last) in wrappers {
+      #expect(stream.expectedRows == rows && stream.lastTime == last, "\(type(of: stream))")
+      #expect(stream.instrument.symbol == "BTCUSDT" && stream.priceSource == .book)
+    }
+  }
+
   /// Every branch of a tee reads the whole series, whatever the order and the sizes its
   /// reads come in; a chunk stays valid until its own branch reads again, however far
   /// the other branches run ahead.
