@@ -163,6 +163,12 @@ public final class FileQuoteStream: QuoteStream {
   /// (`enough` takes the file `inout`, by reference: it is asked after every row, and a
   /// file passed by value would be copied each time.)
   private func read(_ file: inout OpenFile, until enough: (inout OpenFile) -> Bool) throws {
+    try Self.read(&file, leg: leg, window: window, options: options, until: enough)
+  }
+
+  private static func read(
+    _ file: inout OpenFile, leg: LegSpec, window: TimeWindow, options: IngestOptions, until enough: (inout OpenFile) -> Bool
+  ) throws {
     if let k = file.selected, file.taken > 0 {
       file.reader.builders[k].dropFirst(file.taken)
       file.taken = 0
@@ -238,9 +244,13 @@ public final class FileQuoteStream: QuoteStream {
   /// Ends the file: its report, its quarantine file, and its stream checked when rows
   /// were rejected from a compressed file.
   private func finish(_ file: inout OpenFile) throws {
+    hasBook = hasBook || file.selectedBuilder!.hasBook
+    reports.append(try Self.finish(&file, options: options))
+  }
+
+  private static func finish(_ file: inout OpenFile, options: IngestOptions) throws -> IngestReport {
     try file.reader.checkNotEmpty()
     if file.reader.report.rowsRejected > 0 && file.compression != .none { try Ingest.verifyStream(path: file.path, options: options) }
-    hasBook = hasBook || file.selectedBuilder!.hasBook
     var report = file.reader.report
     for (k, builder) in file.reader.builders.enumerated() {
       let tally = k == file.selected ? file.tally : builder.tally!
@@ -252,8 +262,30 @@ public final class FileQuoteStream: QuoteStream {
     }
     file.reader.report = report
     try file.reader.writeQuarantine()
-    reports.append(file.reader.report)
     file.rows.close()
+    return file.reader.report
+  }
+
+  /// The file `leg` names read to its end keeping no point: its report, every series
+  /// counted as the whole read counts it, and each series' price source (in the order of
+  /// `report.instruments`), in memory that does not grow with the file; `nil` when the
+  /// file cannot stream (see `open`). What `arbkit inspect` prints.
+  public static func count(
+    _ leg: LegSpec, options: IngestOptions, specOverrides: [String] = []
+  ) throws -> (report: IngestReport, priceSources: [PriceSource])? {
+    let fileOptions = try leg.ingestOptions(options, specOverrides: specOverrides)
+    guard leg.paths.count == 1, streams(path: leg.paths[0], leg: leg, options: fileOptions) else { return nil }
+    var file = try OpenFile(path: leg.paths[0], leg: leg, options: fileOptions)
+    file.keepsNothing = true
+    let report: IngestReport
+    do {
+      try read(&file, leg: leg, window: fileOptions.window ?? TimeWindow(), options: fileOptions) { _ in false }
+      report = try finish(&file, options: fileOptions)
+    } catch {
+      file.rows.close()
+      throw error
+    }
+    return (report, file.reader.builders.map { $0.hasBook ? .book : .last })
   }
 }
 

@@ -3,7 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
-// `arbkit premium`, `rolling`, `basis`, `kimchi`, `correlate`, `board`, a sweep of convergence cells, an inventory backtest and sweep, and a
+// `arbkit inspect`, `premium`, `rolling`, `basis`, `kimchi`, `correlate`, `board`, a sweep of convergence cells, an inventory backtest and sweep, and a
 // backtest and sweep at drawn latencies, and an FX-converted backtest stream their legs: their peak
 // memory does not grow with the length of the history, from CSV or Parquet files or from a store.
 // Eight times the rows must not cost more than a fixed allowance, far below what
@@ -283,6 +283,29 @@ struct BoundedMemoryTests {
     // Every quote of the converted leg counted; a rate older than 700 ms leaves some without one.
     #expect(summaries.map { $0["quotes"] as? Int } == [40_000, 320_000])
     #expect(summaries.allSatisfy { ($0["unusable_quotes"] as? Int ?? 0) > 0 })
+  }
+
+  @Test func `inspect's peak memory does not grow with the rows of a CSV, a compressed or a Parquet file`() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    var peaks: [String: [Int]] = [:]
+    for rows in [40_000, 320_000] {
+      let csv = Self.quotes(folder, rows: rows)[0]
+      let gzip = Process()
+      gzip.executableURL = URL(fileURLWithPath: "/bin/gzip")
+      gzip.arguments = ["-k", csv]
+      try gzip.run()
+      gzip.waitUntilExit()
+      for (kind, path) in [("csv", csv), ("gzip", csv + ".gz"), ("parquet", try Self.parquet(csv))] {
+        let run = try Self.peak(["inspect", path, "--format", "json"], folder: folder)
+        #expect(run.status == 0, "\(kind) \(rows)")
+        peaks[kind, default: []].append(run.bytes)
+      }
+      #expect(arbkit("inspect", csv, "--format", "json").object["rows_accepted"] as? Int == rows)
+    }
+    for (kind, bytes) in peaks {
+      #expect(bytes[1] - bytes[0] <= Self.allowance, "\(kind): peak \(bytes[0] >> 10) KiB at 40 K rows, \(bytes[1] >> 10) KiB at 320 K")
+    }
   }
 
   @Test func `convert's peak memory does not grow with the number of files`() throws {

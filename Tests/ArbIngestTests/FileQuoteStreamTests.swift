@@ -205,6 +205,57 @@ struct FileQuoteStreamTests {
     }
   }
 
+  /// Checks that counting the file `path` (when it streams) reports what its whole read
+  /// reports, with the same price sources and quarantine; returns whether it streamed.
+  static func checkCount(_ path: String, options: IngestOptions, _ comment: Comment) throws -> Bool {
+    let spec = try LegSpec(parsing: path)
+    let whole = Result { try Ingest.read(path: path, options: try spec.ingestOptions(options, specOverrides: [])) }
+    let quarantine = options.quarantinePath.flatMap { try? Data(contentsOf: URL(fileURLWithPath: $0)) }
+    let counted: (report: IngestReport, priceSources: [PriceSource])?
+    do { counted = try FileQuoteStream.count(spec, options: options) } catch {
+      // Counting fails where the whole read fails, with the same error.
+      guard case .failure(let expected) = whole else {
+        Issue.record("\(comment): counted \(error), the whole read none")
+        return true
+      }
+      #expect("\(error)" == "\(expected)", comment)
+      return true
+    }
+    guard let counted else { return false }
+    let file = try whole.get()
+    let (a, b) = (counted.report, file.report)
+    expectSameAccounting(a, b, comment)
+    let (errors, wholeErrors) = (a.errors.map { "\($0)" }, b.errors.map { "\($0)" })
+    #expect(a.path == b.path && a.warnings == b.warnings, comment)
+    #expect(errors == wholeErrors, comment)
+    #expect(a.instruments.map(\.1) == b.instruments.map(\.1), comment)
+    #expect(counted.priceSources == file.series.map(\.priceSource), comment)
+    if let path = options.quarantinePath { #expect((try? Data(contentsOf: URL(fileURLWithPath: path))) == quarantine, comment) }
+    return true
+  }
+
+  @Test func `counting a file keeps no point and reports what the whole read reports`() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let parquet = try FileManager.default.contentsOfDirectory(atPath: fixture("parquet")).filter { $0.hasSuffix(".parquet") }.sorted().map(ParquetTests.parquet)
+    let bad = folder.path + "/bad.parquet"
+    try ParquetTypedPathTests.badTable(at: bad, groups: 5, rows: 2_400)
+    var (checked, counted) = (0, 0)
+    for path in StoreTests.sources + parquet + [bad] {
+      var windows: [TimeWindow?] = [nil]
+      if let series = (try? Ingest.read(path: path, options: Self.options(folder)))?.series.first, series.count >= 3 {
+        windows.append(TimeWindow(from: series.time[series.count / 3], to: series.time[2 * series.count / 3]))
+      }
+      for window in windows {
+        var options = Self.options(folder, window: window)
+        options.quarantinePath = folder.path + "/rejected-\(checked).csv"
+        checked += 1
+        if try Self.checkCount(path, options: options, "\(path) window \(String(describing: window))") { counted += 1 }
+      }
+    }
+    #expect(counted >= 60 && counted < checked, "most files are counted; JSON sources and rebuilt books are not (\(counted) of \(checked))")
+  }
+
   @Test func `sources that cannot stream in order are left to the whole read`() throws {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }

@@ -8,7 +8,8 @@ struct InspectCommand: Command {
   static let usage = """
     Usage: arbkit inspect PATH… [--format table|csv|json] [ingest options]
 
-    Reads each file (plain or .gz, streamed) and prints its format, rows read,
+    Reads each file (plain or compressed; in one pass keeping no quote when it is a
+    CSV or Parquet file in time order) and prints its format, rows read,
     accepted and rejected (read = accepted + rejected), rows collapsed as duplicate
     timestamps, accepted rows outside --from/--to, first and last timestamps, and the series it holds: instrument,
     field (price, mark, index, funding_rate or premium_index; a derivative ticker
@@ -40,12 +41,16 @@ struct InspectCommand: Command {
   var files: RunFiles { ingest.files(inputs: paths.flatMap(\.files)) }
 
   func run(_ terminal: inout Terminal) throws -> ExitCode {
-    var reports: [(IngestReport, [QuoteSeries])] = []
+    var reports: [(IngestReport, [PriceSource])] = []
     for spec in paths {
       for path in spec.paths {
         let single = LegSpec(instrument: spec.instrument, paths: [path], format: spec.format)
-        let file = try Ingest.read(path: path, options: try single.ingestOptions(ingest.options, specOverrides: ingest.specOverrides))
-        reports.append((file.report, file.series))
+        if let counted = try FileQuoteStream.count(single, options: ingest.options, specOverrides: ingest.specOverrides) {
+          reports.append(counted)
+        } else {
+          let file = try Ingest.read(path: path, options: try single.ingestOptions(ingest.options, specOverrides: ingest.specOverrides))
+          reports.append((file.report, file.series.map(\.priceSource)))
+        }
       }
     }
     switch format {
@@ -65,13 +70,14 @@ struct InspectCommand: Command {
         }
       }
     case .table:
-      for (report, series) in reports { terminal.print(Self.table(report, series) + "\n") }
+      for (report, priceSources) in reports { terminal.print(Self.table(report, priceSources) + "\n") }
     }
     for (report, _) in reports { IngestSummary.warn(report, terminal: &terminal) }
     return .success
   }
 
-  static func json(_ report: IngestReport, _ series: [QuoteSeries]) -> JSONValue {
+  /// The report of a file whose series have `priceSources`, as JSON.
+  static func json(_ report: IngestReport, _ priceSources: [PriceSource]) -> JSONValue {
     // An order book file also tells the rows it skipped and the instants it left out.
     let book: [(String, JSONValue)] =
       report.format == RecordFormat.tardisIncrementalL2.id
@@ -93,11 +99,11 @@ struct InspectCommand: Command {
       (
         "instruments",
         .array(
-          zip(report.instruments, series).map { entry, s in
+          zip(report.instruments, priceSources).map { entry, priceSource in
             .object([
               ("venue", .string(entry.instrument.venue)), ("market", .string(entry.instrument.market.rawValue)),
               ("symbol", .string(entry.instrument.symbol)), ("field", .string(entry.field.rawValue)), ("rows", .int(entry.rows)),
-              ("price_source", .string(s.priceSource.rawValue)),
+              ("price_source", .string(priceSource.rawValue)),
             ])
           })
       ),
@@ -110,7 +116,7 @@ struct InspectCommand: Command {
     return .object(counts + book + rest)
   }
 
-  static func table(_ report: IngestReport, _ series: [QuoteSeries]) -> String {
+  static func table(_ report: IngestReport, _ priceSources: [PriceSource]) -> String {
     var text = "\(report.path)  (\(report.format))\n"
     text += "  rows read \(report.rowsRead) = accepted \(report.rowsAccepted) + rejected \(report.rowsRejected)"
     text += report.rowsCollapsed > 0 ? "; \(report.rowsCollapsed) collapsed as duplicate timestamps" : ""
@@ -131,10 +137,10 @@ struct InspectCommand: Command {
       text += "  skipped messages \(total) (accepted, no series read): " + report.skippedByKind.map { "\($0.kind) \($0.count)" }.joined(separator: ", ") + "\n"
     }
     var table = TextTable(["venue", "market", "symbol", "field", "rows", "price"], rightAligned: [4])
-    for (entry, s) in zip(report.instruments, series) {
+    for (entry, priceSource) in zip(report.instruments, priceSources) {
       table.add([
         entry.instrument.venue, entry.instrument.market.rawValue, entry.instrument.symbol, entry.field.rawValue, "\(entry.rows)",
-        s.priceSource.rawValue,
+        priceSource.rawValue,
       ])
     }
     return text + table.rendered(indent: "  ")
