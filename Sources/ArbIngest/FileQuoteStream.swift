@@ -317,7 +317,7 @@ private struct OpenFile {
       compression = .none
       reader = FileReader(path: path, options: table.options, expectedRows: 1 << 12)
       try table.readHeader(into: &reader)
-      rows = .parquet(table.rows(0..<table.footer.metadata.rowGroups.count, firstLine: 2, reader: reader), file)
+      rows = .parquet(table.rows(0..<table.footer.metadata.rowGroups.count, firstLine: 2, reader: reader, readsAhead: true), file)
     } else {
       compression = try Compression.detect(path: path)
       reader = FileReader(path: path, options: options, expectedRows: 1 << 12)

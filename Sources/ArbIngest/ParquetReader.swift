@@ -295,10 +295,11 @@ struct ParquetTableSource {
     try header.withUnsafeBufferPointer { try reader.consume(line: $0, number: 1) }
   }
 
-  /// The rows of row groups `groups` for `reader` (its header read), the first numbered `firstLine`.
-  func rows(_ groups: Range<Int>, firstLine: Int, reader: FileReader) -> ParquetRowFeed {
+  /// The rows of row groups `groups` for `reader` (its header read), the first numbered
+  /// `firstLine`; `readsAhead`: the next row group decoded on a thread of its own.
+  func rows(_ groups: Range<Int>, firstLine: Int, reader: FileReader, readsAhead: Bool = false) -> ParquetRowFeed {
     ParquetRowFeed(
       footer: footer, path: path, groups: groups, firstLine: firstLine, forms: forms, used: used, typed: !options.parquetAsText, reader: reader,
-      budget: limit)
+      budget: limit, readsAhead: readsAhead)
   }
 }

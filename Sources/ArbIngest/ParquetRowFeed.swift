@@ -1,71 +1,60 @@
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #endif
+import ArbCore
 
 /// The rows of consecutive row groups of a Parquet file, handed out in order a row group
 /// decoded at a time: typed when `ParquetTypedPlan` serves the reader's layout and the
 /// columns' types, else as the CSV line of the same row (`ParquetText`). Handing out may
-/// stop after any row and resume there, so a stream holds one row group's columns.
+/// stop after any row and resume there, so a stream holds one row group's columns (two
+/// when it reads ahead: the next group is decoded on a thread of its own while the rows
+/// of this one are handed out).
 ///
 /// Each row group's pages are let go of once its rows are handed out (`MADV_DONTNEED` on
 /// the mapped file): a file read to its end does not stay resident.
 final class ParquetRowFeed {
   private let footer: ParquetReader.Footer
-  private let path: String
-  private var groups: Range<Int>
-  /// Bytes and values the feed may still decode (the decompression limit).
-  private var budget: Int
   /// The number of the next row (the header is line 1 of the CSV of the table).
   private(set) var number: Int
-  private let columns: Columns
+  /// The instrument of the last row (typed rows).
+  private let cache: ParquetKeyCache?
+  private let decoder: Decoder
+  /// The thread that decodes ahead, or the one group decoded in turn.
+  private let ahead: ReadAhead<DecodedGroup>?
+  private let alone: DecodedGroup?
   /// The row group being handed out, and its rows handed out so far.
-  private var group = -1
-  private var rows = 0
+  private var current: DecodedGroup?
   private var nextRow = 0
+  private var ended = false
   private var text: [UInt8] = []
-
-  private enum Columns {
-    case typed(readers: [ParquetColumnReader<ParquetColumnValues>], used: [Bool], forms: [ParquetValueForm], cache: ParquetKeyCache, current: Typed)
-    case text(readers: [ParquetColumnReader<ParquetColumnText>], used: [Bool], current: TextColumns)
-  }
-
-  /// The current row group's typed columns, and whether a naming column holds a string
-  /// the CSV quotes.
-  private final class Typed {
-    var values: [ParquetColumnValues?] = []
-    var columns: [ParquetTypedColumn?] = []
-    var quoted = false
-  }
-
-  private final class TextColumns {
-    var columns: [ParquetColumnText?] = []
-  }
 
   /// - Parameters:
   ///   - groups: the row groups handed out, in order; the first row is line `firstLine`.
   ///   - typed: read typed where the plan allows; `reader` is the reader the rows are for,
   ///     its header read (its layout decides the plan), `nil` to read every row as text.
   ///   - budget: bytes and values the feed may decode.
+  ///   - readsAhead: decode the next row group on a thread while this one's rows are handed out.
   init(
     footer: ParquetReader.Footer, path: String, groups: Range<Int>, firstLine: Int, forms: [ParquetValueForm], used: [Bool], typed: Bool,
-    reader: FileReader?, budget: Int
+    reader: FileReader?, budget: Int, readsAhead: Bool = false
   ) {
     self.footer = footer
-    self.path = path
-    self.groups = groups
-    self.budget = budget
     number = firstLine
-    if typed, let reader, let plan = ParquetTypedPlan(leaves: footer.leaves, forms: forms, used: used, reader: reader) {
-      let readers = footer.leaves.enumerated().map { k, leaf in
-        ParquetColumnReader(leaf: leaf, form: forms[k], data: footer.data, values: ParquetColumnValues(type: leaf.type ?? .byteArray, keys: ParquetKeyTable()))
-      }
-      columns = .typed(readers: readers, used: plan.roles.map { $0 != nil }, forms: forms, cache: ParquetKeyCache(fields: reader.keyFields), current: Typed())
+    let plan = typed ? reader.flatMap { ParquetTypedPlan(leaves: footer.leaves, forms: forms, used: used, reader: $0) } : nil
+    cache = plan.flatMap { _ in reader.map { ParquetKeyCache(fields: $0.keyFields) } }
+    decoder = Decoder(
+      footer: footer, path: path, groups: groups, budget: budget, forms: forms, used: plan.map { $0.roles.map { $0 != nil } } ?? used, typed: plan != nil)
+    if readsAhead && groups.count > 1 {
+      let decoder = decoder
+      ahead = ReadAhead(slots: [decoder.group(), decoder.group()], name: "parquet") { try decoder.fill($0) }
+      alone = nil
     } else {
-      let readers = footer.leaves.enumerated().map { k, leaf in ParquetColumnReader(leaf: leaf, form: forms[k], data: footer.data, values: ParquetColumnText())
-      }
-      columns = .text(readers: readers, used: used, current: TextColumns())
+      ahead = nil
+      alone = decoder.group()
     }
   }
+
+  deinit { ahead?.stop() }
 
   /// Hands each row to `typed` (a row read typed) or `line` (a row as its CSV line, without
   /// its line break), with its line number, until one returns `false` or the rows end.
@@ -74,19 +63,18 @@ final class ParquetRowFeed {
     typed: (ParquetRowFields, Int) throws -> Bool, line: (UnsafeBufferPointer<UInt8>, Int) throws -> Bool
   ) throws -> Bool {
     while true {
-      if nextRow == rows {
-        if group >= 0 { release(group) }
-        guard let g = groups.popFirst() else { return false }
-        try load(g)
+      guard let current, nextRow < current.rows else {
+        try advance()
+        if ended { return false }
         continue
       }
       var r = nextRow, number = self.number
       defer { (nextRow, self.number) = (r, number) }
       var more = true
-      switch columns {
-      case .typed(_, _, _, let cache, let current):
+      let rows = current.rows
+      if let cache {
         let quoted = current.quoted
-        try current.columns.withUnsafeBufferPointer { columns in
+        try current.typed.withUnsafeBufferPointer { columns in
           while more && r < rows {
             let row = ParquetRowFields(columns: columns, row: r, cache: cache)
             if quoted && row.hasQuotedKey() {
@@ -99,8 +87,8 @@ final class ParquetRowFeed {
             number += 1
           }
         }
-      case .text(_, _, let current):
-        try Self.withBuffers(current.columns) { columns in
+      } else {
+        try Self.withBuffers(current.text) { columns in
           while more && r < rows {
             text.removeAll(keepingCapacity: true)
             Self.appendRow(r, of: columns, to: &text)
@@ -114,36 +102,105 @@ final class ParquetRowFeed {
     }
   }
 
-  /// Decodes the columns of row group `g` that the rows need.
-  private func load(_ g: Int) throws {
-    let group = footer.metadata.rowGroups[g]
-    guard group.columns.count == footer.leaves.count else {
-      throw ParquetError(path: path, rowGroup: g, reason: "\(group.columns.count) column chunks for \(footer.leaves.count) columns")
+  /// Lets go of the row group handed out and takes the next one; `ended` after the last.
+  private func advance() throws {
+    guard !ended else { return }
+    if let current {
+      release(current.group)
+      ahead?.release()
+      self.current = nil
     }
-    guard group.rows >= 0, group.rows <= Int64(budget / 8) else {
-      throw ParquetError(path: path, rowGroup: g, reason: "\(group.rows) rows, beyond the decompression limit (a decompression bomb?)")
+    nextRow = 0
+    if let ahead {
+      current = ahead.take()
+      if current == nil, let failure = ahead.failure {
+        ended = true
+        throw failure
+      }
+    } else if try decoder.fill(alone!) {
+      current = alone
     }
-    let rows = Int(group.rows)
-    func decode<Values>(_ readers: [ParquetColumnReader<Values>], _ used: [Bool]) throws -> [Values?] {
-      try readers.indices.map { k -> Values? in
-        guard used[k] else { return nil }
-        do throws(ParquetFault) { return try readers[k].read(group.columns[k], rows: rows, budget: &budget) } catch {
-          throw ParquetError(path: path, rowGroup: g, column: readers[k].leaf.name, reason: error.reason)
+    ended = current == nil
+    // Two groups decoded ahead have column readers, and so string ids, of their own.
+    if ahead != nil { cache?.forget() }
+  }
+
+  /// A row group decoded, with the column readers whose buffers hold its columns.
+  private final class DecodedGroup {
+    let typedReaders: [ParquetColumnReader<ParquetColumnValues>]
+    let textReaders: [ParquetColumnReader<ParquetColumnText>]
+    var group = -1
+    var rows = 0
+    /// Typed: the columns, their values, and whether a naming column holds a string the CSV quotes.
+    var values: [ParquetColumnValues?] = []
+    var typed: [ParquetTypedColumn?] = []
+    var quoted = false
+    /// As text.
+    var text: [ParquetColumnText?] = []
+
+    init(typedReaders: [ParquetColumnReader<ParquetColumnValues>], textReaders: [ParquetColumnReader<ParquetColumnText>]) {
+      self.typedReaders = typedReaders
+      self.textReaders = textReaders
+    }
+  }
+
+  /// Decodes the row groups in turn (on the reading-ahead thread when there is one: it
+  /// alone then touches the budget and the groups left).
+  private final class Decoder {
+    let footer: ParquetReader.Footer
+    let path: String
+    var groups: Range<Int>
+    var budget: Int
+    let forms: [ParquetValueForm]
+    let used: [Bool]
+    let typed: Bool
+
+    init(footer: ParquetReader.Footer, path: String, groups: Range<Int>, budget: Int, forms: [ParquetValueForm], used: [Bool], typed: Bool) {
+      (self.footer, self.path, self.groups, self.budget) = (footer, path, groups, budget)
+      (self.forms, self.used, self.typed) = (forms, used, typed)
+    }
+
+    /// A group with column readers of its own.
+    func group() -> DecodedGroup {
+      func readers<Values>(_ values: (ParquetLeaf) -> Values) -> [ParquetColumnReader<Values>] {
+        footer.leaves.enumerated().map { k, leaf in ParquetColumnReader(leaf: leaf, form: forms[k], data: footer.data, values: values(leaf)) }
+      }
+      return typed
+        ? DecodedGroup(typedReaders: readers { ParquetColumnValues(type: $0.type ?? .byteArray, keys: ParquetKeyTable()) }, textReaders: [])
+        : DecodedGroup(typedReaders: [], textReaders: readers { _ in ParquetColumnText() })
+    }
+
+    /// Decodes the next row group into `slot`; `false` when none is left.
+    func fill(_ slot: DecodedGroup) throws -> Bool {
+      guard let g = groups.popFirst() else { return false }
+      let group = footer.metadata.rowGroups[g]
+      guard group.columns.count == footer.leaves.count else {
+        throw ParquetError(path: path, rowGroup: g, reason: "\(group.columns.count) column chunks for \(footer.leaves.count) columns")
+      }
+      guard group.rows >= 0, group.rows <= Int64(budget / 8) else {
+        throw ParquetError(path: path, rowGroup: g, reason: "\(group.rows) rows, beyond the decompression limit (a decompression bomb?)")
+      }
+      let rows = Int(group.rows)
+      func decode<Values>(_ readers: [ParquetColumnReader<Values>]) throws -> [Values?] {
+        try readers.indices.map { k -> Values? in
+          guard used[k] else { return nil }
+          do throws(ParquetFault) { return try readers[k].read(group.columns[k], rows: rows, budget: &budget) } catch {
+            throw ParquetError(path: path, rowGroup: g, column: readers[k].leaf.name, reason: error.reason)
+          }
         }
       }
-    }
-    switch columns {
-    case .typed(let readers, let used, let forms, _, let current):
       // The last group's columns are let go of first: their readers reuse the buffers.
-      (current.columns, current.values) = ([], [])
-      current.values = try decode(readers, used)
-      current.columns = current.values.enumerated().map { k, values in values.map { ParquetTypedColumn($0, form: forms[k]) } }
-      current.quoted = current.values.contains { $0?.type == .byteArray && $0!.keys.hasQuoted }
-    case .text(let readers, let used, let current):
-      current.columns = []
-      current.columns = try decode(readers, used)
+      (slot.values, slot.typed, slot.text) = ([], [], [])
+      if typed {
+        slot.values = try decode(slot.typedReaders)
+        slot.typed = slot.values.enumerated().map { k, values in values.map { ParquetTypedColumn($0, form: forms[k]) } }
+        slot.quoted = slot.values.contains { $0?.type == .byteArray && $0!.keys.hasQuoted }
+      } else {
+        slot.text = try decode(slot.textReaders)
+      }
+      (slot.group, slot.rows) = (g, rows)
+      return true
     }
-    (self.group, self.rows, nextRow) = (g, rows, 0)
   }
 
   /// Lets go of the pages of row group `g` (those wholly inside its column chunks' span).

@@ -107,6 +107,10 @@ final class ParquetKeyCache {
     fields.deallocate()
     state.deallocate()
   }
+
+  /// Forgets the last row's instrument: the next row's is looked up again (its ids may
+  /// come from another reader's strings).
+  func forget() { state.update(repeating: -1) }
 }
 
 /// Row `row` of a row group's typed columns (`nil` for a column not read), as
