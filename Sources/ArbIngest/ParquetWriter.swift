@@ -83,15 +83,36 @@ struct ThriftWriter {
 }
 
 /// Writes a Parquet file all or nothing (`AtomicFile`): one row group per `write` call,
-/// each column one data page (v1, PLAIN values, RLE / bit-packed definition levels for a
-/// nullable column) compressed with ZSTD, then the footer with the schema — timestamps
+/// each column data pages of at most `pageRows` rows (v1, RLE / bit-packed definition
+/// levels for a nullable column; numbers PLAIN, strings `RLE_DICTIONARY` after a PLAIN
+/// dictionary page) compressed with ZSTD, then the footer with the schema — timestamps
 /// `TIMESTAMP(MICROS, UTC)`, strings `STRING` — and the key/value metadata.
 public final class ParquetFileWriter {
   private let file: AtomicFile
   private let fields: [ArrowField]
   private let metadata: [(String, String)]
   private var offset = 0
-  private var rowGroups: [(rows: Int, columns: [(offset: Int, compressed: Int, uncompressed: Int, values: Int)])] = []
+  private var rowGroups: [(rows: Int, columns: [ColumnChunk])] = []
+
+  /// Rows per data page: what a reader decodes at a time.
+  static let pageRows = 1 << 16
+
+  /// Where a column chunk lies and what it holds.
+  private struct ColumnChunk {
+    var offset: Int
+    var dataOffset: Int
+    var compressed = 0
+    var uncompressed = 0
+    var values: Int
+    var dictionary: Bool
+  }
+
+  /// A page before compression: a dictionary page, or a data page of `values` rows.
+  private struct Page {
+    var dictionary: Bool
+    var values: Int
+    var bytes: [UInt8]
+  }
 
   public init(path: String, fields: [ArrowField], metadata: [(String, String)] = []) throws {
     file = try AtomicFile(path: path)
@@ -107,29 +128,42 @@ public final class ParquetFileWriter {
     // Each thread reads its own column only.
     nonisolated(unsafe) let columns = columns
     let fields = fields
-    let pages = concurrently(columns.count) { k in
-      let (values, page) = Self.page(columns[k], nullable: fields[k].nullable)
-      return (values: values, size: page.count, compressed: ParquetCodec.zstdCompress(page))
+    let made = concurrently(columns.count) { k in
+      let (rows, pages) = Self.pages(columns[k], nullable: fields[k].nullable)
+      return (rows: rows, pages: pages.map { (page: $0, compressed: ParquetCodec.zstdCompress($0.bytes)) })
     }
-    var chunks: [(offset: Int, compressed: Int, uncompressed: Int, values: Int)] = []
+    var chunks: [ColumnChunk] = []
     var rows = -1
-    for (values, size, compressed) in pages {
+    for (values, pages) in made {
       precondition(rows < 0 || rows == values, "columns of \(rows) and \(values) rows in one row group")
       rows = values
-      var header = ThriftWriter()
-      header.i32(1, 0)
-      header.i32(2, size)
-      header.i32(3, compressed.count)
-      header.structure(5) { h in
-        h.i32(1, values)
-        h.i32(2, 0)
-        h.i32(3, 3)
-        h.i32(4, 3)
+      var chunk = ColumnChunk(offset: offset, dataOffset: offset, values: values, dictionary: pages.first?.page.dictionary ?? false)
+      for (page, compressed) in pages {
+        if !page.dictionary && chunk.dataOffset == chunk.offset && chunk.dictionary { chunk.dataOffset = offset }
+        var header = ThriftWriter()
+        header.i32(1, page.dictionary ? 2 : 0)
+        header.i32(2, page.bytes.count)
+        header.i32(3, compressed.count)
+        if page.dictionary {
+          header.structure(7) { h in
+            h.i32(1, page.values)
+            h.i32(2, 0)
+          }
+        } else {
+          header.structure(5) { h in
+            h.i32(1, page.values)
+            h.i32(2, chunk.dictionary ? 8 : 0)
+            h.i32(3, 3)
+            h.i32(4, 3)
+          }
+        }
+        header.end()
+        chunk.compressed += header.bytes.count + compressed.count
+        chunk.uncompressed += header.bytes.count + page.bytes.count
+        try emit(header.bytes)
+        try emit(compressed)
       }
-      header.end()
-      chunks.append((offset, header.bytes.count + compressed.count, header.bytes.count + size, values))
-      try emit(header.bytes)
-      try emit(compressed)
+      chunks.append(chunk)
     }
     rowGroups.append((max(rows, 0), chunks))
   }
@@ -158,13 +192,16 @@ public final class ParquetFileWriter {
         w.int(2, Int64(chunk.offset))
         w.structure(3) { m in
           m.i32(1, Int(Self.physicalType(fields[k].type).rawValue))
-          m.list(2, kind: ThriftReader.Kind.i32, count: 2) { w, e in w.element(e == 0 ? 0 : 3) }
+          // PLAIN, RLE (levels), and RLE_DICTIONARY for a dictionary-encoded chunk.
+          let encodings = chunk.dictionary ? [0, 3, 8] : [0, 3]
+          m.list(2, kind: ThriftReader.Kind.i32, count: encodings.count) { w, e in w.element(encodings[e]) }
           m.list(3, kind: ThriftReader.Kind.binary, count: 1) { w, _ in w.element(fields[k].name) }
           m.i32(4, Int(ParquetCodec.zstd.rawValue))
           m.int(5, Int64(chunk.values))
           m.int(6, Int64(chunk.uncompressed))
           m.int(7, Int64(chunk.compressed))
-          m.int(9, Int64(chunk.offset))
+          m.int(9, Int64(chunk.dataOffset))
+          if chunk.dictionary { m.int(11, Int64(chunk.offset)) }
         }
       }
       w.int(2, Int64(group.columns.reduce(0) { $0 + $1.uncompressed }))
@@ -215,64 +252,108 @@ public final class ParquetFileWriter {
     }
   }
 
-  /// The page of `column`: definition levels (a nullable column) then the PLAIN values
-  /// of its non-null rows; and its number of rows.
-  private static func page(_ column: ArrowColumn, nullable: Bool) -> (rows: Int, bytes: [UInt8]) {
+  /// The pages of `column` and its number of rows: data pages of `pageRows` rows, each its
+  /// definition levels (a nullable column) then its non-null values, PLAIN, or for strings
+  /// their indices into the dictionary page that comes first.
+  private static func pages(_ column: ArrowColumn, nullable: Bool) -> (rows: Int, pages: [Page]) {
+    let count: Int
+    var dictionary: (page: [UInt8], ids: [String: Int], width: Int)? = nil
+    switch column {
+    case .integers(let values, _): count = values.count
+    case .doubles(let values, _): count = values.count
+    case .bools(let values, _): count = values.count
+    case .strings(let values):
+      count = values.count
+      var page: [UInt8] = []
+      var ids: [String: Int] = [:]
+      for case let text? in values where ids[text] == nil {
+        ids[text] = ids.count
+        FlatBuffer.append(&page, UInt32(text.utf8.count))
+        page += text.utf8
+      }
+      dictionary = (page, ids, max(1, Int.bitWidth - max(ids.count - 1, 0).leadingZeroBitCount))
+    case .indices: preconditionFailure("dictionary indices are an Arrow encoding; give a Parquet writer the strings")
+    }
+    var pages = dictionary.map { [Page(dictionary: true, values: $0.ids.count, bytes: $0.page)] } ?? []
+    for start in stride(from: 0, to: max(count, 1), by: pageRows) {
+      let rows = start..<min(start + pageRows, count)
+      pages.append(
+        Page(dictionary: false, values: rows.count, bytes: page(column, rows, nullable: nullable, dictionary: dictionary.map { ($0.ids, $0.width) })))
+    }
+    return (count, pages)
+  }
+
+  /// The data page of `rows` of `column`.
+  private static func page(_ column: ArrowColumn, _ rows: Range<Int>, nullable: Bool, dictionary: (ids: [String: Int], width: Int)?) -> [UInt8] {
     var bytes: [UInt8] = []
-    func levels(_ valid: [Bool], count: Int) -> (Int) -> Bool {
-      let defined = valid.isEmpty ? [Bool](repeating: true, count: count) : valid
+    /// Writes the definition levels of `rows` (`valid` empty: all defined); whether row `k` is defined.
+    func levels(_ valid: @escaping (Int) -> Bool) -> (Int) -> Bool {
       guard nullable else { return { _ in true } }
       // One bit-packed run of ⌈count / 8⌉ groups of 8 one-bit levels.
+      let groups = (rows.count + 7) / 8
       var run: [UInt8] = []
-      let groups = (count + 7) / 8
-      var header = UInt64(groups) << 1 | 1
-      while header >= 0x80 {
-        run.append(UInt8(header & 0x7F) | 0x80)
-        header >>= 7
-      }
-      run.append(UInt8(header))
+      varint(UInt64(groups) << 1 | 1, into: &run)
       var packed = [UInt8](repeating: 0, count: groups)
-      for (k, isDefined) in defined.enumerated() where isDefined { packed[k >> 3] |= 1 << UInt8(k & 7) }
+      for (k, row) in rows.enumerated() where valid(row) { packed[k >> 3] |= 1 << UInt8(k & 7) }
       run += packed
       FlatBuffer.append(&bytes, UInt32(run.count))
       bytes += run
-      return { defined[$0] }
+      return valid
     }
     /// The PLAIN values of the rows `defined` keeps (in memory order: little-endian, as
-    /// Parquet's), copied at once when `every` row is kept.
-    func plain<T: BitwiseCopyable>(_ values: [T], every: Bool, _ defined: (Int) -> Bool) {
-      bytes.reserveCapacity(bytes.count + values.count * MemoryLayout<T>.stride)
-      if every {
-        values.withUnsafeBytes { bytes.append(contentsOf: $0) }
+    /// Parquet's), copied at once when every row is kept.
+    func plain<T: BitwiseCopyable>(_ values: [T], _ valid: [Bool]) {
+      let defined = levels { valid.isEmpty || valid[$0] }
+      bytes.reserveCapacity(bytes.count + rows.count * MemoryLayout<T>.stride)
+      if !nullable || valid.isEmpty || !valid[rows].contains(false) {
+        values[rows].withUnsafeBytes { bytes.append(contentsOf: $0) }
       } else {
-        for k in values.indices where defined(k) { withUnsafeBytes(of: values[k]) { bytes.append(contentsOf: $0) } }
+        for k in rows where defined(k) { withUnsafeBytes(of: values[k]) { bytes.append(contentsOf: $0) } }
       }
     }
     switch column {
-    case .integers(let values, let valid):
-      let defined = levels(valid, count: values.count)
-      plain(values, every: !nullable || !valid.contains(false), defined)
-      return (values.count, bytes)
-    case .doubles(let values, let valid):
-      let defined = levels(valid, count: values.count)
-      plain(values, every: !nullable || !valid.contains(false), defined)
-      return (values.count, bytes)
+    case .integers(let values, let valid): plain(values, valid)
+    case .doubles(let values, let valid): plain(values, valid)
     case .bools(let values, let valid):
-      let defined = levels(valid, count: values.count)
-      let kept = values.indices.filter(defined).map { values[$0] }
+      let defined = levels { valid.isEmpty || valid[$0] }
+      let kept = rows.filter(defined).map { values[$0] }
       var packed = [UInt8](repeating: 0, count: (kept.count + 7) / 8)
       for (k, value) in kept.enumerated() where value { packed[k >> 3] |= 1 << UInt8(k & 7) }
-      return (values.count, bytes + packed)
+      bytes += packed
     case .strings(let values):
-      let defined = levels(values.map { $0 != nil }, count: values.count)
-      for k in values.indices where defined(k) {
-        let text = values[k] ?? ""
-        FlatBuffer.append(&bytes, UInt32(text.utf8.count))
-        bytes += text.utf8
+      let (ids, width) = dictionary!
+      let defined = levels { values[$0] != nil }
+      // The bit width, then an RLE run per run of equal indices.
+      bytes.append(UInt8(width))
+      var run: (id: Int, count: Int)? = nil
+      func flush() {
+        guard let (id, count) = run else { return }
+        varint(UInt64(count) << 1, into: &bytes)
+        for b in 0..<(width + 7) / 8 { bytes.append(UInt8(truncatingIfNeeded: id >> (8 * b))) }
       }
-      return (values.count, bytes)
+      for k in rows where defined(k) {
+        let id = ids[values[k]!]!
+        if run?.id == id {
+          run!.count += 1
+        } else {
+          flush()
+          run = (id, 1)
+        }
+      }
+      flush()
     case .indices: preconditionFailure("dictionary indices are an Arrow encoding; give a Parquet writer the strings")
     }
+    return bytes
+  }
+
+  /// `value` as an unsigned LEB128 varint.
+  private static func varint(_ value: UInt64, into bytes: inout [UInt8]) {
+    var value = value
+    while value >= 0x80 {
+      bytes.append(UInt8(value & 0x7F) | 0x80)
+      value >>= 7
+    }
+    bytes.append(UInt8(value))
   }
 
   private func emit(_ bytes: [UInt8]) throws {

@@ -9,8 +9,9 @@ import ArbCore
 /// time order, as the reader splits them again.
 public final class QuoteTableFile {
   public static let header = "ts_us,venue,market,symbol,bid,ask,bid_size,ask_size,last"
-  /// Rows per record batch or row group.
-  static let batchRows = 1 << 20
+  /// Rows per record batch or row group (polars' default row group): what a streamed
+  /// read of the file decodes at a time.
+  static let batchRows = 1 << 18
 
   private let file: AtomicFile?
   private let columnar: (any ColumnarWriter)?

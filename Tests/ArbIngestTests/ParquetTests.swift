@@ -165,6 +165,44 @@ struct ParquetOutputTests {
     #expect(quarantine == "ts_us,price,name\n1700000000000001,,\n")
   }
 
+  @Test("the writer's pages: strings dictionary-encoded, pages of 65,536 rows, nulls across page ends, read back value for value")
+  func pagesAndDictionary() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let path = folder.path + "/pages.parquet"
+    let fields = [ArrowField("n", .int64), ArrowField("x", .float64), ArrowField("name", .utf8), ArrowField("flag", .bool)]
+    let writer = try ParquetFileWriter(path: path, fields: fields)
+    // 150,001 rows: three pages; names in runs of 1 to 5, with nulls, 300 of them (a 9-bit index).
+    let count = ParquetFileWriter.pageRows * 2 + 18_929
+    let n = (0..<count).map { Int64($0) * 3 - 7 }
+    let valid = (0..<count).map { $0 % 65_535 != 1 }
+    let x = (0..<count).map { Double($0) / 8 }
+    let names: [String?] = (0..<count).map { $0 % 9_973 == 5 ? nil : "s\(($0 / (1 + $0 % 5)) % 300)" }
+    let flags = (0..<count).map { $0 % 3 == 0 }
+    try writer.write([.integers(n, valid: valid), .doubles(x), .strings(names), .bools(flags)])
+    try writer.commit()
+    var expected = "n,x,name,flag\n"
+    for k in 0..<count {
+      expected += "\(valid[k] ? String(n[k]) : ""),\(Self.text(x[k])),\(names[k] ?? ""),\(flags[k])\n"
+    }
+    #expect(String(decoding: try ParquetReader.csv(path: path), as: UTF8.self) == expected)
+    // The footer: the string column's chunk starts at its dictionary page and lists RLE_DICTIONARY.
+    let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+    try bytes.withUnsafeBytes { raw in
+      let footer = try ParquetReader.Footer(raw, path: path)
+      let chunks = footer.metadata.rowGroups[0].columns
+      #expect(chunks[2].dictionaryPageOffset.map { $0 < chunks[2].dataPageOffset } == true)
+      #expect(chunks[0].dictionaryPageOffset == nil && chunks[0].start == chunks[0].dataPageOffset)
+    }
+  }
+
+  /// `value` as `ParquetText` writes a DOUBLE (the shortest text; a whole number below 1e15 without a fraction).
+  static func text(_ value: Double) -> String {
+    var out = ParquetColumnText()
+    ParquetText.double(value, into: &out)
+    return String(decoding: out.bytes, as: UTF8.self)
+  }
+
   @Test("a file of several row groups is read in two parts on two threads as in one: series, counts, bad rows and their lines")
   func twoParts() throws {
     let folder = TemporaryFolder()
