@@ -20,6 +20,20 @@ struct ParquetBadInputTests {
     let path = folder.write("broken.parquet", Data(bytes))
     let error = #expect(throws: ParquetError.self) { try Ingest.read(path: path) }
     #expect(error?.path == path)
+    // Streamed (the next row group decoded on a thread of its own) and counted, a file
+    // whose footer reads fails with the same error where the whole read does.
+    let leg = try LegSpec(parsing: path)
+    let streamed = #expect(throws: ParquetError.self) {
+      // A footer that does not read leaves the file to the whole read (`open` is `nil`).
+      let one = try LegSpec(parsing: "binance:linear:BTCUSDT=" + path)
+      guard let stream = try FileQuoteStream.open(one, options: IngestOptions()) else { throw error! }
+      _ = try drained(stream, rows: 7)
+    }
+    #expect(streamed == error)
+    let counted = #expect(throws: ParquetError.self) {
+      guard try FileQuoteStream.count(leg, options: IngestOptions()) != nil else { throw error! }
+    }
+    #expect(counted == error)
     return error
   }
 
