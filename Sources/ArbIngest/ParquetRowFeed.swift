@@ -56,6 +56,9 @@ final class ParquetRowFeed {
 
   deinit { ahead?.stop() }
 
+  /// Whether the rows are read typed (`ParquetTypedPlan`), not as text.
+  var isTyped: Bool { cache != nil }
+
   /// Hands each row to `typed` (a row read typed) or `line` (a row as its CSV line, without
   /// its line break), with its line number, until one returns `false` or the rows end.
   /// Returns whether rows remain.

@@ -15,16 +15,10 @@ struct ParquetTypedPathTests {
   static func isTyped(_ path: String, options: IngestOptions = IngestOptions()) throws -> Bool {
     let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
     return try bytes.withUnsafeBytes { raw in
-      let footer = try ParquetReader.Footer(raw, path: path)
-      var options = options
-      options.format = try ParquetReader.resolve(footer: footer, path: path, named: options.format)
-      var reader = FileReader(path: path, options: options, expectedRows: 1024)
-      let header = Array(ParquetReader.headerLine(footer.leaves.map(\.name)).utf8)
-      try header.withUnsafeBufferPointer { try reader.consume(line: $0, number: 1) }
-      guard let format = reader.format else { return false }
-      let forms = footer.leaves.enumerated().map { k, leaf in ParquetReader.form(of: leaf, column: k, layout: reader.layout, format: format) }
-      let used = ParquetReader.usedColumns(reader.layout, format: format, count: forms.count)
-      return ParquetTypedPlan(leaves: footer.leaves, forms: forms, used: used, reader: reader) != nil
+      let table = try ParquetTableSource(raw, path: path, options: options)
+      var reader = FileReader(path: path, options: table.options, expectedRows: 1024)
+      try table.readHeader(into: &reader)
+      return table.rows(0..<0, firstLine: 2, reader: reader).isTyped
     }
   }
 
