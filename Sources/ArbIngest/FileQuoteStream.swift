@@ -79,7 +79,7 @@ public final class FileQuoteStream: QuoteStream {
   private static func streams(path: String, leg: LegSpec, options: IngestOptions) -> Bool {
     guard let file = try? FileSource(path: path), !file.isStream else { return false }
     var reader: FileReader
-    if options.format == .parquet || ParquetReader.hasMagic(path: path) {
+    if ParquetReader.reads(path: path, format: options.format) {
       guard let mapped = try? MappedFile(path: path, readAhead: false),
         let table = try? ParquetTableSource(mapped.bytes, path: path, options: options)
       else { return false }
@@ -176,6 +176,8 @@ public final class FileQuoteStream: QuoteStream {
     do {
       while !file.atEnd && !enough(&file) {
         var seen = file.reader.builders.count
+        /// After each row: read on while no new series appeared and not `enough`.
+        func goesOn() -> Bool { file.reader.builders.count == seen && !enough(&file) }
         let more: Bool
         switch file.rows {
         case .lines(var lines):
@@ -183,17 +185,17 @@ public final class FileQuoteStream: QuoteStream {
           defer { file.rows = .lines(lines) }
           more = try lines.read { line, number throws(IngestError) in
             try file.reader.consume(line: line, number: number)
-            return file.reader.builders.count == seen && !enough(&file)
+            return goesOn()
           }
         case .parquet(let rows, _):
           more = try rows.read(
             typed: { row, number in
               try file.reader.consume(row, number: number) { row.line(into: &$0) }
-              return file.reader.builders.count == seen && !enough(&file)
+              return goesOn()
             },
             line: { line, number in
               try file.reader.consume(line: line, number: number)
-              return file.reader.builders.count == seen && !enough(&file)
+              return goesOn()
             })
         }
         if !more { file.atEnd = true }
@@ -311,7 +313,7 @@ private struct OpenFile {
   init(path: String, leg: LegSpec, options: IngestOptions) throws {
     self.path = path
     tally = PointTally(window: options.window ?? TimeWindow())
-    if options.format == .parquet || ParquetReader.hasMagic(path: path) {
+    if ParquetReader.reads(path: path, format: options.format) {
       let file = try MappedFile(path: path, readAhead: false)
       let table = try ParquetTableSource(file.bytes, path: path, options: options)
       compression = .none

@@ -169,7 +169,7 @@ public enum Ingest {
   static func readFile(path: String, options: IngestOptions) throws -> IngestedFile {
     let file = try FileSource(path: path)
     if file.isStream { return try readStream(file, options: options) }
-    if options.format == .parquet || ParquetReader.hasMagic(path: path) { return try ParquetReader.read(path: path, options: options) }
+    if ParquetReader.reads(path: path, format: options.format) { return try ParquetReader.read(path: path, options: options) }
     let size = file.size
     let compression = try Compression.detect(path: path)
     return try checkingStream(path: path, compression: compression, options: options) { () throws -> IngestedFile in

@@ -40,6 +40,10 @@ enum ParquetReader {
     return Glibc.read(fd, &head, 4) == 4 && head == magic
   }
 
+  /// Whether the file at `path` is read as Parquet: named so (`--input-format parquet`,
+  /// `@parquet`), or starting with `PAR1`.
+  static func reads(path: String, format: RecordFormat?) -> Bool { format == .parquet || hasMagic(path: path) }
+
   /// `PAR1`, little-endian.
   private static let magic = UInt32(0x3152_4150)
 
