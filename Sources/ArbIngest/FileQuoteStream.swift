@@ -52,7 +52,7 @@ public final class FileQuoteStream: QuoteStream {
   /// - Throws: as `LegSpec.load`.
   public static func open(_ leg: LegSpec, options: IngestOptions, specOverrides: [String] = []) throws -> FileQuoteStream? {
     let fileOptions = try leg.ingestOptions(options, specOverrides: specOverrides)
-    for path in leg.paths where !Self.streams(path: path, leg: leg, options: fileOptions) { return nil }
+    for path in leg.paths where Self.streamingLayout(path: path, leg: leg, options: fileOptions) == nil { return nil }
     return try FileQuoteStream(leg, options: fileOptions)
   }
 
@@ -73,22 +73,22 @@ public final class FileQuoteStream: QuoteStream {
     keepsOtherTime = keepsSizes && current!.selectedBuilder!.keepsOtherTime
   }
 
-  /// Whether the file at `path` can stream: a regular file, not JSON, whose header (or
-  /// first row) shows rows in time order of the leg's field. Any error is left to the
-  /// whole read, which reports it.
-  private static func streams(path: String, leg: LegSpec, options: IngestOptions) -> Bool {
-    guard let file = try? FileSource(path: path), !file.isStream else { return false }
+  /// The layout of the file at `path` when it can stream: a regular file, not JSON, whose
+  /// header (or first row) shows rows in time order of the leg's field; else `nil`. Any
+  /// error is left to the whole read, which reports it.
+  private static func streamingLayout(path: String, leg: LegSpec, options: IngestOptions) -> RecordLayout? {
+    guard let file = try? FileSource(path: path), !file.isStream else { return nil }
     var reader: FileReader
     if ParquetReader.reads(path: path, format: options.format) {
       guard let mapped = try? MappedFile(path: path, readAhead: false),
         let table = try? ParquetTableSource(mapped.bytes, path: path, options: options)
-      else { return false }
+      else { return nil }
       reader = FileReader(path: path, options: table.options, expectedRows: 0)
-      guard (try? table.readHeader(into: &reader)) != nil else { return false }
+      guard (try? table.readHeader(into: &reader)) != nil else { return nil }
     } else {
       guard (try? JSONSources.format(path: path, size: file.size, named: options.format)) == .some(nil),
         let source = try? Compression.open(path: path, limit: options.decompression)
-      else { return false }
+      else { return nil }
       reader = FileReader(path: path, options: options, expectedRows: 0)
       var lines = LineReader(source: source, chunkSize: 1 << 16, maxLineBytes: options.maxLineBytes)
       defer { lines.close() }
@@ -97,9 +97,9 @@ public final class FileQuoteStream: QuoteStream {
           try reader.consume(line: line, number: number)
           return false
         }
-      } catch { return false }
+      } catch { return nil }
     }
-    return reader.streamsInOrder && (leg.field == nil || leg.field == reader.layout.field)
+    return reader.streamsInOrder && (leg.field == nil || leg.field == reader.layout.field) ? reader.layout : nil
   }
 
   deinit {
@@ -143,7 +143,7 @@ public final class FileQuoteStream: QuoteStream {
     try read(&current!) { $0.selected != nil || $0.undecidedPoints > Self.undecidedLimit }
     if current!.selected == nil && !current!.atEnd {
       var scan = try OpenFile(path: current!.path, leg: leg, options: options)
-      scan.keepsNothing = true
+      scan.keeping = .nothing
       defer { scan.rows.close() }
       try read(&scan) { _ in false }
       let series = scan.reader.builders.map { ($0.series.instrument, $0.series.field) }
@@ -222,9 +222,7 @@ public final class FileQuoteStream: QuoteStream {
     while r < rows && block.count < maxRows {
       let time = series.time[r]
       let kind = file.tally.add(time)
-      let point = HeldPoint(
-        time: time, otherTime: series.otherTime.isEmpty ? 0 : series.otherTime[r], bid: series.bid[r], ask: series.ask[r],
-        bidSize: series.bidSize[r], askSize: series.askSize[r])
+      let point = HeldPoint(series, r)
       r += 1
       guard kind != .dropped else { continue }
       if kind == .kept, let before = held {
@@ -250,12 +248,15 @@ public final class FileQuoteStream: QuoteStream {
     reports.append(try Self.finish(&file, options: options))
   }
 
-  private static func finish(_ file: inout OpenFile, options: IngestOptions) throws -> IngestReport {
+  /// - Parameter tallies: the points taken of each series, when the caller took every
+  ///   series (`drain`); else the chosen series' are the file's and the others' their
+  ///   builders'.
+  private static func finish(_ file: inout OpenFile, options: IngestOptions, tallies: [PointTally]? = nil) throws -> IngestReport {
     try file.reader.checkNotEmpty()
     if file.reader.report.rowsRejected > 0 && file.compression != .none { try Ingest.verifyStream(path: file.path, options: options) }
     var report = file.reader.report
     for (k, builder) in file.reader.builders.enumerated() {
-      let tally = k == file.selected ? file.tally : builder.tally!
+      let tally = tallies?[k] ?? (k == file.selected ? file.tally : builder.tally!)
       report.rowsCollapsed += tally.collapsed
       report.rowsOutsideWindow += tally.outside
       report.instruments.append((builder.series.instrument, builder.series.field, tally.kept))
@@ -276,9 +277,9 @@ public final class FileQuoteStream: QuoteStream {
     _ leg: LegSpec, options: IngestOptions, specOverrides: [String] = []
   ) throws -> (report: IngestReport, priceSources: [PriceSource])? {
     let fileOptions = try leg.ingestOptions(options, specOverrides: specOverrides)
-    guard leg.paths.count == 1, streams(path: leg.paths[0], leg: leg, options: fileOptions) else { return nil }
+    guard leg.paths.count == 1, streamingLayout(path: leg.paths[0], leg: leg, options: fileOptions) != nil else { return nil }
     var file = try OpenFile(path: leg.paths[0], leg: leg, options: fileOptions)
-    file.keepsNothing = true
+    file.keeping = .nothing
     let report: IngestReport
     do {
       try read(&file, leg: leg, window: fileOptions.window ?? TimeWindow(), options: fileOptions) { _ in false }
@@ -288,6 +289,91 @@ public final class FileQuoteStream: QuoteStream {
       throw error
     }
     return (report, file.reader.builders.map { $0.hasBook ? .book : .last })
+  }
+
+  /// The file `leg` names read to its end with every series it holds handed to `sink`
+  /// as the whole read (`Ingest.read`) gives it: validated, rows at one time collapsed to
+  /// the last, inside the window, about `chunkRows` points at a time, so that memory
+  /// does not grow with the file. Returns the file's report and each series' price
+  /// source (in the order of `report.instruments`, which is the order of `sink`'s series);
+  /// `nil`, before anything is handed out, when the file cannot stream (see `open`), has
+  /// funding intervals or keeps trades at equal times (`readsTradeSizes`).
+  /// - Throws: as `Ingest.read`, and what `sink` throws.
+  public static func drain(
+    _ leg: LegSpec, options: IngestOptions, specOverrides: [String] = [], chunkRows: Int = 1 << 16, into sink: inout some SeriesSink
+  ) throws -> (report: IngestReport, priceSources: [PriceSource])? {
+    precondition(chunkRows > 0, "a chunk holds at least one row")
+    let fileOptions = try leg.ingestOptions(options, specOverrides: specOverrides)
+    guard leg.paths.count == 1, !fileOptions.readsTradeSizes,
+      let layout = streamingLayout(path: leg.paths[0], leg: leg, options: fileOptions), layout.fundingIntervalHours == nil
+    else { return nil }
+    let window = fileOptions.window ?? TimeWindow()
+    var file = try OpenFile(path: leg.paths[0], leg: leg, options: fileOptions)
+    file.keeping = .every
+    var drained: [DrainedSeries] = []
+    var block = ChunkBlock()
+    /// Hands out the points of every series read so far, the last of each held back
+    /// (a later row at its time would replace it) unless the file has ended.
+    func handOut() throws {
+      for k in file.reader.builders.indices {
+        if k == drained.count {
+          drained.append(DrainedSeries(tally: PointTally(window: window)))
+          try sink.begin(k, instrument: file.reader.builders[k].series.instrument, field: file.reader.builders[k].series.field)
+        }
+        file.reader.builders[k].flush()
+        block.removeAll()
+        drained[k].take(file.reader.builders[k].series, into: &block)
+        file.reader.builders[k].dropFirst(file.reader.builders[k].series.count)
+        if file.atEnd, let held = drained[k].held {
+          block.append(held)
+          drained[k].held = nil
+        }
+        if block.count > 0 {
+          try sink.append(k, block.chunk(0..<block.count, otherTime: file.reader.builders[k].keepsOtherTime, sizes: true))
+        }
+      }
+    }
+    let report: IngestReport
+    do {
+      var rowsHandedOut = 0
+      while !file.atEnd {
+        try read(&file, leg: leg, window: window, options: fileOptions) { $0.reader.report.rowsRead - rowsHandedOut >= chunkRows }
+        rowsHandedOut = file.reader.report.rowsRead
+        try handOut()
+      }
+      report = try finish(&file, options: fileOptions, tallies: drained.map(\.tally))
+    } catch {
+      file.rows.close()
+      throw error
+    }
+    return (report, file.reader.builders.map { $0.hasBook ? .book : .last })
+  }
+}
+
+/// Takes the series of a file `FileQuoteStream.drain` reads, numbered from 0 in the
+/// order they first appear.
+public protocol SeriesSink {
+  /// The series numbered `series` appeared; its points follow.
+  mutating func begin(_ series: Int, instrument: Instrument, field: SeriesField) throws
+  /// The next points of the series numbered `series`, in ascending time after those
+  /// before; `chunk` is valid during the call.
+  mutating func append(_ series: Int, _ chunk: QuoteChunk) throws
+}
+
+/// One series of a drained file: its points counted, the last one held back.
+private struct DrainedSeries {
+  var tally: PointTally
+  var held: HeldPoint? = nil
+
+  /// Moves the points of `series` into `block` as `FileQuoteStream.take` does: rows at
+  /// one time collapsed to the last, outside the window dropped, the last held back.
+  mutating func take(_ series: QuoteSeries, into block: inout ChunkBlock) {
+    for r in 0..<series.count {
+      let kind = tally.add(series.time[r])
+      guard kind != .dropped else { continue }
+      if kind == .kept, let held { block.append(held) }
+      held = HeldPoint(series, r)
+    }
   }
 }
 
@@ -307,8 +393,13 @@ private struct OpenFile {
   var tally: PointTally
   /// The series the leg takes, decided by a scan of the file before it appeared here.
   var decided: (instrument: Instrument, field: SeriesField)? = nil
-  /// A scan of the file's series: every series is counted, none kept.
-  var keepsNothing = false
+  /// Which series' points are kept: the leg's, every series' (`drain`) or none (a scan
+  /// that counts every series).
+  var keeping = Keeping.leg
+
+  enum Keeping {
+    case leg, every, nothing
+  }
 
   init(path: String, leg: LegSpec, options: IngestOptions) throws {
     self.path = path
@@ -340,7 +431,8 @@ private struct OpenFile {
   /// that names none (a second one is the error `pick` gives); one that might be taken
   /// if no exact match follows is kept until the end; any other is only counted.
   mutating func sort(builder k: Int, leg: LegSpec, window: TimeWindow) throws {
-    if keepsNothing || decided != nil {
+    if keeping == .every { return }
+    if keeping == .nothing || decided != nil {
       if let decided, selected == nil, reader.builders[k].series.instrument == decided.instrument, reader.builders[k].series.field == decided.field {
         selected = k
       } else {
@@ -410,6 +502,16 @@ private struct HeldPoint {
   var ask: Double
   var bidSize: Double
   var askSize: Double
+
+  /// The point at `row` of `series`.
+  init(_ series: QuoteSeries, _ row: Int) {
+    time = series.time[row]
+    otherTime = series.otherTime.isEmpty ? 0 : series.otherTime[row]
+    bid = series.bid[row]
+    ask = series.ask[row]
+    bidSize = series.bidSize[row]
+    askSize = series.askSize[row]
+  }
 }
 
 extension ChunkBlock {

@@ -32,6 +32,13 @@ public struct LegSpec: Sendable, Equatable {
     self.specSet = specSet
   }
 
+  /// The leg of one of its files, `path`, read alone.
+  public func file(_ path: String) -> LegSpec {
+    var one = self
+    one.paths = [path]
+    return one
+  }
+
   /// Parses the `--leg` text; the error is a usage message.
   public init(parsing text: String) throws(LegSpecError) {
     // A path that exists is that file or folder, even if it holds `,`, `=`, `#` or `@`.

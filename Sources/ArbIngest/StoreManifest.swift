@@ -251,10 +251,10 @@ extension StoreSource {
   /// The stamp of the file at `path` now (size, modification time, checksum), with no
   /// row accounting yet.
   init(stamping path: String) throws {
-    let file = try MappedFile(path: path)
+    let file = try MappedFile(path: path, readAhead: false)
     let stamp = try Self.fileStat(path)
     self.init(
-      path: Self.absolute(path), size: file.count, mtimeNs: stamp.mtimeNs, checksum: file.withBytes(Self.checksum), format: "",
+      path: Self.absolute(path), size: file.count, mtimeNs: stamp.mtimeNs, checksum: Self.checksum(file), format: "",
       rowsRead: 0, rowsAccepted: 0, rowsRejected: 0, rowsCollapsed: 0, rejected: [])
   }
 
@@ -274,12 +274,21 @@ extension StoreSource {
     let now = try Self.fileStat(path)
     if now.size != size { return "size \(size) -> \(now.size) bytes" }
     if now.mtimeNs == mtimeNs { return nil }
-    let found = try MappedFile(path: path).withBytes(Self.checksum)
+    let found = Self.checksum(try MappedFile(path: path, readAhead: false))
     return found == checksum ? nil : "checksum \(checksum) -> \(found)"
   }
 
-  static func checksum(_ bytes: UnsafeRawBufferPointer) -> String {
-    let hex = String(XXHash64.hash(bytes), radix: 16)
+  /// The checksum of `file`, each block's pages given back once hashed: memory does not
+  /// grow with the file.
+  static func checksum(_ file: MappedFile) -> String {
+    var released = 0
+    let hash = file.withBytes { bytes in
+      XXHash64.hash(bytes) { end in
+        file.release(released..<end)
+        released = end
+      }
+    }
+    let hex = String(hash, radix: 16)
     return "xxh64:" + String(repeating: "0", count: 16 - hex.count) + hex
   }
 

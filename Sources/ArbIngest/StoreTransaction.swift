@@ -84,10 +84,20 @@ public final class StoreTransaction {
     return true
   }
 
-  /// A writer for one series of the source being added, fed in ascending time.
-  /// - Throws: `StoreError.conflict` when the store holds the series with another price source.
-  public func writer(instrument: Instrument, field: SeriesField, priceSource: PriceSource) throws -> StoreWriter {
+  /// A writer for one series of the source being added, fed in ascending time. A
+  /// streamed source learns its series' price source at its end: the writer's
+  /// `priceSource` is set before `endSource`.
+  public func writer(instrument: Instrument, field: SeriesField, priceSource: PriceSource? = nil) -> StoreWriter {
     guard source != nil else { preconditionFailure("writer(instrument:field:priceSource:) needs a begun source") }
+    let writer = StoreWriter(transaction: self, instrument: instrument, field: field, priceSource: priceSource)
+    writers.append(writer)
+    return writer
+  }
+
+  /// Lists the series of a finished writer in the store, or checks it against the
+  /// series the store holds.
+  /// - Throws: `StoreError.conflict` when the store holds the series with another price source.
+  func register(_ instrument: Instrument, _ field: SeriesField, priceSource: PriceSource) throws {
     let folder = StoreLayout.seriesFolder(instrument, field)
     if let entry = manifest.series.first(where: { $0.folder == folder }) {
       guard entry.priceSource == priceSource.rawValue else {
@@ -101,9 +111,6 @@ public final class StoreTransaction {
           venue: instrument.venue, market: instrument.market.rawValue, symbol: instrument.symbol, field: field.rawValue,
           priceSource: priceSource.rawValue, folder: folder, columns: [], partitions: []))
     }
-    let writer = StoreWriter(transaction: self, instrument: instrument, field: field, priceSource: priceSource)
-    writers.append(writer)
-    return writer
   }
 
   /// Ends the source being added: finishes its writers and keeps the row accounting of
@@ -120,11 +127,49 @@ public final class StoreTransaction {
   /// at a time, and its row accounting; `false` when the store holds it already.
   public func add(_ file: IngestedFile) throws -> Bool {
     guard try beginSource(path: file.report.path) else { return false }
+    try write(file)
+    return true
+  }
+
+  /// Adds the one file `leg` names, read as a stream a chunk at a time when it can be
+  /// (`FileQuoteStream.drain`: memory that does not grow with the file), else read whole;
+  /// `nil` when the store holds it already (it is not read). Returns its report and each
+  /// series' price source, in the order of `report.instruments`.
+  /// - Throws: as `Ingest.read`; `StoreError.conflict`; `FileError.unwritable`.
+  public func add(
+    _ leg: LegSpec, options: IngestOptions, specOverrides: [String] = [], chunkRows: Int = 1 << 16
+  ) throws -> (report: IngestReport, priceSources: [PriceSource])? {
+    precondition(leg.paths.count == 1, "a source is one file")
+    guard try beginSource(path: leg.paths[0]) else { return nil }
+    var sink = Writers(transaction: self)
+    if let drained = try FileQuoteStream.drain(leg, options: options, specOverrides: specOverrides, chunkRows: chunkRows, into: &sink) {
+      for (writer, priceSource) in zip(sink.writers, drained.priceSources) { writer.priceSource = priceSource }
+      try endSource(report: drained.report)
+      return drained
+    }
+    let file = try Ingest.read(path: leg.paths[0], options: try leg.ingestOptions(options, specOverrides: specOverrides))
+    try write(file)
+    return (file.report, file.series.map(\.priceSource))
+  }
+
+  /// Writes the series of `file`, its source begun, and ends the source.
+  private func write(_ file: IngestedFile) throws {
     for series in file.series {
       try writer(instrument: series.instrument, field: series.field, priceSource: series.priceSource).append(series)
     }
     try endSource(report: file.report)
-    return true
+  }
+
+  /// A streamed source's series, each into its own writer.
+  private struct Writers: SeriesSink {
+    let transaction: StoreTransaction
+    var writers: [StoreWriter] = []
+
+    mutating func begin(_ series: Int, instrument: Instrument, field: SeriesField) {
+      writers.append(transaction.writer(instrument: instrument, field: field))
+    }
+
+    mutating func append(_ series: Int, _ chunk: QuoteChunk) throws { try writers[series].append(chunk) }
   }
 
   /// Puts every staged partition in place, then `store.json`.

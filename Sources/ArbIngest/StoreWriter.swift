@@ -5,21 +5,25 @@ import ArbCore
 import Foundation
 
 /// Writes one series of a source into a store, a chunk at a time: each chunk's columns
-/// are appended to the files of the current UTC day's partition, and a day is closed
-/// (files synced, `partition.json` written, the partition handed to the transaction)
-/// when a quote at or past the next midnight arrives. Memory stays that of one chunk,
-/// whatever the length of the series.
+/// are appended to the files of the current UTC day's partition, and a day's files are
+/// closed (synced) when a quote at or past the next midnight arrives. `finish` writes
+/// each day's `partition.json` and hands the partitions to the transaction, once the
+/// series' price source is known. Memory stays that of one chunk, whatever the length
+/// of the series.
 ///
 /// Made by `StoreTransaction.writer(instrument:field:priceSource:)`; nothing is in the
 /// store before the transaction commits.
 public final class StoreWriter {
   public let instrument: Instrument
   public let field: SeriesField
-  public let priceSource: PriceSource
+  /// `book` or `last`: set by `finish` at the latest (a streamed source knows it at its end).
+  public var priceSource: PriceSource?
   private unowned let transaction: StoreTransaction
   /// The columns of every partition, fixed by the first chunk.
   private var columns: [StoreColumn]? = nil
   private var open: OpenPartition? = nil
+  /// The days written and closed, staged by `finish`.
+  private var closed: [OpenPartition] = []
   private var lastTime: Int64? = nil
   private var finished = false
 
@@ -33,7 +37,7 @@ public final class StoreWriter {
     var last: Int64
   }
 
-  init(transaction: StoreTransaction, instrument: Instrument, field: SeriesField, priceSource: PriceSource) {
+  init(transaction: StoreTransaction, instrument: Instrument, field: SeriesField, priceSource: PriceSource?) {
     self.transaction = transaction
     self.instrument = instrument
     self.field = field
@@ -87,11 +91,29 @@ public final class StoreWriter {
     lastTime = chunk.time[chunk.count - 1]
   }
 
-  /// Closes the last day. Called by `StoreTransaction.endSource`; later calls do nothing.
+  /// Closes the last day, lists the series in the store and stages every day written.
+  /// Called by `StoreTransaction.endSource`, `priceSource` set; later calls do nothing.
+  /// - Throws: `StoreError.conflict` when the series or a day clashes with the store;
+  ///   `FileError.unwritable`.
   public func finish() throws {
     guard !finished else { return }
     finished = true
     try closeDay()
+    guard let priceSource else { preconditionFailure("a series' price source is set before its writer finishes") }
+    try transaction.register(instrument, field, priceSource: priceSource)
+    for partition in closed {
+      let columns = partition.files.map(\.column)
+      let manifest = PartitionManifest(
+        venue: instrument.venue, market: instrument.market.rawValue, symbol: instrument.symbol, field: field.rawValue,
+        priceSource: priceSource.rawValue, clock: transaction.clock.rawValue, day: StoreLayout.day(of: partition.first),
+        rows: partition.rows, firstTsUs: partition.first, lastTsUs: partition.last,
+        columns: columns.map { PartitionManifest.Column(name: $0.name, file: $0.fileName, dtype: $0.dtype) },
+        sources: [PartitionManifest.SourceReference(path: transaction.sourcePath, checksum: transaction.sourceChecksum)])
+      let bytes = try manifest.encoded()
+      try bytes.withUnsafeBytes { raw in try FileOutput.write(partition.folder + "/" + PartitionManifest.fileName, bytes: raw, named: false) }
+      try transaction.stage(manifest, folder: partition.folder, columns: columns.map(\.name))
+    }
+    closed = []
   }
 
   /// The bytes of `column` in `chunk` (empty when the chunk does not have it).
@@ -134,16 +156,7 @@ public final class StoreWriter {
       close(file.fd)
     }
     if let failure { throw failure }
-    let columns = partition.files.map(\.column)
-    let manifest = PartitionManifest(
-      venue: instrument.venue, market: instrument.market.rawValue, symbol: instrument.symbol, field: field.rawValue,
-      priceSource: priceSource.rawValue, clock: transaction.clock.rawValue, day: StoreLayout.day(of: partition.first),
-      rows: partition.rows, firstTsUs: partition.first, lastTsUs: partition.last,
-      columns: columns.map { PartitionManifest.Column(name: $0.name, file: $0.fileName, dtype: $0.dtype) },
-      sources: [PartitionManifest.SourceReference(path: transaction.sourcePath, checksum: transaction.sourceChecksum)])
-    let bytes = try manifest.encoded()
-    try bytes.withUnsafeBytes { raw in try FileOutput.write(partition.folder + "/" + PartitionManifest.fileName, bytes: raw, named: false) }
-    try transaction.stage(manifest, folder: partition.folder, columns: columns.map(\.name))
+    closed.append(partition)
   }
 }
 

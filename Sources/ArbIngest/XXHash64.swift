@@ -8,19 +8,26 @@ public enum XXHash64 {
   private static let p4: UInt64 = 0x85EB_CA77_C2B2_AE63
   private static let p5: UInt64 = 0x27D4_EB2F_1656_67C5
 
-  /// The hash of `bytes`.
-  public static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+  /// The hash of `bytes`. `passed(end)` is told each time the bytes before `end` have
+  /// been read (every `block` bytes, a multiple of 32), so that a caller hashing a
+  /// mapped file can give their pages back.
+  public static func hash(_ bytes: UnsafeRawBufferPointer, block: Int = 1 << 22, passed: (Int) -> Void = { _ in }) -> UInt64 {
+    precondition(block > 0 && block % 32 == 0, "a block is whole 32-byte stripes")
     let n = bytes.count
     var offset = 0
     var h: UInt64
     if n >= 32 {
       var v1 = p1 &+ p2, v2 = p2, v3: UInt64 = 0, v4: UInt64 = 0 &- p1
       while offset + 32 <= n {
-        v1 = round(v1, word(bytes, offset))
-        v2 = round(v2, word(bytes, offset + 8))
-        v3 = round(v3, word(bytes, offset + 16))
-        v4 = round(v4, word(bytes, offset + 24))
-        offset += 32
+        let end = min(offset + block, n - n % 32)
+        while offset < end {
+          v1 = round(v1, word(bytes, offset))
+          v2 = round(v2, word(bytes, offset + 8))
+          v3 = round(v3, word(bytes, offset + 16))
+          v4 = round(v4, word(bytes, offset + 24))
+          offset += 32
+        }
+        passed(offset)
       }
       h = rotl(v1, 1) &+ rotl(v2, 7) &+ rotl(v3, 12) &+ rotl(v4, 18)
       for v in [v1, v2, v3, v4] { h = (h ^ round(0, v)) &* p1 &+ p4 }

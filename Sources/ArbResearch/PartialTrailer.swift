@@ -8,7 +8,7 @@ enum PartialTrailer {
   /// `json` closed by its checksum, length and `magic`.
   static func bytes(_ json: [UInt8], magic: [UInt8]) -> [UInt8] {
     var tail = json
-    var hash = json.withUnsafeBytes(XXHash64.hash).littleEndian
+    var hash = json.withUnsafeBytes { XXHash64.hash($0) }.littleEndian
     var length = UInt64(json.count).littleEndian
     withUnsafeBytes(of: &hash) { tail.append(contentsOf: $0) }
     withUnsafeBytes(of: &length) { tail.append(contentsOf: $0) }

@@ -95,7 +95,7 @@ public enum PremiumPartial {
   /// - Throws: `FileError` when its `store.json` cannot be read.
   public static func storeChecksum(_ path: String) throws(FileError) -> String {
     let manifest = try MappedFile(path: path + "/store.json")
-    return String(manifest.withBytes(XXHash64.hash), radix: 16)
+    return String(manifest.withBytes { XXHash64.hash($0) }, radix: 16)
   }
 
   /// The `Meta` of the partial at `path`, read from its end alone.
@@ -187,7 +187,7 @@ public final class PremiumPartialWriter {
       add(chunk.quoteTimes, width: sections[s].legs)
     }
     record.append(contentsOf: repeatElement(0, count: (8 - record.count % 8) % 8))
-    recordHashes.append(String(record.withUnsafeBytes(XXHash64.hash), radix: 16))
+    recordHashes.append(String(record.withUnsafeBytes { XXHash64.hash($0) }, radix: 16))
     try record.withUnsafeBytes { bytes in Result { () throws(FileError) in try file.write(bytes) } }.get()
     sections[s].points += rows.count
     sections[s].validPoints += chunk.valid[rows].lazy.filter { $0 }.count

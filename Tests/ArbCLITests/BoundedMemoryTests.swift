@@ -3,7 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
-// `arbkit inspect`, `premium`, `rolling`, `basis`, `kimchi`, `correlate`, `board`, a sweep of convergence cells, an inventory backtest and sweep, and a
+// `arbkit inspect` and `convert`, `premium`, `rolling`, `basis`, `kimchi`, `correlate`, `board`, a sweep of convergence cells, an inventory backtest and sweep, and a
 // backtest and sweep at drawn latencies, and an FX-converted backtest stream their legs: their peak
 // memory does not grow with the length of the history, from CSV or Parquet files or from a store.
 // Eight times the rows must not cost more than a fixed allowance, far below what
@@ -285,7 +285,7 @@ struct BoundedMemoryTests {
     #expect(summaries.allSatisfy { ($0["unusable_quotes"] as? Int ?? 0) > 0 })
   }
 
-  @Test func `inspect's peak memory does not grow with the rows of a CSV, a compressed or a Parquet file`() throws {
+  @Test func `inspect's and convert's peak memory does not grow with the rows of a CSV, a compressed or a Parquet file`() throws {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
     var peaks: [String: [Int]] = [:]
@@ -299,7 +299,12 @@ struct BoundedMemoryTests {
       for (kind, path) in [("csv", csv), ("gzip", csv + ".gz"), ("parquet", try Self.parquet(csv))] {
         let run = try Self.peak(["inspect", path, "--format", "json"], folder: folder)
         #expect(run.status == 0, "\(kind) \(rows)")
-        peaks[kind, default: []].append(run.bytes)
+        peaks["inspect " + kind, default: []].append(run.bytes)
+        let store = folder.path + "/\(kind)-\(rows).store"
+        let converted = try Self.peak(["convert", path, "--out", store], folder: folder)
+        #expect(converted.status == 0, "convert \(kind) \(rows)")
+        peaks["convert " + kind, default: []].append(converted.bytes)
+        #expect(arbkit("inspect", store, "--format", "json").object["rows_accepted"] as? Int == rows, "\(kind) \(rows)")
       }
       #expect(arbkit("inspect", csv, "--format", "json").object["rows_accepted"] as? Int == rows)
     }

@@ -256,6 +256,87 @@ struct FileQuoteStreamTests {
     #expect(counted >= 60 && counted < checked, "most files are counted; JSON sources and rebuilt books are not (\(counted) of \(checked))")
   }
 
+  /// Every series of a drained file, joined, in the order the sink was told of them.
+  struct CollectedSeries: SeriesSink {
+    var series: [QuoteSeries] = []
+
+    mutating func begin(_ k: Int, instrument: Instrument, field: SeriesField) {
+      #expect(k == series.count, "series are numbered in order")
+      series.append(QuoteSeries(instrument: instrument, priceSource: .book, field: field, clock: .local))
+    }
+
+    mutating func append(_ k: Int, _ chunk: QuoteChunk) {
+      #expect(chunk.count > 0 && (series[k].time.last ?? .min) < chunk.time[0], "chunks ascend after the points before")
+      series[k].time += chunk.time
+      series[k].otherTime += chunk.otherTime
+      series[k].bid += chunk.bid
+      series[k].ask += chunk.ask
+      series[k].bidSize += chunk.bidSize
+      series[k].askSize += chunk.askSize
+    }
+  }
+
+  /// Checks that draining the file `path` (when it streams) hands out every series of
+  /// its whole read bit for bit, with the same report, price sources and quarantine, at
+  /// every chunk size; returns whether it streamed.
+  static func checkDrain(_ path: String, options: IngestOptions, _ comment: Comment) throws -> Bool {
+    let spec = try LegSpec(parsing: path)
+    let whole = Result { try Ingest.read(path: path, options: try spec.ingestOptions(options, specOverrides: [])) }
+    let quarantine = options.quarantinePath.flatMap { try? Data(contentsOf: URL(fileURLWithPath: $0)) }
+    for rows in chunkSizes {
+      var sink = CollectedSeries()
+      let drained: (report: IngestReport, priceSources: [PriceSource])?
+      do { drained = try FileQuoteStream.drain(spec, options: options, chunkRows: rows, into: &sink) } catch {
+        guard case .failure(let expected) = whole else {
+          Issue.record("\(comment): drained \(error), the whole read none")
+          return true
+        }
+        #expect("\(error)" == "\(expected)", comment)
+        continue
+      }
+      guard let drained else { return false }
+      let file = try whole.get()
+      expectSameAccounting(drained.report, file.report, comment)
+      #expect(drained.report.errors.map { "\($0)" } == file.report.errors.map { "\($0)" }, comment)
+      #expect(drained.priceSources == file.series.map(\.priceSource), comment)
+      #expect(sink.series.count == file.series.count, comment)
+      for (a, b) in zip(sink.series, file.series) {
+        #expect(a.instrument == b.instrument && a.field == b.field && a.time == b.time && a.otherTime == b.otherTime, "\(comment) chunk \(rows)")
+        #expect(bits(a.bid) == bits(b.bid) && bits(a.ask) == bits(b.ask), "\(comment) chunk \(rows)")
+        #expect(bits(a.bidSize) == bits(b.bidSize) && bits(a.askSize) == bits(b.askSize), "\(comment) chunk \(rows)")
+      }
+      if let path = options.quarantinePath { #expect((try? Data(contentsOf: URL(fileURLWithPath: path))) == quarantine, comment) }
+    }
+    return true
+  }
+
+  @Test func `draining a file hands out every series the whole read gives, a chunk at a time`() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let parquet = try FileManager.default.contentsOfDirectory(atPath: fixture("parquet")).filter { $0.hasSuffix(".parquet") }.sorted().map(ParquetTests.parquet)
+    let bad = folder.path + "/bad.parquet"
+    try ParquetTypedPathTests.badTable(at: bad, groups: 5, rows: 2_400)
+    var (checked, drained, several) = (0, 0, 0)
+    for path in StoreTests.sources + parquet + [bad] {
+      var windows: [TimeWindow?] = [nil]
+      let file = try? Ingest.read(path: path, options: Self.options(folder))
+      if let series = file?.series.first, series.count >= 3 {
+        windows.append(TimeWindow(from: series.time[series.count / 3], to: series.time[2 * series.count / 3]))
+      }
+      for window in windows {
+        var options = Self.options(folder, window: window)
+        options.quarantinePath = folder.path + "/rejected-\(checked).csv"
+        checked += 1
+        if try Self.checkDrain(path, options: options, "\(path) window \(String(describing: window))") {
+          drained += 1
+          if (file?.series.count ?? 0) > 1 { several += 1 }
+        }
+      }
+    }
+    #expect(drained >= 60 && drained < checked, "most files drain (\(drained) of \(checked))")
+    #expect(several >= 4, "files of more than one series drain (\(several))")
+  }
+
   @Test func `sources that cannot stream in order are left to the whole read`() throws {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }

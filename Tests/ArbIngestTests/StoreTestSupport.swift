@@ -21,11 +21,15 @@ enum StoreFixture {
     return folder.write(name, header + rows.joined())
   }
 
-  /// Converts `paths` (each read whole with `options`) into the store `folder/name`.
+  /// Converts `paths` (each read whole with `options`, or as `convert` reads it, streamed
+  /// `chunkRows` points at a time when it can be) into the store `folder/name`.
   @discardableResult
-  static func convert(_ paths: [String], into store: String, options: IngestOptions = IngestOptions()) throws -> [Bool] {
+  static func convert(_ paths: [String], into store: String, options: IngestOptions = IngestOptions(), chunkRows: Int? = nil) throws -> [Bool] {
     let transaction = try StoreTransaction(path: store, clock: options.clock)
-    let added = try paths.map { try transaction.add(try Ingest.read(path: $0, options: options)) }
+    let added = try paths.map { path in
+      guard let chunkRows else { return try transaction.add(try Ingest.read(path: path, options: options)) }
+      return try transaction.add(LegSpec(instrument: nil, paths: [path]), options: options, chunkRows: chunkRows) != nil
+    }
     try transaction.commit()
     return added
   }

@@ -41,6 +41,23 @@ struct StoreTests {
     }
   }
 
+  @Test func `xxh64 read in blocks is the hash of the whole, each block's end told once`() {
+    var random = SplitMix64(seed: 9)
+    for n in [0, 31, 32, 33, 95, 96, 97, 1_000, 4_127] {
+      let bytes = (0..<n).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+      bytes.withUnsafeBytes { raw in
+        let whole = XXHash64.hash(raw, block: 1 << 22)
+        for block in [32, 64, 96] {
+          var ends: [Int] = []
+          #expect(XXHash64.hash(raw, block: block) { ends.append($0) } == whole, "\(n) bytes in blocks of \(block)")
+          // Every block's end, the last at the end of the whole stripes (the tail is hashed after).
+          let stripes = n - n % 32
+          #expect(ends == (stripes == 0 ? [] : Array(stride(from: block, to: stripes, by: block)) + [stripes]), "\(n) \(block)")
+        }
+      }
+    }
+  }
+
   /// A column added to `QuoteSeries` must be added to the store too, or it would be
   /// lost on the round trip without an error.
   @Test func `the store keeps every column of QuoteSeries`() {
@@ -80,6 +97,60 @@ struct StoreTests {
     }
     #expect(checked >= 20, "most fixtures read")
     #expect(sawRejected, "a file with rejected rows is among them")
+  }
+
+  @Test("every fixture streamed into a store makes the bytes the whole read makes", arguments: [1, 7, 300])
+  func streamedConvert(chunkRows: Int) throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    var (checked, failed) = (0, 0)
+    for (k, path) in Self.sources.enumerated() where !path.hasSuffix("/json") && !path.hasSuffix("/parquet") {
+      let (whole, streamed) = (folder.path + "/w\(k)", folder.path + "/s\(k)")
+      try? FileManager.default.removeItem(atPath: folder.path + "/rejected.csv")
+      let expected = Result { try F.convert([path], into: whole, options: Self.options(folder)) }
+      let quarantine = try? Data(contentsOf: URL(fileURLWithPath: folder.path + "/rejected.csv"))
+      try? FileManager.default.removeItem(atPath: folder.path + "/rejected.csv")
+      do {
+        try F.convert([path], into: streamed, options: Self.options(folder), chunkRows: chunkRows)
+      } catch {
+        guard case .failure(let wholeError) = expected else { Issue.record("\(path): streamed \(error), whole none"); continue }
+        #expect("\(error)" == "\(wholeError)", "\(path)")
+        failed += 1
+        continue
+      }
+      try expected.get()
+      let (a, b) = (F.snapshot(whole), F.snapshot(streamed))
+      #expect(a.keys.sorted() == b.keys.sorted(), "\(path)")
+      for (name, file) in a { #expect(b[name]?.0 == file.0, "\(path): \(name)") }
+      #expect((try? Data(contentsOf: URL(fileURLWithPath: folder.path + "/rejected.csv"))) == quarantine, "\(path): the quarantine")
+      checked += 1
+    }
+    #expect(checked >= 20 && failed > 0, "\(checked) fixtures converted alike, \(failed) failing alike")
+  }
+
+  @Test func `a file of two series over three days streams into the partitions the whole read makes`() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    // Two instruments interleaved, two rows at each time to collapse, a bad row, rows at midnights.
+    var lines = [F.header.dropLast().description]
+    for k in 0..<3_000 {
+      let t = F.march1 + Int64(k / 4) * 345_600_000
+      let venue = k % 2 == 0 ? "aa" : "bb"
+      lines.append(k == 1_234 ? "\(t),aa,spot,BTCUSDC,x,1,1,1," : "\(t),\(venue),spot,BTCUSDC,\(100 + k % 13),\(101 + k % 13),1,2,")
+    }
+    lines.append("\(F.march1 + 3 * F.day),aa,spot,BTCUSDC,100,101,1,2,")
+    let path = folder.write("two.csv", lines.joined(separator: "\n") + "\n")
+    try F.convert([path], into: folder.path + "/whole", options: Self.options(folder))
+    for chunkRows in [1, 5, 1_000] {
+      let store = folder.path + "/streamed-\(chunkRows)"
+      try F.convert([path], into: store, options: Self.options(folder), chunkRows: chunkRows)
+      let (a, b) = (F.snapshot(folder.path + "/whole"), F.snapshot(store))
+      #expect(a.keys.sorted() == b.keys.sorted())
+      for (name, file) in a { #expect(b[name]?.0 == file.0, "\(chunkRows): \(name)") }
+    }
+    let read = try Ingest.read(path: folder.path + "/whole")
+    #expect(read.series.count == 2 && read.report.rowsRejected == 1 && read.report.rowsCollapsed > 0)
+    #expect(F.snapshot(folder.path + "/whole").keys.filter { $0.hasSuffix("partition.json") }.count == 7, "4 days of aa, 3 of bb")
   }
 
   @Test func `skipping the sizes and the other clock leaves every other column as it was`() throws {
@@ -266,10 +337,12 @@ struct StoreTests {
     let store = folder.path + "/store"
     try F.convert([F.quotes(folder, "a.csv", [F.march1])], into: store)
     let transaction = try StoreTransaction(path: store, clock: .local)
-    #expect(try transaction.beginSource(path: F.quotes(folder, "b.csv", [F.march1 + F.day])))
-    let error = try #require(throws: StoreError.self) {
-      try transaction.writer(instrument: Instrument(venue: "aa", market: .spot, symbol: "BTCUSDC"), field: .price, priceSource: .last)
-    }
+    let source = F.quotes(folder, "b.csv", [F.march1 + F.day])
+    #expect(try transaction.beginSource(path: source))
+    // A streamed source knows its price source at its end: the series is checked there.
+    let file = try Ingest.read(path: source)
+    try transaction.writer(instrument: file.series[0].instrument, field: .price, priceSource: .last).append(file.series[0])
+    let error = try #require(throws: StoreError.self) { try transaction.endSource(report: file.report) }
     #expect("\(error)".contains("has last prices of aa:spot:BTCUSDC (price), the store book prices"), "\(error)")
   }
 

@@ -70,26 +70,24 @@ struct ConvertCommand: Command {
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     if let table { return try writeTable(table, &terminal) }
     let transaction = try StoreTransaction(path: folder, clock: ingest.options.clock)
-    // What the summary says of each file added: its report and its series without their quotes,
-    // so that memory holds one file at a time however many are converted.
+    // What the summary says of each file added: its report and its series without their quotes.
+    // A file in time order streams into the store; memory holds one chunk of it, or one file
+    // read whole at a time, however many are converted.
     var reports: [IngestReport] = []
     var series: [(instrument: Instrument, field: SeriesField, rows: Int, priceSource: PriceSource)] = []
     var unchanged: [String] = []
     for spec in inputs {
-      let options = try spec.ingestOptions(ingest.options, specOverrides: ingest.specOverrides)
       for path in spec.paths {
         if Store.isStore(path: path) { throw UsageError("\(path) is a store, not a source file") }
-        guard try transaction.beginSource(path: path) else {
+        guard let (report, priceSources) = try transaction.add(spec.file(path), options: ingest.options, specOverrides: ingest.specOverrides)
+        else {
           unchanged.append(path)
           continue
         }
-        let file = try Ingest.read(path: path, options: options)
-        for one in file.series {
-          try transaction.writer(instrument: one.instrument, field: one.field, priceSource: one.priceSource).append(one)
-          series.append((one.instrument, one.field, one.count, one.priceSource))
+        for ((instrument, field, rows), priceSource) in zip(report.instruments, priceSources) {
+          series.append((instrument, field, rows, priceSource))
         }
-        try transaction.endSource(report: file.report)
-        reports.append(file.report)
+        reports.append(report)
       }
     }
     try transaction.commit()

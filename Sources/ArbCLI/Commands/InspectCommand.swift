@@ -44,7 +44,7 @@ struct InspectCommand: Command {
     var reports: [(IngestReport, [PriceSource])] = []
     for spec in paths {
       for path in spec.paths {
-        let single = LegSpec(instrument: spec.instrument, paths: [path], format: spec.format)
+        let single = spec.file(path)
         if let counted = try FileQuoteStream.count(single, options: ingest.options, specOverrides: ingest.specOverrides) {
           reports.append(counted)
         } else {
