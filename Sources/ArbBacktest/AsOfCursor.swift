@@ -37,6 +37,107 @@ struct FillSlot: Equatable {
 /// times, each fill time (the signal's time plus the slot's latency, fixed or drawn as
 /// `Fills` draws it on whole legs) and the last quote at or before it, with its row in
 /// the leg and its own time.
+protocol FillCursor: AnyObject {
+  /// The fill time after each of `times` (ascending, none before a time asked earlier),
+  /// the quote in force then and its own time: the cursor's columns, refilled in place
+  /// on its next call (when the caller has let go of them, without a fresh allocation).
+  func fill(_ times: [Int64]) throws -> (quotes: [FillQuote], times: [Int64], fillTimes: [Int64])
+
+  /// The longest recorded delay of every quote of the leg (0 unless the slot is
+  /// `recorded`), reading the stream to its end.
+  func longestRecordedDelay() throws -> Int64
+}
+
+/// The cursor for `slot` on `stream`, read `rows` quotes at a time; `readsSizes`: the
+/// quotes carry the book sizes (else `nan`). A fixed latency's fills ascend with the
+/// signals and are found by one walk through the stream's chunks (`FixedLatencyCursor`);
+/// a drawn one's are searched among the quotes kept (`AsOfCursor`).
+func fillCursor(_ stream: any QuoteStream, slot: FillSlot, rows: Int, readsSizes: Bool) -> any FillCursor {
+  if case .fixed(let latency) = slot.latency { return FixedLatencyCursor(stream, latency: latency, rows: rows, readsSizes: readsSizes) }
+  return AsOfCursor(stream, slot: slot, rows: rows, readsSizes: readsSizes)
+}
+
+/// A fixed latency's fill quotes: the quote in force `latency` after each signal, found
+/// by walking the stream's chunks forward, the current chunk and the quote in force
+/// kept by value between calls. Memory: one chunk.
+final class FixedLatencyCursor: FillCursor {
+  private let stream: any QuoteStream
+  private let latency: Int64
+  private let rows: Int
+  private let readsSizes: Bool
+  private var chunk: QuoteChunk?
+  private var started = false
+  /// The next row of `chunk` to take, and the leg row of the chunk's first.
+  private var next = 0
+  private var base = 0
+  private var quote = FillQuote(bid: .nan, ask: .nan, bidSize: .nan, askSize: .nan, row: -1)
+  private var quoteTime = Int64.min
+  /// The columns `fill` returns.
+  private var filledQuotes: [FillQuote] = []
+  private var filledTimes: [Int64] = []
+  private var fillTimes: [Int64] = []
+
+  init(_ stream: any QuoteStream, latency: Int64, rows: Int, readsSizes: Bool) {
+    self.stream = stream
+    self.latency = latency
+    self.rows = rows
+    self.readsSizes = readsSizes
+  }
+
+  func longestRecordedDelay() -> Int64 { 0 }
+
+  func fill(_ times: [Int64]) throws -> (quotes: [FillQuote], times: [Int64], fillTimes: [Int64]) {
+    if !started {
+      started = true
+      chunk = try stream.next(maxRows: rows)
+    }
+    let n = times.count
+    filledQuotes.removeAll(keepingCapacity: true)
+    filledTimes.removeAll(keepingCapacity: true)
+    fillTimes.removeAll(keepingCapacity: true)
+    filledQuotes.append(contentsOf: repeatElement(quote, count: n))
+    filledTimes.append(contentsOf: repeatElement(0, count: n))
+    fillTimes.append(contentsOf: repeatElement(0, count: n))
+    // The walk in locals (a class's stored properties cost an access check per use).
+    var (chunk, next, base, quote, quoteTime) = (chunk, next, base, quote, quoteTime)
+    let (latency, readsSizes, rows, stream) = (latency, readsSizes, rows, stream)
+    try filledQuotes.withUnsafeMutableBufferPointer { quotes in
+      try filledTimes.withUnsafeMutableBufferPointer { quoteTimes in
+        try fillTimes.withUnsafeMutableBufferPointer { fillTimes in
+          for i in 0..<n {
+            let t = IndexedRun.adding(latency, to: times[i])
+            // Every quote at or before t, reading chunks as needed.
+            while let current = chunk {
+              let time = current.time
+              var j = next
+              while j < time.count && time[j] <= t { j += 1 }
+              if j > next {
+                let k = j - 1
+                let sized = readsSizes && !current.bidSize.isEmpty
+                quote = FillQuote(
+                  bid: current.bid[k], ask: current.ask[k], bidSize: sized ? current.bidSize[k] : .nan,
+                  askSize: sized ? current.askSize[k] : .nan, row: base + k)
+                quoteTime = time[k]
+                next = j
+              }
+              guard next == time.count else { break }
+              base += time.count
+              next = 0
+              chunk = try stream.next(maxRows: rows)
+            }
+            quotes[i] = quote
+            quoteTimes[i] = quoteTime
+            fillTimes[i] = t
+          }
+        }
+      }
+    }
+    (self.chunk, self.next, self.base, self.quote, self.quoteTime) = (chunk, next, base, quote, quoteTime)
+    return (filledQuotes, filledTimes, fillTimes)
+  }
+}
+
+/// A drawn latency's fill quotes (uniform, lognormal or recorded).
 ///
 /// A drawn latency's fill times do not ascend, and a signal's fill may lie past a later
 /// signal's, or past the chunk the signal is in: the cursor keeps, copied out of the
@@ -45,7 +146,7 @@ struct FillSlot: Equatable {
 /// has read, and reads on as far as the latest fill asks. Memory: the quotes between
 /// the floor and the latest fill asked so far, and `readRows` more (twice that at most,
 /// as the kept quotes move down in bulk).
-final class AsOfCursor {
+final class AsOfCursor: FillCursor {
   private let stream: any QuoteStream
   private let slot: FillSlot
   private let rows: Int
@@ -88,9 +189,6 @@ final class AsOfCursor {
     self.readsSizes = readsSizes
   }
 
-  /// The fill time after each of `times` (ascending, none before a time asked earlier),
-  /// the quote in force then and its own time: the cursor's columns, refilled in place
-  /// on its next call (when the caller has let go of them, without a fresh allocation).
   func fill(_ times: [Int64]) throws -> (quotes: [FillQuote], times: [Int64], fillTimes: [Int64]) {
     filledQuotes.removeAll(keepingCapacity: true)
     filledTimes.removeAll(keepingCapacity: true)
@@ -113,8 +211,6 @@ final class AsOfCursor {
     return (filledQuotes, filledTimes, fillTimes)
   }
 
-  /// The longest recorded delay of every quote of the leg (0 unless the slot is
-  /// `recorded`), reading the stream to its end.
   func longestRecordedDelay() throws -> Int64 {
     if slot.latency == .recorded {
       while try readChunk(keeping: false) {}

@@ -21,7 +21,7 @@ public struct StreamedResult<Run: Sendable>: Sendable {
 
   /// The runs' results `runs` on the legs `alignment` aligned, read from `legs`, with
   /// the legs' longest recorded delays read by `cursors` (those of `slots`).
-  init(_ runs: [Run], alignment: PremiumStream, legs: [any QuoteStream], slots: [FillSlot], cursors: [AsOfCursor]) throws {
+  init(_ runs: [Run], alignment: PremiumStream, legs: [any QuoteStream], slots: [FillSlot], cursors: [any FillCursor]) throws {
     self.runs = runs
     var longest: [Int64] = [0, 0]
     for k in 0..<2 {
@@ -54,7 +54,7 @@ extension ConvergenceBacktest {
   /// Each leg is opened once and read through a `QuoteTee`. The valid points are aligned
   /// by a `PremiumStream` and indexed a chunk of `chunkPoints` clock points at a time;
   /// each chunk's fill quotes are read, per leg and latency (`FillSlot`), by a cursor of
-  /// its own (`AsOfCursor`; the two legs' cursors side by side). The runs advance over one chunk's index, on `jobs`
+  /// its own (`fillCursor`; the two legs' cursors side by side). The runs advance over one chunk's index, on `jobs`
   /// threads, and carry their state to the next (whose first point is the chunk's last:
   /// no entry is taken at the last valid point).
   ///
@@ -81,9 +81,9 @@ extension ConvergenceBacktest {
     let branches = slots.map { tees[$0.leg].branch() }
     let inForce = tees.map { $0.branch() }
     let alignment = try PremiumStream(legs: aligned, options: options, chunkPoints: chunkPoints, legChunkRows: legChunkRows, keepQuotes: true)
-    let cursors = zip(slots, branches).map { AsOfCursor($1, slot: $0, rows: legChunkRows, readsSizes: readsSizes) }
+    let cursors = zip(slots, branches).map { fillCursor($1, slot: $0, rows: legChunkRows, readsSizes: readsSizes) }
     let inForceCursors = inForce.enumerated().map { k, branch in
-      AsOfCursor(branch, slot: FillSlot(leg: k, latency: 0, seed: 0), rows: legChunkRows, readsSizes: readsSizes)
+      fillCursor(branch, slot: FillSlot(leg: k, latency: 0, seed: 0), rows: legChunkRows, readsSizes: readsSizes)
     }
     let work = StreamedRuns(runs: states, slots: slots, cursors: cursors, inForce: inForceCursors, sellLeg: sellLeg, jobs: jobs)
     // Each chunk of the alignment is decided as it comes (the tees hold about a chunk
@@ -117,9 +117,9 @@ extension ConvergenceBacktest {
 private final class StreamedRuns: @unchecked Sendable {
   private(set) var runs: [IndexedRun]
   private let slots: [FillSlot]
-  private let cursors: [AsOfCursor]
+  private let cursors: [any FillCursor]
   /// Per leg, the cursor of the quotes in force at each chunk's last point.
-  private let inForce: [AsOfCursor]
+  private let inForce: [any FillCursor]
   private let sellLeg: Int?
   private let jobs: Int
   /// The first and last valid points' times so far.
@@ -128,7 +128,7 @@ private final class StreamedRuns: @unchecked Sendable {
   /// The first error of a chunk; the chunks after it are not decided.
   private var failure: (any Error)?
 
-  init(runs: [IndexedRun], slots: [FillSlot], cursors: [AsOfCursor], inForce: [AsOfCursor], sellLeg: Int?, jobs: Int) {
+  init(runs: [IndexedRun], slots: [FillSlot], cursors: [any FillCursor], inForce: [any FillCursor], sellLeg: Int?, jobs: Int) {
     self.runs = runs
     self.slots = slots
     self.cursors = cursors

@@ -10,7 +10,7 @@ extension InventoryArbitrage {
   ///
   /// Each leg is opened once and read through a `QuoteTee`. A `PremiumStream` aligns the
   /// legs `chunkPoints` clock points at a time; each chunk's valid points get their fill
-  /// quotes from a cursor per leg and latency (`AsOfCursor`, fixed or drawn), and every run steps through them (on
+  /// quotes from a cursor per leg and latency (`fillCursor`, fixed or drawn), and every run steps through them (on
   /// `jobs` threads, each its own runs), carrying its balances, its rebalance under way
   /// and its counts to the next chunk.
   ///
@@ -29,7 +29,7 @@ extension InventoryArbitrage {
     let aligned = tees.map { $0.branch() }
     let branches = slots.map { tees[$0.leg].branch() }
     let alignment = try PremiumStream(legs: aligned, options: options, chunkPoints: chunkPoints, legChunkRows: legChunkRows, keepQuotes: true)
-    let cursors = zip(slots, branches).map { AsOfCursor($1, slot: $0, rows: legChunkRows, readsSizes: readsSizes) }
+    let cursors = zip(slots, branches).map { fillCursor($1, slot: $0, rows: legChunkRows, readsSizes: readsSizes) }
     var traders: [InventoryTrader] = []
     // A chunk's valid points: times, and the legs' quotes in force (bid 0, bid 1, ask 0, ask 1).
     var times: [Int64] = []
