@@ -175,7 +175,7 @@ public final class FileQuoteStream: QuoteStream {
     }
     do {
       while !file.atEnd && !enough(&file) {
-        var seen = file.reader.builders.count
+        let seen = file.reader.builders.count
         /// After each row: read on while no new series appeared and not `enough`.
         func goesOn() -> Bool { file.reader.builders.count == seen && !enough(&file) }
         let more: Bool
@@ -199,10 +199,7 @@ public final class FileQuoteStream: QuoteStream {
             })
         }
         if !more { file.atEnd = true }
-        while seen < file.reader.builders.count {
-          try file.sort(builder: seen, leg: leg, window: window)
-          seen += 1
-        }
+        for k in seen..<file.reader.builders.count { try file.sort(builder: k, leg: leg, window: window) }
       }
     } catch let error as IngestError where !error.reason.isStreamFault && file.compression != .none {
       try Ingest.verifyStream(path: file.path, options: options)

@@ -147,17 +147,14 @@ extension FileReader {
       return .marketName
     }
     let first = group * groupSize
-    let previous = builders[first].lastRowTime
-    if previous != .min && !options.sort && (layout.descending ? time > previous : time < previous) {
+    if let previous = builders[first].takeRowTime(time, descending: layout.descending, checked: !options.sort) {
       field = layout.time
       backwards = (previous, time)
       return .backwards
     }
-    if previous == .min { builders[first].firstRowTime = time }
-    builders[first].lastRowTime = time
     if layout.values.isEmpty {
-      if isBook { builders[first].hasBook = true }
-      builders[first].append(time: time, otherTime: other, bid: bid, ask: ask, bidSize: bidSize, askSize: askSize, fundingInterval: interval)
+      builders[first].append(
+        time: time, otherTime: other, bid: bid, ask: ask, bidSize: bidSize, askSize: askSize, fundingInterval: interval, isBook: isBook)
       if layout.depthLevels > 0 {
         let levels = layout.depthLevels
         for i in 0..<depthCount.bids { builders[first].series.depth!.appendLevel(bid: true, price: depthRow[i], size: depthRow[levels + i]) }

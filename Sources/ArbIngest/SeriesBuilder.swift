@@ -44,10 +44,25 @@ struct SeriesBuilder {
     series.askSize.reserveCapacity(expectedRows)
   }
 
+  /// Takes the time of an accepted row of the instrument for the order check: the time
+  /// of the row before when `time` goes back from it (forward when `descending`) and
+  /// the order is `checked`, else `nil` and the first and last row times kept.
+  @inline(__always)
+  mutating func takeRowTime(_ time: Int64, descending: Bool, checked: Bool) -> Int64? {
+    let previous = lastRowTime
+    if previous != .min && checked && (descending ? time > previous : time < previous) { return previous }
+    if previous == .min { firstRowTime = time }
+    lastRowTime = time
+    return nil
+  }
+
+  /// Appends a point; `isBook`: its row had a bid or an ask.
   @inline(__always)
   mutating func append(
-    time: Int64, otherTime: Int64?, bid: Double, ask: Double, bidSize: Double, askSize: Double, fundingInterval: Int64 = 0
+    time: Int64, otherTime: Int64?, bid: Double, ask: Double, bidSize: Double, askSize: Double, fundingInterval: Int64 = 0,
+    isBook: Bool = false
   ) {
+    if isBook { hasBook = true }
     if tally != nil {
       tally!.add(time)
       lastTime = time
