@@ -105,6 +105,16 @@ public enum FileOutput {
     return slash == path.startIndex ? "/" : String(path[..<slash])
   }
 
+  /// Makes a new, empty folder `base-XXXXXX` (a unique suffix; `mkdtemp`) for the
+  /// output `shown`.
+  static func makeUniqueFolder(_ base: String, for shown: String) throws(FileError) -> String {
+    var template = Array((base + "-XXXXXX").utf8CString)
+    guard mkdtemp(&template) != nil else {
+      throw .unwritable(path: shown, reason: "cannot create a staging folder: \(String(cString: strerror(errno)))")
+    }
+    return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+
   /// `target` (shown as `shown`) can be written: its folder exists, and it is no folder.
   static func checkWritable(_ target: String, shown: String) throws(FileError) {
     let parent = folder(of: target)

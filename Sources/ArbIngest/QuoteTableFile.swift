@@ -31,48 +31,83 @@ public final class QuoteTableFile {
     }
   }
 
-  /// Appends the rows of `series`, a price series (`SeriesField.price`).
-  public func append(_ series: QuoteSeries) throws {
-    precondition(series.field == .price, "the quotes table holds prices, was \(series.field)")
-    let names = [series.instrument.venue, series.instrument.market.rawValue, series.instrument.symbol]
-    let book = series.priceSource == .book
-    for start in stride(from: 0, to: series.count, by: Self.batchRows) {
-      let rows = start..<min(start + Self.batchRows, series.count)
-      if let columnar {
-        let none = [Double](repeating: .nan, count: rows.count)
-        let prices: [[Double]] =
-          book
-          ? [Array(series.bid[rows]), Array(series.ask[rows]), Array(series.bidSize[rows]), Array(series.askSize[rows]), none]
-          : [none, none, none, none, Array(series.bid[rows])]
-        try columnar.write(
-          [.integers(Array(series.time[rows]))] + names.map { name in .strings(Array(repeating: name, count: rows.count)) }
-            + prices.map { values in .doubles(values, valid: values.map(\.isFinite)) })
-      } else {
-        var text = CSVBytes()
-        let prefix = "," + names.map(CSV.field).joined(separator: ",") + ","
-        for i in rows {
-          text.append(series.time[i])
-          text.append(prefix)
-          if book {
-            for value in [series.bid[i], series.ask[i], series.bidSize[i], series.askSize[i]] {
-              text.append(number: value.isFinite ? value : nil)
-              text.append(ascii: ",")
-            }
-            text.append(ascii: "\n")
-          } else {
-            text.append(",,,,")
-            text.append(number: series.bid[i])
-            text.append(ascii: "\n")
-          }
-          if text.count > 1 << 20 {
-            try file!.write(text)
-            text.removeAll()
-          }
-        }
-        try file!.write(text)
+  /// Appends the rows of `stream`, a price series (`SeriesField.price`), read to its end
+  /// in batches of `batchRows` (a columnar file's row groups).
+  public func append(_ stream: any QuoteStream) throws {
+    precondition(stream.field == .price, "the quotes table holds prices, was \(stream.field)")
+    let names = [stream.instrument.venue, stream.instrument.market.rawValue, stream.instrument.symbol]
+    var batch = Batch()
+    var ended = false
+    while !ended {
+      batch.removeAll()
+      while batch.time.count < Self.batchRows, let chunk = try stream.next(maxRows: Self.batchRows - batch.time.count) {
+        batch.append(chunk)
       }
-      self.rows += rows.count
+      ended = batch.time.count < Self.batchRows
+      if !batch.time.isEmpty { try write(batch, names: names, book: stream.priceSource == .book) }
     }
+  }
+
+  /// A batch of one series' rows; sizes `nan` where the series has none.
+  private struct Batch {
+    var time: [Int64] = []
+    var bid: [Double] = []
+    var ask: [Double] = []
+    var bidSize: [Double] = []
+    var askSize: [Double] = []
+
+    mutating func append(_ chunk: QuoteChunk) {
+      time += chunk.time
+      bid += chunk.bid
+      ask += chunk.ask
+      bidSize += chunk.bidSize.isEmpty ? Array(repeating: .nan, count: chunk.count) : Array(chunk.bidSize)
+      askSize += chunk.askSize.isEmpty ? Array(repeating: .nan, count: chunk.count) : Array(chunk.askSize)
+    }
+
+    mutating func removeAll() {
+      time.removeAll(keepingCapacity: true)
+      bid.removeAll(keepingCapacity: true)
+      ask.removeAll(keepingCapacity: true)
+      bidSize.removeAll(keepingCapacity: true)
+      askSize.removeAll(keepingCapacity: true)
+    }
+  }
+
+  /// Writes `rows`, one batch of the series named `names`; `book`: its bid, ask and
+  /// sizes, else its one price in `last`.
+  private func write(_ rows: Batch, names: [String], book: Bool) throws {
+    let n = rows.time.count
+    if let columnar {
+      let none = [Double](repeating: .nan, count: n)
+      let prices: [[Double]] = book ? [rows.bid, rows.ask, rows.bidSize, rows.askSize, none] : [none, none, none, none, rows.bid]
+      try columnar.write(
+        [.integers(rows.time)] + names.map { name in .strings(Array(repeating: name, count: n)) }
+          + prices.map { values in .doubles(values, valid: values.map(\.isFinite)) })
+    } else {
+      var text = CSVBytes()
+      let prefix = "," + names.map(CSV.field).joined(separator: ",") + ","
+      for i in 0..<n {
+        text.append(rows.time[i])
+        text.append(prefix)
+        if book {
+          for value in [rows.bid[i], rows.ask[i], rows.bidSize[i], rows.askSize[i]] {
+            text.append(number: value.isFinite ? value : nil)
+            text.append(ascii: ",")
+          }
+          text.append(ascii: "\n")
+        } else {
+          text.append(",,,,")
+          text.append(number: rows.bid[i])
+          text.append(ascii: "\n")
+        }
+        if text.count > 1 << 20 {
+          try file!.write(text)
+          text.removeAll()
+        }
+      }
+      try file!.write(text)
+    }
+    self.rows += n
   }
 
   /// Finishes the file (a columnar file's footer) and puts it in place.

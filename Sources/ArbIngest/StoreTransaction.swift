@@ -264,11 +264,7 @@ public final class StoreTransaction {
     if let staging { return staging }
     let name = path.split(separator: "/").last.map(String.init) ?? "store"
     let base = storeExists ? path + "/.staging" : FileOutput.folder(of: path) + "/." + name + ".partial"
-    var template = Array((base + "-XXXXXX").utf8CString)
-    guard mkdtemp(&template) != nil else {
-      throw FileError.unwritable(path: path, reason: "cannot create a staging folder: \(String(cString: strerror(errno)))")
-    }
-    let made = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    let made = try FileOutput.makeUniqueFolder(base, for: path)
     staging = made
     interruptToken = InterruptCleanup.register { Self.removeStaging(made) }
     return made
@@ -297,7 +293,7 @@ public final class StoreTransaction {
   /// nothing else writes in (made by `mkdtemp`). Repeated while the run's other threads
   /// still add to it (an interrupted run's writers go on until the process ends): once
   /// the folder is gone, nothing can be made below it.
-  private static func removeStaging(_ staging: String) {
+  static func removeStaging(_ staging: String) {
     for _ in 0..<100 {
       try? FileManager.default.removeItem(atPath: staging)
       if access(staging, F_OK) != 0 && errno == ENOENT { return }

@@ -313,6 +313,34 @@ struct BoundedMemoryTests {
     }
   }
 
+  @Test func `convert's peak memory into a table does not grow with the rows past a row group`() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    // Both sizes past the 262,144 rows of a row group, which the writer holds.
+    var peaks: [Int] = []
+    for rows in [300_000, 1_200_000] {
+      var random = SplitMix64(seed: 3)
+      var time: Int64 = 1_709_251_200_000_000
+      var tenths = 620_000
+      var text = "exchange,symbol,timestamp,local_timestamp,ask_amount,ask_price,bid_price,bid_amount\n"
+      text.reserveCapacity(rows * 80)
+      for _ in 0..<rows {
+        time += 50_000 + Int64(random.next() % 1_000_000)
+        tenths += Int(random.next() % 41) - 20
+        text += "binance,BTCUSDT,\(time),\(time + 900),1.5,\(Self.decimal(tenths)),\(Self.decimal(tenths - 1)),2.0\n"
+      }
+      let csv = folder.write("binance-\(rows).csv", text)
+      let table = folder.path + "/binance-\(rows).parquet"
+      let run = try Self.peak(["convert", csv, "--out", table], folder: folder)
+      #expect(run.status == 0, "\(rows)")
+      peaks.append(run.bytes)
+      #expect(arbkit("inspect", table, "--format", "json").object["rows_accepted"] as? Int == rows)
+      // The temporary store it went through is gone.
+      #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).allSatisfy { !$0.contains(".spill") })
+    }
+    #expect(peaks[1] - peaks[0] <= Self.allowance, "peak \(peaks[0] >> 10) KiB at 300 K rows, \(peaks[1] >> 10) KiB at 1.2 M")
+  }
+
   @Test func `convert's peak memory does not grow with the number of files`() throws {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }

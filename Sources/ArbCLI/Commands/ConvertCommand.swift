@@ -105,9 +105,11 @@ struct ConvertCommand: Command {
     return .success
   }
 
-  /// Writes the price series of every input to the table file `folder`, each input read
-  /// whole in turn (and let go before the next); a series of another field (mark, funding rate …) has no column there
-  /// and is refused before the file is put in place.
+  /// Writes the price series of every input to the table file `folder`, one series after
+  /// another: each input file is streamed into a temporary store beside it (`SourceSpill`),
+  /// whose series are then read back a chunk at a time, so that memory does not grow with
+  /// the input (a pipe is read whole). A series of another field (mark, funding rate …) has no column there and
+  /// is refused before the file is put in place.
   private func writeTable(_ format: TableFormat, _ terminal: inout Terminal) throws -> ExitCode {
     let table = try QuoteTableFile(path: folder, format: format)
     var reports: [IngestReport] = []
@@ -116,22 +118,21 @@ struct ConvertCommand: Command {
     // with the same prices and after its last quote.
     var written: [Instrument: (source: PriceSource, last: Int64)] = [:]
     for spec in inputs {
-      let options = try spec.ingestOptions(ingest.options, specOverrides: ingest.specOverrides)
       for path in spec.paths {
-        let file = try Ingest.read(path: path, options: options)
-        for series in file.series {
+        let spill = try SourceSpill(spec.file(path), options: ingest.options, specOverrides: ingest.specOverrides, beside: folder)
+        for (k, series) in spill.series.enumerated() {
           guard series.field == .price else {
             throw UsageError("\(path): its \(series.instrument) \(series.field.rawValue) series has no column in a quotes table; convert it to a store")
           }
-          if let before = written[series.instrument], before.source != series.priceSource || (series.time.first ?? .max) <= before.last {
+          if let before = written[series.instrument], before.source != series.priceSource || (series.firstTime ?? .max) <= before.last {
             throw UsageError(
               "\(path): its \(series.instrument) quotes (\(series.priceSource.rawValue) prices) do not continue the \(before.source.rawValue) ones "
                 + "before them after their last; a quotes table holds one series an instrument: write them to separate files, or convert them to a store")
           }
-          if let last = series.time.last { written[series.instrument] = (series.priceSource, last) }
-          try table.append(series)
+          if let last = series.lastTime { written[series.instrument] = (series.priceSource, last) }
+          try table.append(spill.stream(k))
         }
-        reports.append(file.report)
+        reports.append(spill.report)
       }
     }
     try table.commit()
