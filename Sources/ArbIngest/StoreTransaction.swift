@@ -166,6 +166,7 @@ public final class StoreTransaction {
     var writers: [StoreWriter] = []
 
     mutating func begin(_ series: Int, instrument: Instrument, field: SeriesField) {
+      precondition(series == writers.count, "series begin in order")
       writers.append(transaction.writer(instrument: instrument, field: field))
     }
 

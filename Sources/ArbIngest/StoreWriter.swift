@@ -16,7 +16,7 @@ import Foundation
 public final class StoreWriter {
   public let instrument: Instrument
   public let field: SeriesField
-  /// `book` or `last`: set by `finish` at the latest (a streamed source knows it at its end).
+  /// `book` or `last`: set before `finish` (a streamed source knows it at its end).
   public var priceSource: PriceSource?
   private unowned let transaction: StoreTransaction
   /// The columns of every partition, fixed by the first chunk.
