@@ -273,19 +273,10 @@ public final class FileQuoteStream: QuoteStream {
   public static func count(
     _ leg: LegSpec, options: IngestOptions, specOverrides: [String] = []
   ) throws -> (report: IngestReport, priceSources: [PriceSource])? {
-    let fileOptions = try leg.ingestOptions(options, specOverrides: specOverrides)
-    guard leg.paths.count == 1, streamingLayout(path: leg.paths[0], leg: leg, options: fileOptions) != nil else { return nil }
-    var file = try OpenFile(path: leg.paths[0], leg: leg, options: fileOptions)
-    file.keeping = .nothing
-    let report: IngestReport
-    do {
-      try read(&file, leg: leg, window: fileOptions.window ?? TimeWindow(), options: fileOptions) { _ in false }
-      report = try finish(&file, options: fileOptions)
-    } catch {
-      file.rows.close()
-      throw error
+    try readAlone(leg, options: options, specOverrides: specOverrides, keeping: .nothing) { file, options in
+      try read(&file, leg: leg, window: options.window ?? TimeWindow(), options: options) { _ in false }
+      return try finish(&file, options: options)
     }
-    return (report, file.reader.builders.map { $0.hasBook ? .book : .last })
   }
 
   /// The file `leg` names read to its end with every series it holds handed to `sink`
@@ -300,50 +291,64 @@ public final class FileQuoteStream: QuoteStream {
     _ leg: LegSpec, options: IngestOptions, specOverrides: [String] = [], chunkRows: Int = 1 << 16, into sink: inout some SeriesSink
   ) throws -> (report: IngestReport, priceSources: [PriceSource])? {
     precondition(chunkRows > 0, "a chunk holds at least one row")
-    let fileOptions = try leg.ingestOptions(options, specOverrides: specOverrides)
-    guard leg.paths.count == 1, !fileOptions.readsTradeSizes,
-      let layout = streamingLayout(path: leg.paths[0], leg: leg, options: fileOptions), layout.fundingIntervalHours == nil
-    else { return nil }
-    let window = fileOptions.window ?? TimeWindow()
-    var file = try OpenFile(path: leg.paths[0], leg: leg, options: fileOptions)
-    file.keeping = .every
-    var drained: [DrainedSeries] = []
-    var block = ChunkBlock()
-    /// Hands out the points of every series read so far, the last of each held back
-    /// (a later row at its time would replace it) unless the file has ended.
-    func handOut() throws {
-      for k in file.reader.builders.indices {
-        if k == drained.count {
-          drained.append(DrainedSeries(tally: PointTally(window: window)))
-          try sink.begin(k, instrument: file.reader.builders[k].series.instrument, field: file.reader.builders[k].series.field)
-        }
-        file.reader.builders[k].flush()
-        block.removeAll()
-        drained[k].take(file.reader.builders[k].series, into: &block)
-        file.reader.builders[k].dropFirst(file.reader.builders[k].series.count)
-        if file.atEnd, let held = drained[k].held {
-          block.append(held)
-          drained[k].held = nil
-        }
-        if block.count > 0 {
-          try sink.append(k, block.chunk(0..<block.count, otherTime: file.reader.builders[k].keepsOtherTime, sizes: true))
+    return try readAlone(
+      leg, options: options, specOverrides: specOverrides, keeping: .every,
+      accepts: { layout, options in layout.fundingIntervalHours == nil && !options.readsTradeSizes }
+    ) { file, options in
+      let window = options.window ?? TimeWindow()
+      var drained: [DrainedSeries] = []
+      var block = ChunkBlock()
+      /// Hands out the points of every series read so far, the last of each held back
+      /// (a later row at its time would replace it) unless the file has ended.
+      func handOut() throws {
+        for k in file.reader.builders.indices {
+          if k == drained.count {
+            drained.append(DrainedSeries(tally: PointTally(window: window)))
+            try sink.begin(k, instrument: file.reader.builders[k].series.instrument, field: file.reader.builders[k].series.field)
+          }
+          file.reader.builders[k].flush()
+          block.removeAll()
+          drained[k].take(file.reader.builders[k].series, into: &block)
+          file.reader.builders[k].dropFirst(file.reader.builders[k].series.count)
+          if file.atEnd, let held = drained[k].held {
+            block.append(held)
+            drained[k].held = nil
+          }
+          if block.count > 0 {
+            try sink.append(k, block.chunk(0..<block.count, otherTime: file.reader.builders[k].keepsOtherTime, sizes: true))
+          }
         }
       }
-    }
-    let report: IngestReport
-    do {
       var rowsHandedOut = 0
       while !file.atEnd {
-        try read(&file, leg: leg, window: window, options: fileOptions) { $0.reader.report.rowsRead - rowsHandedOut >= chunkRows }
+        try read(&file, leg: leg, window: window, options: options) { $0.reader.report.rowsRead - rowsHandedOut >= chunkRows }
         rowsHandedOut = file.reader.report.rowsRead
         try handOut()
       }
-      report = try finish(&file, options: fileOptions, tallies: drained.map(\.tally))
+      return try finish(&file, options: options, tallies: drained.map(\.tally))
+    }
+  }
+
+  /// Reads the one file `leg` names to its end with `body`, keeping `keeping` (its rows
+  /// closed should `body` throw): the report `body` returns and each series' price source;
+  /// `nil` when the file cannot stream or `accepts` refuses its layout and options.
+  private static func readAlone(
+    _ leg: LegSpec, options: IngestOptions, specOverrides: [String], keeping: OpenFile.Keeping,
+    accepts: (RecordLayout, IngestOptions) -> Bool = { _, _ in true },
+    _ body: (inout OpenFile, IngestOptions) throws -> IngestReport
+  ) throws -> (report: IngestReport, priceSources: [PriceSource])? {
+    let fileOptions = try leg.ingestOptions(options, specOverrides: specOverrides)
+    guard leg.paths.count == 1, let layout = streamingLayout(path: leg.paths[0], leg: leg, options: fileOptions), accepts(layout, fileOptions)
+    else { return nil }
+    var file = try OpenFile(path: leg.paths[0], leg: leg, options: fileOptions)
+    file.keeping = keeping
+    do {
+      let report = try body(&file, fileOptions)
+      return (report, file.reader.builders.map { $0.hasBook ? .book : .last })
     } catch {
       file.rows.close()
       throw error
     }
-    return (report, file.reader.builders.map { $0.hasBook ? .book : .last })
   }
 }
 
