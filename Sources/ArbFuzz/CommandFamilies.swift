@@ -140,19 +140,27 @@ struct CommandInput {
   }
 }
 
-/// The folder the command targets run in: emptied and filled for each input, and the
-/// working folder while the command runs (the previous one is restored after).
+/// The folder the command targets run in: emptied and filled for each input, the working
+/// folder while the command runs (the previous one is restored after), removed at exit.
 final class Sandbox: @unchecked Sendable {
   static let shared = Sandbox()
   private let lock = NSLock()
-  let root: String
+  /// `nil` when no folder could be made: no command runs then.
+  let root: String?
 
   private init() {
     var template = Array((NSTemporaryDirectory() + "arbkit-fuzz-XXXXXX").utf8CString)
-    root = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!).map { String(cString: $0) } } ?? NSTemporaryDirectory()
+    root = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!).map { String(cString: $0) } }
+    // The folder lives as long as the process.
+    if root != nil {
+      atexit {
+        if let root = Sandbox.shared.root { try? FileManager.default.removeItem(atPath: root) }
+      }
+    }
   }
 
   func withFolder(_ files: [CommandInput.File], _ body: (String) -> [String]) -> [String] {
+    guard let root else { return ["cannot make a temporary folder"] }
     lock.lock()
     defer { lock.unlock() }
     let manager = FileManager.default

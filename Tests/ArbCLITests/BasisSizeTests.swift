@@ -26,6 +26,7 @@ struct BasisSizeTests {
 
   @Test func `open and close at a size, a partial fill and the capacity of open, worked by hand`() throws {
     let folder = TemporaryFolder()
+    defer { folder.cleanup() }
     // The perpetual on Bybit and spot on Binance, books at 1 s and 2 s.
     let perp = Self.books(
       folder, "bybit",
@@ -119,6 +120,7 @@ struct BasisSizeTests {
 
   @Test func `a level-1 source and a last-price source say so; an inverse leg refuses --size`() throws {
     let folder = TemporaryFolder()
+    defer { folder.cleanup() }
     let header = "exchange,symbol,timestamp,local_timestamp,ask_amount,ask_price,bid_price,bid_amount\n"
     let perp = folder.write("perp.csv", header + "bybit,BTCUSDT,\(Self.t0),\(Self.t0),2,100.2,100.1,2\n")
     let spot = folder.write("spot.csv", header + "binance,BTCUSDT,\(Self.t0),\(Self.t0),0.5,100.0,99.9,3\n")
@@ -143,6 +145,7 @@ struct BasisSizeTests {
 
   @Test func `--offset moves a leg before alignment and the basis with it`() throws {
     let folder = TemporaryFolder()
+    defer { folder.cleanup() }
     let header = "exchange,symbol,timestamp,local_timestamp,ask_amount,ask_price,bid_price,bid_amount\n"
     // The perpetual (Bybit) at 0, 100, 200 ms, mids 100.5, 101.5, 102.5; spot (Binance) at 50, 150 ms, mids 99.5, 100.5.
     var perpText = header, spotText = header

@@ -39,6 +39,7 @@ struct BoardCommandTests {
   @Test("hand-worked three-venue board from a folder")
   func handWorked() throws {
     let folder = Self.folder()
+    defer { folder.cleanup() }
     let run = arbkit("board", folder.path, "--format", "json")
     #expect(run.code == .success, "\(run.errors)")
     let rows = try #require(run.object["instruments"] as? [[String: Any]])
@@ -74,6 +75,7 @@ struct BoardCommandTests {
   @Test("a stale venue is left out of a point, never read as 0; too few venues make it invalid")
   func staleVenue() throws {
     let folder = Self.folder()
+    defer { folder.cleanup() }
     let run = arbkit("board", folder.path, "--max-stale", "5s", "--format", "json")
     let btc = try #require((run.object["instruments"] as? [[String: Any]])?.first { $0["instrument"] as? String == "BTC/USDT spot" })
     // t=10: binance (age 10 s) left out → bybit 100.4 over okx 100.0. t=20 and t=30: one fresh venue only.
@@ -88,6 +90,7 @@ struct BoardCommandTests {
   @Test("table: missing venues show '-', colours only when asked")
   func table() {
     let folder = Self.folder()
+    defer { folder.cleanup() }
     let plain = arbkit("board", folder.path)
     #expect(plain.code == .success)
     #expect(plain.output.contains("BTC/USDT spot") && !plain.output.contains("\u{1B}["))
@@ -104,6 +107,7 @@ struct BoardCommandTests {
   @Test("--sort orders rows; an unknown column exits 64 with the closest name")
   func sort() throws {
     let folder = Self.folder()
+    defer { folder.cleanup() }
     let byMean = arbkit("board", folder.path, "--format", "csv")
     let byName = arbkit("board", folder.path, "--format", "csv", "--sort", "instrument")
     let byTop = arbkit("board", folder.path, "--format", "csv", "--sort", "top_share")
@@ -129,6 +133,7 @@ struct BoardCommandTests {
   @Test("two venues: the board's max premium is |premium| read off premium --series")
   func demoPairAgainstSeries() throws {
     let folder = TemporaryFolder()
+    defer { folder.cleanup() }
     let seriesPath = folder.path + "/series.csv"
     let premium = arbkit("premium", "--leg", DemoPair.binance, "--leg", DemoPair.kraken, "--max-stale", "2m", "--series", seriesPath, "--format", "json")
     #expect(premium.code == .success)

@@ -42,6 +42,7 @@ struct OffsetFlagTests {
     ] as [(String, [(Int64, Double, Double)])])
   func asOf(c: (offset: String, expected: [(Int64, Double, Double)])) throws {
     let folder = TemporaryFolder()
+    defer { folder.cleanup() }
     let a = Self.write(folder, "binance", [0, 100, 200]), b = Self.write(folder, "bybit-spot", [50, 150])
     let seriesPath = folder.path + "/series.csv"
     var arguments = ["premium", "--leg", a, "--leg", b, "--series", seriesPath, "--format", "json"]
@@ -58,6 +59,7 @@ struct OffsetFlagTests {
   @Test("board: the offset applies to every leg of the venue; bad offsets are usage errors")
   func board() throws {
     let folder = TemporaryFolder()
+    defer { folder.cleanup() }
     _ = Self.write(folder, "binance", [0, 100, 200])
     _ = Self.write(folder, "bybit-spot", [50, 150])
     let plain = arbkit("board", folder.path, "--format", "json")

@@ -72,6 +72,7 @@ struct SizeFlagTests {
   @Test("board --size, hand-worked: exec at the size and capacity on two venues' snapshots")
   func boardHandWorked() throws {
     let folder = TemporaryFolder()
+    defer { folder.cleanup() }
     var header = "exchange,symbol,timestamp,local_timestamp"
     for i in 0..<5 { header += ",asks[\(i)].price,asks[\(i)].amount,bids[\(i)].price,bids[\(i)].amount" }
     let empty = String(repeating: ",,,,", count: 3)
