@@ -63,7 +63,7 @@ public final class FileQuoteStream: QuoteStream {
     keepsSizes = options.storeColumns == .all
     clock = options.clock
     paths = leg.paths[...]
-    let first = try OpenFile(path: paths.removeFirst(), leg: leg, options: options)
+    let first = try OpenFile(path: paths.removeFirst(), options: options)
     field = first.reader.layout.field
     instrument = Instrument(venue: "unknown", market: .spot, symbol: "unknown")
     current = first
@@ -127,7 +127,7 @@ public final class FileQuoteStream: QuoteStream {
         try finish(&current!)
         current = nil
         if let path = paths.popFirst() {
-          current = try OpenFile(path: path, leg: leg, options: options)
+          current = try OpenFile(path: path, options: options)
           try readUntilChosen()
         }
       }
@@ -142,7 +142,7 @@ public final class FileQuoteStream: QuoteStream {
   private func readUntilChosen() throws {
     try read(&current!) { $0.selected != nil || $0.undecidedPoints > Self.undecidedLimit }
     if current!.selected == nil && !current!.atEnd {
-      var scan = try OpenFile(path: current!.path, leg: leg, options: options)
+      var scan = try OpenFile(path: current!.path, options: options)
       scan.keeping = .nothing
       defer { scan.rows.close() }
       try read(&scan) { _ in false }
@@ -249,34 +249,70 @@ public final class FileQuoteStream: QuoteStream {
   ///   series (`drain`); else the chosen series' are the file's and the others' their
   ///   builders'.
   private static func finish(_ file: inout OpenFile, options: IngestOptions, tallies: [PointTally]? = nil) throws -> IngestReport {
-    try file.reader.checkNotEmpty()
-    if file.reader.report.rowsRejected > 0 && file.compression != .none { try Ingest.verifyStream(path: file.path, options: options) }
-    var report = file.reader.report
-    for (k, builder) in file.reader.builders.enumerated() {
-      let tally = tallies?[k] ?? (k == file.selected ? file.tally : builder.tally!)
+    let tallies = tallies ?? file.reader.builders.indices.map { k in k == file.selected ? file.tally : file.reader.builders[k].tally! }
+    let report = try finish(&file.reader, compression: file.compression, options: options, tallies: tallies)
+    file.rows.close()
+    return report
+  }
+
+  /// The report of a file read to its end, whose series' points were counted in
+  /// `tallies`; its quarantine file written, its stream checked when rows were rejected
+  /// from a compressed file.
+  private static func finish(
+    _ reader: inout FileReader, compression: Compression, options: IngestOptions, tallies: [PointTally]
+  ) throws -> IngestReport {
+    try reader.checkNotEmpty()
+    if reader.report.rowsRejected > 0 && compression != .none { try Ingest.verifyStream(path: reader.path, options: options) }
+    var report = reader.report
+    for (builder, tally) in zip(reader.builders, tallies) {
       report.rowsCollapsed += tally.collapsed
       report.rowsOutsideWindow += tally.outside
       report.instruments.append((builder.series.instrument, builder.series.field, tally.kept))
       if let first = tally.firstKept { report.firstTime = min(report.firstTime ?? first, first) }
       if let last = tally.lastKept { report.lastTime = max(report.lastTime ?? last, last) }
     }
-    file.reader.report = report
-    try file.reader.writeQuarantine()
-    file.rows.close()
-    return file.reader.report
+    reader.report = report
+    try reader.writeQuarantine()
+    return reader.report
   }
 
   /// The file `leg` names read to its end keeping no point: its report, every series
   /// counted as the whole read counts it, and each series' price source (in the order of
   /// `report.instruments`), in memory that does not grow with the file; `nil` when the
-  /// file cannot stream (see `open`). What `arbkit inspect` prints.
+  /// file cannot stream (see `open`). A plain file of at least `parallelThreshold` bytes
+  /// or a Parquet table of at least `ParquetReader.parallelRows` rows in two row groups
+  /// or more is counted as two parts on two threads (unless `splitLargeFiles` is off).
+  /// What `arbkit inspect` prints.
   public static func count(
     _ leg: LegSpec, options: IngestOptions, specOverrides: [String] = []
   ) throws -> (report: IngestReport, priceSources: [PriceSource])? {
-    try readAlone(leg, options: options, specOverrides: specOverrides, keeping: .nothing) { file, options in
-      try read(&file, leg: leg, window: options.window ?? TimeWindow(), options: options) { _ in false }
+    guard let options = try streamingOptions(leg, options: options, specOverrides: specOverrides) else { return nil }
+    let path = leg.paths[0], window = options.window ?? TimeWindow()
+    if options.splitLargeFiles, var reader = try countInTwoParts(path: path, options: options, window: window) {
+      let report = try finish(&reader, compression: .none, options: options, tallies: reader.builders.map { $0.tally! })
+      return (report, reader.builders.map { $0.hasBook ? .book : .last })
+    }
+    return try readAlone(path, options: options, keeping: .nothing) { file in
+      try read(&file, leg: leg, window: window, options: options) { _ in false }
       return try finish(&file, options: options)
     }
+  }
+
+  /// The file at `path` read as two parts on two threads, every series counted in
+  /// `window` (`FileReader.countsIn`): a plain file of at least `parallelThreshold`
+  /// bytes by halves, a Parquet table by row groups (`ParquetReader.readInTwoParts`).
+  /// `nil` for other files, and when the parts cannot be joined: the caller counts the
+  /// file in one pass.
+  private static func countInTwoParts(path: String, options: IngestOptions, window: TimeWindow) throws -> FileReader? {
+    if ParquetReader.reads(path: path, format: options.format) {
+      let file = try MappedFile(path: path, readAhead: false)
+      return try file.withBytes { bytes in
+        try ParquetReader.readInTwoParts(ParquetTableSource(bytes, path: path, options: options), expectedRows: 1 << 12, countsIn: window)
+      }
+    }
+    let size = try FileSource(path: path).size
+    guard try Compression.detect(path: path) == .none && size >= parallelThreshold else { return nil }
+    return try Ingest.readInTwoHalves(PlainFile(path: path, count: size), options: options, countsIn: window)
   }
 
   /// The file `leg` names read to its end with every series it holds handed to `sink`
@@ -291,10 +327,12 @@ public final class FileQuoteStream: QuoteStream {
     _ leg: LegSpec, options: IngestOptions, specOverrides: [String] = [], chunkRows: Int = 1 << 16, into sink: inout some SeriesSink
   ) throws -> (report: IngestReport, priceSources: [PriceSource])? {
     precondition(chunkRows > 0, "a chunk holds at least one row")
-    return try readAlone(
-      leg, options: options, specOverrides: specOverrides, keeping: .every,
-      accepts: { layout, options in layout.fundingIntervalHours == nil && !options.readsTradeSizes }
-    ) { file, options in
+    guard
+      let options = try streamingOptions(
+        leg, options: options, specOverrides: specOverrides,
+        accepts: { layout, options in layout.fundingIntervalHours == nil && !options.readsTradeSizes })
+    else { return nil }
+    return try readAlone(leg.paths[0], options: options, keeping: .every) { file in
       let window = options.window ?? TimeWindow()
       var drained: [DrainedSeries] = []
       var block = ChunkBlock()
@@ -329,21 +367,26 @@ public final class FileQuoteStream: QuoteStream {
     }
   }
 
-  /// Reads the one file `leg` names to its end with `body`, keeping `keeping` (its rows
-  /// closed should `body` throw): the report `body` returns and each series' price source;
-  /// `nil` when the file cannot stream or `accepts` refuses its layout and options.
-  private static func readAlone(
-    _ leg: LegSpec, options: IngestOptions, specOverrides: [String], keeping: OpenFile.Keeping,
-    accepts: (RecordLayout, IngestOptions) -> Bool = { _, _ in true },
-    _ body: (inout OpenFile, IngestOptions) throws -> IngestReport
-  ) throws -> (report: IngestReport, priceSources: [PriceSource])? {
+  /// The options the one file `leg` names is read with when it streams and `accepts`
+  /// its layout and options; else `nil`.
+  private static func streamingOptions(
+    _ leg: LegSpec, options: IngestOptions, specOverrides: [String], accepts: (RecordLayout, IngestOptions) -> Bool = { _, _ in true }
+  ) throws -> IngestOptions? {
     let fileOptions = try leg.ingestOptions(options, specOverrides: specOverrides)
     guard leg.paths.count == 1, let layout = streamingLayout(path: leg.paths[0], leg: leg, options: fileOptions), accepts(layout, fileOptions)
     else { return nil }
-    var file = try OpenFile(path: leg.paths[0], leg: leg, options: fileOptions)
+    return fileOptions
+  }
+
+  /// Reads the file at `path` to its end with `body`, keeping `keeping` (its rows closed
+  /// should `body` throw): the report `body` returns and each series' price source.
+  private static func readAlone(
+    _ path: String, options: IngestOptions, keeping: OpenFile.Keeping, _ body: (inout OpenFile) throws -> IngestReport
+  ) throws -> (report: IngestReport, priceSources: [PriceSource]) {
+    var file = try OpenFile(path: path, options: options)
     file.keeping = keeping
     do {
-      let report = try body(&file, fileOptions)
+      let report = try body(&file)
       return (report, file.reader.builders.map { $0.hasBook ? .book : .last })
     } catch {
       file.rows.close()
@@ -403,7 +446,7 @@ private struct OpenFile {
     case leg, every, nothing
   }
 
-  init(path: String, leg: LegSpec, options: IngestOptions) throws {
+  init(path: String, options: IngestOptions) throws {
     self.path = path
     tally = PointTally(window: options.window ?? TimeWindow())
     if ParquetReader.reads(path: path, format: options.format) {

@@ -17,13 +17,14 @@ extension Ingest {
     do {
       // A file inflated whole in its first chunk is read in one pass.
       if options.splitLargeFiles && gzip.inflate(until: window) && !gzip.isWhole {
-        parsed = try readInTwoParts(
+        let parts = try readInTwoParts(
           path: gzip.path, head: gzip.bytes(0..<min(gzip.count, window)), expectedRows: max(1024, gzip.sizeHint / 48),
           options: options, first: { gzip.follower(from: $0) },
           second: {
             guard gzip.inflate(until: .max), let rest = gzip.split() else { return nil }
             return (gzip.source(rest), rest.count / 48)
           })
+        if var reader = parts { parsed = try reader.finish() }
       }
     } catch {
       // An error counts only in a file ISA-L accepts in full.

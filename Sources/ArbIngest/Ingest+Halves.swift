@@ -10,10 +10,11 @@ let parallelThreshold = 16 << 20
 
 extension Ingest {
   /// Reads a plain file as two halves in parallel: the rows before and after a line
-  /// break near the middle (`readInTwoParts`). `nil` when there is no line break near
-  /// the middle or the halves cannot simply be joined: the caller reads the file in
-  /// one pass.
-  static func readInTwoHalves(_ input: PlainFile, options: IngestOptions) throws -> IngestedFile? {
+  /// break near the middle (`readInTwoParts`), into one reader, not finished; with
+  /// `countsIn`, its series are counted in that window and no point is kept. `nil` when
+  /// there is no line break near the middle or the halves cannot simply be joined: the
+  /// caller reads the file in one pass.
+  static func readInTwoHalves(_ input: PlainFile, options: IngestOptions, countsIn: TimeWindow? = nil) throws -> FileReader? {
     let size = input.count
     let window = 1 << 16
     let head = try input.bytes(0..<min(size, window))
@@ -23,7 +24,7 @@ extension Ingest {
     let split = size / 2 + breakOffset + 1
     guard split > headerEnd + 1, split < size else { return nil }
     return try readInTwoParts(
-      path: input.path, head: head, expectedRows: size / 48, options: options,
+      path: input.path, head: head, expectedRows: countsIn == nil ? size / 48 : 1 << 12, options: options, countsIn: countsIn,
       first: { try input.source($0..<split) },
       second: { (try input.source(split..<size), (size - split) / 48) })
   }
@@ -33,14 +34,14 @@ extension Ingest {
   /// first part (`first`, given where the header ends) and of the second (`second`,
   /// called on the other thread: the rows after the first part's and how many are
   /// expected, or `nil` when the first part holds them all), each into its own
-  /// builders (`readInTwoParts(path:expectedRows:options:header:first:second:)`).
+  /// builders (`readInTwoParts(path:expectedRows:options:countsIn:header:first:second:)`).
   static func readInTwoParts(
-    path: String, head: [UInt8], expectedRows: Int, options: IngestOptions,
+    path: String, head: [UInt8], expectedRows: Int, options: IngestOptions, countsIn: TimeWindow? = nil,
     first: @Sendable (Int) throws -> ByteSource, second: @Sendable () throws -> (source: ByteSource, expectedRows: Int)?
-  ) throws -> IngestedFile? {
+  ) throws -> FileReader? {
     guard let headerEnd = head.firstIndex(of: 10) else { return nil }
     return try readInTwoParts(
-      path: path, expectedRows: expectedRows, options: options,
+      path: path, expectedRows: expectedRows, options: options, countsIn: countsIn,
       header: { reader in
         try head.withUnsafeBufferPointer { bytes throws(IngestError) in
           try reader.consume(line: LineReader.trim(UnsafeMutablePointer(mutating: bytes.baseAddress!), headerEnd, first: true), number: 1)
@@ -69,17 +70,20 @@ extension Ingest {
   /// the second part's rows (numbered from 1 in their part) and how many are expected, or
   /// `nil` when the first part holds them all. Each feeder returns the number of its last
   /// line. The second part's rows then follow the first's (its line numbers shifted by
-  /// the first part's line count), and the first part's error comes first.
+  /// the first part's line count), and the first part's error comes first. Returns the
+  /// reader of both parts, not finished; with `countsIn`, their series are counted in
+  /// that window and no point is kept (`FileReader.countsIn`).
   /// Returns `nil` when the parts cannot simply be joined (an order book, a wide file,
   /// a row of the second part going back before the first part's last row, no line
   /// break in `head`), and the caller reads the file in one pass.
   static func readInTwoParts(
-    path: String, expectedRows: Int, options: IngestOptions, header: (inout FileReader) throws -> Void,
+    path: String, expectedRows: Int, options: IngestOptions, countsIn: TimeWindow? = nil, header: (inout FileReader) throws -> Void,
     first: @Sendable (inout FileReader) throws -> Int,
     second: @Sendable () throws -> (feed: (inout FileReader) throws -> Int, expectedRows: Int)?
-  ) throws -> IngestedFile? {
+  ) throws -> FileReader? {
     // The second part is appended to the first: room for both from the start.
     var firstReader = FileReader(path: path, options: options, expectedRows: expectedRows)
+    firstReader.countsIn = countsIn
     try header(&firstReader)
     // An order book is rebuilt row after row: no second part can start mid-file. A
     // wide file's series are made from its header, which a second part does not see.
@@ -126,7 +130,7 @@ extension Ingest {
     if var second = secondReader.take() {
       guard firstReader.absorb(&second, lineOffset: firstLines) else { return nil }
     }
-    return try firstReader.finish()
+    return firstReader
   }
 }
 
@@ -145,6 +149,7 @@ extension FileReader {
     reader.headerLine = headerLine
     reader.headerDone = true
     reader.sawAnyLine = true
+    reader.countsIn = countsIn
     reader.report.format = report.format
     return reader
   }
@@ -165,8 +170,12 @@ extension FileReader {
     }
     for theirs in other.builders {
       if let k = builders.firstIndex(where: { $0.isSameSeries(theirs) }) {
-        builders[k].populate(upTo: builders[k].series.count + theirs.series.count)
-        builders[k].series.append(contentsOf: theirs.series)
+        if countsIn != nil {
+          builders[k].appendCount(theirs)
+        } else {
+          builders[k].populate(upTo: builders[k].series.count + theirs.series.count)
+          builders[k].series.append(contentsOf: theirs.series)
+        }
         builders[k].hasBook = builders[k].hasBook || theirs.hasBook
         builders[k].lastTime = theirs.lastTime
       } else {

@@ -244,8 +244,8 @@ public enum Ingest {
   /// Reads a plain file: in two halves on two threads when large (and they can be
   /// joined), in one pass otherwise.
   static func read(_ input: PlainFile, options: IngestOptions) throws -> IngestedFile {
-    if options.splitLargeFiles && input.count >= parallelThreshold, let file = try readInTwoHalves(input, options: options) {
-      return file
+    if options.splitLargeFiles && input.count >= parallelThreshold, var reader = try readInTwoHalves(input, options: options) {
+      return try reader.finish()
     }
     return try readLines(input.source(0..<input.count), options: options, expectedRows: max(1024, input.count / 48))
   }
@@ -308,6 +308,9 @@ struct FileReader {
   var books: [L2Book]? = nil
   /// The time of the last accepted row of a wide file, whose rows may add no point.
   var lastWideRowTime: Int64 = .min
+  /// When set, every series is counted in this window as it is read, and no point kept
+  /// (`FileQuoteStream.count`).
+  var countsIn: TimeWindow? = nil
 
   init(path: String, options: IngestOptions, expectedRows: Int) {
     self.path = path
@@ -449,6 +452,7 @@ struct FileReader {
         instrument: instrument, field: field, clock: options.clock, keepsOtherTime: layout.otherTime != nil,
         keepsFundingInterval: layout.fundingIntervalHours != nil, expectedRows: builders.isEmpty ? expectedRows : 1024)
       if layout.depthLevels > 0 || (books != nil && options.keepDepth) { builder.series.depth = BookDepth() }
+      if let countsIn { builder.stopKeeping(window: countsIn) }
       builders.append(builder)
     }
   }

@@ -59,48 +59,39 @@ enum ParquetReader {
   /// Reads the Parquet file `bytes` (of `path`).
   static func read(_ bytes: UnsafeRawBufferPointer, path: String, options: IngestOptions) throws -> IngestedFile {
     // Read by both parts' threads, which only read it.
-    nonisolated(unsafe) let table = try ParquetTableSource(bytes, path: path, options: options)
-    let footer = table.footer
-    let expectedRows = max(1024, Int(clamping: min(footer.metadata.rows, Int64(bytes.count))))
-    /// Feeds the rows of row groups `groups` to `reader`, the first numbered `line`;
-    /// returns the last line's number. Each part may decode up to the file's limit, with
-    /// its own column readers (their buffers reused from row group to row group).
-    @Sendable func feed(_ groups: Range<Int>, from line: Int, into reader: inout FileReader) throws -> Int {
-      let rows = table.rows(groups, firstLine: line, reader: reader)
-      _ = try rows.read(
-        typed: { row, number in
-          try reader.consume(row, number: number) { row.line(into: &$0) }
-          return true
-        },
-        line: { text, number in
-          try reader.consume(line: text, number: number)
-          return true
-        })
-      return rows.number - 1
-    }
-    let groups = footer.metadata.rowGroups
-    let groupCount = groups.count
-    if options.splitLargeFiles && groups.count >= 2 && footer.metadata.rows >= parallelRows {
-      // The first part: the row groups before the middle row (at least one).
-      var half = 1
-      var firstRows = max(0, groups[0].rows)
-      while half < groups.count - 1 && firstRows + max(0, groups[half].rows) <= footer.metadata.rows / 2 {
-        firstRows += max(0, groups[half].rows)
-        half += 1
-      }
-      let secondRows = Int(clamping: max(0, footer.metadata.rows - firstRows))
-      let split = half
-      let parsed = try Ingest.readInTwoParts(
-        path: path, expectedRows: expectedRows, options: table.options,
-        header: { reader in try table.readHeader(into: &reader) },
-        first: { reader in try feed(0..<split, from: 2, into: &reader) },
-        second: { ({ reader in try feed(split..<groupCount, from: 1, into: &reader) }, secondRows) })
-      if let parsed { return parsed }
-    }
+    let table = try ParquetTableSource(bytes, path: path, options: options)
+    let expectedRows = max(1024, Int(clamping: min(table.footer.metadata.rows, Int64(bytes.count))))
+    if options.splitLargeFiles, var reader = try readInTwoParts(table, expectedRows: expectedRows) { return try reader.finish() }
     var reader = FileReader(path: path, options: table.options, expectedRows: expectedRows)
     try table.readHeader(into: &reader)
-    _ = try feed(0..<groupCount, from: 2, into: &reader)
+    _ = try table.feed(0..<table.footer.metadata.rowGroups.count, from: 2, into: &reader)
     return try reader.finish()
+  }
+
+  /// The table's rows read as two parts on two threads (`Ingest.readInTwoParts`): the
+  /// row groups before the middle row (at least one), and the others; the reader of both,
+  /// not finished (with `countsIn`, its series counted in that window, no point kept).
+  /// `nil` when the table is too small to share (`parallelRows`), or the parts cannot be
+  /// joined: the caller reads it in one pass.
+  static func readInTwoParts(_ table: ParquetTableSource, expectedRows: Int, countsIn: TimeWindow? = nil) throws -> FileReader? {
+    let groups = table.footer.metadata.rowGroups
+    let rows = table.footer.metadata.rows
+    guard groups.count >= 2 && rows >= parallelRows else { return nil }
+    var half = 1
+    var firstRows = max(0, groups[0].rows)
+    while half < groups.count - 1 && firstRows + max(0, groups[half].rows) <= rows / 2 {
+      firstRows += max(0, groups[half].rows)
+      half += 1
+    }
+    let secondRows = Int(clamping: max(0, rows - firstRows))
+    let (split, groupCount) = (half, groups.count)
+    // Read by both parts' threads, which only read it.
+    nonisolated(unsafe) let table = table
+    return try Ingest.readInTwoParts(
+      path: table.path, expectedRows: expectedRows, options: table.options, countsIn: countsIn,
+      header: { reader in try table.readHeader(into: &reader) },
+      first: { reader in try table.feed(0..<split, from: 2, into: &reader) },
+      second: { ({ reader in try table.feed(split..<groupCount, from: 1, into: &reader) }, countsIn == nil ? secondRows : 1 << 12) })
   }
 
   /// The CSV of the flat table in the Parquet file at `path`: the header line, then a line
@@ -292,6 +283,24 @@ struct ParquetTableSource {
     forms = footer.leaves.enumerated().map { [layout] k, leaf in ParquetReader.form(of: leaf, column: k, layout: layout, format: format) }
     header = Array(ParquetReader.headerLine(names).utf8)
     limit = options.decompression.bytes(compressed: bytes.count)
+  }
+
+  /// Feeds the rows of row groups `groups` to `reader` (its header read), the first
+  /// numbered `line`; returns the last line's number. Each call may decode up to the
+  /// file's limit, with its own column readers (their buffers reused from row group to
+  /// row group).
+  func feed(_ groups: Range<Int>, from line: Int, into reader: inout FileReader) throws -> Int {
+    let rows = rows(groups, firstLine: line, reader: reader)
+    _ = try rows.read(
+      typed: { row, number in
+        try reader.consume(row, number: number) { row.line(into: &$0) }
+        return true
+      },
+      line: { text, number in
+        try reader.consume(line: text, number: number)
+        return true
+      })
+    return rows.number - 1
   }
 
   /// Gives `reader` (made with `options`) the table's header, as the CSV's first line.

@@ -89,6 +89,11 @@ struct SeriesBuilder {
   /// Points appended and not yet dropped.
   var pendingPoints: Int { series.count + stage.count }
 
+  /// Counts the points `later`, which counts the same series' next rows, counted.
+  mutating func appendCount(_ later: SeriesBuilder) {
+    tally!.append(later.tally!)
+  }
+
   /// Stops keeping points: those kept so far, and every later one, are only counted, as
   /// `finish` and `window` would count them.
   mutating func stopKeeping(window: TimeWindow) {
@@ -250,6 +255,8 @@ struct PointTally {
   }
 
   let window: TimeWindow
+  /// The times of the first and the last row counted.
+  private var firstTime: Int64? = nil
   private var lastTime: Int64? = nil
   private var lastKind = Row.dropped
   private(set) var collapsed = 0
@@ -269,6 +276,7 @@ struct PointTally {
       collapsed += 1
       return lastKind == .dropped ? .dropped : .replacing
     }
+    if lastTime == nil { firstTime = time }
     lastTime = time
     guard window.contains(time) else {
       outside += 1
@@ -280,6 +288,25 @@ struct PointTally {
     lastKept = time
     lastKind = .kept
     return .kept
+  }
+
+  /// Counts the rows `later` counted (in the same window) as if they followed these: a
+  /// first row at the time of the last one here collapses into it.
+  mutating func append(_ later: PointTally) {
+    guard let first = later.firstTime else { return }
+    if first == lastTime {
+      // Counted there as a new point (kept or outside); here it replaces the last one.
+      collapsed += 1
+      if window.contains(first) { kept -= 1 } else { outside -= 1 }
+    }
+    if firstTime == nil { firstTime = first }
+    collapsed += later.collapsed
+    kept += later.kept
+    outside += later.outside
+    firstKept = firstKept ?? later.firstKept
+    lastKept = later.lastKept ?? lastKept
+    lastTime = later.lastTime
+    lastKind = later.lastKind
   }
 }
 

@@ -49,6 +49,7 @@ struct BookDepthTests {
   @Test("a level out of order or without a size is rejected with its column")
   func badLevels() throws {
     let folder = TemporaryFolder()
+    defer { folder.cleanup() }
     let header = TardisBooks.snapshotHeader(levels: 2)
     let two = RecordFormat.tardisBookSnapshot(levels: 2)
     let good = "binance-futures,BTCUSDT,1,1,10.1,1,10,2,10.2,3,9.9,4"
@@ -83,6 +84,7 @@ struct BookDepthTests {
   @Test("L2 updates and deletes against a dictionary rebuild")
   func rebuilt() throws {
     let folder = TemporaryFolder()
+    defer { folder.cleanup() }
     var rng = SplitMix64(seed: 5)
     var lines = ["exchange,symbol,timestamp,local_timestamp,is_snapshot,side,price,amount"]
     var bids: [Double: Double] = [:], asks: [Double: Double] = [:]
@@ -132,6 +134,7 @@ extension BookDepthTests {
       let depth = try #require(series.depth)
       // The lines, decompressed by the gzip tool and parsed by Foundation.
       let folder = TemporaryFolder()
+      defer { folder.cleanup() }
       let text = try String(contentsOfFile: try gunzip(path, into: folder), encoding: .utf8)
       let lines = text.split(separator: "\n")
       #expect(depth.count == series.count && series.count == lines.count)
@@ -150,6 +153,7 @@ extension BookDepthTests {
   @Test("books follow their rows: equal times collapse to the last, --sort reorders, files join")
   func booksFollowRows() throws {
     let folder = TemporaryFolder()
+    defer { folder.cleanup() }
     let header = TardisBooks.snapshotHeader(levels: 2)
     func row(_ t: Int, _ bid: Double) -> String { "binance-futures,BTCUSDT,\(t),\(t),\(bid + 1),1,\(bid),2,\(bid + 2),3,\(bid - 1),4" }
     var options = IngestOptions()
@@ -177,6 +181,7 @@ extension BookDepthTests {
   @Test("a book snapshot file read as two halves keeps the same books as one pass")
   func halves() throws {
     let folder = TemporaryFolder()
+    defer { folder.cleanup() }
     var text = TardisBooks.snapshotHeader(levels: 3) + "\n"
     var time: Int64 = 1_000
     for i in 0..<3000 {
@@ -190,7 +195,8 @@ extension BookDepthTests {
     options.keepDepth = true
     options.format = .tardisBookSnapshot(levels: 3)
     let size = try FileSource(path: path).size
-    let split = try #require(try Ingest.readInTwoHalves(PlainFile(path: path, count: size), options: options))
+    var halves = try #require(try Ingest.readInTwoHalves(PlainFile(path: path, count: size), options: options))
+    let split = try halves.finish()
     let whole = try Ingest.readSequentially(path: path, options: options, size: size)
     #expect(split.series.count == 2 && split.series.map(\.depth) == whole.series.map(\.depth))
     #expect(split.series.allSatisfy { $0.depth?.count == $0.count && $0.depth?.deepest == 3 })

@@ -126,7 +126,8 @@ extension TardisDerivativeTickerTests {
     let path = folder.write("ticker.csv", Self.generated(rows: 5000, seed: 11))
     let size = try FileSource(path: path).size
     let one = try Ingest.readSequentially(path: path, options: IngestOptions(), size: size)
-    let two = try #require(try Ingest.readInTwoHalves(PlainFile(path: path, count: size), options: IngestOptions()))
+    var halves = try #require(try Ingest.readInTwoHalves(PlainFile(path: path, count: size), options: IngestOptions()))
+    let two = try halves.finish()
     #expect(one.report.rowsRead == 5000 && two.report.rowsRead == 5000 && two.report.rowsAccepted == 5000)
     #expect(one.series.count == 8 && two.series.count == 8)
     #expect(one.report.instruments.map(\.rows) == two.report.instruments.map(\.rows))

@@ -31,8 +31,9 @@ struct TwoHalvesTests {
 
   static func read(_ path: String, halves: Bool, _ options: IngestOptions) throws -> IngestedFile? {
     let size = try FileSource(path: path).size
-    return halves
-      ? try Ingest.readInTwoHalves(PlainFile(path: path, count: size), options: options) : try Ingest.readSequentially(path: path, options: options, size: size)
+    guard halves else { return try Ingest.readSequentially(path: path, options: options, size: size) }
+    var reader = try Ingest.readInTwoHalves(PlainFile(path: path, count: size), options: options)
+    return try reader?.finish()
   }
 
   static func expectSame(_ a: IngestedFile, _ b: IngestedFile) {
