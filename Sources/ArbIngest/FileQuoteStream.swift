@@ -321,10 +321,20 @@ public final class FileQuoteStream: QuoteStream {
   /// does not grow with the file. Returns the file's report and each series' price
   /// source (in the order of `report.instruments`, which is the order of `sink`'s series);
   /// `nil`, before anything is handed out, when the file cannot stream (see `open`), has
-  /// funding intervals or keeps trades at equal times (`readsTradeSizes`).
+  /// funding intervals or keeps trades at equal times (`readsTradeSizes`). A plain file
+  /// of at least `parallelThreshold` bytes is read by pairs of segments on two threads
+  /// (unless `splitLargeFiles` is off; `DrainSegments`).
   /// - Throws: as `Ingest.read`, and what `sink` throws.
   public static func drain(
     _ leg: LegSpec, options: IngestOptions, specOverrides: [String] = [], chunkRows: Int = 1 << 16, into sink: inout some SeriesSink
+  ) throws -> (report: IngestReport, priceSources: [PriceSource])? {
+    try drain(leg, options: options, specOverrides: specOverrides, chunkRows: chunkRows, segments: DrainSegments(), into: &sink)
+  }
+
+  /// `drain`, with the segments a large plain file is read by.
+  static func drain(
+    _ leg: LegSpec, options: IngestOptions, specOverrides: [String] = [], chunkRows: Int, segments: DrainSegments,
+    into sink: inout some SeriesSink
   ) throws -> (report: IngestReport, priceSources: [PriceSource])? {
     precondition(chunkRows > 0, "a chunk holds at least one row")
     guard
@@ -332,39 +342,68 @@ public final class FileQuoteStream: QuoteStream {
         leg, options: options, specOverrides: specOverrides,
         accepts: { layout, options in layout.fundingIntervalHours == nil && !options.readsTradeSizes })
     else { return nil }
-    return try readAlone(leg.paths[0], options: options, keeping: .every) { file in
-      let window = options.window ?? TimeWindow()
-      var drained: [DrainedSeries] = []
-      var block = ChunkBlock()
-      /// Hands out the points of every series read so far, the last of each held back
-      /// (a later row at its time would replace it) unless the file has ended.
-      func handOut() throws {
-        for k in file.reader.builders.indices {
-          if k == drained.count {
-            drained.append(DrainedSeries(tally: PointTally(window: window)))
-            try sink.begin(k, instrument: file.reader.builders[k].series.instrument, field: file.reader.builders[k].series.field)
-          }
-          file.reader.builders[k].flush()
-          block.removeAll()
-          drained[k].take(file.reader.builders[k].series, into: &block)
-          file.reader.builders[k].dropFirst(file.reader.builders[k].series.count)
-          if file.atEnd, let held = drained[k].held {
-            block.append(held)
-            drained[k].held = nil
-          }
-          if block.count > 0 {
-            try sink.append(k, block.chunk(0..<block.count, otherTime: file.reader.builders[k].keepsOtherTime, sizes: true))
-          }
-        }
-      }
+    var handOut = SeriesHandOut(window: options.window ?? TimeWindow(), chunkRows: chunkRows)
+    let path = leg.paths[0]
+    if options.splitLargeFiles, let drained = try drainInSegments(path, options: options, segments: segments, handOut: &handOut, into: &sink) {
+      return drained
+    }
+    return try readAlone(path, options: options, keeping: .every) { file in
       var rowsHandedOut = 0
       while !file.atEnd {
-        try read(&file, leg: leg, window: window, options: options) { $0.reader.report.rowsRead - rowsHandedOut >= chunkRows }
+        try read(&file, leg: leg, window: handOut.window, options: options) { $0.reader.report.rowsRead - rowsHandedOut >= chunkRows }
         rowsHandedOut = file.reader.report.rowsRead
-        try handOut()
+        try handOut.take(&file.reader, atEnd: file.atEnd, to: &sink)
       }
-      return try finish(&file, options: options, tallies: drained.map(\.tally))
+      return try finish(&file, options: options, tallies: handOut.tallies)
     }
+  }
+
+  /// Drains the plain file at `path` by pairs of segments, each pair's first segment read
+  /// on by the file's reader and its second by a reader of its own on another thread,
+  /// then joined (`FileReader.readTwoParts`; when they cannot be, the file's reader reads
+  /// the second segment on in order), and handed out. Past a line longer than a segment's
+  /// search for its end, the rest is read in order. `nil`, before anything is handed
+  /// out, when the file is not plain text (compressed, Parquet) or smaller than
+  /// `segments.minimumFileBytes`.
+  private static func drainInSegments(
+    _ path: String, options: IngestOptions, segments: DrainSegments, handOut: inout SeriesHandOut, into sink: inout some SeriesSink
+  ) throws -> (report: IngestReport, priceSources: [PriceSource])? {
+    let size = try FileSource(path: path).size
+    guard size >= segments.minimumFileBytes, !ParquetReader.reads(path: path, format: options.format), try Compression.detect(path: path) == .none
+    else { return nil }
+    let input = PlainFile(path: path, count: size)
+    let head = try input.bytes(0..<min(size, 1 << 16))
+    guard let headerEnd = head.firstIndex(of: 10) else { return nil }
+    var reader = FileReader(path: path, options: options, expectedRows: 1 << 12)
+    try reader.consumeHeader(head, end: headerEnd)
+    guard reader.splits else { return nil }
+    var (offset, lastLine) = (headerEnd + 1, 1)
+    while offset < size {
+      guard let middle = try input.lineEnd(after: offset + segments.bytes), let end = try input.lineEnd(after: middle + segments.bytes) else {
+        // A line too long to find the end of: the rest in order, as one pass reads it.
+        var lines = LineReader(source: try input.source(offset..<size), firstLineNumber: lastLine + 1, atFileStart: false, maxLineBytes: options.maxLineBytes)
+        defer { lines.close() }
+        var more = true
+        while more {
+          let read = reader.report.rowsRead
+          more = try lines.read { line, number throws(IngestError) in
+            try reader.consume(line: line, number: number)
+            return reader.report.rowsRead - read < handOut.chunkRows
+          }
+          try handOut.take(&reader, atEnd: !more, to: &sink)
+        }
+        break
+      }
+      let (first, second, line) = (offset..<middle, middle..<end, lastLine + 1)
+      let (last, joined) = try reader.readTwoParts(
+        first: { reader in try input.feed(first, firstLine: line, into: &reader) },
+        second: { second.isEmpty ? nil : ({ reader in try input.feed(second, firstLine: 1, into: &reader) }, 1 << 12) })
+      lastLine = joined ? last : try input.feed(second, firstLine: last + 1, into: &reader)
+      offset = end
+      try handOut.take(&reader, atEnd: offset >= size, to: &sink)
+    }
+    let report = try finish(&reader, compression: .none, options: options, tallies: handOut.tallies)
+    return (report, reader.builders.map { $0.hasBook ? .book : .last })
   }
 
   /// The options the one file `leg` names is read with when it streams and `accepts`
@@ -403,6 +442,55 @@ public protocol SeriesSink {
   /// The next points of the series numbered `series`, in ascending time after those
   /// before; `chunk` is valid during the call.
   mutating func append(_ series: Int, _ chunk: QuoteChunk) throws
+}
+
+/// How `FileQuoteStream.drain` reads a large plain file on two threads: by pairs of
+/// segments of about `bytes` each, when the file has at least `minimumFileBytes`.
+struct DrainSegments {
+  var bytes = 8 << 20
+  var minimumFileBytes = parallelThreshold
+}
+
+/// The series of a drained file handed to a sink: each one's points counted, the last
+/// one held back (a later row at its time would replace it) until the file ends.
+private struct SeriesHandOut: ~Copyable {
+  let window: TimeWindow
+  /// The most points handed out at once.
+  let chunkRows: Int
+  private var series: [DrainedSeries] = []
+  private var block = ChunkBlock()
+
+  init(window: TimeWindow, chunkRows: Int) {
+    self.window = window
+    self.chunkRows = chunkRows
+  }
+
+  /// The points taken of each series.
+  var tallies: [PointTally] { series.map(\.tally) }
+
+  /// Hands out the points of every series `reader` read so far (telling `sink` of a new
+  /// one first) and drops them from its builders; `atEnd`: the file has ended, and the
+  /// points held back are final.
+  mutating func take(_ reader: inout FileReader, atEnd: Bool, to sink: inout some SeriesSink) throws {
+    for k in reader.builders.indices {
+      if k == series.count {
+        series.append(DrainedSeries(tally: PointTally(window: window)))
+        try sink.begin(k, instrument: reader.builders[k].series.instrument, field: reader.builders[k].series.field)
+      }
+      reader.builders[k].flush()
+      block.removeAll()
+      series[k].take(reader.builders[k].series, into: &block)
+      reader.builders[k].dropFirst(reader.builders[k].series.count)
+      if atEnd, let held = series[k].held {
+        block.append(held)
+        series[k].held = nil
+      }
+      for start in stride(from: 0, to: block.count, by: chunkRows) {
+        let rows = start..<min(block.count, start + chunkRows)
+        try sink.append(k, block.chunk(rows, otherTime: reader.builders[k].keepsOtherTime, sizes: true))
+      }
+    }
+  }
 }
 
 /// One series of a drained file: its points counted, the last one held back.

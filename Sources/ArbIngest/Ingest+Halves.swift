@@ -42,11 +42,7 @@ extension Ingest {
     guard let headerEnd = head.firstIndex(of: 10) else { return nil }
     return try readInTwoParts(
       path: path, expectedRows: expectedRows, options: options, countsIn: countsIn,
-      header: { reader in
-        try head.withUnsafeBufferPointer { bytes throws(IngestError) in
-          try reader.consume(line: LineReader.trim(UnsafeMutablePointer(mutating: bytes.baseAddress!), headerEnd, first: true), number: 1)
-        }
-      },
+      header: { reader in try reader.consumeHeader(head, end: headerEnd) },
       first: { reader in
         var lines = LineReader(source: try first(headerEnd + 1), firstLineNumber: 2, maxLineBytes: options.maxLineBytes)
         defer { lines.close() }
@@ -82,19 +78,50 @@ extension Ingest {
     second: @Sendable () throws -> (feed: (inout FileReader) throws -> Int, expectedRows: Int)?
   ) throws -> FileReader? {
     // The second part is appended to the first: room for both from the start.
-    var firstReader = FileReader(path: path, options: options, expectedRows: expectedRows)
-    firstReader.countsIn = countsIn
-    try header(&firstReader)
-    // An order book is rebuilt row after row: no second part can start mid-file. A
-    // wide file's series are made from its header, which a second part does not see.
-    if firstReader.books != nil || firstReader.layout.venueColumns != nil { return nil }
-    // The second part's reader is made from the header's state once its size is
-    // known, on the other thread, which only reads it.
-    nonisolated(unsafe) let header = firstReader
-    var secondReader: FileReader? = nil
+    var reader = FileReader(path: path, options: options, expectedRows: expectedRows)
+    reader.countsIn = countsIn
+    try header(&reader)
+    guard reader.splits else { return nil }
+    return try reader.readTwoParts(first: first, second: second).joined ? reader : nil
+  }
+}
 
+extension FileReader {
+  /// Reads the header: the first line of the file's first bytes `head`, which ends at `end`.
+  mutating func consumeHeader(_ head: [UInt8], end: Int) throws(IngestError) {
+    try head.withUnsafeBufferPointer { bytes throws(IngestError) in
+      try consume(line: LineReader.trim(UnsafeMutablePointer(mutating: bytes.baseAddress!), end, first: true), number: 1)
+    }
+  }
+
+  /// Whether the rows after the header can be read in parts, each by its own reader: not
+  /// an order book, which is rebuilt row after row, nor a wide file, whose series are
+  /// made from its header, which a later part does not see.
+  var splits: Bool { books == nil && layout.venueColumns == nil }
+
+  /// Reads on with `first` on this reader while `second`, called on another thread,
+  /// gives the feeder of the rows that follow (numbered from 1 in their part) and how
+  /// many are expected, or `nil` when there are none; its rows go to a reader of its
+  /// own, made from this one's header, then are joined to this one's (`absorb`). Each
+  /// feeder returns the number of its last line; `first` numbers on from this reader's.
+  ///
+  /// Returns the number of the last line read into this reader, and whether the second
+  /// part's rows were joined: `false` when they cannot be (a row going back before its
+  /// instrument's last row here), this reader then holding the first part's rows only,
+  /// so that the caller reads the second part on in order. The first part's error comes
+  /// first; the second part's is thrown (at its line in the file) only when its rows
+  /// could be joined up to it, else left to the caller's reading in order.
+  mutating func readTwoParts(
+    first: @Sendable (inout FileReader) throws -> Int,
+    second: @Sendable () throws -> (feed: (inout FileReader) throws -> Int, expectedRows: Int)?
+  ) throws -> (lastLine: Int, joined: Bool) {
+    precondition(splits, "a file read in parts is neither an order book nor wide")
+    // The second part's reader is made from the header's state once its size is known,
+    // on the other thread, which only reads this template.
+    nonisolated(unsafe) let template = halfReader(expectedRows: 0)
+    var secondReader: FileReader? = nil
     let results = Mutex<[Result<Int, any Error>?]>([nil, nil])
-    withUnsafeMutablePointer(to: &firstReader) { firstReader in
+    withUnsafeMutablePointer(to: &self) { firstReader in
       withUnsafeMutablePointer(to: &secondReader) { secondReader in
         // Each thread touches only its own reader.
         nonisolated(unsafe) let readers = (firstReader, secondReader)
@@ -107,7 +134,7 @@ extension Ingest {
             guard let (feed, rows) = try second() else { return 0 }
             // Its rows would be thrown away after the first part's error.
             if case .failure = results.withLock({ $0[0] }) { return 0 }
-            var reader = header.halfReader(expectedRows: rows)
+            var reader = template.halfReader(expectedRows: rows)
             defer { readers.1.pointee = reader }
             return try feed(&reader)
           }
@@ -116,25 +143,27 @@ extension Ingest {
       }
     }
     let (firstResult, secondResult) = results.withLock { ($0[0]!, $0[1]!) }
-    // The first part's error comes first in the file; the second part's lines are
-    // numbered from its own start until shifted.
+    // The first part's error comes first in the file.
     let firstLines = try firstResult.get()
-    do {
+    // Taken out of the optional, not copied: a second reference would copy its columns
+    // when `absorb` flushes them.
+    guard var second = secondReader.take() else {
       _ = try secondResult.get()
+      return (firstLines, true)
+    }
+    guard joins(second) else { return (firstLines, false) }
+    // The second part's lines are numbered from its own start until shifted.
+    let secondLines: Int
+    do {
+      secondLines = try secondResult.get()
     } catch var error as IngestError {
       error.position.line += firstLines
       throw error
     }
-    // Taken out of the optional, not copied: a second reference would copy its
-    // columns when `absorb` flushes them.
-    if var second = secondReader.take() {
-      guard firstReader.absorb(&second, lineOffset: firstLines) else { return nil }
-    }
-    return firstReader
+    absorb(&second, lineOffset: firstLines)
+    return (firstLines + secondLines, true)
   }
-}
 
-extension FileReader {
   /// A reader for the second half of the same file: the header's layout, fresh
   /// builders and counters.
   func halfReader(expectedRows: Int) -> FileReader {
@@ -154,32 +183,43 @@ extension FileReader {
     return reader
   }
 
-  /// Appends the second half's rows, counts, errors and quarantined lines; `false`
-  /// when an instrument's rows would go back across the boundary (nothing is changed
-  /// that matters then: the caller reads the file again in one pass).
-  mutating func absorb(_ other: inout FileReader, lineOffset: Int) -> Bool {
-    for k in builders.indices { builders[k].flush() }
-    for k in other.builders.indices { other.builders[k].flush() }
-    // Check every instrument's boundary (its rows, whichever series they fed) before
-    // changing anything.
+  /// Whether the rows `other` read can follow this reader's: no instrument's rows (its
+  /// rows, whichever series they fed) go back across the boundary.
+  func joins(_ other: FileReader) -> Bool {
     for (theirs, key) in other.keys.enumerated() where !options.sort {
       guard let mine = keys.firstIndex(of: key) else { continue }
       let last = builders[mine * groupSize].lastRowTime, next = other.builders[theirs * groupSize].firstRowTime
       if last == .min || next == .min { continue }
       if layout.descending ? next > last : next < last { return false }
     }
-    for theirs in other.builders {
-      if let k = builders.firstIndex(where: { $0.isSameSeries(theirs) }) {
+    return true
+  }
+
+  /// Appends the rows of `other`, which `joins` this reader, and its counts, errors and
+  /// quarantined lines, its line numbers shifted by `lineOffset`: this reader is then as
+  /// if it had read them (an instrument new in `other` is added after those here), and
+  /// can read on.
+  mutating func absorb(_ other: inout FileReader, lineOffset: Int) {
+    for k in builders.indices { builders[k].flush() }
+    for k in other.builders.indices { other.builders[k].flush() }
+    for (theirs, key) in other.keys.enumerated() {
+      let group = theirs * groupSize..<(theirs + 1) * groupSize
+      guard let mine = keys.firstIndex(of: key) else {
+        keys.append(key)
+        builders.append(contentsOf: other.builders[group])
+        continue
+      }
+      for (k, t) in zip(mine * groupSize..<(mine + 1) * groupSize, group) {
+        let next = other.builders[t]
         if countsIn != nil {
-          builders[k].appendCount(theirs)
+          builders[k].appendCount(next)
         } else {
-          builders[k].populate(upTo: builders[k].series.count + theirs.series.count)
-          builders[k].series.append(contentsOf: theirs.series)
+          builders[k].populate(upTo: builders[k].series.count + next.series.count)
+          builders[k].series.append(contentsOf: next.series)
         }
-        builders[k].hasBook = builders[k].hasBook || theirs.hasBook
-        builders[k].lastTime = theirs.lastTime
-      } else {
-        builders.append(theirs)
+        builders[k].hasBook = builders[k].hasBook || next.hasBook
+        if next.lastTime != .min { builders[k].lastTime = next.lastTime }
+        if next.lastRowTime != .min { builders[k].lastRowTime = next.lastRowTime }
       }
     }
     report.rowsRead += other.report.rowsRead
@@ -191,7 +231,6 @@ extension FileReader {
       report.errors.append(error)
     }
     quarantine += other.quarantine
-    return true
   }
 }
 
@@ -260,4 +299,21 @@ struct PlainFile: RangedBytes {
   let count: Int
 
   func source(_ range: Range<Int>) throws(FileError) -> ByteSource { try RangeSource(path: path, range: range) }
+
+  /// Where the line that `offset` falls in ends (after its line break), the file's end
+  /// when `offset` is at or past it; `nil` when no line break is within 64 KiB of it.
+  func lineEnd(after offset: Int) throws -> Int? {
+    guard offset < count else { return count }
+    let window = try bytes(offset..<min(count, offset + (1 << 16)))
+    if let found = window.firstIndex(of: 10) { return offset + found + 1 }
+    return offset + window.count == count ? count : nil
+  }
+
+  /// Feeds the lines in `range` (whole lines) to `reader`, the first numbered
+  /// `firstLine`; returns the last one's number.
+  func feed(_ range: Range<Int>, firstLine: Int, into reader: inout FileReader) throws -> Int {
+    var lines = LineReader(source: try source(range), firstLineNumber: firstLine, atFileStart: false, maxLineBytes: reader.options.maxLineBytes)
+    defer { lines.close() }
+    return try lines.forEachLine { line, number throws(IngestError) in try reader.consume(line: line, number: number) }
+  }
 }

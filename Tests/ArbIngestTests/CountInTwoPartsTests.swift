@@ -168,10 +168,14 @@ struct CountInTwoPartsTests {
   func goingBackAcrossTheSplit() throws {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
+    var split = 0
     let path = try Self.file(in: folder, "quotes.csv") { rows, k in
+      split = k
       let last = Self.t0 + Int64(k - 1) * 1000
       rows[k - 1] = Self.row("BTCUSDT", last)
       rows[k] = Self.row("BTCUSDT", last - 1000)
+      // A bad row after it: the row going back is the first error, as in one pass.
+      rows[k + 7] = rows[k + 7].replacingOccurrences(of: ",1.5,", with: ",1.x,")
     }
     #expect(try !Self.readsInTwoParts(path))
     for policy in [BadRowPolicy.skip, .fail] {
@@ -179,6 +183,17 @@ struct CountInTwoPartsTests {
       options.badRows = policy
       try Self.expectCountedAsWhole(path, options: options, folder: folder, "going back, \(policy)")
     }
+    // The whole read in two halves reports it too.
+    var onePass = IngestOptions()
+    onePass.splitLargeFiles = false
+    func firstError(_ options: IngestOptions) -> String {
+      do {
+        _ = try Ingest.read(path: path, options: options)
+        return "none"
+      } catch { return "\(error)" }
+    }
+    #expect(firstError(IngestOptions()) == firstError(onePass))
+    #expect(firstError(onePass).contains(":\(split + 2):"), "the row going back, line \(split + 2): \(firstError(onePass))")
   }
 
   @Test("a Parquet table of several row groups: rows at one time across the split, bad values, windows")

@@ -276,17 +276,22 @@ struct FileQuoteStreamTests {
     }
   }
 
-  /// Checks that draining the file `path` (when it streams) hands out every series of
-  /// its whole read bit for bit, with the same report, price sources and quarantine, at
-  /// every chunk size; returns whether it streamed.
-  static func checkDrain(_ path: String, options: IngestOptions, _ comment: Comment) throws -> Bool {
+  /// Checks that draining the file `path` (when it streams; a plain file by pairs of
+  /// `segments`) hands out every series of its whole read in one pass bit for bit, with
+  /// the same report, price sources and quarantine, at every chunk size of `chunkSizes`;
+  /// returns whether it streamed.
+  static func checkDrain(
+    _ path: String, options: IngestOptions, segments: DrainSegments = DrainSegments(), chunkSizes: [Int] = chunkSizes, _ comment: Comment
+  ) throws -> Bool {
     let spec = try LegSpec(parsing: path)
-    let whole = Result { try Ingest.read(path: path, options: try spec.ingestOptions(options, specOverrides: [])) }
+    var onePass = options
+    onePass.splitLargeFiles = false
+    let whole = Result { try Ingest.read(path: path, options: try spec.ingestOptions(onePass, specOverrides: [])) }
     let quarantine = options.quarantinePath.flatMap { try? Data(contentsOf: URL(fileURLWithPath: $0)) }
     for rows in chunkSizes {
       var sink = CollectedSeries()
       let drained: (report: IngestReport, priceSources: [PriceSource])?
-      do { drained = try FileQuoteStream.drain(spec, options: options, chunkRows: rows, into: &sink) } catch {
+      do { drained = try FileQuoteStream.drain(spec, options: options, chunkRows: rows, segments: segments, into: &sink) } catch {
         guard case .failure(let expected) = whole else {
           Issue.record("\(comment): drained \(error), the whole read none")
           return true
@@ -331,6 +336,9 @@ struct FileQuoteStreamTests {
           drained += 1
           if (file?.series.count ?? 0) > 1 { several += 1 }
         }
+        // A plain file by pairs of segments of a few lines, on two threads.
+        let segments = DrainSegments(bytes: 97, minimumFileBytes: 0)
+        _ = try Self.checkDrain(path, options: options, segments: segments, chunkSizes: [7], "\(path) window \(String(describing: window)) in segments")
       }
     }
     #expect(drained >= 60 && drained < checked, "most files drain (\(drained) of \(checked))")

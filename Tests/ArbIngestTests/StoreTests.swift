@@ -118,7 +118,7 @@ struct StoreTests {
         failed += 1
         continue
       }
-      try expected.get()
+      _ = try expected.get()
       let (a, b) = (F.snapshot(whole), F.snapshot(streamed))
       #expect(a.keys.sorted() == b.keys.sorted(), "\(path)")
       for (name, file) in a { #expect(b[name]?.0 == file.0, "\(path): \(name)") }
