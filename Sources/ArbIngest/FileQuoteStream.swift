@@ -447,7 +447,7 @@ public protocol SeriesSink {
 /// How `FileQuoteStream.drain` reads a large plain file on two threads: by pairs of
 /// segments of about `bytes` each, when the file has at least `minimumFileBytes`.
 struct DrainSegments {
-  var bytes = 8 << 20
+  var bytes = 2 << 20
   var minimumFileBytes = parallelThreshold
 }
 
@@ -478,17 +478,20 @@ private struct SeriesHandOut: ~Copyable {
         try sink.begin(k, instrument: reader.builders[k].series.instrument, field: reader.builders[k].series.field)
       }
       reader.builders[k].flush()
-      block.removeAll()
-      series[k].take(reader.builders[k].series, into: &block)
-      reader.builders[k].dropFirst(reader.builders[k].series.count)
-      if atEnd, let held = series[k].held {
-        block.append(held)
-        series[k].held = nil
-      }
-      for start in stride(from: 0, to: block.count, by: chunkRows) {
-        let rows = start..<min(block.count, start + chunkRows)
-        try sink.append(k, block.chunk(rows, otherTime: reader.builders[k].keepsOtherTime, sizes: true))
-      }
+      let points = reader.builders[k].series
+      var start = 0
+      repeat {
+        let end = min(points.count, start + chunkRows)
+        block.removeAll()
+        series[k].take(points, rows: start..<end, into: &block)
+        start = end
+        if start == points.count && atEnd, let held = series[k].held {
+          block.append(held)
+          series[k].held = nil
+        }
+        if block.count > 0 { try sink.append(k, block.chunk(0..<block.count, otherTime: reader.builders[k].keepsOtherTime, sizes: true)) }
+      } while start < points.count
+      reader.builders[k].dropFirst(points.count)
     }
   }
 }
@@ -498,10 +501,10 @@ private struct DrainedSeries {
   var tally: PointTally
   var held: HeldPoint? = nil
 
-  /// Moves the points of `series` into `block` as `FileQuoteStream.take` does: rows at
-  /// one time collapsed to the last, outside the window dropped, the last held back.
-  mutating func take(_ series: QuoteSeries, into block: inout ChunkBlock) {
-    for r in 0..<series.count {
+  /// Moves the points `rows` of `series` into `block` as `FileQuoteStream.take` does:
+  /// rows at one time collapsed to the last, outside the window dropped, the last held back.
+  mutating func take(_ series: QuoteSeries, rows: Range<Int>, into block: inout ChunkBlock) {
+    for r in rows {
       let kind = tally.add(series.time[r])
       guard kind != .dropped else { continue }
       if kind == .kept, let held { block.append(held) }

@@ -312,7 +312,8 @@ struct PlainFile: RangedBytes {
   /// Feeds the lines in `range` (whole lines) to `reader`, the first numbered
   /// `firstLine`; returns the last one's number.
   func feed(_ range: Range<Int>, firstLine: Int, into reader: inout FileReader) throws -> Int {
-    var lines = LineReader(source: try source(range), firstLineNumber: firstLine, atFileStart: false, maxLineBytes: reader.options.maxLineBytes)
+    var lines = LineReader(
+      source: try source(range), chunkSize: 1 << 18, firstLineNumber: firstLine, atFileStart: false, maxLineBytes: reader.options.maxLineBytes)
     defer { lines.close() }
     return try lines.forEachLine { line, number throws(IngestError) in try reader.consume(line: line, number: number) }
   }
