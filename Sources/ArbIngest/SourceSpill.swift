@@ -8,7 +8,7 @@ import ArbCore
 /// temporary store, in memory that does not grow with the file; the store is made in a
 /// hidden folder beside the output and removed when the spill is released, or when the
 /// run is interrupted. A pipe is read whole.
-public final class SourceSpill {
+public final class SourceSpill: Sendable {
   /// One series of the source: what it is, and its first and last times.
   public struct Series: Sendable {
     public let instrument: Instrument
@@ -71,6 +71,12 @@ public final class SourceSpill {
       StoreTransaction.removeStaging(folder)
       InterruptCleanup.unregister(token)
     }
+  }
+
+  /// The temporary store the source was streamed into, its series those of `series`;
+  /// `nil` when the source was read whole (a pipe). Valid while the spill is.
+  public var store: Store? {
+    if case .store(let store, _, _) = quotes { store } else { nil }
   }
 
   /// A stream over the quotes of series `k`.

@@ -25,6 +25,9 @@ struct BoardInputs {
   /// The row accounting of each input for the warnings: named legs (once opened), then
   /// the files and stores.
   private var reports: [() -> [IngestReport]] = []
+  /// The temporary stores the files whose rows name their instruments were streamed
+  /// into, kept until the board is done.
+  private var spills: [SourceSpill] = []
 
   init(ingest: IngestFlags, whole: Bool, chunkRows: Int, skipped: [String]) {
     (self.ingest, self.whole, self.chunkRows, self.skipped) = (ingest, whole, chunkRows, skipped)
@@ -67,10 +70,13 @@ struct BoardInputs {
   /// Resolves every input to its legs, named before their quotes are read. Named specs
   /// are legs as for `premium --leg`, opened when their row is worked on; a store's
   /// series of the wanted field (`#FIELD`, `price` by default) are legs from its
-  /// manifest; other files are read whole and give one leg per instrument (the first
+  /// manifest; another regular file is streamed into a temporary store (`SourceSpill`,
+  /// in the system's temporary folder), whose series are legs as a store's are, so that
+  /// memory does not grow with it; a pipe, or any file when the temporary folder cannot
+  /// hold the spill, is read whole. Each file gives one leg per instrument (the first
   /// series of the field of each, the book before last prices). An instrument found in
   /// several files or stores (days of one recording) is joined in time order in memory.
-  /// With `whole` (`--size`), every leg is read into memory when opened.
+  /// With `whole` (`--size`), every leg is read into memory when opened, every file whole.
   ///
   /// - Throws: ingest and store errors, or `UsageError` for a file that does not name
   ///   the venue and symbol of its rows.
@@ -87,9 +93,10 @@ struct BoardInputs {
     let files = inputList.indices.filter { stores[$0] == nil }
     let options = LoadedLegs.concurrentOptions(ingest.options, inputs: files.count)
     let read = try concurrently(files.count) { k in
-      try Ingest.read(path: inputList[files[k]].path, options: inputList[files[k]].spec.ingestOptions(options, specOverrides: overrides))
+      try FileInput(inputList[files[k]].path, spec: inputList[files[k]].spec, options: options, specOverrides: overrides, whole: whole)
     }
     var inputs = BoardInputs(ingest: ingest, whole: whole, chunkRows: chunkRows, skipped: skipped)
+    inputs.spills = read.compactMap(\.spill)
     inputs.legs = named.indices.map { k in Leg(instrument: named[k].instrument!, source: .named(named[k], report: k)) }
     inputs.reports = Array(repeating: { [] }, count: named.count)
     // Each input's series of the wanted field, one per instrument, grouped by instrument.
@@ -114,7 +121,13 @@ struct BoardInputs {
       } else {
         let file = unclaimed.popFirst()!
         inputs.reports.append { [file.report] }
-        pieces = file.series.filter { $0.field == wanted }.map { Piece.series($0) }
+        switch file {
+        case .whole(let file): pieces = file.series.filter { $0.field == wanted }.map { Piece.series($0) }
+        case .spilled(let spill):
+          // The window was applied as the file was read.
+          let (store, columns) = (spill.store!, try input.spec.ingestOptions(ingest.options, specOverrides: overrides).storeColumns)
+          pieces = store.series.filter { $0.field == wanted }.map { .stored(store, $0, window: TimeWindow(), columns: columns) }
+        }
       }
       var seen: Set<Instrument> = []
       for piece in pieces where seen.insert(piece.instrument).inserted {
@@ -190,6 +203,43 @@ extension BoardInputs {
       case .series(let series): series.count
       case .stored(let stream): stream.expectedRows
       }
+    }
+  }
+
+  /// A file input: streamed into a temporary store, or read whole.
+  fileprivate enum FileInput: Sendable {
+    case spilled(SourceSpill)
+    case whole(IngestedFile)
+
+    /// Streams the regular file at `path` into a temporary store unless `whole`; reads it
+    /// whole when it is not a regular file, or when the temporary folder or a store cannot
+    /// hold it (book and last prices of one instrument).
+    init(_ path: String, spec: LegSpec, options: IngestOptions, specOverrides: [String], whole: Bool) throws {
+      let fileOptions = try spec.ingestOptions(options, specOverrides: specOverrides)
+      var info = stat()
+      if !whole && stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG {
+        do {
+          let folder = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+          self = .spilled(try SourceSpill(spec.file(path), options: options, specOverrides: specOverrides, beside: folder + "/arbkit-board"))
+          return
+        } catch is FileError {
+          // The temporary folder cannot hold it (or the file cannot be read: the whole read says so).
+        } catch is StoreError {
+          // A store cannot hold it: book and last prices of one instrument.
+        }
+      }
+      self = .whole(try Ingest.read(path: path, options: fileOptions))
+    }
+
+    var report: IngestReport {
+      switch self {
+      case .spilled(let spill): spill.report
+      case .whole(let file): file.report
+      }
+    }
+
+    var spill: SourceSpill? {
+      if case .spilled(let spill) = self { spill } else { nil }
     }
   }
 
