@@ -30,10 +30,11 @@ public final class SourceSpill: Sendable {
   }
 
   /// Reads the one file `leg` names: into a store beside `output` when it is a regular
-  /// file (streamed when it can be, as `StoreTransaction.add` reads it), else whole.
+  /// file (streamed when it can be, as `StoreTransaction.add` reads it, `chunkRows`
+  /// quotes at a time), else whole.
   /// - Throws: as `Ingest.read`; `FileError.unwritable` when the folder of `output`
   ///   cannot hold the spill.
-  public init(_ leg: LegSpec, options: IngestOptions, specOverrides: [String] = [], beside output: String) throws {
+  public init(_ leg: LegSpec, options: IngestOptions, specOverrides: [String] = [], chunkRows: Int = 1 << 16, beside output: String) throws {
     var info = stat()
     guard stat(leg.paths[0], &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
       let file = try Ingest.read(path: leg.paths[0], options: try leg.ingestOptions(options, specOverrides: specOverrides))
@@ -49,7 +50,7 @@ public final class SourceSpill: Sendable {
     let token = InterruptCleanup.register { StoreTransaction.removeStaging(folder) }
     do {
       let transaction = try StoreTransaction(path: folder + "/store", clock: options.clock)
-      guard let added = try transaction.add(leg, options: options, specOverrides: specOverrides) else {
+      guard let added = try transaction.add(leg, options: options, specOverrides: specOverrides, chunkRows: chunkRows) else {
         preconditionFailure("a new store holds no source yet")
       }
       try transaction.commit()

@@ -93,7 +93,8 @@ struct BoardInputs {
     let files = inputList.indices.filter { stores[$0] == nil }
     let options = LoadedLegs.concurrentOptions(ingest.options, inputs: files.count)
     let read = try concurrently(files.count) { k in
-      try FileInput(inputList[files[k]].path, spec: inputList[files[k]].spec, options: options, specOverrides: overrides, whole: whole)
+      try FileInput(
+        inputList[files[k]].path, spec: inputList[files[k]].spec, options: options, specOverrides: overrides, chunkRows: chunkRows, whole: whole)
     }
     var inputs = BoardInputs(ingest: ingest, whole: whole, chunkRows: chunkRows, skipped: skipped)
     inputs.spills = read.compactMap(\.spill)
@@ -211,16 +212,17 @@ extension BoardInputs {
     case spilled(SourceSpill)
     case whole(IngestedFile)
 
-    /// Streams the regular file at `path` into a temporary store unless `whole`; reads it
-    /// whole when it is not a regular file, or when the temporary folder or a store cannot
-    /// hold it (book and last prices of one instrument).
-    init(_ path: String, spec: LegSpec, options: IngestOptions, specOverrides: [String], whole: Bool) throws {
+    /// Streams the regular file at `path` into a temporary store (`chunkRows` quotes at a
+    /// time) unless `whole`; reads it whole when it is not a regular file, or when the
+    /// temporary folder or a store cannot hold it (book and last prices of one instrument).
+    init(_ path: String, spec: LegSpec, options: IngestOptions, specOverrides: [String], chunkRows: Int, whole: Bool) throws {
       let fileOptions = try spec.ingestOptions(options, specOverrides: specOverrides)
       var info = stat()
       if !whole && stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG {
         do {
           let folder = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-          self = .spilled(try SourceSpill(spec.file(path), options: options, specOverrides: specOverrides, beside: folder + "/arbkit-board"))
+          self = .spilled(
+            try SourceSpill(spec.file(path), options: options, specOverrides: specOverrides, chunkRows: chunkRows, beside: folder + "/arbkit-board"))
           return
         } catch is FileError {
           // The temporary folder cannot hold it (or the file cannot be read: the whole read says so).
