@@ -51,6 +51,15 @@ struct CountInTwoPartsTests {
     return (end - headerWidth) / width
   }
 
+  /// Makes the rows before and at `k` BTCUSDT quotes at one time (the natural time of
+  /// row `k - 1`), of other amounts; returns that time.
+  static func equalTimes(_ rows: inout [String], at k: Int) -> Int64 {
+    let time = t0 + Int64(k - 1) * 1000
+    rows[k - 1] = row("BTCUSDT", time, amount: 1)
+    rows[k] = row("BTCUSDT", time, amount: 2)
+    return time
+  }
+
   /// The time field of `row`.
   static func time(_ row: String) -> Int64 { Int64(row.split(separator: ",")[2])! }
 
@@ -104,10 +113,8 @@ struct CountInTwoPartsTests {
     defer { folder.cleanup() }
     var boundary: Int64 = 0
     let path = try Self.file(in: folder, "quotes.csv") { rows, k in
-      // The first row of the second half at the time of the last of the first, another amount.
-      boundary = Self.t0 + Int64(k - 1) * 1000
-      rows[k - 1] = Self.row("BTCUSDT", boundary, amount: 1)
-      rows[k] = Self.row("BTCUSDT", boundary, amount: 2)
+      // The first row of the second half at the time of the last of the first.
+      boundary = Self.equalTimes(&rows, at: k)
     }
     #expect(try Self.readsInTwoParts(path))
     for window in [nil, TimeWindow(from: boundary), TimeWindow(to: boundary), TimeWindow(to: boundary - 1), TimeWindow(from: boundary + 1)] {
@@ -222,11 +229,7 @@ struct CountInTwoPartsTests {
   /// Two row groups of 40,000 BTCUSDT quotes a millisecond apart, the first row of the
   /// second group at the time of the last of the first.
   static func tableWithEqualTimesAtGroupEdges(at path: String) throws {
-    let fields = [
-      ArrowField("exchange", .utf8), ArrowField("symbol", .utf8), ArrowField("timestamp", .timestampMicros), ArrowField("local_timestamp", .int64),
-      ArrowField("ask_amount", .float64), ArrowField("ask_price", .float64), ArrowField("bid_price", .float64), ArrowField("bid_amount", .float64),
-    ]
-    let writer = try ParquetFileWriter(path: path, fields: fields)
+    let writer = try ParquetFileWriter(path: path, fields: ParquetTypedPathTests.tardisQuoteFields)
     for g in 0..<2 {
       let times = (0..<40_000).map { t0 + Int64(g * 40_000 + $0 - g) * 1000 }
       let n = times.count

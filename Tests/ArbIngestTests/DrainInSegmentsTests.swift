@@ -33,9 +33,7 @@ struct DrainInSegmentsTests {
     defer { folder.cleanup() }
     var boundary: Int64 = 0
     let path = try Big.file(in: folder, "quotes.csv") { rows, k in
-      boundary = Big.t0 + Int64(k - 1) * 1000
-      rows[k - 1] = Big.row("BTCUSDT", boundary, amount: 1)
-      rows[k] = Big.row("BTCUSDT", boundary, amount: 2)
+      boundary = Big.equalTimes(&rows, at: k)
       for j in stride(from: k + 10, to: rows.count, by: 11) { rows[j] = Big.row("SOLUSDT", Big.time(rows[j])) }
     }
     for window in [nil, TimeWindow(from: boundary), TimeWindow(to: boundary), TimeWindow(from: boundary + 1, to: boundary + 50_000_000)] {

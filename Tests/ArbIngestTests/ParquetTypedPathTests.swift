@@ -108,16 +108,18 @@ struct ParquetTypedPathTests {
     #expect(try !Self.isTyped(fixture("parquet/types-v1.parquet"), options: try columnOptions(ParquetTests.typeSpecs[2])))
   }
 
+  /// The columns of a Tardis quotes table, named as the CSV's.
+  static let tardisQuoteFields = [
+    ArrowField("exchange", .utf8), ArrowField("symbol", .utf8), ArrowField("timestamp", .timestampMicros), ArrowField("local_timestamp", .int64),
+    ArrowField("ask_amount", .float64), ArrowField("ask_price", .float64), ArrowField("bid_price", .float64), ArrowField("bid_amount", .float64),
+  ]
+
   /// A Tardis quotes table of `groups` row groups of `rows` rows, two symbols, with bad
   /// values spread over every row group: negative, zero, NaN and infinite prices, a
   /// crossed book, times going back, nulls (one side, both, a time, a symbol), a
   /// negative or NaN size, a symbol the CSV quotes.
   static func badTable(at path: String, groups: Int, rows: Int) throws {
-    let fields = [
-      ArrowField("exchange", .utf8), ArrowField("symbol", .utf8), ArrowField("timestamp", .timestampMicros), ArrowField("local_timestamp", .int64),
-      ArrowField("ask_amount", .float64), ArrowField("ask_price", .float64), ArrowField("bid_price", .float64), ArrowField("bid_amount", .float64),
-    ]
-    let writer = try ParquetFileWriter(path: path, fields: fields)
+    let writer = try ParquetFileWriter(path: path, fields: tardisQuoteFields)
     for g in 0..<groups {
       var exchange: [String?] = [], symbol: [String?] = [], time: [Int64] = [], local: [Int64] = [], localValid: [Bool] = []
       var askSize: [Double] = [], ask: [Double] = [], bid: [Double] = [], bidSize: [Double] = []
