@@ -1,3 +1,6 @@
+import Dispatch
+import Synchronization
+
 /// `PremiumAnalysis` of a premium series fed a chunk at a time (`PremiumStream`), in
 /// memory that does not grow with the series: the moments are merged chunk by chunk,
 /// the bands and episodes carry their state across chunks (`BandAccumulator`), the
@@ -86,21 +89,15 @@ public final class PremiumAnalyzer {
     exec = try execResult.get()
   }
 
-  /// The analysis of every point added.
+  /// The analysis of every point added (`SummaryAccumulator.finish`: the spills read
+  /// back concurrently).
   /// - Throws: `SpillError` when a spilled column cannot be read back.
   public func finish() throws(SpillError) -> PremiumAnalysis {
-    // The median point duration, for the half-lives (computed only when one is defined).
-    var median: Double?? = nil
-    func medianDuration() throws(SpillError) -> Double? {
-      if let median { return median }
-      let value = try durations.quantiles([0.5])?[0]
-      median = .some(value)
-      return value
-    }
+    let summaries = try SummaryAccumulator.finish([mid, exec], durations: durations, lastTime: lastTime)
     let count = Double(validPoints)
     return PremiumAnalysis(
-      mid: try mid.finish(lastTime: lastTime, medianDuration: medianDuration),
-      exec: try exec.finish(lastTime: lastTime, medianDuration: medianDuration),
+      mid: summaries[0],
+      exec: summaries[1],
       topShare: validPoints > 0 ? top.map { Double($0) / count } : [],
       bottomShare: validPoints > 0 ? bottom.map { Double($0) / count } : [])
   }
@@ -192,14 +189,32 @@ struct SummaryAccumulator: @unchecked Sendable {
     }
   }
 
-  func finish(lastTime: Int64, medianDuration: () throws(SpillError) -> Double?) throws(SpillError) -> SeriesSummary {
-    let quantiles = try values.quantiles(SeriesStatistics.quantileLevels.map { $0 / 100 }) ?? []
-    var halfLife: HalfLife? = nil
-    if let beta = slope.beta, HalfLife.points(beta: beta) != nil {
-      halfLife = HalfLife(beta: beta, medianDuration: try medianDuration() ?? 0)
+  /// The summaries of `columns`, which share their points and so `durations` (the spill
+  /// of their valid points' durations), the last at `lastTime`. Every spill is read back
+  /// on a thread of its own: each column's for its quantiles, `durations` for their median
+  /// when a column's half-life is defined.
+  /// - Throws: `SpillError` when a spill cannot be read back.
+  static func finish(_ columns: [SummaryAccumulator], durations: ValueSpill, lastTime: Int64) throws(SpillError) -> [SeriesSummary] {
+    let needsMedian = columns.contains { column in column.slope.beta.map { HalfLife.points(beta: $0) != nil } ?? false }
+    // The durations first (their many equal values take the most passes), then each
+    // column's values, each spill read by one thread only.
+    nonisolated(unsafe) let spills = (needsMedian ? [durations] : []) + columns.map(\.values)
+    let levels = SeriesStatistics.quantileLevels.map { $0 / 100 }
+    let results = Mutex<[Result<[Double], SpillError>?]>(Array(repeating: nil, count: spills.count))
+    DispatchQueue.concurrentPerform(iterations: spills.count) { k in
+      let result = Result { () throws(SpillError) in try spills[k].quantiles(needsMedian && k == 0 ? [0.5] : levels) ?? [] }
+      results.withLock { $0[k] = result }
     }
-    return SeriesSummary(
-      statistics: moments.statistics(quantiles: quantiles), halfLife: halfLife, bands: bands.map { $0.finish(lastTime: lastTime) })
+    var selected: [[Double]] = []
+    for result in results.withLock({ $0 }) { selected.append(try result!.get()) }
+    let median = needsMedian ? selected.removeFirst().first : nil
+    return columns.indices.map { k in
+      var halfLife: HalfLife? = nil
+      if let beta = columns[k].slope.beta, HalfLife.points(beta: beta) != nil { halfLife = HalfLife(beta: beta, medianDuration: median ?? 0) }
+      return SeriesSummary(
+        statistics: columns[k].moments.statistics(quantiles: selected[k]), halfLife: halfLife,
+        bands: columns[k].bands.map { $0.finish(lastTime: lastTime) })
+    }
   }
 }
 

@@ -64,22 +64,10 @@ public final class SignedSummaryStream {
     lastTime = time[n - 1]
   }
 
-  /// The summary of each column, of every point added (the columns' quantiles are
-  /// selected concurrently).
+  /// The summary of each column, of every point added (`SummaryAccumulator.finish`: the
+  /// spills read back concurrently).
   /// - Throws: `SpillError` when a spilled column cannot be read back.
   public func finish() throws(SpillError) -> [SeriesSummary] {
-    // The median point duration, for the half-lives: read only when one is defined.
-    let needed = columns.contains { column in column.slope.beta.map { HalfLife.points(beta: $0) != nil } ?? false }
-    let median = needed ? try durations.quantiles([0.5])?[0] : nil
-    let lastTime = lastTime
-    let columns = columns
-    let results = Mutex<[Result<SeriesSummary, SpillError>?]>(Array(repeating: nil, count: columns.count))
-    DispatchQueue.concurrentPerform(iterations: columns.count) { c in
-      let result = Result { () throws(SpillError) in try columns[c].finish(lastTime: lastTime) { median } }
-      results.withLock { $0[c] = result }
-    }
-    var summaries: [SeriesSummary] = []
-    for result in results.withLock({ $0 }) { summaries.append(try result!.get()) }
-    return summaries
+    try SummaryAccumulator.finish(columns, durations: durations, lastTime: lastTime)
   }
 }
