@@ -72,8 +72,9 @@ struct BoardInputs {
   /// series of the wanted field (`#FIELD`, `price` by default) are legs from its
   /// manifest; another regular file is streamed into a temporary store (`SourceSpill`,
   /// in the system's temporary folder), whose series are legs as a store's are, so that
-  /// memory does not grow with it; a pipe, or any file when the temporary folder cannot
-  /// hold the spill, is read whole. Each file gives one leg per instrument (the first
+  /// memory does not grow with it; a pipe, a file a store cannot hold (book and last
+  /// prices of one instrument), or any file when the temporary folder cannot hold the
+  /// spill, is read whole. Each file gives one leg per instrument (the first
   /// series of the field of each, the book before last prices). An instrument found in
   /// several files or stores (days of one recording) is joined in time order in memory.
   /// With `whole` (`--size`), every leg is read into memory when opened, every file whole.
