@@ -38,22 +38,50 @@ public struct BandStatistics: Sendable, Equatable, Codable {
     band: Double, values: [Double], valid: [Bool], side: [Int8], time: [Int64], duration: [Int64]? = nil,
     oneSided: Bool, hysteresis: Double = 0, minEpisode: Int64 = 0
   ) {
+    self =
+      Self.bands(
+        [band], values: values, valid: valid, side: side, time: time, duration: duration, oneSided: oneSided, hysteresis: hysteresis,
+        minEpisode: minEpisode)[0]
+  }
+
+  /// The figures of each band of `bands` over the same column (as `init(band:…)` for
+  /// each), in one pass: a block of points at a time, each band taking the block while it
+  /// is in cache, the points' default durations worked out a block at a time.
+  public static func bands(
+    _ bands: [Double], values: [Double], valid: [Bool], side: [Int8], time: [Int64], duration: [Int64]? = nil,
+    oneSided: Bool, hysteresis: Double = 0, minEpisode: Int64 = 0
+  ) -> [BandStatistics] {
     precondition(
       values.count == valid.count && values.count == side.count && values.count == time.count && (duration?.count ?? time.count) == time.count,
       "BandStatistics: column lengths differ")
-    var accumulator = BandAccumulator(band: band, oneSided: oneSided, hysteresis: hysteresis, minEpisode: minEpisode)
+    var accumulators = bands.map { BandAccumulator(band: $0, oneSided: oneSided, hysteresis: hysteresis, minEpisode: minEpisode) }
     let n = values.count
-    let weights: [Int64] = duration ?? (0..<n).map { (i: Int) -> Int64 in i + 1 < n ? time[i + 1] - time[i] : 0 }
+    let block = 1 << 12
     values.withUnsafeBufferPointer { values in
       valid.withUnsafeBufferPointer { valid in
         side.withUnsafeBufferPointer { side in
           time.withUnsafeBufferPointer { time in
-            weights.withUnsafeBufferPointer { accumulator.add(values, valid: valid, side: side, time: time, duration: $0) }
+            withUnsafeTemporaryAllocation(of: Int64.self, capacity: block) { durations in
+              for start in stride(from: 0, to: n, by: block) {
+                let points = start..<min(n, start + block)
+                if let duration {
+                  for i in points { durations[i - start] = duration[i] }
+                } else {
+                  for i in points { durations[i - start] = i + 1 < n ? time[i + 1] - time[i] : 0 }
+                }
+                for b in accumulators.indices {
+                  accumulators[b].add(
+                    UnsafeBufferPointer(rebasing: values[points]), valid: UnsafeBufferPointer(rebasing: valid[points]),
+                    side: UnsafeBufferPointer(rebasing: side[points]), time: UnsafeBufferPointer(rebasing: time[points]),
+                    duration: UnsafeBufferPointer(rebasing: durations[0..<points.count]))
+                }
+              }
+            }
           }
         }
       }
     }
-    self = accumulator.finish(lastTime: time.last ?? 0)
+    return accumulators.map { $0.finish(lastTime: time.last ?? 0) }
   }
 
   /// The figures of a finished `BandAccumulator`.

@@ -49,11 +49,9 @@ public struct SeriesSummary: Sendable, Codable {
       },
       // The full column: bands and episodes.
       {
-        options.bands.map {
-          BandStatistics(
-            band: $0, values: column, valid: premium.valid, side: side, time: premium.time,
-            oneSided: oneSided, hysteresis: options.hysteresis, minEpisode: options.minEpisode)
-        }
+        BandStatistics.bands(
+          options.bands, values: column, valid: premium.valid, side: side, time: premium.time, oneSided: oneSided,
+          hysteresis: options.hysteresis, minEpisode: options.minEpisode)
       })
     self.statistics = statistics
     self.halfLife = halfLife

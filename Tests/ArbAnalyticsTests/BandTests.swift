@@ -176,6 +176,39 @@ struct BandTests {
       expectEqual(got, expected, "round \(round), n \(n)")
     }
   }
+
+  @Test("several bands in one pass, over blocks of points, with the durations given or from the times", arguments: randomCases)
+  func severalBands(c: (oneSided: Bool, band: Double, hysteresis: Double, minEpisode: Int64)) {
+    var rng = SplitMix64(seed: UInt64(c.band * 1000) + UInt64(c.minEpisode) + (c.oneSided ? 11 : 3))
+    for round in 0..<4 {
+      // Past the pass's blocks of 4,096 points: episodes run across their edges.
+      let n = rng.int(4_000...13_000)
+      var t: Int64 = Int64(rng.int(0...1_000_000)), time: [Int64] = [], x: [Double] = [], side: [Int8] = []
+      var level = 0.0
+      for _ in 0..<n {
+        time.append(t)
+        t += Int64(rng.int(1...2_000_000))
+        level = 0.995 * level + 0.01 * rng.normal()  // long excursions
+        x.append(level)
+        side.append(c.oneSided ? 1 : (level < 0 ? -1 : 1))
+      }
+      let valid = (0..<n).map { _ in rng.uniform() < 0.995 }
+      let duration = time.indices.map { $0 + 1 < n ? time[$0 + 1] - time[$0] : 0 }
+      let bands = [c.band / 2, c.band, 2 * c.band]
+      for given in [nil, duration.map { $0 + 7 }] {
+        let got = BandStatistics.bands(
+          bands, values: x, valid: valid, side: side, time: time, duration: given, oneSided: c.oneSided, hysteresis: c.hysteresis / 2,
+          minEpisode: c.minEpisode)
+        for (band, got) in zip(bands, got) {
+          let expected = Oracle.bands(
+            band: band, values: x.indices.map { valid[$0] ? x[$0] : nil }, side: side.map(Int.init), time: time,
+            duration: given ?? duration, oneSided: c.oneSided, hysteresis: c.hysteresis / 2, minEpisode: c.minEpisode)
+          #expect(got.band == band)
+          expectEqual(got, expected, "round \(round), n \(n), band \(band), durations given \(given != nil)")
+        }
+      }
+    }
+  }
 }
 
 /// Every band figure of `got` against the oracle's (same summation order: 1e-12 is ample).
