@@ -198,17 +198,25 @@ public final class AtomicFile {
     target = try FileOutput.target(of: path, named: named)
     try FileOutput.checkWritable(target, shown: path)
     let exists = stat(target, &info) == 0
-    var attempt: (fd: Int32, name: String) = (-1, "")
-    for _ in 0..<16 where attempt.fd < 0 {
-      let base = target.split(separator: "/").last.map(String.init) ?? "output"
-      attempt.name = FileOutput.folder(of: target) + "/." + base + ".tmp-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
-      attempt.fd = open(attempt.name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-      if attempt.fd < 0 && errno != EEXIST { break }
+    let base = target.split(separator: "/").last.map(String.init) ?? "output"
+    let folder = FileOutput.folder(of: target)
+    // Created and registered for removal in one step, so that a signal leaves no file.
+    let (attempt, token) = InterruptCleanup.registering { () -> (made: (fd: Int32, name: String, error: Int32), removal: @Sendable () -> Void) in
+      var attempt: (fd: Int32, name: String, error: Int32) = (-1, "", 0)
+      for _ in 0..<16 where attempt.fd < 0 {
+        attempt.name = folder + "/." + base + ".tmp-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        attempt.fd = open(attempt.name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        attempt.error = errno
+        if attempt.fd < 0 && attempt.error != EEXIST { break }
+      }
+      let (made, name) = (attempt.fd >= 0, attempt.name)
+      return (attempt, { if made { unlink(name) } })
     }
-    guard attempt.fd >= 0 else { throw .unwritable(path: path, reason: "cannot create a temporary file: \(String(cString: strerror(errno)))") }
-    (fd, temporary) = (attempt.fd, attempt.name)
-    let name = attempt.name
-    interruptToken = InterruptCleanup.register { unlink(name) }
+    guard attempt.fd >= 0 else {
+      InterruptCleanup.unregister(token)
+      throw .unwritable(path: path, reason: "cannot create a temporary file: \(String(cString: strerror(attempt.error)))")
+    }
+    (fd, temporary, interruptToken) = (attempt.fd, attempt.name, token)
     if exists { fchmod(fd, info.st_mode & 0o7777) }
   }
 

@@ -7,7 +7,7 @@ import Synchronization
 /// What an interrupted run leaves behind: nothing of its own.
 ///
 /// Once `install()` ran, SIGINT, SIGTERM or SIGHUP removes the temporary files and
-/// staging folders of outputs not yet committed (each registered with `register` while
+/// staging folders of outputs not yet committed (each registered with `registering` while
 /// it exists), then ends the process by the same signal, as the default action would.
 /// A commit holds the registry (`committing`) so that a signal waits until every file
 /// of it is in place: outputs that belong together land together or not at all. A
@@ -26,12 +26,16 @@ public enum InterruptCleanup {
   public static func install() {
     sources.withLock { sources in
       guard sources.isEmpty else { return }
-      for number in [SIGINT, SIGTERM, SIGHUP] where !ignored(number) {
-        var set = sigset_t()
-        sigemptyset(&set)
-        sigaddset(&set, number)
-        pthread_sigmask(SIG_BLOCK, &set, nil)
-        signal(number, SIG_IGN)
+      // All of them blocked before the first source starts dispatch's threads, which
+      // block what this thread blocks, so that every one stays pending until dispatch
+      // reads it. (Not set to be ignored: that would discard one already pending, as
+      // when the process was started with the signals blocked.)
+      let numbers = [SIGINT, SIGTERM, SIGHUP].filter { !ignored($0) }
+      var set = sigset_t()
+      sigemptyset(&set)
+      for number in numbers { sigaddset(&set, number) }
+      pthread_sigmask(SIG_BLOCK, &set, nil)
+      for number in numbers {
         let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
         source.setEventHandler { end(by: number) }
         source.resume()
@@ -48,11 +52,19 @@ public enum InterruptCleanup {
     return unsafeBitCast(handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)
   }
 
-  /// Registers `removal`, run if the process is interrupted before `unregister(token)`.
-  static func register(_ removal: @escaping @Sendable () -> Void) -> UInt64 {
-    let token = nextToken.add(1, ordering: .relaxed).newValue
-    pending.withLock { $0[token] = removal }
-    return token
+  /// Makes an output with `make`, which returns it and its removal, and registers the
+  /// removal to run if the process is interrupted before `unregister(token)`: one step
+  /// that a signal cannot come between, so that nothing is made and left unregistered.
+  /// `make` must be short (it holds up a signal) and not register or unregister.
+  static func registering<Made, Failure: Error>(
+    _ make: () throws(Failure) -> (made: Made, removal: @Sendable () -> Void)
+  ) throws(Failure) -> (made: Made, token: UInt64) {
+    try pending.withLock { pending throws(Failure) in
+      let (made, removal) = try make()
+      let token = nextToken.add(1, ordering: .relaxed).newValue
+      pending[token] = removal
+      return (made, token)
+    }
   }
 
   static func unregister(_ token: UInt64) {

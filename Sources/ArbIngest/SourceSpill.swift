@@ -46,8 +46,7 @@ public final class SourceSpill: Sendable {
       return
     }
     let name = output.split(separator: "/").last.map(String.init) ?? "output"
-    let folder = try FileOutput.makeUniqueFolder(FileOutput.folder(of: output) + "/." + name + ".spill", for: output)
-    let token = InterruptCleanup.register { StoreTransaction.removeStaging(folder) }
+    let (folder, token) = try StoreTransaction.makeStaging(FileOutput.folder(of: output) + "/." + name + ".spill", for: output)
     do {
       let transaction = try StoreTransaction(path: folder + "/store", clock: options.clock)
       guard let added = try transaction.add(leg, options: options, specOverrides: specOverrides, chunkRows: chunkRows) else {

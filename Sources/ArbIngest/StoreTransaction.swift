@@ -265,10 +265,20 @@ public final class StoreTransaction {
     if let staging { return staging }
     let name = path.split(separator: "/").last.map(String.init) ?? "store"
     let base = storeExists ? path + "/.staging" : FileOutput.folder(of: path) + "/." + name + ".partial"
-    let made = try FileOutput.makeUniqueFolder(base, for: path)
-    staging = made
-    interruptToken = InterruptCleanup.register { Self.removeStaging(made) }
+    let (made, token) = try Self.makeStaging(base, for: path)
+    (staging, interruptToken) = (made, token)
     return made
+  }
+
+  /// Makes a folder `base-XXXXXX` (`FileOutput.makeUniqueFolder`; `shown` in errors) and
+  /// registers its removal should the run be interrupted, in one step
+  /// (`InterruptCleanup.registering`).
+  static func makeStaging(_ base: String, for shown: String) throws(FileError) -> (folder: String, token: UInt64) {
+    let (made, token) = try InterruptCleanup.registering { () throws(FileError) in
+      let made = try FileOutput.makeUniqueFolder(base, for: shown)
+      return (made, { Self.removeStaging(made) })
+    }
+    return (made, token)
   }
 
   /// The files of `columns` in the two partition folders hold the same bytes.

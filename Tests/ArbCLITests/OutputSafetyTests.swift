@@ -262,6 +262,41 @@ struct OutputSafetyTests {
     #expect(!FileManager.default.fileExists(atPath: f.folder.path + "/x.parquet"))
   }
 
+  /// The moments just after start: a signal that came while the handlers were being set
+  /// up was lost (the run went on and exited 0), and one that came between the making of
+  /// a temporary file or folder and its registration left it behind.
+  @Test("a signal in the first milliseconds of a run ends it, and leaves no temporary file or folder", arguments: ["store", "quotes.parquet"])
+  func earlySignal(output: String) throws {
+    let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("arbkit").path
+    let inputs = TemporaryFolder(), outputs = TemporaryFolder()
+    defer {
+      inputs.cleanup()
+      outputs.cleanup()
+    }
+    var text = "exchange,symbol,timestamp,local_timestamp,ask_amount,ask_price,bid_price,bid_amount\n"
+    for k in 0..<100_000 {
+      text += "binance,BTCUSDT,\(1_700_000_000_000_000 + Int64(k) * 2_000_000),\(1_700_000_000_000_100 + Int64(k) * 2_000_000),1.5,100.1,100,2\n"
+    }
+    let file = inputs.write("binance.csv", text)
+    var random = SplitMix64(seed: 5)
+    for run in 0..<40 {
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: binary)
+      process.arguments = ["convert", file, "--out", outputs.path + "/" + output]
+      process.standardOutput = FileHandle.nullDevice
+      process.standardError = FileHandle.nullDevice
+      try process.run()
+      usleep(UInt32(60_000 * random.uniform()))
+      let signalNumber = [SIGTERM, SIGHUP, SIGINT][run % 3]
+      kill(process.processIdentifier, signalNumber)
+      process.waitUntilExit()
+      let left = (try? FileManager.default.contentsOfDirectory(atPath: outputs.path)) ?? []
+      #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == signalNumber, "run \(run): exit \(process.terminationStatus)")
+      #expect(left.isEmpty, "run \(run): \(left)")
+      for name in left { try? FileManager.default.removeItem(atPath: outputs.path + "/" + name) }
+    }
+  }
+
   /// A table is written through a temporary store beside it (`SourceSpill`): that too is gone.
   @Test("convert into a new store or table, interrupted at random moments, leaves no staging folder", arguments: ["store", "quotes.parquet"])
   func interruptedConvert(output: String) throws {
