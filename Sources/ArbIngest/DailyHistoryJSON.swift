@@ -63,9 +63,7 @@ enum DailyHistoryJSON {
     }
     let series = sink.finish(into: &report)
     if report.rowsRejected > 0 {
-      let target = options.quarantinePath ?? (path.split(separator: "/").last.map(String.init) ?? "input") + ".rejected.jsonl"
-      try FileReader.writeFile(target, quarantine, named: options.quarantinePath != nil)
-      report.quarantinePath = target
+      report.quarantinePath = try options.writeQuarantine(of: path, suffix: ".rejected.jsonl", header: [], lines: quarantine)
     }
     return IngestedFile(report: report, series: series)
   }

@@ -327,9 +327,7 @@ struct FreqtradeReader {
       series.append(finished)
     }
     if report.rowsRejected > 0 {
-      let target = options.quarantinePath ?? (path.split(separator: "/").last.map(String.init) ?? "input") + ".rejected.json"
-      try FileReader.writeFile(target, quarantine, named: options.quarantinePath != nil)
-      report.quarantinePath = target
+      report.quarantinePath = try options.writeQuarantine(of: path, suffix: ".rejected.json", header: [], lines: quarantine)
     }
     return IngestedFile(report: report, series: series)
   }

@@ -17,6 +17,9 @@ public struct IngestOptions: Sendable {
   /// Where `skip` writes rejected raw lines (after the file's header line). Default:
   /// `<file name>.rejected.csv` in the current folder.
   public var quarantinePath: String? = nil
+  /// The quarantine files of the run the options are for: inputs whose rejected lines go
+  /// to one file then add to it rather than replace it. `nil`: each file replaces it.
+  public var quarantineFiles: QuarantineFiles? = nil
   /// The clock that orders rows and drives alignment (receive time by default).
   public var clock: Clock = .local
   /// Sort rows by time (stable) instead of rejecting rows that go backwards.
@@ -506,9 +509,7 @@ struct FileReader {
   /// quarantine file, and names it in the report.
   mutating func writeQuarantine() throws {
     guard report.rowsRejected > 0 else { return }
-    let target = options.quarantinePath ?? (path.split(separator: "/").last.map(String.init) ?? "input") + ".rejected.csv"
-    try Self.writeFile(target, headerLine + quarantine, named: options.quarantinePath != nil)
-    report.quarantinePath = target
+    report.quarantinePath = try options.writeQuarantine(of: path, suffix: ".rejected.csv", header: headerLine, lines: quarantine)
   }
 
   /// Whether the file, its header read, holds one series per row in time order, which
@@ -519,10 +520,6 @@ struct FileReader {
       && layout.depthLevels == 0 && !options.sort
   }
 
-  /// Writes `bytes` to `target` (a quarantine file), replacing it; `named`: the user gave `target`.
-  static func writeFile(_ target: String, _ bytes: [UInt8], named: Bool) throws {
-    try bytes.withUnsafeBytes { try FileOutput.write(target, bytes: $0, named: named) }
-  }
 }
 
 extension IngestError.Reason {

@@ -85,6 +85,42 @@ struct InspectCommandTests {
     #expect(run.errors.contains("2 of 4 rows rejected"))
   }
 
+  /// Each input's lines used to replace the file: the first input's were lost.
+  @Test func `inputs that share a quarantine file keep every rejected line in it, a command reading them twice writes them once`() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let header = "exchange,symbol,timestamp,local_timestamp,ask_amount,ask_price,bid_price,bid_amount\n"
+    func quotes(_ venue: String, start: Int, bad: [Int]) -> (text: String, rejected: String) {
+      var (text, rejected) = (header, "")
+      for k in 0..<40 {
+        let line = "\(venue),BTCUSDT,\(start + k),\(start + k * 1000),1,\(bad.contains(k) ? "x" : "100.5"),100.4,2\n"
+        text += line
+        if bad.contains(k) { rejected += line }
+      }
+      return (text, rejected)
+    }
+    let (a, b) = (quotes("binance", start: 1_000_000, bad: [3, 17]), quotes("bybit", start: 1_000_500, bad: [0, 8, 39]))
+    // The same file name in two folders: their default quarantine names are one too.
+    try FileManager.default.createDirectory(atPath: folder.path + "/one", withIntermediateDirectories: false)
+    try FileManager.default.createDirectory(atPath: folder.path + "/two", withIntermediateDirectories: false)
+    let (pathA, pathB) = (folder.write("one/day.csv", a.text), folder.write("two/day.csv", b.text))
+    let quarantine = folder.path + "/rejected.csv"
+    let runs: [[String]] = [
+      ["inspect", pathA, pathB], ["board", pathA, pathB, "--max-stale", "1h"],
+      ["premium", "--leg", "binance:linear:BTCUSDT=" + pathA, "--leg", "bybit:linear:BTCUSDT=" + pathB, "--max-stale", "1h"],
+      ["basis", "--spot", "binance:spot:BTCUSDT=" + pathA, "--perp", "bybit:linear:BTCUSDT=" + pathB, "--max-stale", "1h"],
+    ]
+    for arguments in runs {
+      try? FileManager.default.removeItem(atPath: quarantine)
+      let run = arbkit(arguments + ["--bad-rows", "skip", "--quarantine", quarantine, "--format", "json"])
+      #expect(run.code == .success, "\(arguments[0]): \(run.errors)")
+      let written = try String(contentsOfFile: quarantine, encoding: .utf8)
+      // In the order the inputs finished (board reads its files at once).
+      #expect(written == header + a.rejected + b.rejected || written == header + b.rejected + a.rejected, "\(arguments[0]): \(written)")
+      #expect(run.errors.components(separatedBy: "raw lines in \(quarantine)").count == 3, "\(arguments[0]): \(run.errors)")
+    }
+  }
+
   @Test func `csv and table outputs name the instrument`() {
     let fixtures = Repository.root.appendingPathComponent("Tests/ArbIngestTests/Fixtures").path
     let csv = arbkit("inspect", "\(fixtures)/bitmex_trades_XBTUSD.csv", "--format", "csv")

@@ -98,6 +98,7 @@ struct IngestFlags {
   init(_ cursor: ArgumentCursor, sortSwitch: String = "--sort") throws(UsageError) {
     options.badRows = try cursor.value("--bad-rows", "fail or skip", BadRowPolicy.init(rawValue:)) ?? .fail
     options.quarantinePath = cursor.value("--quarantine")
+    options.quarantineFiles = QuarantineFiles()
     options.clock = try cursor.value("--clock", "local or exchange", Clock.init(rawValue:)) ?? .local
     options.sort = cursor.flag(sortSwitch)
     specOverrides = cursor.values("--spec-set")
