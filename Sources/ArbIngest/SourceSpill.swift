@@ -62,6 +62,8 @@ public final class SourceSpill: Sendable {
     } catch {
       StoreTransaction.removeStaging(folder)
       InterruptCleanup.unregister(token)
+      // Named by the output the user gave, not by a file of the hidden store.
+      if case FileError.unwritable(_, let reason) = error { throw FileError.unwritable(path: output, reason: "in its temporary store beside it, \(reason)") }
       throw error
     }
   }

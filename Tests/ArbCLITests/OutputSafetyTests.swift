@@ -178,6 +178,7 @@ struct OutputSafetyTests {
       (["backtest", f.scenario, "--trades", f.folder.path + "/trades.csv", "--equity", out], out),
       (["report", f.scenario, "--out", f.folder.path + "/report"], f.folder.path + "/report/report.md"),
       (["convert", f.b, "--out", f.folder.path + "/cache"], f.folder.path + "/cache/manifest.json"),
+      (["convert", f.b, "--out", f.folder.path + "/table.parquet"], f.folder.path + "/table.parquet"),
     ]
   }
 
@@ -190,13 +191,18 @@ struct OutputSafetyTests {
       let old = c.arguments[0] == "convert" ? nil : "old\n"
       if let old { _ = FileManager.default.createFile(atPath: c.output, contents: Data(old.utf8)) }
       let before = f.snapshot
-      // A cache's files are written in a new folder of a random name beside it.
-      let limited = c.arguments[0] == "convert" ? f.folder.path + "/.cache.partial-" : c.output
+      // A cache's files are written in a new folder of a random name beside it; a
+      // table's, first in a temporary store in another such folder.
+      let limited =
+        c.output.hasSuffix(".parquet")
+        ? f.folder.path + "/.table.parquet.spill-" : c.arguments[0] == "convert" ? f.folder.path + "/.cache.partial-" : c.output
       FileOutput.diskLimits.withLock { $0[limited] = 2 }
       let run = arbkit(c.arguments)
       FileOutput.diskLimits.withLock { _ = $0.removeValue(forKey: limited) }
       #expect(run.code == .ioError, "\(c.arguments[0]): \(run.errors)")
       #expect(run.errors.contains("No space left on device"), "\(c.arguments[0]): \(run.errors)")
+      // Named by the output given, not by a file of the hidden store.
+      if c.output.hasSuffix(".parquet") { #expect(run.errors.hasPrefix(c.output + ": error: cannot write, in its temporary store"), "\(run.errors)") }
       #expect(f.snapshot == before, "\(c.arguments[0]): \(folderNames(f.folder.path))")
       #expect(!folderNames(f.folder.path + "/report").contains { $0.hasPrefix(".") }, "\(c.arguments[0])")
     }
