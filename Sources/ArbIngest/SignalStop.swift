@@ -19,11 +19,12 @@ public final class SignalStop: Sendable {
   /// Made in `init`, cancelled by `restore`: the owner's thread alone touches them.
   nonisolated(unsafe) private let sources: [DispatchSourceSignal]
 
-  /// Starts catching the signals; `onSignal` runs on a dispatch thread at each.
+  /// Starts catching the signals; `onSignal` runs on a dispatch thread at each. (They
+  /// are not set to be ignored first: one that came before dispatch listens for it would
+  /// be lost, and the command would not stop. It ends the process, as it would have.)
   public init(onSignal: @escaping @Sendable () -> Void = {}) {
     let flag = flag
     sources = Self.numbers.map { number in
-      signal(number, SIG_IGN)
       let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
       source.setEventHandler {
         flag.value.store(true, ordering: .releasing)
