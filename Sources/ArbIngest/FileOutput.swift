@@ -29,6 +29,33 @@ public enum FileOutput {
     try file.commit()
   }
 
+  /// Appends `bytes` to `path`, a file this run wrote whole before (`named`: the user gave
+  /// `path`), in one step a signal waits for: a write that fails cuts a regular file back
+  /// to its length before, so that it holds all of `bytes` or none of them.
+  static func append(_ path: String, bytes: UnsafeRawBufferPointer, named: Bool) throws(FileError) {
+    let target = try target(of: path, named: named)
+    let fd = open(target, O_WRONLY | O_APPEND | O_CLOEXEC)
+    guard fd >= 0 else { throw .unwritable(path: path, reason: String(cString: strerror(errno))) }
+    defer { close(fd) }
+    var info = stat()
+    let regular = fstat(fd, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
+    let written = InterruptCleanup.committing { () -> Result<Void, FileError> in
+      let result = Result { () throws(FileError) in
+        if let limit = diskLimit(target), Int(info.st_size) + bytes.count > limit {
+          // As on a full disk: what fits is written, then the write fails.
+          try writeAll(fd, UnsafeRawBufferPointer(rebasing: bytes[..<max(0, limit - Int(info.st_size))]), path: path)
+          throw .unwritable(path: path, reason: "write failed: \(String(cString: strerror(ENOSPC)))")
+        }
+        try writeAll(fd, bytes, path: path)
+      }
+      if regular {
+        if case .failure = result { _ = ftruncate(fd, info.st_size) } else { fsync(fd) }
+      }
+      return result
+    }
+    try written.get()
+  }
+
   /// Commits outputs that belong together (a report's files, a backtest's ledgers):
   /// every file is synced before the first is renamed into place, so that a write that
   /// fails leaves all the old files.

@@ -73,7 +73,7 @@ public enum InterruptCleanup {
 
   /// Runs `body` (renames that put outputs in place) with no interruption between its
   /// steps: a signal waits for it. `body` must not register or unregister.
-  static func committing<Failure: Error>(_ body: () throws(Failure) -> Void) throws(Failure) {
+  static func committing<T, Failure: Error>(_ body: () throws(Failure) -> T) throws(Failure) -> T {
     try pending.withLock { _ throws(Failure) in try body() }
   }
 

@@ -19,33 +19,32 @@ extension IngestOptions {
 
 /// The quarantine files one run writes. Several inputs whose rejected lines go to one
 /// file (one `--quarantine PATH`, or inputs of one name in different folders) keep
-/// them all in it, in the order the inputs first finished: each input's lines under its
-/// own header line unless the lines before were under the same one. An input read again
-/// (a command that makes several passes) replaces its own lines. The file is written
-/// whole each time, as every output is.
+/// them all in it, in the order the inputs finish: each input's lines under its own
+/// header line unless the lines before were under the same one. The first input's lines
+/// replace the file, written whole; each later input's are appended in one step that a
+/// signal waits for (`FileOutput.append`). An input read again (a command that makes
+/// several passes) adds nothing: its lines are there.
 public final class QuarantineFiles: Sendable {
-  /// Per file, the lines of each input written to it, in order.
-  private let written = Mutex<[String: [(input: String, header: [UInt8], lines: [UInt8])]]>([:])
+  /// Per file written: the inputs whose lines it holds, and the header line of the last.
+  private let written = Mutex<[String: (inputs: Set<String>, header: [UInt8])]>([:])
 
   public init() {}
 
   /// Writes the rejected `lines` of `input` under `header` to the quarantine file
-  /// `target` (`named`: the user named it), with the other inputs' lines written there.
+  /// `target` (`named`: the user named it), after the other inputs' lines written there.
   func write(_ target: String, input: String, header: [UInt8], lines: [UInt8], named: Bool) throws {
+    // An input by its file (one file named two ways is one input), else by its name.
+    let key = FileIdentity(path: input).map { "\($0.device):\($0.inode)" } ?? input
     try written.withLock { written in
-      var entries = written[target] ?? []
-      if let k = entries.firstIndex(where: { $0.input == input }) {
-        entries[k] = (input, header, lines)
-      } else {
-        entries.append((input, header, lines))
+      guard let file = written[target] else {
+        try Self.replace(target, with: header + lines, named: named)
+        written[target] = ([key], header)
+        return
       }
-      var bytes: [UInt8] = []
-      for (k, entry) in entries.enumerated() {
-        if k == 0 || entry.header != entries[k - 1].header { bytes += entry.header }
-        bytes += entry.lines
-      }
-      try Self.replace(target, with: bytes, named: named)
-      written[target] = entries
+      guard !file.inputs.contains(key) else { return }
+      let bytes = (file.header == header ? [] : header) + lines
+      try bytes.withUnsafeBytes { try FileOutput.append(target, bytes: $0, named: named) }
+      written[target] = (file.inputs.union([key]), header)
     }
   }
 

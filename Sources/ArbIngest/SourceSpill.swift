@@ -63,7 +63,9 @@ public final class SourceSpill: Sendable {
       StoreTransaction.removeStaging(folder)
       InterruptCleanup.unregister(token)
       // Named by the output the user gave, not by a file of the hidden store.
-      if case FileError.unwritable(_, let reason) = error { throw FileError.unwritable(path: output, reason: "in its temporary store beside it, \(reason)") }
+      if case FileError.unwritable(let path, let reason) = error, path == folder || path.hasPrefix(folder + "/") {
+        throw FileError.unwritable(path: output, reason: "in its temporary store beside it, \(reason)")
+      }
       throw error
     }
   }

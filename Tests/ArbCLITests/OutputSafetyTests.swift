@@ -208,6 +208,20 @@ struct OutputSafetyTests {
     }
   }
 
+  /// The quarantine is written while the table's temporary store is: its error is its own.
+  @Test("a quarantine that cannot be written while convert makes a table is told by its own name")
+  func quarantineOfATable() {
+    let f = OutputFixture()
+    defer { f.folder.cleanup() }
+    let quarantine = f.folder.path + "/q.csv"
+    FileOutput.diskLimits.withLock { $0[quarantine] = 2 }
+    defer { FileOutput.diskLimits.withLock { _ = $0.removeValue(forKey: quarantine) } }
+    let run = arbkit("convert", f.a, "--bad-rows", "skip", "--quarantine", quarantine, "--out", f.folder.path + "/t.parquet")
+    #expect(run.code == .ioError)
+    #expect(run.errors.hasPrefix(quarantine + ": error: cannot write, write failed: No space left on device"), "\(run.errors)")
+    #expect(!FileManager.default.fileExists(atPath: f.folder.path + "/t.parquet"))
+  }
+
   @Test("outputs of one run are checked before it starts and written together: a missing folder writes none")
   func missingFolder() {
     let f = OutputFixture()
