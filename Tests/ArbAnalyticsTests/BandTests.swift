@@ -150,21 +150,32 @@ struct BandTests {
     (true, 0.1, 0.05, 0), (false, 0.1, 0, 3_000_000), (true, 0.05, 0.01, 2_500_000), (false, 0.05, 0.05, 1_000_000),
   ]
 
+  /// `n` points of an AR(1) premium (`persistence`, `noise`) at random times, with the
+  /// side an episode keeps: the sign, or for `oneSided` a trade direction that changes
+  /// at a point with probability `directionChanges`.
+  static func column(
+    _ rng: inout SplitMix64, n: Int, persistence: Double, noise: Double, directionChanges: Double, oneSided: Bool
+  ) -> (time: [Int64], x: [Double], side: [Int8]) {
+    var t: Int64 = Int64(rng.int(0...1_000_000)), time: [Int64] = [], x: [Double] = [], side: [Int8] = []
+    var level = 0.0, direction: Int8 = 1
+    for _ in 0..<n {
+      time.append(t)
+      t += Int64(rng.int(1...2_000_000))
+      level = persistence * level + noise * rng.normal()
+      if rng.uniform() < directionChanges { direction = Int8(rng.int(1...3)) }
+      x.append(level)
+      side.append(oneSided ? direction : (level < 0 ? -1 : 1))
+    }
+    return (time, x, side)
+  }
+
   @Test("random series against the oracle", arguments: randomCases)
   func random(c: (oneSided: Bool, band: Double, hysteresis: Double, minEpisode: Int64)) {
     var rng = SplitMix64(seed: UInt64(c.band * 1000) + UInt64(c.minEpisode) + (c.oneSided ? 7 : 0))
     for round in 0..<10 {
       let n = rng.int(0...3000)
-      var t: Int64 = Int64(rng.int(0...1_000_000)), time: [Int64] = [], x: [Double] = [], side: [Int8] = []
-      var level = 0.0, direction: Int8 = 1
-      for _ in 0..<n {
-        time.append(t)
-        t += Int64(rng.int(1...2_000_000))
-        level = 0.9 * level + 0.03 * rng.normal()  // clusters of band crossings
-        if rng.uniform() < 0.1 { direction = Int8(rng.int(1...3)) }
-        x.append(level)
-        side.append(c.oneSided ? direction : (level < 0 ? -1 : 1))
-      }
+      // Clusters of band crossings.
+      let (time, x, side) = Self.column(&rng, n: n, persistence: 0.9, noise: 0.03, directionChanges: 0.1, oneSided: c.oneSided)
       let valid = (0..<n).map { _ in rng.uniform() < 0.93 }
       let duration = time.indices.map { $0 + 1 < n ? time[$0 + 1] - time[$0] : 0 }
       let got = BandStatistics(
@@ -183,15 +194,8 @@ struct BandTests {
     for round in 0..<4 {
       // Past the pass's blocks of 4,096 points: episodes run across their edges.
       let n = rng.int(4_000...13_000)
-      var t: Int64 = Int64(rng.int(0...1_000_000)), time: [Int64] = [], x: [Double] = [], side: [Int8] = []
-      var level = 0.0
-      for _ in 0..<n {
-        time.append(t)
-        t += Int64(rng.int(1...2_000_000))
-        level = 0.995 * level + 0.01 * rng.normal()  // long excursions
-        x.append(level)
-        side.append(c.oneSided ? 1 : (level < 0 ? -1 : 1))
-      }
+      // Long excursions.
+      let (time, x, side) = Self.column(&rng, n: n, persistence: 0.995, noise: 0.01, directionChanges: 0, oneSided: c.oneSided)
       let valid = (0..<n).map { _ in rng.uniform() < 0.995 }
       let duration = time.indices.map { $0 + 1 < n ? time[$0 + 1] - time[$0] : 0 }
       let bands = [c.band / 2, c.band, 2 * c.band]
