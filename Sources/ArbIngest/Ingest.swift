@@ -519,7 +519,6 @@ struct FileReader {
     headerDone && books == nil && layout.venueColumns == nil && layout.values.isEmpty && !layout.descending
       && layout.depthLevels == 0 && !options.sort
   }
-
 }
 
 extension IngestError.Reason {
