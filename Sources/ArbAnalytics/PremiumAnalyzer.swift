@@ -21,10 +21,7 @@ public final class PremiumAnalyzer {
   private var bottom: [Int]
   private var validPoints = 0
   private var lastTime: Int64 = 0
-  /// The executable side label of the last point, and its trade legs.
-  private var execSide: Int8 = 0
-  private var lastRich: Int8? = nil
-  private var lastCheap: Int8 = 0
+  private var execSide = ExecSideLabel()
   /// Per chunk: each point's side for the mid and the exec episodes, the valid points' durations.
   private let midSide = Scratch<Int8>(), execSideLabels = Scratch<Int8>(), weights = Scratch<Double>()
 
@@ -49,14 +46,10 @@ public final class PremiumAnalyzer {
     let midSide = midSide.reserve(n), execSides = execSideLabels.reserve(n), packedWeights = weights.reserve(n)
     var packed = 0
     // The walk's state in locals: a class's stored `var` costs an access check per use.
-    var (execSide, lastRich, lastCheap, top, bottom) = (execSide, lastRich, lastCheap, top, bottom)
+    var (execSide, top, bottom) = (execSide, top, bottom)
     for i in 0..<n {
       midSide[i] = chunk.mid[i] < 0 ? -1 : 1
-      // The executable side flips at every change of the trade's legs (`PremiumAnalysis.execSide`).
-      if let lastRich, chunk.rich[i] != lastRich || chunk.cheap[i] != lastCheap { execSide = 1 - execSide }
-      lastRich = chunk.rich[i]
-      lastCheap = chunk.cheap[i]
-      execSides[i] = execSide
+      execSides[i] = execSide.next(rich: chunk.rich[i], cheap: chunk.cheap[i])
       if chunk.valid[i] {
         packedWeights[packed] = Double(chunk.duration[i])
         packed += 1
@@ -64,7 +57,7 @@ public final class PremiumAnalyzer {
         bottom[Int(chunk.bottom[i])] += 1
       }
     }
-    (self.execSide, self.lastRich, self.lastCheap, self.top, self.bottom) = (execSide, lastRich, lastCheap, top, bottom)
+    (self.execSide, self.top, self.bottom) = (execSide, top, bottom)
     validPoints += packed
     lastTime = chunk.time[n - 1]
     let weights = UnsafeBufferPointer(rebasing: packedWeights[0..<packed])
@@ -110,6 +103,23 @@ extension PremiumAnalysis {
     self.exec = exec
     self.topShare = topShare
     self.bottomShare = bottomShare
+  }
+}
+
+/// The side label of each point for episodes of the executable premium, point after
+/// point across chunks: it flips at every change of the trade's legs
+/// (`PremiumAnalysis.execSide`).
+struct ExecSideLabel {
+  private var label: Int8 = 0
+  private var lastRich: Int8? = nil
+  private var lastCheap: Int8 = 0
+
+  /// The label of the next point, whose trade sells on `rich` and buys on `cheap`.
+  @inline(__always)
+  mutating func next(rich: Int8, cheap: Int8) -> Int8 {
+    if let lastRich, rich != lastRich || cheap != lastCheap { label = 1 - label }
+    (lastRich, lastCheap) = (rich, cheap)
+    return label
   }
 }
 

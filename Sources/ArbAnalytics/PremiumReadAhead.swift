@@ -46,8 +46,8 @@ private final class ChunkSlot {
   /// Copies `source`'s columns, laid end to end in one buffer per element type.
   func fill(_ source: PremiumChunk) {
     let n = source.count
-    let int64Count = 2 * n + source.quoteTimes.count
-    let doubleCount = 2 * n + source.quotes.count + source.usableQuotes.count
+    let int64Count = 2 * n + source.quoteTimes.count + source.usableRows.count
+    let doubleCount = 2 * n + source.quotes.count + source.usableQuotes.count + source.usableSizes.count
     Self.reserve(&int64s, int64Count)
     Self.reserve(&doubles, doubleCount)
     Self.reserve(&bytes, 4 * n)
@@ -67,7 +67,8 @@ private final class ChunkSlot {
       mid: copy(source.mid, doubles, &d), exec: copy(source.exec, doubles, &d), rich: copy(source.rich, bytes, &b),
       cheap: copy(source.cheap, bytes, &b), top: copy(source.top, bytes, &b), bottom: copy(source.bottom, bytes, &b),
       quotes: copy(source.quotes, doubles, &d), quoteTimes: copy(source.quoteTimes, int64s, &i),
-      usableQuotes: copy(source.usableQuotes, doubles, &d))
+      usableQuotes: copy(source.usableQuotes, doubles, &d), usableSizes: copy(source.usableSizes, doubles, &d),
+      usableRows: copy(source.usableRows, int64s, &i))
   }
 
   /// Grows `buffer` to hold `count` elements (its contents dropped).

@@ -25,21 +25,32 @@ public struct PremiumChunk: @unchecked Sendable {
   /// `valid`: quoted, both sides finite and positive, no older than its staleness limit),
   /// `nan` when not, bids then asks (`2 × legCount` values per point); else empty.
   public let usableQuotes: UnsafeBufferPointer<Double>
+  /// With `keepSizes`: per point, the sizes of every leg's quote when it is usable (as
+  /// `usableQuotes`), `nan` when not or when the quote has none, bids then asks
+  /// (`2 × legCount` values per point); else empty.
+  public let usableSizes: UnsafeBufferPointer<Double>
+  /// With `keepSizes`: per point, the index in its leg's stream of every leg's quote
+  /// when it is usable, -1 when not (`legCount` values per point); else empty.
+  public let usableRows: UnsafeBufferPointer<Int64>
 
   public var count: Int { time.count }
 
-  /// A chunk of the given columns; `quotes`, `quoteTimes` and `usableQuotes` may be empty.
+  /// A chunk of the given columns; `quotes`, `quoteTimes`, `usableQuotes`, `usableSizes`
+  /// and `usableRows` may be empty.
   public init(
     time: UnsafeBufferPointer<Int64>, duration: UnsafeBufferPointer<Int64>, valid: UnsafeBufferPointer<Bool>,
     mid: UnsafeBufferPointer<Double>, exec: UnsafeBufferPointer<Double>, rich: UnsafeBufferPointer<Int8>,
     cheap: UnsafeBufferPointer<Int8>, top: UnsafeBufferPointer<Int8>, bottom: UnsafeBufferPointer<Int8>,
     quotes: UnsafeBufferPointer<Double> = UnsafeBufferPointer(start: nil, count: 0),
     quoteTimes: UnsafeBufferPointer<Int64> = UnsafeBufferPointer(start: nil, count: 0),
-    usableQuotes: UnsafeBufferPointer<Double> = UnsafeBufferPointer(start: nil, count: 0)
+    usableQuotes: UnsafeBufferPointer<Double> = UnsafeBufferPointer(start: nil, count: 0),
+    usableSizes: UnsafeBufferPointer<Double> = UnsafeBufferPointer(start: nil, count: 0),
+    usableRows: UnsafeBufferPointer<Int64> = UnsafeBufferPointer(start: nil, count: 0)
   ) {
     (self.time, self.duration, self.valid, self.mid, self.exec) = (time, duration, valid, mid, exec)
     (self.rich, self.cheap, self.top, self.bottom) = (rich, cheap, top, bottom)
     (self.quotes, self.quoteTimes, self.usableQuotes) = (quotes, quoteTimes, usableQuotes)
+    (self.usableSizes, self.usableRows) = (usableSizes, usableRows)
   }
 }
 
@@ -76,6 +87,8 @@ public final class PremiumStream: PremiumPoints {
   public private(set) var legRows: [Int]
   public private(set) var legFirstTime: [Int64?]
   public private(set) var legLastTime: [Int64?]
+  /// With `keepSizes`: whether each leg has yielded a quote with a size so far.
+  public private(set) var legHasSizes: [Bool]
   /// Points produced so far, and the valid ones among them.
   public private(set) var points = 0
   public private(set) var validPoints = 0
@@ -91,6 +104,7 @@ public final class PremiumStream: PremiumPoints {
   private var gridNext: Int64?
   private let keepQuotes: Bool
   private let keepUsableQuotes: Bool
+  private let keepSizes: Bool
   private let checksOverlap: Bool
   /// Per leg (a buffer, not an array: the walk reads it at every point without access checks).
   private let readers: UnsafeMutableBufferPointer<LegReader>
@@ -111,6 +125,8 @@ public final class PremiumStream: PremiumPoints {
   private let legQuotes: UnsafeMutableBufferPointer<Double>
   private let legQuoteTimes: UnsafeMutableBufferPointer<Int64>
   private let legUsableQuotes: UnsafeMutableBufferPointer<Double>
+  private let legUsableSizes: UnsafeMutableBufferPointer<Double>
+  private let legUsableRows: UnsafeMutableBufferPointer<Int64>
   /// The usable quotes of the point being made (bids, then asks; `nan` when unusable).
   private let usableQuotes: UnsafeMutableBufferPointer<Double>
   /// Points held in the buffers (the carried point of the last chunk, then new ones).
@@ -124,12 +140,14 @@ public final class PremiumStream: PremiumPoints {
   ///   - maxPremium: `mid` is the max premium even for two legs.
   ///   - keepQuotes: fill `PremiumChunk.quotes` (what `--series` prints).
   ///   - keepUsableQuotes: fill `PremiumChunk.usableQuotes`.
+  ///   - keepSizes: fill `PremiumChunk.usableSizes` and `usableRows`, and note which legs
+  ///     have sizes (`legHasSizes`); the legs' streams must yield their sizes.
   ///   - checksOverlap: refuse legs that never overlap at the end; `false` when the legs
   ///     are part of a history, whose overlap the caller checks (`checkOverlap`).
   /// - Throws: `AlignmentError` (too few legs, an empty leg, `.time`), or what a leg's stream throws.
   public init(
     legs: [any QuoteStream], options: AlignmentOptions = AlignmentOptions(), maxPremium: Bool = false, chunkPoints: Int = 1 << 16,
-    legChunkRows: Int = 1 << 16, keepQuotes: Bool = false, keepUsableQuotes: Bool = false,
+    legChunkRows: Int = 1 << 16, keepQuotes: Bool = false, keepUsableQuotes: Bool = false, keepSizes: Bool = false,
     checksOverlap: Bool = true
   ) throws {
     precondition(chunkPoints > 0 && legChunkRows > 0, "chunks hold at least one row")
@@ -141,13 +159,14 @@ public final class PremiumStream: PremiumPoints {
     self.legChunkRows = legChunkRows
     self.keepQuotes = keepQuotes
     self.keepUsableQuotes = keepUsableQuotes
+    self.keepSizes = keepSizes
     self.checksOverlap = checksOverlap
     legCount = legs.count
     required = min(options.minimumLegs ?? legs.count, legs.count)
     let limits = (0..<legs.count).map(options.maxStale(leg:))
     var readers: [LegReader] = []
     for (leg, limit) in zip(legs, limits) {
-      var reader = LegReader(limit: limit)
+      var reader = LegReader(limit: limit, readsSizes: keepSizes)
       try reader.refill(leg, rows: legChunkRows)
       guard reader.nextTime != .max else { throw AlignmentError.emptyLeg(instrument: leg.instrument.description) }
       readers.append(reader)
@@ -156,6 +175,7 @@ public final class PremiumStream: PremiumPoints {
     start = firsts.sorted()[required - 1]
     earliest = firsts.min()!
     legRows = readers.map(\.rows)
+    legHasSizes = readers.map(\.sawSize)
     legFirstTime = firsts
     legLastTime = readers.map(\.lastRead)
     if let step = options.grid {
@@ -184,6 +204,8 @@ public final class PremiumStream: PremiumPoints {
     legQuotes = .allocate(capacity: keepQuotes ? capacity * 2 * legs.count : 0)
     legQuoteTimes = .allocate(capacity: keepQuotes ? capacity * legs.count : 0)
     legUsableQuotes = .allocate(capacity: keepUsableQuotes ? capacity * 2 * legs.count : 0)
+    legUsableSizes = .allocate(capacity: keepSizes ? capacity * 2 * legs.count : 0)
+    legUsableRows = .allocate(capacity: keepSizes ? capacity * legs.count : 0)
     usableQuotes = .allocate(capacity: 2 * legs.count)
     self.maxPremium = maxPremium || legs.count > 2
     try checkSpan()
@@ -194,9 +216,9 @@ public final class PremiumStream: PremiumPoints {
 
   deinit {
     readers.deallocate()
-    for buffer in [time, duration, legQuoteTimes] { buffer.deallocate() }
+    for buffer in [time, duration, legQuoteTimes, legUsableRows] { buffer.deallocate() }
     valid.deallocate()
-    for buffer in [mid, exec, legQuotes, legUsableQuotes, usableQuotes] { buffer.deallocate() }
+    for buffer in [mid, exec, legQuotes, legUsableQuotes, legUsableSizes, usableQuotes] { buffer.deallocate() }
     for buffer in [rich, cheap, top, bottom] { buffer.deallocate() }
   }
 
@@ -231,7 +253,8 @@ public final class PremiumStream: PremiumPoints {
     return PremiumChunk(
       time: view(time), duration: view(duration), valid: view(valid), mid: view(mid), exec: view(exec), rich: view(rich),
       cheap: view(cheap), top: view(top), bottom: view(bottom), quotes: view(legQuotes, keepQuotes ? 2 * legCount : 0),
-      quoteTimes: view(legQuoteTimes, keepQuotes ? legCount : 0), usableQuotes: view(legUsableQuotes, keepUsableQuotes ? 2 * legCount : 0))
+      quoteTimes: view(legQuoteTimes, keepQuotes ? legCount : 0), usableQuotes: view(legUsableQuotes, keepUsableQuotes ? 2 * legCount : 0),
+      usableSizes: view(legUsableSizes, keepSizes ? 2 * legCount : 0), usableRows: view(legUsableRows, keepSizes ? legCount : 0))
   }
 
   /// Moves the point that waited for its successor to the front.
@@ -251,6 +274,10 @@ public final class PremiumStream: PremiumPoints {
       for k in 0..<legCount { legQuoteTimes[k] = legQuoteTimes[last * legCount + k] }
     }
     if keepUsableQuotes { for j in 0..<width { legUsableQuotes[j] = legUsableQuotes[last * width + j] } }
+    if keepSizes {
+      for j in 0..<width { legUsableSizes[j] = legUsableSizes[last * width + j] }
+      for k in 0..<legCount { legUsableRows[k] = legUsableRows[last * legCount + k] }
+    }
     held = 1
   }
 
@@ -291,13 +318,19 @@ public final class PremiumStream: PremiumPoints {
         legQuotes[walk.held * width + legCount + k] = hasQuote ? ask : .nan
         legQuoteTimes[walk.held * legCount + k] = hasQuote ? quoteTime : .min
       }
-      if readers[k].pricesUsable && t <= readers[k].usableThrough {
+      let isUsable = readers[k].pricesUsable && t <= readers[k].usableThrough
+      if isUsable {
         usableQuotes[k] = bid
         usableQuotes[legCount + k] = ask
         usable += 1
       } else {
         usableQuotes[k] = .nan
         usableQuotes[legCount + k] = .nan
+      }
+      if keepSizes {
+        legUsableSizes[walk.held * width + k] = isUsable ? readers[k].bidSize : .nan
+        legUsableSizes[walk.held * width + legCount + k] = isUsable ? readers[k].askSize : .nan
+        legUsableRows[walk.held * legCount + k] = isUsable ? readers[k].quoteRow : -1
       }
     }
     if keepUsableQuotes { for j in 0..<width { legUsableQuotes[walk.held * width + j] = usableQuotes[j] } }
@@ -316,6 +349,7 @@ public final class PremiumStream: PremiumPoints {
         try readers[k].refill(legs[k], rows: legChunkRows)
         if readers[k].rows > before {
           legRows[k] = readers[k].rows
+          legHasSizes[k] = readers[k].sawSize
           legLastTime[k] = readers[k].lastRead
           try checkSpan()
         }
@@ -365,7 +399,12 @@ private struct LegReader {
   var times: UnsafePointer<Int64>? = nil
   var bids: UnsafePointer<Double>? = nil
   var asks: UnsafePointer<Double>? = nil
+  /// The chunk's sizes when the reader reads them, else `nil`.
+  var bidSizes: UnsafePointer<Double>? = nil
+  var askSizes: UnsafePointer<Double>? = nil
   var count = 0
+  /// Index in the stream of the chunk's first quote.
+  var chunkStart = 0
   var position = 0
   /// Time of the next quote, `Int64.max` once the leg is exhausted.
   var nextTime = Int64.max
@@ -373,8 +412,15 @@ private struct LegReader {
   var quoteTime: Int64 = 0
   var bid = Double.nan
   var ask = Double.nan
+  var bidSize = Double.nan
+  var askSize = Double.nan
+  /// Index in the stream of the quote in force.
+  var quoteRow: Int64 = -1
   /// The leg's staleness limit (µs).
   let limit: Int64
+  /// Whether the quotes' sizes are read, and whether one was seen.
+  let readsSizes: Bool
+  var sawSize = false
   /// Whether the quote in force has both sides finite and positive, and the last time
   /// at which it is no older than `limit` (`AsOfMerge.isUsable`): worked out once per
   /// quote, so that a point tests each leg with two comparisons.
@@ -383,7 +429,7 @@ private struct LegReader {
   var rows = 0
   var lastRead: Int64? = nil
 
-  init(limit: Int64) { self.limit = limit }
+  init(limit: Int64, readsSizes: Bool) { (self.limit, self.readsSizes) = (limit, readsSizes) }
 
   /// Takes the next quote as the one in force; `true` when the chunk is used up.
   @inline(__always)
@@ -391,6 +437,12 @@ private struct LegReader {
     quoteTime = times.unsafelyUnwrapped[position]
     bid = bids.unsafelyUnwrapped[position]
     ask = asks.unsafelyUnwrapped[position]
+    if let bidSizes, let askSizes {
+      (bidSize, askSize) = (bidSizes[position], askSizes[position])
+    } else if readsSizes {
+      (bidSize, askSize) = (.nan, .nan)
+    }
+    quoteRow = Int64(chunkStart + position)
     hasQuote = true
     pricesUsable = AsOfMerge.isUsable(bid: bid, ask: ask, age: 0, limit: limit)
     // Past either end of `Int64` every later time is within the limit, or none is.
@@ -406,11 +458,16 @@ private struct LegReader {
 
   /// Reads the leg's next chunk (skipping empty ones); `nextTime` is `.max` at the end.
   mutating func refill(_ stream: any QuoteStream, rows wanted: Int) throws {
-    (times, bids, asks, count) = (nil, nil, nil, 0)
+    (times, bids, asks, bidSizes, askSizes, count) = (nil, nil, nil, nil, nil, 0)
     nextTime = .max
     while let next = try stream.next(maxRows: wanted) {
       guard next.count > 0 else { continue }
       (times, bids, asks, count) = (next.time.baseAddress, next.bid.baseAddress, next.ask.baseAddress, next.count)
+      if readsSizes && !next.bidSize.isEmpty {
+        (bidSizes, askSizes) = (next.bidSize.baseAddress, next.askSize.baseAddress)
+        if !sawSize { sawSize = next.bidSize.contains { !$0.isNaN } || next.askSize.contains { !$0.isNaN } }
+      }
+      chunkStart = rows
       position = 0
       nextTime = next.time[0]
       rows += next.count

@@ -40,8 +40,7 @@ public struct SizedPremium: Sendable {
     var short = 0, validPoints = 0
     var capacity = [[Double]](repeating: [Double](repeating: .nan, count: n), count: bands.count)
     let books = legs.map(LegBooks.init)
-    var bidAverage = [Double](repeating: .nan, count: legCount), askAverage = bidAverage
-    var state = [Int](repeating: -1, count: legCount)
+    var point = SizedPoint(quantity: quantity, bands: bands, legCount: legCount)
     for i in 0..<n {
       sized.exec[i] = .nan
       sized.rich[i] = -1
@@ -50,20 +49,8 @@ public struct SizedPremium: Sendable {
         sized.valid[i] = false
         continue
       }
-      for k in 0..<legCount {
-        let j = Int(aligned.state(leg: k, point: i))
-        state[k] = j
-        bidAverage[k] = j < 0 ? .nan : books[k].average(row: j, bid: true, quantity: quantity) ?? .nan
-        askAverage[k] = j < 0 ? .nan : books[k].average(row: j, bid: false, quantity: quantity) ?? .nan
-      }
-      var best = (edge: -Double.infinity, sell: -1, buy: -1)
-      for s in 0..<legCount where !bidAverage[s].isNaN {
-        for c in 0..<legCount where c != s && !askAverage[c].isNaN {
-          let edge = (bidAverage[s] / askAverage[c] - 1) * 100
-          if edge > best.edge { best = (edge, s, c) }
-        }
-      }
-      if best.sell >= 0 {
+      for k in 0..<legCount { point.rows[k] = Int(aligned.state(leg: k, point: i)) }
+      if let best = point.evaluate(books) {
         sized.exec[i] = best.edge
         sized.rich[i] = Int8(best.sell)
         sized.cheap[i] = Int8(best.buy)
@@ -72,15 +59,7 @@ public struct SizedPremium: Sendable {
         sized.valid[i] = false
         short += 1
       }
-      for (b, band) in bands.enumerated() {
-        var most = 0.0
-        for s in 0..<legCount where state[s] >= 0 {
-          for c in 0..<legCount where c != s && state[c] >= 0 {
-            most = max(most, books[s].capacity(row: state[s], against: books[c], row: state[c], band: band))
-          }
-        }
-        capacity[b][i] = most
-      }
+      for b in bands.indices { capacity[b][i] = point.capacity[b] }
     }
     sized.validPoints = validPoints
     self.premium = sized
@@ -90,33 +69,100 @@ public struct SizedPremium: Sendable {
   }
 }
 
+/// The sized trade at one point of an alignment (`SizedPremium`, `SizedPremiumAnalyzer`):
+/// the best edge over ordered pairs of legs and each band's capacity, from the legs'
+/// books at `rows`.
+struct SizedPoint {
+  let quantity: Double
+  let bands: [Double]
+  /// Per leg, the row of its book at the point; -1 leaves the leg out (not usable there).
+  var rows: [Int]
+  /// Per band, the best capacity over pairs at the last point evaluated (0 when none).
+  private(set) var capacity: [Double]
+  private var bidAverage: [Double], askAverage: [Double]
+
+  init(quantity: Double, bands: [Double], legCount: Int) {
+    (self.quantity, self.bands) = (quantity, bands)
+    rows = Array(repeating: -1, count: legCount)
+    capacity = Array(repeating: 0, count: bands.count)
+    bidAverage = Array(repeating: .nan, count: legCount)
+    askAverage = bidAverage
+  }
+
+  /// The best `(avgBid_s(Q) / avgAsk_c(Q) − 1) × 100` over ordered pairs (sell on s, buy
+  /// on c) whose books fill `quantity`, `nil` when no pair does; sets `capacity`.
+  mutating func evaluate(_ books: [LegBooks]) -> (edge: Double, sell: Int, buy: Int)? {
+    let legCount = rows.count
+    for k in 0..<legCount {
+      let j = rows[k]
+      bidAverage[k] = j < 0 ? .nan : books[k].average(row: j, bid: true, quantity: quantity) ?? .nan
+      askAverage[k] = j < 0 ? .nan : books[k].average(row: j, bid: false, quantity: quantity) ?? .nan
+    }
+    var best = (edge: -Double.infinity, sell: -1, buy: -1)
+    for s in 0..<legCount where !bidAverage[s].isNaN {
+      for c in 0..<legCount where c != s && !askAverage[c].isNaN {
+        let edge = (bidAverage[s] / askAverage[c] - 1) * 100
+        if edge > best.edge { best = (edge, s, c) }
+      }
+    }
+    for (b, band) in bands.enumerated() {
+      var most = 0.0
+      for s in 0..<legCount where rows[s] >= 0 {
+        for c in 0..<legCount where c != s && rows[c] >= 0 {
+          most = max(most, books[s].capacity(row: rows[s], against: books[c], row: rows[c], band: band))
+        }
+      }
+      capacity[b] = most
+    }
+    return best.sell >= 0 ? best : nil
+  }
+}
+
 /// The books of one leg: its depth, or its top level with the sizes recorded (also
-/// walked by `SizedBasis`).
+/// walked by `SizedBasisAnalyzer`).
 struct LegBooks {
-  let depth: BookDepth?
-  let series: QuoteSeries
+  private enum Levels {
+    case depth(BookDepth)
+    case series(QuoteSeries)
+    /// The top level of the point being worked on, set by its owner: bid, bid size,
+    /// ask, ask size.
+    case point(UnsafeMutablePointer<Double>)
+  }
+
+  private let levels: Levels
 
   init(_ series: QuoteSeries) {
-    self.series = series
-    depth = series.depth
+    levels = series.depth.map(Levels.depth) ?? .series(series)
+  }
+
+  /// A streamed leg's books: `depth` when it has some (its rows are the stream's), else
+  /// the one level at `top` (bid, bid size, ask, ask size) its owner sets at each point.
+  init(depth: BookDepth?, top: UnsafeMutablePointer<Double>) {
+    levels = depth.map(Levels.depth) ?? .point(top)
   }
 
   /// Calls `body` with the prices and sizes of one side of book `row`, best first.
   @inline(__always)
   func withSide<R>(row: Int, bid: Bool, _ body: (UnsafeBufferPointer<Double>, UnsafeBufferPointer<Double>) -> R) -> R {
-    if let depth {
+    switch levels {
+    case .depth(let depth):
       let (start, prices, sizes) = bid ? (depth.bidStart, depth.bidPrice, depth.bidSize) : (depth.askStart, depth.askPrice, depth.askSize)
       return prices.withUnsafeBufferPointer { p in
         sizes.withUnsafeBufferPointer { s in
           body(UnsafeBufferPointer(rebasing: p[start[row]..<start[row + 1]]), UnsafeBufferPointer(rebasing: s[start[row]..<start[row + 1]]))
         }
       }
-    }
-    let (prices, sizes) = bid ? (series.bid, series.bidSize) : (series.ask, series.askSize)
-    // An unknown size (nan) fills nothing: no level.
-    let levels = sizes[row].isNaN ? row..<row : row..<(row + 1)
-    return prices.withUnsafeBufferPointer { p in
-      sizes.withUnsafeBufferPointer { s in body(UnsafeBufferPointer(rebasing: p[levels]), UnsafeBufferPointer(rebasing: s[levels])) }
+    case .series(let series):
+      let (prices, sizes) = bid ? (series.bid, series.bidSize) : (series.ask, series.askSize)
+      // An unknown size (nan) fills nothing: no level.
+      let levels = sizes[row].isNaN ? row..<row : row..<(row + 1)
+      return prices.withUnsafeBufferPointer { p in
+        sizes.withUnsafeBufferPointer { s in body(UnsafeBufferPointer(rebasing: p[levels]), UnsafeBufferPointer(rebasing: s[levels])) }
+      }
+    case .point(let top):
+      let price = top + (bid ? 0 : 2)
+      let count = price[1].isNaN ? 0 : 1
+      return body(UnsafeBufferPointer(start: price, count: count), UnsafeBufferPointer(start: price + 1, count: count))
     }
   }
 
@@ -140,6 +186,8 @@ struct LegBooks {
 public struct SizedAnalysis: Sendable {
   public var exec: SeriesSummary
   public var capacity: [SeriesStatistics]
+
+  init(exec: SeriesSummary, capacity: [SeriesStatistics]) { (self.exec, self.capacity) = (exec, capacity) }
 
   /// - Parameter options: bands and episode options of the sized exec; its bands are the
   ///   sized premium's.

@@ -4,10 +4,11 @@ import ArbCore
 /// The premium of aligned legs at a trade size and its analysis (`arbkit premium` and
 /// `arbkit board` with a size; `docs/definitions.md`, "Size-aware executable premium").
 public struct SizedPremiumStudy {
-  public var sized: SizedPremium
-  public var analysis: SizedAnalysis
+  public var summary: SizedSummary
   /// How deep each leg's books are.
   public var depth: [LegDepth]
+
+  public init(summary: SizedSummary, depth: [LegDepth]) { (self.summary, self.depth) = (summary, depth) }
 
   /// The premium of `legs` at `size` base units, walking their books on the points of
   /// `premium` (the same legs aligned by `alignment`).
@@ -15,8 +16,7 @@ public struct SizedPremiumStudy {
   /// - Throws: `AlignmentError` for legs that cannot be aligned.
   public init(size: Double, premium: PremiumSeries, legs: [QuoteSeries], alignment: AlignmentOptions, bands: BandOptions) throws(AlignmentError) {
     let aligned = try AlignedLegs(legs: legs, options: alignment)
-    sized = SizedPremium(quantity: size, bands: bands.bands, premium: premium, aligned: aligned, legs: legs)
-    analysis = SizedAnalysis(sized, options: bands)
+    summary = SizedSummary(SizedPremium(quantity: size, bands: bands.bands, premium: premium, aligned: aligned, legs: legs), options: bands)
     depth = legs.map(LegDepth.init)
   }
 }
@@ -31,9 +31,15 @@ public enum LegDepth: Equatable, Sendable {
   case noSizes
 
   public init(_ leg: QuoteSeries) {
-    if let depth = leg.depth {
+    self.init(depth: leg.depth, priceSource: leg.priceSource, hasSizes: !(leg.bidSize.allSatisfy(\.isNaN) && leg.askSize.allSatisfy(\.isNaN)))
+  }
+
+  /// The depth of a leg with books `depth` (or none), whose quotes are `priceSource`
+  /// and have a size somewhere (`hasSizes`).
+  public init(depth: BookDepth?, priceSource: PriceSource, hasSizes: Bool) {
+    if let depth {
       self = .book(levels: depth.deepest)
-    } else if leg.priceSource == .last || (leg.bidSize.allSatisfy(\.isNaN) && leg.askSize.allSatisfy(\.isNaN)) {
+    } else if priceSource == .last || !hasSizes {
       self = .noSizes
     } else {
       self = .topLevel

@@ -162,13 +162,14 @@ struct BasisCommand: Command {
 
   /// Streams every price leg: the basis of the derivative over the reference a chunk at
   /// a time, each reference premium on a pass of its own, the perpetual once more for its
-  /// mid at the funding events; the funding rates are read whole. With `--size` the two
-  /// legs are read whole too (the books' walk is computed in memory).
+  /// mid at the funding events; the funding rates are read whole. With `--size` the
+  /// streams carry their sizes, and a pass over the derivative and the reference walks
+  /// each point's books: a leg's order books (from sources read whole), or its top level.
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     if let shard { return try runShard(shard, terminal: terminal) }
     let present = present
     let fundingLeg = try funding.map { spec in try LoadedLegs.load([spec], options: ingest.options, specOverrides: ingest.specOverrides)[0] }
-    let first = try StreamedLegs.open(present.map(\.spec), ingest: ingest, whole: execution.size != nil, chunkRows: chunkRows)
+    let first = try StreamedLegs.open(present.map(\.spec), ingest: ingest, whole: false, sizes: execution.size != nil, chunkRows: chunkRows)
     defer {
       first.warn(&terminal)
       for report in fundingLeg?.reports ?? [] { IngestSummary.warn(report, terminal: &terminal) }
@@ -179,8 +180,9 @@ struct BasisCommand: Command {
       present.indices.map { (first.legs[$0].stream.field, first.legs[$0].instrument) } + (fundingLeg.map { [($0.series.field, $0.series.instrument)] } ?? []))
     // Offsets move the price legs; funding times are settlement instants.
     try execution.checkOffsets(venues: first.legs.map(\.instrument.venue))
+    if execution.size != nil { try ExecutionFlags.refuseContractBooks([(first.legs[0].instrument, canonical[0]), (first.legs[1].instrument, canonical[1])]) }
     let passes = LegPasses(
-      first, specs: present.map(\.spec), ingest: ingest, chunkRows: chunkRows, offsets: execution.offsets,
+      first, specs: present.map(\.spec), ingest: ingest, sizes: execution.size != nil, chunkRows: chunkRows, offsets: execution.offsets,
       progress: Progress.onTerminal(terminal) ? progress : nil)
     let slots = slots
     let open = { (leg: BasisStudy.Leg) in try passes.open(slots.firstIndex(of: leg)!) }
@@ -189,10 +191,17 @@ struct BasisCommand: Command {
       mids: { try FundingCarry.mids(try open(.derivative), asOf: $0) }, legs: first.legs.map { ($0.stream, $0.instrument) }, micros: passes.micros,
       canonical: canonical, funding: fundingLeg?.series, progress: progress, terminal: &terminal
     ) {
-      try first.whole.map { whole in
-        let legs = try execution.shifted(Array(whole.prefix(2)))
-        try ExecutionFlags.refuseContractBooks([(legs[0], canonical[0]), (legs[1], canonical[1])])
-        return try SizedBasisStudy(size: execution.size!, derivative: legs[0], reference: legs[1], alignment: analysis.alignment, bands: analysis.bands)
+      try execution.size.map { size in
+        let points = try PremiumStream(
+          legs: [try open(.derivative), try open(.reference)], options: analysis.alignment, chunkPoints: chunkRows, legChunkRows: chunkRows,
+          keepUsableQuotes: true, keepSizes: true)
+        let analyzer = SizedBasisAnalyzer(
+          quantity: size, depth: (first.legs[0].depth, first.legs[1].depth), options: analysis.bands, spillMemoryLimit: max(1 << 16, 16 * chunkRows))
+        try points.forEachChunk { try analyzer.add($0) }
+        let depth = (0..<2).map { k in
+          LegDepth(depth: first.legs[k].depth, priceSource: first.legs[k].stream.priceSource, hasSizes: points.legHasSizes[k])
+        }
+        return SizedBasisStudy(summary: try analyzer.finish(), depth: depth)
       }
     }
   }

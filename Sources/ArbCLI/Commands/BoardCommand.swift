@@ -163,7 +163,7 @@ struct BoardCommand: Command {
       case .row(let instrument, let legs):
         let opened = try legs.map(open)
         let books = opened.compactMap(\.book)
-        if size != nil { try ExecutionFlags.refuseContractBooks(books.map { ($0, instrument) }) }
+        if size != nil { try ExecutionFlags.refuseContractBooks(books.map { ($0.instrument, instrument) }) }
         part = .row(
           try BoardRow(
             instrument: instrument, legs: opened.map(\.input), alignment: alignment, bands: bands, chunkRows: chunkRows,

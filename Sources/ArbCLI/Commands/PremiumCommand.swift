@@ -67,39 +67,46 @@ struct PremiumCommand: Command {
 
   /// Streams the legs through the premium and its analysis a chunk at a time: a store
   /// leg is read from its mapped partitions, files in time order as they are parsed,
-  /// other sources whole first. With `--size` every leg is read whole, since the sized
-  /// premium walks the books in memory.
+  /// other sources whole first. With `--size` the streams carry their sizes, and the
+  /// sized premium walks each point's books as the points go by: a leg's order books
+  /// (from sources read whole), or its top level.
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     if let shard { return try runShard(shard, terminal: terminal) }
     // A file of rates read without #FIELD gives a rate series too: refused here.
-    let (opened, progress) = try inputs.open(whole: execution.size != nil, chunkRows: chunkRows, terminal: terminal)
+    let (opened, progress) = try inputs.open(sizes: execution.size != nil, chunkRows: chunkRows, terminal: terminal)
     defer { progress.finish() }
     defer { opened.warn(&terminal) }
     let (alignment, ingest) = (inputs.alignment, inputs.ingest)
     let canonical = try canonical(opened.legs.map(\.instrument))
     try execution.checkOffsets(venues: opened.legs.map(\.instrument.venue))
+    if execution.size != nil { try ExecutionFlags.refuseContractBooks(Array(zip(opened.legs.map(\.instrument), canonical))) }
     let streams = opened.legs.map { leg -> any QuoteStream in
       let micros = execution.offsets.first { $0.venue == leg.instrument.venue }?.micros ?? 0
       return micros == 0 ? leg.stream : ShiftedQuoteStream(leg.stream, by: micros)
     }
     let premium = try PremiumStream(
-      legs: streams, options: alignment, chunkPoints: chunkRows, legChunkRows: chunkRows, keepQuotes: series != nil)
+      legs: streams, options: alignment, chunkPoints: chunkRows, legChunkRows: chunkRows, keepQuotes: series != nil,
+      keepUsableQuotes: execution.size != nil, keepSizes: execution.size != nil)
     // The values kept for the quantiles stay in memory up to 16 chunks' worth (1 Mi by default).
     let analyzer = PremiumAnalyzer(
       legCount: opened.legs.count, maxPremium: premium.maxPremium, options: bands, spillMemoryLimit: max(1 << 16, 16 * chunkRows))
+    let sizedAnalyzer = execution.size.map { size in
+      SizedPremiumAnalyzer(quantity: size, depth: opened.legs.map(\.depth), options: bands, spillMemoryLimit: max(1 << 16, 16 * chunkRows))
+    }
     var seriesFile = try series.map { try SeriesOutput.premium($0, legCount: opened.legs.count) }
     try premium.forEachChunk { chunk in
       try analyzer.add(chunk)
+      try sizedAnalyzer?.add(chunk)
       try seriesFile?.write(chunk)
     }
     progress.finish()
     let analysis = try analyzer.finish()
-    var sized: SizedPremiumStudy? = nil
-    if let size = execution.size, let whole = opened.whole {
-      let shifted = try execution.shifted(whole)
-      try ExecutionFlags.refuseContractBooks(Array(zip(shifted, canonical)))
-      sized = try SizedPremiumStudy(
-        size: size, premium: try PremiumSeries(legs: shifted, options: alignment), legs: shifted, alignment: alignment, bands: bands)
+    let sized = try sizedAnalyzer.map { sizedAnalyzer in
+      SizedPremiumStudy(
+        summary: try sizedAnalyzer.finish(),
+        depth: opened.legs.indices.map { k in
+          LegDepth(depth: opened.legs[k].depth, priceSource: streams[k].priceSource, hasSizes: premium.legHasSizes[k])
+        })
     }
     let described = opened.legs.indices.map { k in
       var leg = LegSummary(

@@ -210,8 +210,8 @@ struct BoardResult {
   /// The `--size` cells of a row: exec at the size (mean, max), points short of depth,
   /// mean capacity per band.
   private func sizedCells(_ row: BoardRow, premium: (Double?) -> String) -> [String] {
-    let exec = row.sized?.analysis.exec.statistics
-    return [premium(exec?.mean), premium(exec?.max), row.sized.map { "\($0.sized.shortPoints)" } ?? "-"]
-      + bands.bands.indices.map { NumberText.fixed(row.sized?.analysis.capacity[$0].mean, 4) }
+    let exec = row.sized?.summary.analysis.exec.statistics
+    return [premium(exec?.mean), premium(exec?.max), row.sized.map { "\($0.summary.shortPoints)" } ?? "-"]
+      + bands.bands.indices.map { NumberText.fixed(row.sized?.summary.analysis.capacity[$0].mean, 4) }
   }
 }

@@ -25,11 +25,11 @@ extension BoardRow {
       + [.premium(best?.premium), .text(best?.sell), .text(best?.buy), .time(best?.time)]
     var sizedValues: [BoardValue] = []
     if isSized {
-      let exec = sized?.analysis.exec.statistics
+      let exec = sized?.summary.analysis.exec.statistics
       sizedValues =
         [
-          .count(sized?.sized.premium.validPoints ?? 0), .count(sized?.sized.shortPoints ?? 0), .premium(exec?.mean), .premium(exec?.max),
-        ] + bands.indices.map { .quantity(sized?.analysis.capacity[$0].mean) }
+          .count(sized?.summary.validPoints ?? 0), .count(sized?.summary.shortPoints ?? 0), .premium(exec?.mean), .premium(exec?.max),
+        ] + bands.indices.map { .quantity(sized?.summary.analysis.capacity[$0].mean) }
     }
     return Array(zip(Self.figureNames(bands: bands, sized: isSized), values + sizedValues)).map { (name: $0.0, value: $0.1) }
   }

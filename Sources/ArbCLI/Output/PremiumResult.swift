@@ -108,7 +108,7 @@ struct PremiumResult {
   /// Long-form CSV: `series,metric,value`, one figure per row (empty value = undefined).
   var csv: String {
     var text = "series,metric,value\n"
-    let summaries = [("mid", analysis.mid), ("exec", analysis.exec)] + (sized.map { [("exec_at_size", $0.analysis.exec)] } ?? [])
+    let summaries = [("mid", analysis.mid), ("exec", analysis.exec)] + (sized.map { [("exec_at_size", $0.summary.analysis.exec)] } ?? [])
     for (name, summary) in summaries {
       guard case .object(let members) = Self.json(summary, oneSided: name != "mid") else { continue }
       for (key, value) in members {
@@ -124,8 +124,8 @@ struct PremiumResult {
       }
     }
     if let sized {
-      text += "size,quantity,\(NumberText.csv(sized.sized.quantity))\nsize,short_points,\(sized.sized.shortPoints)\n"
-      for (band, s) in zip(sized.sized.bands, sized.analysis.capacity) {
+      text += "size,quantity,\(NumberText.csv(sized.summary.quantity))\nsize,short_points,\(sized.summary.shortPoints)\n"
+      for (band, s) in zip(sized.summary.bands, sized.summary.analysis.capacity) {
         let level = JSONValue.format(band)
         text += "capacity,band_\(level)_mean,\(NumberText.csv(s.mean))\ncapacity,band_\(level)_max,\(NumberText.csv(s.max))\n"
       }
@@ -178,17 +178,17 @@ struct PremiumResult {
 
   /// The `--size` section of the table: depth per leg, the sized exec and capacity.
   static func sizedTable(_ sized: SizedPremiumStudy, legs: [Instrument]) -> String {
-    let q = JSONValue.format(sized.sized.quantity)
-    var text = "At size \(q) (base units): valid \(sized.sized.premium.validPoints), short of depth \(sized.sized.shortPoints)\n"
+    let q = JSONValue.format(sized.summary.quantity)
+    var text = "At size \(q) (base units): valid \(sized.summary.validPoints), short of depth \(sized.summary.shortPoints)\n"
     for (leg, depth) in zip(legs, sized.depth) { text += "  depth \(leg): \(ExecutionFlags.depthText(depth))\n" }
     var table = TextTable(["", "exec at \(q)"])
-    let e = sized.analysis.exec.statistics
+    let e = sized.summary.analysis.exec.statistics
     for (label, value) in [("mean", e.mean), ("min", e.min), ("max", e.max)] { table.add([label, NumberText.fixed(value, 5)]) }
     if !e.quantiles.isEmpty { table.add(["q50", NumberText.fixed(e.quantiles[3], 5)]) }
-    for (band, b) in zip(sized.sized.bands, sized.analysis.exec.bands) {
+    for (band, b) in zip(sized.summary.bands, sized.summary.analysis.exec.bands) {
       table.add(["time ≥ \(JSONValue.format(band))", NumberText.percent(b.shareTime)])
     }
-    for (band, s) in zip(sized.sized.bands, sized.analysis.capacity) {
+    for (band, s) in zip(sized.summary.bands, sized.summary.analysis.capacity) {
       table.add(["capacity ≥ \(JSONValue.format(band)), mean/max", NumberText.fixed(s.mean, 4) + " / " + NumberText.fixed(s.max, 4)])
     }
     return text + table.rendered(indent: "  ") + "\n"

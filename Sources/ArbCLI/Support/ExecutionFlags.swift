@@ -44,11 +44,11 @@ struct ExecutionFlags {
   /// `--size` is in base units, which an inverse contract's book does not count (its sizes
   /// are contracts of a fixed quote value): a leg that is one is refused, named with its
   /// contract size when the registry knows it.
-  static func refuseContractBooks(_ legs: [(series: QuoteSeries, canonical: CanonicalInstrument?)]) throws(UsageError) {
-    for (series, canonical) in legs where canonical?.kind.isInverse ?? (series.instrument.market == .inverse) {
+  static func refuseContractBooks(_ legs: [(instrument: Instrument, canonical: CanonicalInstrument?)]) throws(UsageError) {
+    for (instrument, canonical) in legs where canonical?.kind.isInverse ?? (instrument.market == .inverse) {
       let contract = canonical?.contractSize.map { " (one contract is \(JSONValue.format($0)) \(canonical!.quote))" } ?? ""
       throw UsageError(
-        "--size is in base units, but \(series.instrument) is an inverse contract whose book counts contracts: --size is refused for an inverse leg\(contract)")
+        "--size is in base units, but \(instrument) is an inverse contract whose book counts contracts: --size is refused for an inverse leg\(contract)")
     }
   }
 

@@ -10,6 +10,8 @@ struct StreamedLegs {
     var stream: any QuoteStream
     /// As the leg names it.
     var instrument: Instrument
+    /// The books of a leg read whole that has them (its rows are the stream's).
+    var depth: BookDepth? = nil
     /// The leg's row accounting; for a leg read as it streams, complete once the stream has ended.
     var reports: [IngestReport] { readReports() }
     fileprivate let readReports: () -> [IngestReport]
@@ -20,10 +22,11 @@ struct StreamedLegs {
   var whole: [QuoteSeries]?
 
   /// Opens `specs`, a file leg parsed ahead `chunkRows` quotes at a time; with `whole`,
-  /// reads every leg (stores too) into memory.
-  static func open(_ specs: [LegSpec], ingest: IngestFlags, whole: Bool, chunkRows: Int) throws -> StreamedLegs {
+  /// reads every leg (stores too) into memory; with `sizes`, streams yield the quotes'
+  /// sizes.
+  static func open(_ specs: [LegSpec], ingest: IngestFlags, whole: Bool, sizes: Bool = false, chunkRows: Int) throws -> StreamedLegs {
     var options = ingest.options
-    options.storeColumns = .skippingSizesAndOtherClock
+    options.storeColumns = sizes ? .all : .skippingSizesAndOtherClock
     var streamed: [Leg?] = []
     for spec in specs {
       if whole {
@@ -43,7 +46,7 @@ struct StreamedLegs {
     var rest = loaded[...]
     let legs = streamed.map { leg in
       leg ?? rest.popFirst().map { loaded in
-        Leg(stream: SeriesQuoteStream(loaded.series), instrument: loaded.series.instrument, readReports: { loaded.reports })
+        Leg(stream: SeriesQuoteStream(loaded.series), instrument: loaded.series.instrument, depth: loaded.series.depth, readReports: { loaded.reports })
       }!
     }
     return StreamedLegs(legs: legs, whole: whole ? loaded.map(\.series) : nil)
@@ -79,18 +82,23 @@ final class LegPasses {
   private var unused: [(any QuoteStream)?]
   private let specs: [LegSpec]
   private let ingest: IngestFlags
+  /// Whether the streams yield the quotes' sizes.
+  private let sizes: Bool
   private let chunkRows: Int
   private let progress: Progress?
 
-  init(_ first: StreamedLegs, specs: [LegSpec], ingest: IngestFlags, chunkRows: Int, offsets: [(venue: String, micros: Int64)], progress: Progress?) {
+  init(
+    _ first: StreamedLegs, specs: [LegSpec], ingest: IngestFlags, sizes: Bool = false, chunkRows: Int, offsets: [(venue: String, micros: Int64)],
+    progress: Progress?
+  ) {
     micros = first.legs.map { leg in offsets.first { $0.venue == leg.instrument.venue }?.micros ?? 0 }
     unused = first.legs.map(\.stream)
-    (self.specs, self.ingest, self.chunkRows, self.progress) = (specs, ingest, chunkRows, progress)
+    (self.specs, self.ingest, self.sizes, self.chunkRows, self.progress) = (specs, ingest, sizes, chunkRows, progress)
   }
 
   /// A stream of leg `k` for the next pass over it.
   func open(_ k: Int) throws -> any QuoteStream {
-    var stream = try unused[k] ?? StreamedLegs.open([specs[k]], ingest: ingest, whole: false, chunkRows: chunkRows).legs[0].stream
+    var stream = try unused[k] ?? StreamedLegs.open([specs[k]], ingest: ingest, whole: false, sizes: sizes, chunkRows: chunkRows).legs[0].stream
     unused[k] = nil
     if let progress { stream = CountingQuoteStream(stream, counted: progress.advance) }
     return micros[k] == 0 ? stream : ShiftedQuoteStream(stream, by: micros[k])

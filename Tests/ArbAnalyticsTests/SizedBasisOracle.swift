@@ -1,6 +1,9 @@
 import ArbCore
 
-/// The executable basis at a trade size, from the books of a derivative D and its
+@testable import ArbAnalytics
+
+/// The executable basis at a trade size over whole series (the reference
+/// `SizedBasisAnalyzer` is checked against), from the books of a derivative D and its
 /// reference R (`docs/definitions.md`, "Basis and funding carry"):
 ///
 /// - `open(Q) = (avgBid_D(Q) / avgAsk_R(Q) − 1) × 100`: sell Q of D on its bids, buy Q
@@ -12,27 +15,27 @@ import ArbCore
 /// it takes; a point where one of them cannot is short of depth (invalid at that size,
 /// never 0) and counted. Books are walked as for the sized premium (`SizedPremium`): a
 /// leg without depth is a one-level book, a leg without sizes fills nothing.
-public struct SizedBasis: Sendable {
-  public var quantity: Double
+struct SizedBasisOracle {
+  var quantity: Double
   /// The bands of `capacity`, percent.
-  public var bands: [Double]
+  var bands: [Double]
   /// `open(Q)` as a one-column series on the alignment's clock.
-  public var open: PremiumSeries
+  var open: PremiumSeries
   /// `close(Q)` as a one-column series on the alignment's clock.
-  public var close: PremiumSeries
+  var close: PremiumSeries
   /// Valid points of the alignment at which `open(Q)` (resp. `close(Q)`) cannot fill.
-  public var openShort: Int
-  public var closeShort: Int
+  var openShort: Int
+  var closeShort: Int
   /// Per band, the capacity of `open` (base units: selling D's bids against R's asks,
   /// `BookWalk.capacity`) at every valid point of the alignment, `nan` elsewhere.
-  public var capacity: [[Double]]
+  var capacity: [[Double]]
   /// The valid points of the alignment (where capacity is defined).
-  public var alignedValid: [Bool]
+  var alignedValid: [Bool]
 
   /// - Parameters:
   ///   - aligned: the alignment of `[derivative, reference]`.
   /// - Complexity: O(points × (levels + bands × levels)).
-  public init(quantity: Double, bands: [Double], aligned: AlignedLegs, derivative: QuoteSeries, reference: QuoteSeries) {
+  init(quantity: Double, bands: [Double], aligned: AlignedLegs, derivative: QuoteSeries, reference: QuoteSeries) {
     precondition(quantity > 0 && quantity.isFinite, "SizedBasis: size must be positive")
     precondition(aligned.legCount == 2, "SizedBasis: alignment of two legs expected")
     self.quantity = quantity

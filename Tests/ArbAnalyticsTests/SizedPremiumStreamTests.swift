@@ -1,0 +1,158 @@
+import ArbCore
+import Testing
+import TestSupport
+
+@testable import ArbAnalytics
+
+/// The sized premium worked out as the points stream by (`PremiumStream` with sizes +
+/// `SizedPremiumAnalyzer`) against the whole-series `SizedPremium` + `SizedAnalysis`, with
+/// chunk sizes that cut episodes and spills small enough to go to files.
+@Suite("Streamed sized premium")
+struct SizedPremiumStreamTests {
+  /// How a random leg's books are made.
+  enum Books {
+    /// Order books of 1…5 levels a side, the first the quote.
+    case depth
+    /// The top level, each size unknown one time in `unknownOneIn`.
+    case topLevel(unknownOneIn: Int)
+    /// No sizes at all.
+    case noSizes
+  }
+
+  static func leg(_ rng: inout SplitMix64, _ k: Int, books: Books, maxGap: Int) -> QuoteSeries {
+    var leg = rng.leg("v\(k)", count: rng.int(150...500), start: Int64(rng.int(0...20)), maxGap: maxGap, level: 100 + 0.3 * rng.uniform(), spread: 0.003)
+    switch books {
+    case .depth:
+      var depth = BookDepth()
+      for j in 0..<leg.count {
+        let bids = BookWalkTests.side(&rng, best: leg.bid[j], bid: true, count: rng.int(1...5))
+        let asks = BookWalkTests.side(&rng, best: leg.ask[j], bid: false, count: rng.int(1...5))
+        for (p, s) in bids { depth.appendLevel(bid: true, price: p, size: s) }
+        for (p, s) in asks { depth.appendLevel(bid: false, price: p, size: s) }
+        depth.closeBook()
+        (leg.bidSize[j], leg.askSize[j]) = (bids[0].1, asks[0].1)
+      }
+      leg.depth = depth
+    case .topLevel(let oneIn):
+      for j in 0..<leg.count {
+        leg.bidSize[j] = rng.int(1...oneIn) == 1 ? .nan : Double(rng.int(1...12)) / 2
+        leg.askSize[j] = rng.int(1...oneIn) == 1 ? .nan : Double(rng.int(1...12)) / 2
+      }
+    case .noSizes:
+      leg.bidSize = leg.bidSize.map { _ in .nan }
+      leg.askSize = leg.askSize.map { _ in .nan }
+    }
+    return leg
+  }
+
+  static let cases: [(books: [Books], options: AlignmentOptions)] = [
+    ([.depth, .depth], AlignmentOptions(maxStale: 6)),
+    ([.depth, .topLevel(unknownOneIn: 8), .depth], AlignmentOptions(maxStale: 10, minimumLegs: 2)),
+    ([.topLevel(unknownOneIn: 5), .topLevel(unknownOneIn: 50)], AlignmentOptions()),
+    ([.topLevel(unknownOneIn: 4), .noSizes, .depth, .topLevel(unknownOneIn: 9)], AlignmentOptions(maxStale: 8, minimumLegs: 3)),
+    ([.depth, .topLevel(unknownOneIn: 6)], AlignmentOptions(maxStale: 9, grid: 3)),
+  ]
+
+  @Test("random books: the streamed sized figures equal the whole-series ones", arguments: cases.indices)
+  func sizedFigures(index: Int) throws {
+    let c = Self.cases[index]
+    var rng = SplitMix64(seed: UInt64(31 + index))
+    let options = BandOptions(bands: [0.02, 0.05, 0.1, 0.3], hysteresis: 0.01, minEpisode: 2)
+    for round in 0..<3 {
+      let legs = c.books.indices.map { Self.leg(&rng, $0, books: c.books[$0], maxGap: 4) }
+      let aligned = try AlignedLegs(legs: legs, options: c.options)
+      let premium = try PremiumSeries(legs: legs, options: c.options)
+      for quantity in [0.5, 2.5, 7] {
+        let whole = SizedSummary(
+          SizedPremium(quantity: quantity, bands: options.bands, premium: premium, aligned: aligned, legs: legs), options: options)
+        #expect(whole.validPoints > 0 && whole.shortPoints > 0 || quantity != 2.5, "round \(round): both kinds of point")
+        for (chunk, spill) in [(1, 1), (7, 40), (300, 1 << 20), (1 << 16, 5)] {
+          let stream = try PremiumStream(
+            legs: legs.map(SeriesQuoteStream.init), options: c.options, chunkPoints: chunk, legChunkRows: max(1, chunk / 2 + 1),
+            keepUsableQuotes: true, keepSizes: true)
+          let analyzer = SizedPremiumAnalyzer(quantity: quantity, depth: legs.map(\.depth), options: options, spillMemoryLimit: spill)
+          while let chunk = try stream.next() { try analyzer.add(chunk) }
+          let streamed = try analyzer.finish()
+          let comment: Comment = "round \(round), size \(quantity), chunk \(chunk), spill \(spill)"
+          #expect(streamed.validPoints == whole.validPoints && streamed.shortPoints == whole.shortPoints, comment)
+          PremiumStreamTests.expectEquivalent(streamed.analysis.exec, whole.analysis.exec, comment)
+          #expect(streamed.analysis.capacity.count == options.bands.count, comment)
+          for (s, w) in zip(streamed.analysis.capacity, whole.analysis.capacity) {
+            Self.expectEquivalent(s, w, comment)
+          }
+          #expect(stream.legHasSizes == legs.map { $0.bidSize.contains { !$0.isNaN } || $0.askSize.contains { !$0.isNaN } }, comment)
+        }
+      }
+    }
+  }
+
+  static let basisCases: [(books: [Books], options: AlignmentOptions)] = [
+    ([.depth, .depth], AlignmentOptions(maxStale: 6)),
+    ([.topLevel(unknownOneIn: 6), .depth], AlignmentOptions(maxStale: 5)),
+    ([.depth, .topLevel(unknownOneIn: 30)], AlignmentOptions(maxStale: 9, grid: 3)),
+    ([.topLevel(unknownOneIn: 4), .noSizes], AlignmentOptions()),
+  ]
+
+  @Test("random books: the streamed sized basis equals the whole-series one", arguments: basisCases.indices)
+  func sizedBasis(index: Int) throws {
+    let c = Self.basisCases[index]
+    var rng = SplitMix64(seed: UInt64(71 + index))
+    let options = BandOptions(bands: [0.02, 0.1, 0.3], hysteresis: 0.01, minEpisode: 2)
+    for round in 0..<3 {
+      let legs = c.books.indices.map { Self.leg(&rng, $0, books: c.books[$0], maxGap: 4) }
+      let aligned = try AlignedLegs(legs: legs, options: c.options)
+      for quantity in [0.5, 2.5, 7] {
+        let whole = SizedBasisOracle(quantity: quantity, bands: options.bands, aligned: aligned, derivative: legs[0], reference: legs[1])
+        let (open, close) = (
+          SeriesSummary(signed: whole.open, column: whole.open.mid, options: options),
+          SeriesSummary(signed: whole.close, column: whole.close.mid, options: options)
+        )
+        let capacity = SizedAnalysis.capacity(whole.capacity, valid: whole.alignedValid, premium: whole.open)
+        if case .noSizes = c.books[1] { #expect(whole.open.validPoints == 0 && whole.openShort > 0) }
+        for (chunk, spill) in [(1, 1), (7, 40), (300, 1 << 20)] {
+          let stream = try PremiumStream(
+            legs: legs.map(SeriesQuoteStream.init), options: c.options, chunkPoints: chunk, legChunkRows: max(1, chunk / 2 + 1),
+            keepUsableQuotes: true, keepSizes: true)
+          let analyzer = SizedBasisAnalyzer(quantity: quantity, depth: (legs[0].depth, legs[1].depth), options: options, spillMemoryLimit: spill)
+          while let chunk = try stream.next() { try analyzer.add(chunk) }
+          let streamed = try analyzer.finish()
+          let comment: Comment = "round \(round), size \(quantity), chunk \(chunk), spill \(spill)"
+          #expect(streamed.openShort == whole.openShort && streamed.closeShort == whole.closeShort, comment)
+          #expect(streamed.open.statistics.count == whole.open.validPoints && streamed.close.statistics.count == whole.close.validPoints, comment)
+          PremiumStreamTests.expectEquivalent(streamed.open, open, comment)
+          PremiumStreamTests.expectEquivalent(streamed.close, close, comment)
+          #expect(streamed.capacity.count == options.bands.count, comment)
+          for (s, w) in zip(streamed.capacity, capacity) { Self.expectEquivalent(s, w, comment) }
+        }
+      }
+    }
+  }
+
+  /// Counts, extremes and quantiles identical; moments equal to 1e-12 relative.
+  static func expectEquivalent(_ s: SeriesStatistics, _ w: SeriesStatistics, _ comment: Comment) {
+    #expect(s.count == w.count && s.min == w.min && s.max == w.max && s.quantiles == w.quantiles, comment)
+    let pairs: [(Double?, Double?)] = [(s.mean, w.mean), (s.std, w.std), (s.meanTW, w.meanTW), (s.stdTW, w.stdTW), (s.skew, w.skew), (s.kurtosis, w.kurtosis)]
+    for (k, (a, b)) in pairs.enumerated() { #expect(isClose(a, b, rel: 1e-12, abs: 1e-15), "\(comment) figure \(k): \(a as Any) vs \(b as Any)") }
+  }
+
+  @Test func `a top level's sizes follow its quote across chunks, and a point's rows name the quotes in force`() throws {
+    // b quotes at 0 and 10 only: from 1 to 9 its quote in force is the one of time 0,
+    // read in an earlier chunk of one row.
+    var a = QuoteSeries.leg("a", Array(0...10), bid: Array(repeating: 101, count: 11), ask: Array(repeating: 101.1, count: 11))
+    var b = QuoteSeries.leg("b", [0, 10], bid: [100, 100.5], ask: [100.1, 100.6])
+    (a.bidSize, a.askSize) = (Array(repeating: 3, count: 11), Array(repeating: 3, count: 11))
+    (b.bidSize, b.askSize) = ([1, 4], [2, .nan])
+    let stream = try PremiumStream(
+      legs: [SeriesQuoteStream(a), SeriesQuoteStream(b)], chunkPoints: 4, legChunkRows: 1, keepUsableQuotes: true, keepSizes: true)
+    var sizes: [Double] = [], rows: [Int64] = []
+    while let chunk = try stream.next() {
+      sizes += chunk.usableSizes
+      rows += chunk.usableRows
+    }
+    // Per point: bid sizes (a, b), then ask sizes (a, b).
+    let expectedSizes = (0...10).flatMap { t -> [Double] in t < 10 ? [3, 1, 3, 2] : [3, 4, 3, .nan] }
+    #expect(PremiumStreamTests.same(sizes, expectedSizes))
+    #expect(rows == (0...10).flatMap { t -> [Int64] in [Int64(t), t < 10 ? 0 : 1] })
+    #expect(stream.legHasSizes == [true, true])
+  }
+}
