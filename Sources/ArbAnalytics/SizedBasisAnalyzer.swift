@@ -24,7 +24,7 @@ public final class SizedBasisAnalyzer {
   private let tops: UnsafeMutableBufferPointer<Double>
   private let summaries: (open: SignedSummaryStream, close: SignedSummaryStream)
   private let capacity: CapacityAccumulator
-  private var capacityAtPoint: [Double]
+  private let capacityAtPoint: UnsafeMutableBufferPointer<Double>
   private var openShort = 0, closeShort = 0
   /// Per chunk: each side's values and validity.
   private let values = (open: Scratch<Double>(), close: Scratch<Double>()), valid = (open: Scratch<Bool>(), close: Scratch<Bool>())
@@ -50,10 +50,14 @@ public final class SizedBasisAnalyzer {
       SignedSummaryStream(columns: 1, options: options, spillMemoryLimit: spillMemoryLimit)
     )
     capacity = CapacityAccumulator(bands: options.bands.count, spillMemoryLimit: spillMemoryLimit)
-    capacityAtPoint = Array(repeating: 0, count: options.bands.count)
+    capacityAtPoint = .allocate(capacity: options.bands.count)
+    capacityAtPoint.initialize(repeating: 0)
   }
 
-  deinit { tops.deallocate() }
+  deinit {
+    tops.deallocate()
+    capacityAtPoint.deallocate()
+  }
 
   /// Adds the next points; `chunk` carries `usableQuotes`, `usableSizes` and `usableRows`.
   /// - Throws: `SpillError`.
@@ -89,7 +93,7 @@ public final class SizedBasisAnalyzer {
         closeShort += 1
       }
       for (b, band) in bands.enumerated() { capacityAtPoint[b] = derivative.capacity(row: j, against: reference, row: k, band: band) }
-      capacity.append(capacityAtPoint, duration: chunk.duration[i])
+      capacity.append(UnsafeBufferPointer(capacityAtPoint), duration: chunk.duration[i])
     }
     func view<T>(_ buffer: UnsafeMutableBufferPointer<T>) -> UnsafeBufferPointer<T> { UnsafeBufferPointer(rebasing: buffer[0..<n]) }
     try summaries.open.add([view(open)], valid: view(openValid), time: chunk.time, duration: chunk.duration)

@@ -1,6 +1,6 @@
 import ArbCore
 
-/// `SizedPremium` and its `SizedAnalysis` from a premium series fed a chunk at a time
+/// The executable premium at a trade size and its `SizedAnalysis`, from a premium series fed a chunk at a time
 /// (`PremiumStream` with `keepUsableQuotes` and `keepSizes`), in memory that does not
 /// grow with the series: the sized exec is summarised as `PremiumAnalyzer` summarises
 /// the exec, and each band's capacity by merged moments and a spill for its quantiles.
@@ -18,7 +18,7 @@ public final class SizedPremiumAnalyzer {
   private let books: [LegBooks]
   /// Per leg, the top level of the point being worked on: bid, bid size, ask, ask size.
   private let tops: UnsafeMutableBufferPointer<Double>
-  private var point: SizedPoint
+  private let point: SizedPoint
   private var exec: SummaryAccumulator
   /// The durations of the points where the size fills (the half-life's median).
   private let durations: ValueSpill
@@ -76,7 +76,7 @@ public final class SizedPremiumAnalyzer {
           top[3] = chunk.usableSizes[i * width + legCount + k]
         }
         best = point.evaluate(books)
-        capacity.append(point.capacity, duration: chunk.duration[i])
+        capacity.append(UnsafeBufferPointer(point.capacity), duration: chunk.duration[i])
         if best != nil {
           weights[packed] = Double(chunk.duration[i])
           packed += 1
@@ -123,12 +123,6 @@ public struct SizedSummary: Sendable {
     (self.quantity, self.bands, self.validPoints, self.shortPoints, self.analysis) = (quantity, bands, validPoints, shortPoints, analysis)
   }
 
-  /// The figures of a whole-series `SizedPremium`.
-  public init(_ sized: SizedPremium, options: BandOptions = BandOptions()) {
-    self.init(
-      quantity: sized.quantity, bands: sized.bands, validPoints: sized.premium.validPoints, shortPoints: sized.shortPoints,
-      analysis: SizedAnalysis(sized, options: options))
-  }
 }
 
 /// Per band, the statistics of a capacity over the valid points of an alignment, each
@@ -138,7 +132,9 @@ final class CapacityAccumulator {
   private var moments: [MomentAccumulator]
   private let values: [ValueSpill]
   /// The chunk's points so far: per band a column of `capacity` values, and their weights.
-  private let columns = Scratch<Double>(), weights = Scratch<Double>()
+  private let columnScratch = Scratch<Double>(), weightScratch = Scratch<Double>()
+  private var columns = UnsafeMutableBufferPointer<Double>(start: nil, count: 0)
+  private var weights = UnsafeMutableBufferPointer<Double>(start: nil, count: 0)
   private var capacity = 0, count = 0
 
   init(bands: Int, spillMemoryLimit: Int) {
@@ -148,25 +144,24 @@ final class CapacityAccumulator {
 
   /// Makes room for a chunk of up to `points` points.
   func reserve(_ points: Int) {
-    _ = columns.reserve(points * moments.count)
-    _ = weights.reserve(points)
+    columns = columnScratch.reserve(points * moments.count)
+    weights = weightScratch.reserve(points)
     (capacity, count) = (points, 0)
   }
 
   /// Adds a point: its capacity in each band, and its duration.
   @inline(__always)
-  func append(_ capacities: [Double], duration: Int64) {
+  func append(_ capacities: UnsafeBufferPointer<Double>, duration: Int64) {
     precondition(count < capacity, "CapacityAccumulator: more points than reserved")
-    let columns = columns.reserve(capacity * moments.count)
     for b in capacities.indices { columns[b * capacity + count] = capacities[b] }
-    weights.reserve(capacity)[count] = Double(duration)
+    weights[count] = Double(duration)
     count += 1
   }
 
   /// Merges the points added since `reserve`.
   /// - Throws: `SpillError`.
   func flush() throws(SpillError) {
-    let columns = columns.reserve(capacity * moments.count), weights = UnsafeBufferPointer(rebasing: weights.reserve(capacity)[0..<count])
+    let weights = UnsafeBufferPointer(rebasing: weights[0..<count])
     for b in moments.indices {
       let column = UnsafeBufferPointer(rebasing: columns[(b * capacity)..<(b * capacity + count)])
       moments[b].add(column, weights: weights)

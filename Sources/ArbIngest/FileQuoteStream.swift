@@ -51,9 +51,16 @@ public final class FileQuoteStream: QuoteStream {
   ///     other clock are handed out.
   /// - Throws: as `LegSpec.load`.
   public static func open(_ leg: LegSpec, options: IngestOptions, specOverrides: [String] = []) throws -> FileQuoteStream? {
+    guard try canStream(leg, options: options, specOverrides: specOverrides) else { return nil }
+    return try FileQuoteStream(leg, options: try leg.ingestOptions(options, specOverrides: specOverrides))
+  }
+
+  /// Whether every file of `leg` can stream (what `open` checks): regular files, not
+  /// JSON, in time order of the leg's field, without books' depth kept.
+  /// - Throws: as `LegSpec.ingestOptions`.
+  public static func canStream(_ leg: LegSpec, options: IngestOptions, specOverrides: [String] = []) throws -> Bool {
     let fileOptions = try leg.ingestOptions(options, specOverrides: specOverrides)
-    for path in leg.paths where Self.streamingLayout(path: path, leg: leg, options: fileOptions) == nil { return nil }
-    return try FileQuoteStream(leg, options: fileOptions)
+    return leg.paths.allSatisfy { Self.streamingLayout(path: $0, leg: leg, options: fileOptions) != nil }
   }
 
   private init(_ leg: LegSpec, options: IngestOptions) throws {

@@ -26,16 +26,17 @@ public struct BoardRow {
   /// Aligns `legs` (one per venue) with at least two usable venues per point and
   /// analyses the max premium, reading `chunkRows` quotes of a leg and making
   /// `chunkRows` points at a time; every leg is read to its end. With `sized`, also the
-  /// executable premium at `sized.size` from `sized.books`, the same legs read whole
-  /// (in the order of `legs`).
+  /// executable premium at `sized.size`, walking at each point the books of `sized.depth`
+  /// (per leg, in the order of `legs`: its depth, or `nil` for its top level); the
+  /// legs' streams then yield their sizes.
   ///
   /// - Throws: what a leg's stream throws, or `SpillError`; an `AlignmentError` is the
   ///   row's `problem`.
   public init(
     instrument: CanonicalInstrument, legs: [Input], alignment: AlignmentOptions, bands: BandOptions, chunkRows: Int,
-    sized: (size: Double, books: [QuoteSeries])? = nil
+    sized: (size: Double, depth: [BookDepth?])? = nil
   ) throws {
-    precondition(sized.map { $0.books.count == legs.count } ?? true, "a book per leg")
+    precondition(sized.map { $0.depth.count == legs.count } ?? true, "a depth per leg")
     self.instrument = instrument
     let order = legs.indices.sorted { legs[$0].instrument.venue < legs[$1].instrument.venue }
     let tallies = order.map { TalliedQuoteStream(legs[$0].stream) }
@@ -44,16 +45,27 @@ public struct BoardRow {
     options.minimumLegs = 2
     do {
       let premium = try PremiumStream(
-        legs: tallies, options: options, maxPremium: true, chunkPoints: chunkRows, legChunkRows: chunkRows)
+        legs: tallies, options: options, maxPremium: true, chunkPoints: chunkRows, legChunkRows: chunkRows, keepUsableQuotes: sized != nil,
+        keepSizes: sized != nil)
       // The values kept for the quantiles stay in memory up to 16 chunks' worth (1 Mi by default).
-      let analyzer = PremiumAnalyzer(
-        legCount: legs.count, maxPremium: premium.maxPremium, options: bands, spillMemoryLimit: max(1 << 16, 16 * chunkRows))
+      let spillLimit = max(1 << 16, 16 * chunkRows)
+      let analyzer = PremiumAnalyzer(legCount: legs.count, maxPremium: premium.maxPremium, options: bands, spillMemoryLimit: spillLimit)
+      let sizedAnalyzer = sized.map { sized in
+        SizedPremiumAnalyzer(quantity: sized.size, depth: order.map { sized.depth[$0] }, options: bands, spillMemoryLimit: spillLimit)
+      }
       var best = BestExecPoint()
       try premium.forEachChunk { chunk in
         try analyzer.add(chunk)
+        try sizedAnalyzer?.add(chunk)
         best.add(chunk)
       }
       analysis = try analyzer.finish()
+      if let sized, let sizedAnalyzer {
+        let depth = order.indices.map { i in
+          LegDepth(depth: sized.depth[order[i]], priceSource: tallies[i].priceSource, hasSizes: premium.legHasSizes[i])
+        }
+        self.sized = SizedPremiumStudy(summary: try sizedAnalyzer.finish(), depth: depth)
+      }
       (points, validPoints) = (premium.points, premium.validPoints)
       bestExec = best.point.map { ($0.premium, venues[Int($0.rich)], venues[Int($0.cheap)], $0.time) }
     } catch let error as AlignmentError {
@@ -62,15 +74,6 @@ public struct BoardRow {
     // A walk that stopped early (an empty leg, legs that never overlap) leaves quotes to count.
     for tally in tallies { try tally.drain(chunkRows: chunkRows) }
     self.legs = zip(order, tallies).map { k, tally in BoardLeg(tally, instrument: legs[k].instrument) }
-    if let sized, analysis != nil {
-      let books = order.map { sized.books[$0] }
-      do throws(AlignmentError) {
-        let premium = try PremiumSeries(legs: books, options: options, maxPremium: true)
-        self.sized = try SizedPremiumStudy(size: sized.size, premium: premium, legs: books, alignment: options, bands: bands)
-      } catch {
-        problem = error.description
-      }
-    }
   }
 
   public var venues: [String] { legs.map(\.instrument.venue) }

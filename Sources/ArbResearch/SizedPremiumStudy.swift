@@ -9,16 +9,6 @@ public struct SizedPremiumStudy {
   public var depth: [LegDepth]
 
   public init(summary: SizedSummary, depth: [LegDepth]) { (self.summary, self.depth) = (summary, depth) }
-
-  /// The premium of `legs` at `size` base units, walking their books on the points of
-  /// `premium` (the same legs aligned by `alignment`).
-  ///
-  /// - Throws: `AlignmentError` for legs that cannot be aligned.
-  public init(size: Double, premium: PremiumSeries, legs: [QuoteSeries], alignment: AlignmentOptions, bands: BandOptions) throws(AlignmentError) {
-    let aligned = try AlignedLegs(legs: legs, options: alignment)
-    summary = SizedSummary(SizedPremium(quantity: size, bands: bands.bands, premium: premium, aligned: aligned, legs: legs), options: bands)
-    depth = legs.map(LegDepth.init)
-  }
 }
 
 /// How deep a leg's books are, which decides what a fill at a size can walk.
@@ -29,10 +19,6 @@ public enum LegDepth: Equatable, Sendable {
   case topLevel
   /// No sizes: last prices, or quotes without them.
   case noSizes
-
-  public init(_ leg: QuoteSeries) {
-    self.init(depth: leg.depth, priceSource: leg.priceSource, hasSizes: !(leg.bidSize.allSatisfy(\.isNaN) && leg.askSize.allSatisfy(\.isNaN)))
-  }
 
   /// The depth of a leg with books `depth` (or none), whose quotes are `priceSource`
   /// and have a size somewhere (`hasSizes`).

@@ -143,7 +143,7 @@ struct BookWalkTests {
     let aligned = try AlignedLegs(legs: legs, options: options)
     let premium = try PremiumSeries(legs: legs, options: options, maxPremium: true)
     let quantity = 4.0
-    let sized = SizedPremium(quantity: quantity, bands: [0.05], premium: premium, aligned: aligned, legs: legs)
+    let sized = SizedPremiumOracle(quantity: quantity, bands: [0.05], premium: premium, aligned: aligned, legs: legs)
     var short = 0, valid = 0
     for i in 0..<aligned.count {
       guard aligned.valid[i] else {
@@ -188,15 +188,15 @@ struct BookWalkTests {
     let legs = [a, b]  // sizes 1 on a, ask size 2 on b
     let aligned = try AlignedLegs(legs: legs)
     let premium = PremiumSeries(aligned: aligned, legs: legs)
-    let fits = SizedPremium(quantity: 1, bands: [0.1], premium: premium, aligned: aligned, legs: legs)
+    let fits = SizedPremiumOracle(quantity: 1, bands: [0.1], premium: premium, aligned: aligned, legs: legs)
     #expect(fits.premium.valid == [true] && isClose(fits.premium.exec[0], (101 / 100.1 - 1) * 100))
     #expect(fits.capacity[0] == [1])
-    let tooBig = SizedPremium(quantity: 1.5, bands: [0.1], premium: premium, aligned: aligned, legs: legs)
+    let tooBig = SizedPremiumOracle(quantity: 1.5, bands: [0.1], premium: premium, aligned: aligned, legs: legs)
     #expect(tooBig.premium.valid == [false] && tooBig.shortPoints == 1)
     var noSizes = legs
     noSizes[1].askSize = [.nan]
     noSizes[1].bidSize = [.nan]
-    let none = SizedPremium(quantity: 0.1, bands: [0.1], premium: premium, aligned: aligned, legs: noSizes)
+    let none = SizedPremiumOracle(quantity: 0.1, bands: [0.1], premium: premium, aligned: aligned, legs: noSizes)
     #expect(none.premium.validPoints == 0 && none.capacity[0] == [0])
   }
 }

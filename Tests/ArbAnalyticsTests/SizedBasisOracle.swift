@@ -13,7 +13,7 @@ import ArbCore
 ///
 /// Each is valid at a valid point of the alignment whose two books fill Q on the sides
 /// it takes; a point where one of them cannot is short of depth (invalid at that size,
-/// never 0) and counted. Books are walked as for the sized premium (`SizedPremium`): a
+/// never 0) and counted. Books are walked as for the sized premium (`SizedPremiumOracle`): a
 /// leg without depth is a one-level book, a leg without sizes fills nothing.
 struct SizedBasisOracle {
   var quantity: Double
@@ -41,7 +41,7 @@ struct SizedBasisOracle {
     self.quantity = quantity
     self.bands = bands
     let n = aligned.count
-    let d = LegBooks(derivative), r = LegBooks(reference)
+    let d = OracleBook(series: derivative), r = OracleBook(series: reference)
     var open = [Double](repeating: .nan, count: n), close = open
     var openValid = [Bool](repeating: false, count: n), closeValid = openValid
     var capacity = [[Double]](repeating: [Double](repeating: .nan, count: n), count: bands.count)

@@ -5,7 +5,7 @@ import TestSupport
 @testable import ArbAnalytics
 
 /// The sized premium worked out as the points stream by (`PremiumStream` with sizes +
-/// `SizedPremiumAnalyzer`) against the whole-series `SizedPremium` + `SizedAnalysis`, with
+/// `SizedPremiumAnalyzer`) against the whole-series `SizedPremiumOracle`, with
 /// chunk sizes that cut episodes and spills small enough to go to files.
 @Suite("Streamed sized premium")
 struct SizedPremiumStreamTests {
@@ -63,8 +63,7 @@ struct SizedPremiumStreamTests {
       let aligned = try AlignedLegs(legs: legs, options: c.options)
       let premium = try PremiumSeries(legs: legs, options: c.options)
       for quantity in [0.5, 2.5, 7] {
-        let whole = SizedSummary(
-          SizedPremium(quantity: quantity, bands: options.bands, premium: premium, aligned: aligned, legs: legs), options: options)
+        let whole = SizedPremiumOracle(quantity: quantity, bands: options.bands, premium: premium, aligned: aligned, legs: legs).summary(options: options)
         #expect(whole.validPoints > 0 && whole.shortPoints > 0 || quantity != 2.5, "round \(round): both kinds of point")
         for (chunk, spill) in [(1, 1), (7, 40), (300, 1 << 20), (1 << 16, 5)] {
           let stream = try PremiumStream(
@@ -107,7 +106,7 @@ struct SizedPremiumStreamTests {
           SeriesSummary(signed: whole.open, column: whole.open.mid, options: options),
           SeriesSummary(signed: whole.close, column: whole.close.mid, options: options)
         )
-        let capacity = SizedAnalysis.capacity(whole.capacity, valid: whole.alignedValid, premium: whole.open)
+        let capacity = SizedPremiumOracle.capacity(whole.capacity, valid: whole.alignedValid, premium: whole.open)
         if case .noSizes = c.books[1] { #expect(whole.open.validPoints == 0 && whole.openShort > 0) }
         for (chunk, spill) in [(1, 1), (7, 40), (300, 1 << 20)] {
           let stream = try PremiumStream(

@@ -102,6 +102,7 @@ struct BoundedMemoryTests {
     Analysis(arguments: ["kimchi", "--max-stale", "5s", "--series", "rows.csv"], legFlags: ["--krw", "--usd", "--fx-market"]),
     // binance and okx on the board, bybit's perp alone beside it.
     Analysis(arguments: ["board", "--max-stale", "5s"], legFlags: []),
+    Analysis(arguments: ["board", "--max-stale", "5s", "--size", "1"], legFlags: []),
   ]
 
   @Test("an analysis's peak memory does not grow with the rows, from CSV, from Parquet and from a store", arguments: analyses)

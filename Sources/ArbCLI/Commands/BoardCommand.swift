@@ -119,11 +119,11 @@ struct BoardCommand: Command {
   /// group's legs through its row a chunk at a time, one group after another: a store's
   /// series from its mapped partitions, a named leg of files as they are parsed; files
   /// whose rows name their instruments are read whole first. The legs not on the board
-  /// are read to count their quotes. With `--size` every leg is read whole, since the
-  /// sized premium walks the books in memory. With `--shard`, only the shard's parts of
+  /// are read to count their quotes. With `--size` the streams yield their sizes and each
+  /// row walks its legs' books as its points go by (a book with depth is read whole). With `--shard`, only the shard's parts of
   /// the board (`BoardPartial`) are made, and written as its partial.
   func run(_ terminal: inout Terminal) throws -> ExitCode {
-    var inputs = try BoardInputs.resolve(self.inputs, ingest: ingest, whole: size != nil, chunkRows: chunkRows)
+    var inputs = try BoardInputs.resolve(self.inputs, ingest: ingest, sizes: size != nil, chunkRows: chunkRows)
     /// The rows, once the board is printed.
     var rows: [BoardRow]? = nil
     // Deferred so that they are printed when the run fails too.
@@ -141,17 +141,14 @@ struct BoardCommand: Command {
     let progress = Progress(
       total: counts.contains(nil) ? nil : counts.reduce(0) { $0 + $1! }, unit: "quotes", show: Progress.onTerminal(terminal), every: 0.2)
     defer { progress.finish() }
-    /// The leg's quotes moved by its venue's clock offset (counted on a terminal), and with `--size` its series.
-    func open(_ leg: BoardInputs.Leg) throws -> (input: BoardRow.Input, book: QuoteSeries?) {
-      var (stream, whole) = try inputs.open(leg)
-      if let series = whole {
-        whole = try ClockOffset.shifted([series], by: execution.offsets)[0]
-        stream = SeriesQuoteStream(whole!)
-      } else if let micros = execution.offsets.first(where: { $0.venue == leg.instrument.venue })?.micros, micros != 0 {
+    /// The leg's quotes moved by its venue's clock offset (counted on a terminal), and its books' depth.
+    func open(_ leg: BoardInputs.Leg) throws -> (input: BoardRow.Input, depth: BookDepth?) {
+      var (stream, depth) = try inputs.open(leg)
+      if let micros = execution.offsets.first(where: { $0.venue == leg.instrument.venue })?.micros, micros != 0 {
         stream = ShiftedQuoteStream(stream, by: micros)
       }
       if Progress.onTerminal(terminal) { stream = CountingQuoteStream(stream, counted: progress.advance) }
-      return ((leg.instrument, stream), whole)
+      return ((leg.instrument, stream), depth)
     }
     func described(_ leg: BoardInputs.Leg) throws -> BoardLeg {
       try BoardLeg(reading: try open(leg).input.stream, instrument: leg.instrument, chunkRows: chunkRows)
@@ -161,13 +158,12 @@ struct BoardCommand: Command {
       let part: BoardPartial.Part
       switch layout.parts[k] {
       case .row(let instrument, let legs):
+        if size != nil { try ExecutionFlags.refuseContractBooks(legs.map { ($0.instrument, instrument) }) }
         let opened = try legs.map(open)
-        let books = opened.compactMap(\.book)
-        if size != nil { try ExecutionFlags.refuseContractBooks(books.map { ($0.instrument, instrument) }) }
         part = .row(
           try BoardRow(
             instrument: instrument, legs: opened.map(\.input), alignment: alignment, bands: bands, chunkRows: chunkRows,
-            sized: size.map { ($0, books) }))
+            sized: size.map { ($0, opened.map(\.depth)) }))
       case .singleVenue(let instrument, let leg): part = .singleVenue(instrument: instrument, leg: try described(leg))
       case .unplaced(let leg, let reason): part = .unplaced(leg: try described(leg), reason: reason)
       case .sameVenue(let leg): part = .sameVenue(leg: try described(leg))

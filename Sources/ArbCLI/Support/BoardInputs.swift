@@ -18,8 +18,9 @@ struct BoardInputs {
   /// Entries of a folder that were not read (a FIFO, a device), with why.
   var skipped: [String]
   let ingest: IngestFlags
-  /// Every leg is read into memory when opened (`--size`).
-  let whole: Bool
+  /// Every leg's stream yields its quotes' sizes, and a file that cannot stream is read
+  /// whole with its books' depth (`--size`).
+  let sizes: Bool
   /// Quotes a file leg is parsed ahead by.
   let chunkRows: Int
   /// The row accounting of each input for the warnings: named legs (once opened), then
@@ -29,8 +30,8 @@ struct BoardInputs {
   /// into, kept until the board is done.
   private var spills: [SourceSpill] = []
 
-  init(ingest: IngestFlags, whole: Bool, chunkRows: Int, skipped: [String]) {
-    (self.ingest, self.whole, self.chunkRows, self.skipped) = (ingest, whole, chunkRows, skipped)
+  init(ingest: IngestFlags, sizes: Bool, chunkRows: Int, skipped: [String]) {
+    (self.ingest, self.sizes, self.chunkRows, self.skipped) = (ingest, sizes, chunkRows, skipped)
   }
 
   /// Names that are not data files when a folder is expanded.
@@ -77,11 +78,12 @@ struct BoardInputs {
   /// spill, is read whole. Each file gives one leg per instrument (the first
   /// series of the field of each, the book before last prices). An instrument found in
   /// several files or stores (days of one recording) is joined in time order in memory.
-  /// With `whole` (`--size`), every leg is read into memory when opened, every file whole.
+  /// With `sizes` (`--size`), every stream yields its quotes' sizes, and a file that
+  /// cannot stream (a book with depth among them) is read whole, keeping its depth.
   ///
   /// - Throws: ingest and store errors, or `UsageError` for a file that does not name
   ///   the venue and symbol of its rows.
-  static func resolve(_ specs: [LegSpec], ingest: IngestFlags, whole: Bool, chunkRows: Int) throws -> BoardInputs {
+  static func resolve(_ specs: [LegSpec], ingest: IngestFlags, sizes: Bool, chunkRows: Int) throws -> BoardInputs {
     let named = specs.filter { $0.instrument != nil }
     var listed: [(path: String, spec: LegSpec)] = []
     var skipped: [String] = []
@@ -95,9 +97,10 @@ struct BoardInputs {
     let options = LoadedLegs.concurrentOptions(ingest.options, inputs: files.count)
     let read = try concurrently(files.count) { k in
       try FileInput(
-        inputList[files[k]].path, spec: inputList[files[k]].spec, options: options, specOverrides: overrides, chunkRows: chunkRows, whole: whole)
+        inputList[files[k]].path, spec: inputList[files[k]].spec, options: options, specOverrides: overrides, chunkRows: chunkRows, sizes: sizes)
     }
-    var inputs = BoardInputs(ingest: ingest, whole: whole, chunkRows: chunkRows, skipped: skipped)
+    var inputs = BoardInputs(ingest: ingest, sizes: sizes, chunkRows: chunkRows, skipped: skipped)
+    let streamed: StoreColumns = sizes ? .all : .skippingSizesAndOtherClock
     inputs.spills = read.compactMap(\.spill)
     inputs.legs = named.indices.map { k in Leg(instrument: named[k].instrument!, source: .named(named[k], report: k)) }
     inputs.reports = Array(repeating: { [] }, count: named.count)
@@ -115,11 +118,7 @@ struct BoardInputs {
         }
         inputs.reports.append { [store.sourceReport()] }
         let window = fileOptions.window ?? TimeWindow()
-        pieces = try store.series.filter { $0.field == wanted }.map { series in
-          whole
-            ? .series(try store.read(series, window: window, columns: fileOptions.storeColumns))
-            : .stored(store, series, window: window, columns: fileOptions.storeColumns)
-        }
+        pieces = store.series.filter { $0.field == wanted }.map { series in .stored(store, series, window: window, columns: fileOptions.storeColumns) }
       } else {
         let file = unclaimed.popFirst()!
         inputs.reports.append { [file.report] }
@@ -144,7 +143,7 @@ struct BoardInputs {
     for instrument in order {
       let pieces = parts[instrument]!
       guard pieces.count > 1 else {
-        inputs.legs.append(Leg(instrument: instrument, source: pieces[0].piece.source))
+        inputs.legs.append(Leg(instrument: instrument, source: pieces[0].piece.source(columns: streamed)))
         continue
       }
       // Several inputs of one instrument are joined in memory, in time order.
@@ -165,22 +164,21 @@ struct BoardInputs {
     return inputs
   }
 
-  /// Opens `leg`: its quotes as a stream, and with `whole` its series in memory. A named
-  /// leg's row accounting is reported from then on.
+  /// Opens `leg`: its quotes as a stream, and its books' depth when it was read whole
+  /// with depth (only with `sizes`: sources that have depth cannot stream). A named leg's
+  /// row accounting is reported from then on.
   ///
   /// - Throws: ingest and store errors, or `UsageError` for a named leg that holds a rate.
-  mutating func open(_ leg: Leg) throws -> (stream: any QuoteStream, whole: QuoteSeries?) {
+  mutating func open(_ leg: Leg) throws -> (stream: any QuoteStream, depth: BookDepth?) {
     switch leg.source {
-    case .series(let series): return (SeriesQuoteStream(series), whole ? series : nil)
-    case .stored(let stream):
-      precondition(!whole, "with whole, resolve reads a store's series into memory")
-      return (stream, nil)
+    case .series(let series): return (SeriesQuoteStream(series), series.depth)
+    case .stored(let stream): return (stream, nil)
     case .named(let spec, let slot):
-      let opened = try StreamedLegs.open([spec], ingest: ingest, whole: whole, chunkRows: chunkRows)
+      let opened = try StreamedLegs.open([spec], ingest: ingest, whole: false, sizes: sizes, chunkRows: chunkRows)
       reports[slot] = { opened.legs[0].reports }
       let stream = opened.legs[0].stream
       if stream.field.isRate { throw LegInputs.rateLeg(stream.field, leg.instrument.description) }
-      return (stream, opened.whole?[0])
+      return (stream, opened.legs[0].depth)
     }
   }
 
@@ -214,12 +212,14 @@ extension BoardInputs {
     case whole(IngestedFile)
 
     /// Streams the regular file at `path` into a temporary store (`chunkRows` quotes at a
-    /// time) unless `whole`; reads it whole when it is not a regular file, or when the
-    /// temporary folder or a store cannot hold it (book and last prices of one instrument).
-    init(_ path: String, spec: LegSpec, options: IngestOptions, specOverrides: [String], chunkRows: Int, whole: Bool) throws {
+    /// time); reads it whole when it is not a regular file, when the temporary folder or a
+    /// store cannot hold it (book and last prices of one instrument), or with `sizes` when
+    /// it cannot stream (a store would drop the depth of its books).
+    init(_ path: String, spec: LegSpec, options: IngestOptions, specOverrides: [String], chunkRows: Int, sizes: Bool) throws {
       let fileOptions = try spec.ingestOptions(options, specOverrides: specOverrides)
       var info = stat()
-      if !whole && stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG {
+      let streams = try !sizes || FileQuoteStream.canStream(spec.file(path), options: options, specOverrides: specOverrides)
+      if streams && stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG {
         do {
           let folder = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
           self = .spilled(
@@ -267,11 +267,11 @@ extension BoardInputs {
       }
     }
 
-    /// The piece as a leg of its own: a store's series streamed.
-    var source: Source {
+    /// The piece as a leg of its own: a store's series streamed with `columns`.
+    func source(columns: StoreColumns) -> Source {
       switch self {
       case .series(let series): .series(series)
-      case .stored(let store, let series, let window, _): .stored(store.stream(series, window: window, columns: .skippingSizesAndOtherClock))
+      case .stored(let store, let series, let window, _): .stored(store.stream(series, window: window, columns: columns))
       }
     }
 
