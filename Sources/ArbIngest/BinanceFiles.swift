@@ -128,7 +128,11 @@ enum BinanceFiles {
   /// The fields of `line` when its first field is a whole number (a data row, not a
   /// header); `nil` otherwise. Only the first line of a file comes here.
   static func dataRowFields(_ line: UnsafeBufferPointer<UInt8>) -> [ArraySlice<UInt8>]? {
-    let fields = Array(line).split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
+    // Fields may be quoted, as any CSV writer may quote them.
+    var splitter = FieldSplitter(quote: UInt8(ascii: "\""))
+    guard let count = splitter.split(line) else { return nil }
+    let bytes = Array(line)
+    let fields = (0..<count).map { bytes[splitter.starts[$0]..<splitter.ends[$0]] }
     guard let first = fields.first, !first.isEmpty, first.allSatisfy({ $0 &- 48 < 10 }) else { return nil }
     return fields
   }

@@ -351,10 +351,25 @@ struct FileReader {
     }
   }
 
+  /// Reads the first line: the header (or, in a file without one, the first row) that
+  /// tells the format. A first line whose writer quoted its fields (`"exchange","symbol",…`)
+  /// tells it by its fields unquoted and joined by commas.
   private mutating func readHeader(_ line: UnsafeBufferPointer<UInt8>) throws(IngestError) {
     headerLine = Array(line) + [10]
+    var quoted = FieldSplitter(quote: UInt8(ascii: "\""))
+    guard line.contains(UInt8(ascii: "\"")), let count = quoted.split(line) else { return try chooseFormat(header: line, line: line) }
+    let names = Array((0..<count).map { quoted.text(line, $0) }.joined(separator: ",").utf8)
+    let header = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: names.count)
+    defer { header.deallocate() }
+    _ = header.initialize(from: names)
+    try chooseFormat(header: UnsafeBufferPointer(header), line: line)
+  }
+
+  /// Chooses the format of the file whose first `line` reads as `header` (the same bytes
+  /// unless its fields were quoted), and prepares the reader for it.
+  private mutating func chooseFormat(header: UnsafeBufferPointer<UInt8>, line: UnsafeBufferPointer<UInt8>) throws(IngestError) {
     let start = SourcePosition(path: path, line: 1, column: 1)
-    guard let chosen = format ?? RecordFormat.detect(headerLine: line).map({ BinanceFiles.refine($0, path: path) }) else {
+    guard let chosen = format ?? RecordFormat.detect(headerLine: header).map({ BinanceFiles.refine($0, path: path) }) else {
       let text = String(decoding: line.prefix(160), as: UTF8.self)
       throw IngestError(.unknownFormat(firstLine: text), at: start)
     }
@@ -364,10 +379,10 @@ struct FileReader {
       let names = (0..<count).map { headerSplitter.text(line, $0).trimmingSpaces() }
       try prepare(format: chosen, headerNames: names)
     } else {
-      guard RecordFormat.accepts(chosen, headerLine: line) else {
+      guard RecordFormat.accepts(chosen, headerLine: header) else {
         throw IngestError(.missingHeader(expected: RecordFormat.header(of: chosen)), at: start)
       }
-      let headerFields = line.reduce(1) { $0 + ($1 == UInt8(ascii: ",") ? 1 : 0) }
+      let headerFields = header.reduce(1) { $0 + ($1 == UInt8(ascii: ",") ? 1 : 0) }
       try prepare(format: chosen, headerNames: nil, rowFields: chosen.isBinance ? nil : headerFields)
     }
   }

@@ -286,7 +286,8 @@ struct RecordLayout {
   /// The market is told by each row's symbol, by Bybit's naming (`BybitFiles.market`).
   var marketFromBybitSymbol = false
   var delimiter = UInt8(ascii: ",")
-  var quote: UInt8? = nil
+  /// Fields may be quoted (`"61505.20"`), as any CSV writer may quote them.
+  var quote: UInt8? = UInt8(ascii: "\"")
   var thousands: UInt8? = nil
   var descending = false
   /// A wide file: each of these fields is the price of the venue named by its header

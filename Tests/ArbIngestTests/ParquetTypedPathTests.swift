@@ -117,7 +117,7 @@ struct ParquetTypedPathTests {
   /// A Tardis quotes table of `groups` row groups of `rows` rows, two symbols, with bad
   /// values spread over every row group: negative, zero, NaN and infinite prices, a
   /// crossed book, times going back, nulls (one side, both, a time, a symbol), a
-  /// negative or NaN size, a symbol the CSV quotes.
+  /// negative or NaN size; and a symbol the CSV quotes, which is another instrument.
   static func badTable(at path: String, groups: Int, rows: Int) throws {
     let writer = try ParquetFileWriter(path: path, fields: tardisQuoteFields)
     for g in 0..<groups {
