@@ -3,10 +3,12 @@ import Synchronization
 extension IngestOptions {
   /// Writes the rejected raw `lines` of the input at `path` (under `header`, its header
   /// line with its line break, or nothing) to its quarantine file: `quarantinePath`, else
-  /// `<file name><suffix>` in the current folder; after the lines of the run's other
-  /// inputs written there (`quarantineFiles`). Returns the file's path.
+  /// `<file name><suffix>` in the current folder (`stdin<suffix>` for the standard input,
+  /// `fd-N<suffix>` for another descriptor named by its path, as a shell's `<(…)` names a
+  /// pipe); after the lines of the run's other inputs written there (`quarantineFiles`).
+  /// Returns the file's path.
   func writeQuarantine(of path: String, suffix: String, header: [UInt8], lines: [UInt8]) throws -> String {
-    let target = quarantinePath ?? (path.split(separator: "/").last.map(String.init) ?? "input") + suffix
+    let target = quarantinePath ?? Self.quarantineStem(of: path) + suffix
     let named = quarantinePath != nil
     if let quarantineFiles {
       try quarantineFiles.write(target, input: path, header: header, lines: lines, named: named)
@@ -14,6 +16,16 @@ extension IngestOptions {
       try QuarantineFiles.replace(target, with: header + lines, named: named)
     }
     return target
+  }
+
+  /// The name a quarantine file of the input at `path` is made from, without its suffix.
+  static func quarantineStem(of path: String) -> String {
+    let parts = path.split(separator: "/").map(String.init)
+    guard let name = parts.last else { return "input" }
+    // /dev/stdin, /dev/fd/N, /proc/self/fd/N, /proc/PID/fd/N.
+    let descriptor = parts.count >= 2 && parts[parts.count - 2] == "fd" && (parts.first == "dev" || parts.first == "proc") ? Int(name) : nil
+    if path == "/dev/stdin" || descriptor == 0 { return "stdin" }
+    return descriptor.map { "fd-\($0)" } ?? name
   }
 }
 

@@ -85,6 +85,28 @@ struct InspectCommandTests {
     #expect(run.errors.contains("2 of 4 rows rejected"))
   }
 
+  /// A pipe's default quarantine was named by its descriptor's number alone (`63.rejected.csv`).
+  @Test func `the standard input's default quarantine is stdin.rejected.csv in the current folder`() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let header = "exchange,symbol,timestamp,local_timestamp,ask_amount,ask_price,bid_price,bid_amount\n"
+    let (good, bad) = ("bybit,BTCUSDT,1,10,1,100.5,100.4,2\n", "bybit,BTCUSDT,2,20,1,x,100.4,2\n")
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("arbkit")
+    process.arguments = ["inspect", "/dev/stdin", "--bad-rows", "skip", "--format", "json"]
+    process.currentDirectoryURL = URL(fileURLWithPath: folder.path)
+    let (input, output) = (Pipe(), Pipe())
+    (process.standardInput, process.standardOutput, process.standardError) = (input, output, FileHandle.nullDevice)
+    try process.run()
+    input.fileHandleForWriting.write(Data((header + good + bad).utf8))
+    try input.fileHandleForWriting.close()
+    _ = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0)
+    #expect(try String(contentsOfFile: folder.path + "/stdin.rejected.csv", encoding: .utf8) == header + bad)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["stdin.rejected.csv"])
+  }
+
   /// Each input's lines used to replace the file: the first input's were lost.
   @Test func `inputs that share a quarantine file keep every rejected line in it, a command reading them twice writes them once`() throws {
     let folder = TemporaryFolder()

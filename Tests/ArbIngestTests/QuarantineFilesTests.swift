@@ -39,6 +39,14 @@ struct QuarantineFilesTests {
   }
 
   /// A pipe (or a terminal) is written in place: each input's lines go to it once.
+  @Test func `an input named by a descriptor gets a quarantine named after it, any other after its file`() {
+    let cases = [
+      ("/dev/stdin", "stdin"), ("/dev/fd/0", "stdin"), ("/proc/self/fd/0", "stdin"), ("/dev/fd/63", "fd-63"), ("/proc/4242/fd/7", "fd-7"),
+      ("/data/fd/7", "7"), ("quotes.csv", "quotes.csv"), ("/data/2024/q.csv.gz", "q.csv.gz"), ("/", "input"),
+    ]
+    for (path, stem) in cases { #expect(IngestOptions.quarantineStem(of: path) == stem, "\(path)") }
+  }
+
   @Test("a pipe as the quarantine gets each input's lines once")
   func pipe() throws {
     let folder = TemporaryFolder()
