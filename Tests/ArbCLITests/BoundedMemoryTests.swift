@@ -139,6 +139,42 @@ struct BoundedMemoryTests {
     }
   }
 
+  /// Each instrument of the board in several files (one per day, as recordings come) used
+  /// to be joined in memory. (Each file a board spills still costs it about 1 MiB: the
+  /// files are eight a venue at both sizes.)
+  @Test func `board over eight files a venue keeps its peak and its figures whatever their length`() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    var peaks: [Int] = []
+    for rows in [160_000, 320_000] {
+      let days = folder.path + "/days-\(rows)"
+      try FileManager.default.createDirectory(atPath: days, withIntermediateDirectories: true)
+      for (k, file) in Self.quotes(folder, rows: rows).enumerated() {
+        let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n")
+        let length = rows / 8
+        for (part, start) in stride(from: 1, to: lines.count, by: length).enumerated() {
+          let text = ([lines[0]] + lines[start..<min(start + length, lines.count)]).joined(separator: "\n") + "\n"
+          _ = folder.write("days-\(rows)/\(Self.venues[k].0)-\(part).csv", text)
+        }
+      }
+      let whole = folder.path + "/whole.json", split = folder.path + "/split.json"
+      let arguments = ["--max-stale", "5s", "--chunk-rows", "256", "--format", "json"]
+      let files = Self.venues.map { folder.path + "/\($0.0)-\(rows).csv" }
+      #expect(try Self.peak(["board"] + files + arguments, folder: folder, output: whole).status == 0)
+      let run = try Self.peak(["board", days] + arguments, folder: folder, output: split)
+      #expect(run.status == 0)
+      peaks.append(run.bytes)
+      // The same rows and figures as from one file a venue.
+      let (a, b) = (
+        try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: whole))),
+        try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: split)))
+      )
+      #expect(((a as? [String: Any])?["instruments"] as? NSArray) == ((b as? [String: Any])?["instruments"] as? NSArray), "\(rows)")
+      #expect(((b as? [String: Any])?["instruments"] as? [Any])?.count == 1)
+    }
+    #expect(peaks[1] - peaks[0] <= Self.allowance, "peak \(peaks[0] >> 10) KiB at 160 K rows a venue, \(peaks[1] >> 10) KiB at 320 K")
+  }
+
   @Test func `a sweep's and a lookahead check's peak memory does not grow with the rows, from CSV and from a store`() throws {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }

@@ -77,7 +77,8 @@ struct BoardInputs {
   /// prices of one instrument), or any file when the temporary folder cannot hold the
   /// spill, is read whole. Each file gives one leg per instrument (the first
   /// series of the field of each, the book before last prices). An instrument found in
-  /// several files or stores (days of one recording) is joined in time order in memory.
+  /// several files or stores (days of one recording) is streamed from one after another
+  /// (`JoinedQuoteStream`), or joined in memory with `sort` or when one was read whole.
   /// With `sizes` (`--size`), every stream yields its quotes' sizes, and a file that
   /// cannot stream (a book with depth among them) is read whole, keeping its depth.
   ///
@@ -146,7 +147,16 @@ struct BoardInputs {
         inputs.legs.append(Leg(instrument: instrument, source: pieces[0].piece.source(columns: streamed)))
         continue
       }
-      // Several inputs of one instrument are joined in memory, in time order.
+      // Several inputs of one instrument: streamed one after another when every one is a
+      // store's series (a file was streamed into one), else joined in memory; in time order.
+      let stored = pieces.compactMap { piece -> (part: JoinedQuoteStream.Part, rows: Int)? in
+        guard case .stored(let store, let series, let window, _) = piece.piece else { return nil }
+        return (({ store.stream(series, window: window, columns: streamed) }, piece.path), series.rows)
+      }
+      if stored.count == pieces.count && !ingest.options.sort {
+        inputs.legs.append(Leg(instrument: instrument, source: .joined(stored.map(\.part), rows: stored.reduce(0) { $0 + $1.rows })))
+        continue
+      }
       let series = try pieces.map { (series: try $0.piece.read(), path: $0.path) }.sorted {
         ($0.series.time.first ?? 0) < ($1.series.time.first ?? 0)
       }
@@ -173,6 +183,7 @@ struct BoardInputs {
     switch leg.source {
     case .series(let series): return (SeriesQuoteStream(series), series.depth)
     case .stored(let stream): return (stream, nil)
+    case .joined(let parts, _): return (try JoinedQuoteStream(parts), nil)
     case .named(let spec, let slot):
       let opened = try StreamedLegs.open([spec], ingest: ingest, whole: false, sizes: sizes, chunkRows: chunkRows)
       reports[slot] = { opened.legs[0].reports }
@@ -202,6 +213,7 @@ extension BoardInputs {
       case .named: nil
       case .series(let series): series.count
       case .stored(let stream): stream.expectedRows
+      case .joined(_, let rows): rows
       }
     }
   }
@@ -253,6 +265,9 @@ extension BoardInputs {
     case series(QuoteSeries)
     /// A store's series.
     case stored(StoreQuoteStream)
+    /// Series of one instrument from several stores (or files streamed into them), not
+    /// yet read: streamed one after another (`JoinedQuoteStream`).
+    case joined([JoinedQuoteStream.Part], rows: Int)
   }
 
   /// One input's series of an instrument, before the inputs of one instrument are joined.
