@@ -84,6 +84,41 @@ struct BasisSizeTests {
     #expect(arbkit("basis", "--spot", spot, "--perp", perp, "--format", "json").object["size"] is NSNull)
   }
 
+  /// The sized pass (and the carry's) read the perpetual anew: a pipe was empty by then
+  /// (exit 65), a FIFO blocked.
+  @Test(
+    "a perpetual on the standard input, with --size and with the funding carry's pass, gives what the file gives",
+    arguments: [["--size", "1"], ["--size", "1", "--funding", "FUNDING"]])
+  func pipedLeg(extra: [String]) throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let spot = Self.books(folder, "binance", [(1000, [(99.9, 2), (99.7, 1)], [(100.0, 0.4), (100.2, 1)]), (2000, [(100.0, 0.6)], [(100.1, 0.5)])])
+    let perp = Self.books(folder, "bybit", [(1000, [(100.5, 1), (100.3, 2)], [(100.6, 0.5), (100.8, 1)]), (2000, [(100.9, 3)], [(101.0, 2)])])
+    let funding = folder.write(
+      "funding.csv",
+      "exchange,symbol,timestamp,local_timestamp,funding_timestamp,funding_rate,predicted_funding_rate,open_interest,last_price,index_price,mark_price\n"
+        + "bybit,BTCUSDT,\(Self.t0 + 500_000),\(Self.t0 + 500_000),\(Self.t0 + 1_500_000),0.0001,,1,100.5,100,100.5\n")
+    let arguments = extra.map { $0 == "FUNDING" ? funding : $0 } + ["--format", "json"]
+    let expected = arbkit(["basis", "--spot", spot, "--perp", perp] + arguments)
+    #expect(expected.code == .success, "\(expected.errors)")
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("arbkit")
+    process.arguments = ["basis", "--spot", spot, "--perp", "bybit:linear:BTCUSDT=/dev/stdin"] + arguments
+    process.currentDirectoryURL = URL(fileURLWithPath: folder.path)
+    let (input, output) = (Pipe(), Pipe())
+    (process.standardInput, process.standardOutput, process.standardError) = (input, output, FileHandle.nullDevice)
+    try process.run()
+    input.fileHandleForWriting.write(try Data(contentsOf: URL(fileURLWithPath: perp)))
+    try input.fileHandleForWriting.close()
+    let printed = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0)
+    let (got, want) = (try JSONSerialization.jsonObject(with: printed) as? [String: Any], expected.object)
+    #expect((got?["size"] as? NSDictionary) == (want["size"] as? NSDictionary) && want["size"] is [String: Any])
+    #expect((got?["basis"] as? NSDictionary) == (want["basis"] as? NSDictionary) && want["basis"] is [String: Any])
+    #expect((got?["funding"] as? NSDictionary) == (want["funding"] as? NSDictionary))
+  }
+
   @Test("the real book_snapshot_25 and _5 slices (one perpetual used as its own reference) against a slow walk", arguments: [0.5, 5.0, 20.0])
   func realSnapshots(size: Double) throws {
     let run = arbkit(

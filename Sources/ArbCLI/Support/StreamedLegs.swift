@@ -10,8 +10,11 @@ struct StreamedLegs {
     var stream: any QuoteStream
     /// As the leg names it.
     var instrument: Instrument
+    /// The series of a leg read whole (a pipe, a JSON source, a book), from which a later
+    /// pass streams it again.
+    var series: QuoteSeries? = nil
     /// The books of a leg read whole that has them (its rows are the stream's).
-    var depth: BookDepth? = nil
+    var depth: BookDepth? { series?.depth }
     /// The leg's row accounting; for a leg read as it streams, complete once the stream has ended.
     var reports: [IngestReport] { readReports() }
     fileprivate let readReports: () -> [IngestReport]
@@ -46,7 +49,7 @@ struct StreamedLegs {
     var rest = loaded[...]
     let legs = streamed.map { leg in
       leg ?? rest.popFirst().map { loaded in
-        Leg(stream: SeriesQuoteStream(loaded.series), instrument: loaded.series.instrument, depth: loaded.series.depth, readReports: { loaded.reports })
+        Leg(stream: SeriesQuoteStream(loaded.series), instrument: loaded.series.instrument, series: loaded.series, readReports: { loaded.reports })
       }!
     }
     return StreamedLegs(legs: legs, whole: whole ? loaded.map(\.series) : nil)
@@ -74,12 +77,14 @@ struct StreamedLegs {
 
 /// The legs of a command that reads them in several passes (`basis`, `kimchi`): the
 /// first stream of a leg is the one opened at the start (whose row accounting the
-/// command reports), every later one opens the leg anew. Each stream is counted on
-/// `progress` (on a terminal) and moved by its venue's clock offset.
+/// command reports), every later one opens the leg anew, or streams again the series of a
+/// leg read whole (a pipe can be read once). Each stream is counted on `progress` (on a
+/// terminal) and moved by its venue's clock offset.
 final class LegPasses {
   /// The clock offset of each leg (µs).
   let micros: [Int64]
   private var unused: [(any QuoteStream)?]
+  private let series: [QuoteSeries?]
   private let specs: [LegSpec]
   private let ingest: IngestFlags
   /// Whether the streams yield the quotes' sizes.
@@ -93,12 +98,15 @@ final class LegPasses {
   ) {
     micros = first.legs.map { leg in offsets.first { $0.venue == leg.instrument.venue }?.micros ?? 0 }
     unused = first.legs.map(\.stream)
+    series = first.legs.map(\.series)
     (self.specs, self.ingest, self.sizes, self.chunkRows, self.progress) = (specs, ingest, sizes, chunkRows, progress)
   }
 
   /// A stream of leg `k` for the next pass over it.
   func open(_ k: Int) throws -> any QuoteStream {
-    var stream = try unused[k] ?? StreamedLegs.open([specs[k]], ingest: ingest, whole: false, sizes: sizes, chunkRows: chunkRows).legs[0].stream
+    var stream =
+      try unused[k] ?? series[k].map(SeriesQuoteStream.init)
+      ?? StreamedLegs.open([specs[k]], ingest: ingest, whole: false, sizes: sizes, chunkRows: chunkRows).legs[0].stream
     unused[k] = nil
     if let progress { stream = CountingQuoteStream(stream, counted: progress.advance) }
     return micros[k] == 0 ? stream : ShiftedQuoteStream(stream, by: micros[k])
