@@ -116,7 +116,7 @@ public struct IngestError: Error, Sendable, Equatable, CustomStringConvertible {
         "timestamp goes backwards, previous \(previous), was \(found)"
       case .timestampNotDecreasing(let previous, let found):
         "timestamp goes forwards in a newest-first file, previous \(previous), was \(found)"
-      case .unterminatedQuote: "unterminated quoted field"
+      case .unterminatedQuote: "quoted field not closed by a quote before the next delimiter or the line's end"
       case .truncatedCompressedStream(let detail): "truncated compressed stream, \(detail)"
       case .corruptCompressedStream(let detail): "corrupt compressed stream, \(detail)"
       case .symbolNotInFile(let symbol, let found):

@@ -12,6 +12,9 @@ package struct FieldSplitter {
   /// counting per access).
   package let starts: UnsafeMutablePointer<Int>
   package let ends: UnsafeMutablePointer<Int>
+  /// After a `split` that found a quoted field not closed by a quote before the delimiter
+  /// or the line's end: that field's index, its start (`starts`) at its opening quote.
+  package private(set) var badQuotedField = 0
   private let storage: FieldOffsets
 
   /// The delimiter repeated in every byte of a word, for the 8-bytes-at-a-time scan.
@@ -27,7 +30,8 @@ package struct FieldSplitter {
   }
 
   /// Splits `line`; returns the number of fields (at most `FieldOffsets.capacity`: the
-  /// line is cut there), or `nil` for an unterminated quote.
+  /// line is cut there), or `nil` for a quoted field that is not closed by a quote right
+  /// before the delimiter or the line's end (`badQuotedField`).
   ///
   /// - Complexity: O(line length).
   @inline(__always)
@@ -44,7 +48,7 @@ package struct FieldSplitter {
       if let q = quote, i < n, p[i] == q {
         var j = i + 1
         while true {
-          guard j < n else { return nil }
+          guard j < n else { return badQuote(count, at: i) }
           if p[j] == q {
             if j + 1 < n && p[j + 1] == q { j += 2; continue }
             break
@@ -54,8 +58,8 @@ package struct FieldSplitter {
         set(starts, count, i + 1)
         set(ends, count, j)
         count += 1
+        guard j + 1 == n || p[j + 1] == delimiter else { return badQuote(count, at: i) }
         i = j + 1
-        guard i == n || p[i] == delimiter else { return nil }
       } else {
         let j = Self.find(delimiter, p, from: i, to: n, pattern: pattern)
         set(starts, count, i)
@@ -89,6 +93,14 @@ package struct FieldSplitter {
       if !skip { bytes.append(byte) }
     }
     return String(decoding: bytes, as: UTF8.self)
+  }
+
+  /// Records the quoted field `index` at `start` as the bad one (an empty field there).
+  private mutating func badQuote(_ index: Int, at start: Int) -> Int? {
+    badQuotedField = min(index, FieldOffsets.capacity)
+    set(starts, index, start)
+    set(ends, index, start)
+    return nil
   }
 
   @inline(__always)

@@ -18,6 +18,8 @@ extension FileReader {
     if let count = splitter.split(line) {
       if let expected = layout.fieldCount { fault = count == expected ? .none : .fieldCount } else { fault = count < minimumFields ? .fieldCount : .none }
       if fault == .none { fault = decodeFields(TextRowFields(line: line, starts: splitter.starts, ends: splitter.ends, thousands: layout.thousands), &field) }
+    } else {
+      field = splitter.badQuotedField
     }
     if fault == .none { return nil }
     return (reason(fault, line, field), field >= 0 ? field : nil)
@@ -234,11 +236,12 @@ extension FileReader {
 
   /// The full reason of a rejected row, with the offending text.
   private func reason(_ fault: Fault, _ line: UnsafeBufferPointer<UInt8>, _ field: Int) -> IngestError.Reason {
+    // The split stopped at the bad quoted field: no field's text is known.
+    if fault == .unterminatedQuote { return .unterminatedQuote }
     let name = field >= 0 ? layout.name(field) : ""
     let value = field >= 0 ? text(line, field) : ""
     switch fault {
-    case .none: preconditionFailure("reason(for: .none)")
-    case .unterminatedQuote: return .unterminatedQuote
+    case .none, .unterminatedQuote: preconditionFailure("no reason here for \(fault)")
     case .fieldCount:
       var probe = splitter
       let found = probe.split(line) ?? 0

@@ -18,7 +18,7 @@ extension FileReader {
   /// Validates one row of a wide file and appends its non-empty prices; returns the
   /// reason and field index when rejected (then nothing of the row is kept).
   mutating func decodeWideRow(_ line: UnsafeBufferPointer<UInt8>) -> (IngestError.Reason, Int?)? {
-    guard let count = splitter.split(line) else { return (.unterminatedQuote, nil) }
+    guard let count = splitter.split(line) else { return (.unterminatedQuote, splitter.badQuotedField) }
     guard count >= minimumFields else { return (.wrongFieldCount(expected: minimumFields, found: count), nil) }
     let base = line.baseAddress!
     let starts = splitter.starts, ends = splitter.ends

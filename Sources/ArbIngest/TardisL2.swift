@@ -98,7 +98,7 @@ extension FileReader {
   ///
   /// - Complexity: O(fields) plus `BookSide.set`, once per row.
   mutating func decodeBookRow(_ line: UnsafeBufferPointer<UInt8>) -> (IngestError.Reason, Int?)? {
-    guard let count = splitter.split(line) else { return (.unterminatedQuote, nil) }
+    guard let count = splitter.split(line) else { return (.unterminatedQuote, splitter.badQuotedField) }
     if count != 8 { return (.wrongFieldCount(expected: 8, found: count), nil) }
     let base = line.baseAddress!
     let starts = splitter.starts, ends = splitter.ends
