@@ -27,7 +27,7 @@ let package = Package(
     .target(name: "ArbReport", dependencies: ["ArbCore", "ArbAnalytics", "ArbBacktest", "ArbResearch"]),
     // Polls venues' public REST endpoints into rest.snapshots files (`arbkit record`).
     .target(name: "ArbRecord", dependencies: ["ArbCore", "ArbIngest", "CZlib", "CZstd", "CCurl"]),
-    .target(name: "ArbCLI", dependencies: ["ArbCore", "ArbIngest", "ArbAnalytics", "ArbBacktest", "ArbResearch", "ArbReport", "ArbRecord"]),
+    .target(name: "ArbCLI", dependencies: ["ArbCore", "ArbIngest", "ArbAnalytics", "ArbBacktest", "ArbResearch", "ArbReport", "ArbRecord", "CHeap"]),
     // Fuzz targets, one per parser family and two for whole commands (`make fuzz` runs
     // them under libFuzzer).
     .target(name: "ArbFuzz", dependencies: ["ArbCore", "ArbIngest", "ArbCLI"]),
@@ -35,6 +35,8 @@ let package = Package(
     .target(name: "CCurl"),
     // Counts the benchmark's heap allocations (linked into arbkit-bench only).
     .target(name: "CMallocCount"),
+    // Gives the heap's free pages back to the system (`board` after each file it spills).
+    .target(name: "CHeap"),
 
     // MARK: Executables
     .executableTarget(name: "arbkit", dependencies: ["ArbCLI"]),
