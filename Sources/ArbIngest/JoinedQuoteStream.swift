@@ -65,6 +65,24 @@ public final class JoinedQuoteStream: QuoteStream {
     expectedRows = ordered.contains { $0.rows == nil } ? nil : ordered.reduce(0) { $0 + $1.rows! }
   }
 
+  /// What joining parts with these first and last times gives before any of them is
+  /// read: the error `QuoteSeries.join` throws for the first overlap in the order of their
+  /// first times (an empty part, without times, adds nothing), else how many quotes
+  /// collapse where a part starts at the time the part before it ends.
+  /// - Throws: `IngestError.timestampNotIncreasing` at the later part's first data line.
+  public static func check(_ parts: [(firstTime: Int64?, lastTime: Int64?, path: String)]) throws(IngestError) -> Int {
+    let ordered = parts.enumerated().compactMap { k, part in part.firstTime.map { (first: $0, last: part.lastTime ?? $0, path: part.path, k: k) } }
+      .sorted { ($0.first, $0.k) < ($1.first, $1.k) }
+    var collapsed = 0
+    for (before, part) in zip(ordered, ordered.dropFirst()) where part.first <= before.last {
+      guard part.first == before.last else {
+        throw IngestError(.timestampNotIncreasing(previous: before.last, found: part.first), at: SourcePosition(path: part.path, line: 2, column: 1))
+      }
+      collapsed += 1
+    }
+    return collapsed
+  }
+
   public func next(maxRows: Int) throws -> QuoteChunk? {
     precondition(maxRows > 0, "a chunk holds at least one row")
     block.removeAll()

@@ -109,6 +109,36 @@ struct StreamedBoardTests {
     }
   }
 
+  /// An instrument's files are streamed one after another; an overlap between two of them
+  /// must stop the run before anything is read, as when they were joined in memory: also
+  /// when the instrument is a duplicate left out, or on a venue alone.
+  @Test func `files of one instrument that overlap stop the run at the later one's first data line, before any quote is read`() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let header = "exchange,symbol,timestamp,local_timestamp,ask_amount,ask_price,bid_price,bid_amount\n"
+    func rows(_ venue: String, _ symbol: String, _ seconds: ClosedRange<Int>) -> String {
+      header + seconds.map { "\(venue),\(symbol),\(1_709_251_200_000_000 + $0 * 1_000_000),\(1_709_251_200_000_000 + $0 * 1_000_000),1,100.1,100,1\n" }.joined()
+    }
+    let days = folder.path + "/days"
+    try FileManager.default.createDirectory(atPath: days, withIntermediateDirectories: true)
+    _ = folder.write("days/bn-1.csv", rows("binance", "BTCUSDT", 0...9))
+    _ = folder.write("days/bn-2.csv", rows("binance", "BTCUSDT", 9...19))  // touches: its first quote replaces
+    _ = folder.write("days/bn-3.csv", rows("binance", "BTCUSDT", 18...25))  // overlaps
+    _ = folder.write("days/ok-1.csv", rows("okex", "BTC-USDT", 0...25))
+    let expected = "bn-3.csv:2:1: error: "
+    for arguments in [[days], ["binance:spot:BTCUSDT=" + folder.path + "/days/bn-1.csv", days], [days, "--offset", "bybit=+35ms"]] {
+      let run = arbkit(["board"] + arguments + ["--format", "json"])
+      #expect(run.code == .dataError && run.output.isEmpty, "\(arguments): \(run.errors)")
+      #expect(run.errors.contains(expected) && run.errors.contains("19000000"), "\(arguments): \(run.errors)")
+    }
+    // Touching files only: one board, the replaced quote counted once.
+    try FileManager.default.removeItem(atPath: days + "/bn-3.csv")
+    let run = arbkit(["board", days, "--format", "json"])
+    #expect(run.code == .success, "\(run.errors)")
+    let legs = try #require((run.object["instruments"] as? [[String: Any]])?.first?["venues"] as? [[String: Any]])
+    #expect(legs.map { $0["rows"] as? Int } == [20, 26])
+  }
+
   @Test func `rejected rows of an instrument streamed are reported when a later one then fails`() throws {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }

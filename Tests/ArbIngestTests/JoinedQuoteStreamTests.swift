@@ -52,6 +52,8 @@ struct JoinedQuoteStreamTests {
       parts.shuffle(using: &g)
       let paths = parts.indices.map { "day-\($0).csv" }
       let whole = try Self.joined(parts, paths: paths)
+      let collapsed = try JoinedQuoteStream.check(zip(parts, paths).map { ($0.time.first, $0.time.last, $1) })
+      #expect(parts.reduce(0) { $0 + $1.count } - collapsed == whole.count, "round \(round)")
       let got = try drained(try Self.stream(parts, paths: paths), rows: rows)
       #expect(got.time == whole.time && got.bid == whole.bid && got.ask == whole.ask, "round \(round)")
       #expect(bits(got.bidSize) == bits(whole.bidSize) && bits(got.askSize) == bits(whole.askSize), "round \(round)")
@@ -67,5 +69,10 @@ struct JoinedQuoteStreamTests {
     let error = #expect(throws: IngestError.self) { try drained(try Self.stream([b, a], paths: paths), rows: 7) }
     #expect(error?.reason == expected?.reason && error?.position == expected?.position)
     #expect(error?.position == SourcePosition(path: "b.csv", line: 2, column: 1))
+    // Found from the parts' first and last times alone, before any is read.
+    let checked = #expect(throws: IngestError.self) {
+      try JoinedQuoteStream.check([(b.time.first, b.time.last, "b.csv"), (a.time.first, a.time.last, "a.csv")])
+    }
+    #expect(checked?.reason == expected?.reason && checked?.position == expected?.position)
   }
 }

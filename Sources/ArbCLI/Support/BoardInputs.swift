@@ -79,7 +79,8 @@ struct BoardInputs {
   /// spill, is read whole. Each file gives one leg per instrument (the first
   /// series of the field of each, the book before last prices). An instrument found in
   /// several files or stores (days of one recording) is streamed from one after another
-  /// (`JoinedQuoteStream`), or joined in memory with `sort` or when one was read whole.
+  /// (`JoinedQuoteStream`, an overlap found here from their first and last times), or
+  /// joined in memory with `sort`, when one was read whole or a window cuts a store's.
   /// With `sizes` (`--size`), every stream yields its quotes' sizes, and a file that
   /// cannot stream (a book with depth among them) is read whole, keeping its depth.
   ///
@@ -154,12 +155,16 @@ struct BoardInputs {
       }
       // Several inputs of one instrument: streamed one after another when every one is a
       // store's series (a file was streamed into one), else joined in memory; in time order.
-      let stored = pieces.compactMap { piece -> (part: JoinedQuoteStream.Part, rows: Int)? in
-        guard case .stored(let store, let series, let window, _) = piece.piece else { return nil }
-        return (({ store.stream(series, window: window, columns: streamed) }, piece.path), series.rows)
+      // (A window that cuts a store's series leaves its first and last times to be read.)
+      let stored = pieces.compactMap { piece -> (part: JoinedQuoteStream.Part, series: Store.Series)? in
+        guard case .stored(let store, let series, let window, _) = piece.piece, window == TimeWindow() else { return nil }
+        return (({ store.stream(series, window: window, columns: streamed) }, piece.path), series)
       }
       if stored.count == pieces.count && !ingest.options.sort {
-        inputs.legs.append(Leg(instrument: instrument, source: .joined(stored.map(\.part), rows: stored.reduce(0) { $0 + $1.rows })))
+        // An overlap stops the run here, before any quote is read, as the join in memory does.
+        let collapsed = try JoinedQuoteStream.check(stored.map { ($0.series.firstTime, $0.series.lastTime, $0.part.path) })
+        let rows = stored.reduce(0) { $0 + $1.series.rows } - collapsed
+        inputs.legs.append(Leg(instrument: instrument, source: .joined(stored.map(\.part), rows: rows)))
         continue
       }
       let series = try pieces.map { (series: try $0.piece.read(), path: $0.path) }.sorted {
