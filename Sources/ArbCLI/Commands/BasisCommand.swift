@@ -169,7 +169,7 @@ struct BasisCommand: Command {
     if let shard { return try runShard(shard, terminal: terminal) }
     let present = present
     let fundingLeg = try funding.map { spec in try LoadedLegs.load([spec], options: ingest.options, specOverrides: ingest.specOverrides)[0] }
-    let first = try StreamedLegs.open(present.map(\.spec), ingest: ingest, whole: false, sizes: execution.size != nil, chunkRows: chunkRows)
+    let first = try StreamedLegs.open(present.map(\.spec), ingest: ingest, sizes: execution.size != nil, chunkRows: chunkRows)
     defer {
       first.warn(&terminal)
       for report in fundingLeg?.reports ?? [] { IngestSummary.warn(report, terminal: &terminal) }

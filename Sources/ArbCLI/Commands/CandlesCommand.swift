@@ -70,7 +70,7 @@ struct CandlesCommand: Command {
   /// Streams the legs (as `arbkit premium` does) into the candles: memory holds the
   /// candles and a chunk per leg, whatever the length of the history.
   func run(_ terminal: inout Terminal) throws -> ExitCode {
-    let (legs, progress) = try inputs.open(whole: false, chunkRows: chunkRows, terminal: terminal)
+    let (legs, progress) = try inputs.open(chunkRows: chunkRows, terminal: terminal)
     defer { progress.finish() }
     defer { legs.warn(&terminal) }
     var builder = CandleBuilder(every: every, offset: Self.zones[zone]!)

@@ -52,7 +52,7 @@ struct CorrelateCommand: Command {
   /// covariance sums, a chunk of points at a time: memory holds a chunk per leg, whatever
   /// the length of the history.
   func run(_ terminal: inout Terminal) throws -> ExitCode {
-    let (legs, progress) = try inputs.open(whole: false, chunkRows: chunkRows, terminal: terminal)
+    let (legs, progress) = try inputs.open(chunkRows: chunkRows, terminal: terminal)
     defer { progress.finish() }
     defer { legs.warn(&terminal) }
     let panel = try PremiumPanelStream(

@@ -128,7 +128,7 @@ struct KimchiCommand: Command {
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     if let shard { return try runShard(shard, terminal: terminal) }
     let specs = specs
-    let first = try StreamedLegs.open(specs, ingest: ingest, whole: false, chunkRows: chunkRows)
+    let first = try StreamedLegs.open(specs, ingest: ingest, chunkRows: chunkRows)
     defer { first.warn(&terminal) }
     let canonical = try checked(first.legs.map { ($0.stream.field, $0.instrument) })
     try execution.checkOffsets(venues: first.legs.map(\.instrument.venue))

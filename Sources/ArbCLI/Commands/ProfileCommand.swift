@@ -56,7 +56,7 @@ struct ProfileCommand: Command {
   /// Streams the legs (as `arbkit premium` does) into the profile's sums: memory holds
   /// the 168 cells and a chunk per leg, whatever the length of the history.
   func run(_ terminal: inout Terminal) throws -> ExitCode {
-    let (opened, progress) = try inputs.open(whole: false, chunkRows: chunkRows, terminal: terminal)
+    let (opened, progress) = try inputs.open(chunkRows: chunkRows, terminal: terminal)
     defer { progress.finish() }
     defer { opened.warn(&terminal) }
     let premium = try PremiumStream(legs: opened.legs.map(\.stream), options: inputs.alignment, chunkPoints: chunkRows, legChunkRows: chunkRows)

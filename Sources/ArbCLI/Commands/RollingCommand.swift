@@ -75,7 +75,7 @@ struct RollingCommand: Command {
   /// holds a chunk per leg and the points a window still reaches, whatever the length of
   /// the history; `--out` rows are written as they are made.
   func run(_ terminal: inout Terminal) throws -> ExitCode {
-    let (legs, progress) = try inputs.open(whole: false, chunkRows: chunkRows, terminal: terminal)
+    let (legs, progress) = try inputs.open(chunkRows: chunkRows, terminal: terminal)
     defer { progress.finish() }
     defer { legs.warn(&terminal) }
     let premium = try PremiumStream(legs: legs.legs.map(\.stream), options: inputs.alignment, chunkPoints: chunkRows, legChunkRows: chunkRows)

@@ -195,7 +195,7 @@ struct BoardInputs {
     case .stored(let stream): return (stream, nil)
     case .joined(let parts, _): return (try JoinedQuoteStream(parts), nil)
     case .named(let spec, let slot):
-      let opened = try StreamedLegs.open([spec], ingest: ingest, whole: false, sizes: sizes, chunkRows: chunkRows)
+      let opened = try StreamedLegs.open([spec], ingest: ingest, sizes: sizes, chunkRows: chunkRows)
       reports[slot] = { opened.legs[0].reports }
       let stream = opened.legs[0].stream
       if stream.field.isRate { throw LegInputs.rateLeg(stream.field, leg.instrument.description) }

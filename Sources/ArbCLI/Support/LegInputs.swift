@@ -58,8 +58,8 @@ struct LegInputs {
   /// whole first), refusing a leg that turns out to hold a rate. On a terminal the
   /// quotes read are shown on stderr as they go (`progress`), with a bar and the time
   /// left when every leg knows its length (a store, a leg read whole).
-  func open(whole: Bool = false, sizes: Bool = false, chunkRows: Int, terminal: Terminal) throws -> (legs: StreamedLegs, progress: Progress) {
-    var opened = try StreamedLegs.open(legs, ingest: ingest, whole: whole, sizes: sizes, chunkRows: chunkRows)
+  func open(sizes: Bool = false, chunkRows: Int, terminal: Terminal) throws -> (legs: StreamedLegs, progress: Progress) {
+    var opened = try StreamedLegs.open(legs, ingest: ingest, sizes: sizes, chunkRows: chunkRows)
     if let rate = zip(legs, opened.legs).first(where: { $1.stream.field.isRate }) { throw Self.rateLeg(rate.1.stream.field, rate.0.paths[0]) }
     let progress = opened.counted(on: terminal)
     return (opened, progress)

@@ -21,20 +21,15 @@ struct StreamedLegs {
   }
 
   var legs: [Leg]
-  /// With `whole`: every leg's series, read into memory.
-  var whole: [QuoteSeries]?
 
-  /// Opens `specs`, a file leg parsed ahead `chunkRows` quotes at a time; with `whole`,
-  /// reads every leg (stores too) into memory; with `sizes`, streams yield the quotes'
-  /// sizes.
-  static func open(_ specs: [LegSpec], ingest: IngestFlags, whole: Bool, sizes: Bool = false, chunkRows: Int) throws -> StreamedLegs {
+  /// Opens `specs`, a file leg parsed ahead `chunkRows` quotes at a time; with `sizes`,
+  /// streams yield the quotes' sizes.
+  static func open(_ specs: [LegSpec], ingest: IngestFlags, sizes: Bool = false, chunkRows: Int) throws -> StreamedLegs {
     var options = ingest.options
     options.storeColumns = sizes ? .all : .skippingSizesAndOtherClock
     var streamed: [Leg?] = []
     for spec in specs {
-      if whole {
-        streamed.append(nil)
-      } else if spec.isStore {
+      if spec.isStore {
         let leg = try spec.stream(options: options)
         streamed.append(Leg(stream: leg.stream, instrument: leg.instrument, readReports: { [leg.report] }))
       } else if let stream = try FileQuoteStream.open(spec, options: options, specOverrides: ingest.specOverrides) {
@@ -52,7 +47,7 @@ struct StreamedLegs {
         Leg(stream: SeriesQuoteStream(loaded.series), instrument: loaded.series.instrument, series: loaded.series, readReports: { loaded.reports })
       }!
     }
-    return StreamedLegs(legs: legs, whole: whole ? loaded.map(\.series) : nil)
+    return StreamedLegs(legs: legs)
   }
 
   /// Counts the quotes read on `terminal` as they go: a bar and the time left when every
@@ -106,7 +101,7 @@ final class LegPasses {
   func open(_ k: Int) throws -> any QuoteStream {
     var stream =
       try unused[k] ?? series[k].map(SeriesQuoteStream.init)
-      ?? StreamedLegs.open([specs[k]], ingest: ingest, whole: false, sizes: sizes, chunkRows: chunkRows).legs[0].stream
+      ?? StreamedLegs.open([specs[k]], ingest: ingest, sizes: sizes, chunkRows: chunkRows).legs[0].stream
     unused[k] = nil
     if let progress { stream = CountingQuoteStream(stream, counted: progress.advance) }
     return micros[k] == 0 ? stream : ShiftedQuoteStream(stream, by: micros[k])
