@@ -70,6 +70,7 @@ public final class FXConvertedQuoteStream: QuoteStreamWrapper {
   private var inForce: (time: Int64, mid: Double)?
   private var bid = UnsafeMutableBufferPointer<Double>.allocate(capacity: 0)
   private var ask = UnsafeMutableBufferPointer<Double>.allocate(capacity: 0)
+  private var books = BookBlock()
   private var quotes = 0
   private var unusable = 0
 
@@ -98,6 +99,7 @@ public final class FXConvertedQuoteStream: QuoteStreamWrapper {
       bid = .allocate(capacity: max(chunk.count, 2 * bid.count))
       ask = .allocate(capacity: bid.count)
     }
+    books.removeAll()
     for i in 0..<chunk.count {
       let t = chunk.time[i]
       try advance(to: t, rows: maxRows)
@@ -110,12 +112,14 @@ public final class FXConvertedQuoteStream: QuoteStreamWrapper {
       if rate.isNaN { unusable += 1 }
       bid[i] = chunk.bid[i] / rate
       ask[i] = chunk.ask[i] / rate
+      if let chunkBooks = chunk.books { books.append(chunkBooks, i, dividingPricesBy: rate) }
     }
     quotes += chunk.count
     tally(quotes, unusable)
     return QuoteChunk(
       time: chunk.time, otherTime: chunk.otherTime, bid: UnsafeBufferPointer(rebasing: bid[0..<chunk.count]),
-      ask: UnsafeBufferPointer(rebasing: ask[0..<chunk.count]), bidSize: chunk.bidSize, askSize: chunk.askSize)
+      ask: UnsafeBufferPointer(rebasing: ask[0..<chunk.count]), bidSize: chunk.bidSize, askSize: chunk.askSize,
+      books: chunk.books == nil ? nil : books.all)
   }
 
   /// Puts in force the FX quotes at or before `time`, reading `rows` at a time.

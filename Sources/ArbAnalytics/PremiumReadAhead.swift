@@ -30,6 +30,7 @@ private final class ChunkSlot {
   private var doubles = UnsafeMutableBufferPointer<Double>(start: nil, count: 0)
   private var bytes = UnsafeMutableBufferPointer<Int8>(start: nil, count: 0)
   private var flags = UnsafeMutableBufferPointer<Bool>(start: nil, count: 0)
+  private let books = BookBlock()
   /// The copy (empty until the first fill).
   private(set) var chunk = PremiumChunk(
     time: .init(start: nil, count: 0), duration: .init(start: nil, count: 0), valid: .init(start: nil, count: 0),
@@ -46,7 +47,7 @@ private final class ChunkSlot {
   /// Copies `source`'s columns, laid end to end in one buffer per element type.
   func fill(_ source: PremiumChunk) {
     let n = source.count
-    let int64Count = 2 * n + source.quoteTimes.count + source.usableRows.count
+    let int64Count = 2 * n + source.quoteTimes.count + source.usableBookIndex.count
     let doubleCount = 2 * n + source.quotes.count + source.usableQuotes.count + source.usableSizes.count
     Self.reserve(&int64s, int64Count)
     Self.reserve(&doubles, doubleCount)
@@ -62,13 +63,15 @@ private final class ChunkSlot {
       return UnsafeBufferPointer(part)
     }
     var f = 0
+    books.removeAll()
+    if let usableBooks = source.usableBooks { books.append(contentsOf: usableBooks) }
     chunk = PremiumChunk(
       time: copy(source.time, int64s, &i), duration: copy(source.duration, int64s, &i), valid: copy(source.valid, flags, &f),
       mid: copy(source.mid, doubles, &d), exec: copy(source.exec, doubles, &d), rich: copy(source.rich, bytes, &b),
       cheap: copy(source.cheap, bytes, &b), top: copy(source.top, bytes, &b), bottom: copy(source.bottom, bytes, &b),
       quotes: copy(source.quotes, doubles, &d), quoteTimes: copy(source.quoteTimes, int64s, &i),
       usableQuotes: copy(source.usableQuotes, doubles, &d), usableSizes: copy(source.usableSizes, doubles, &d),
-      usableRows: copy(source.usableRows, int64s, &i))
+      usableBookIndex: copy(source.usableBookIndex, int64s, &i), usableBooks: source.usableBooks == nil ? nil : books.all)
   }
 
   /// Grows `buffer` to hold `count` elements (its contents dropped).

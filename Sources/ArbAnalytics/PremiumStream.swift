@@ -29,14 +29,17 @@ public struct PremiumChunk: @unchecked Sendable {
   /// `usableQuotes`), `nan` when not or when the quote has none, bids then asks
   /// (`2 × legCount` values per point); else empty.
   public let usableSizes: UnsafeBufferPointer<Double>
-  /// With `keepSizes`: per point, the index in its leg's stream of every leg's quote
-  /// when it is usable, -1 when not (`legCount` values per point); else empty.
-  public let usableRows: UnsafeBufferPointer<Int64>
+  /// With `keepSizes`: per point, the index in `usableBooks` of the book behind every
+  /// leg's quote when it is usable and its leg has books, -1 when not (`legCount` values
+  /// per point); else empty.
+  public let usableBookIndex: UnsafeBufferPointer<Int64>
+  /// With `keepSizes`, when a leg has books: those `usableBookIndex` names.
+  public let usableBooks: BookChunk?
 
   public var count: Int { time.count }
 
   /// A chunk of the given columns; `quotes`, `quoteTimes`, `usableQuotes`, `usableSizes`
-  /// and `usableRows` may be empty.
+  /// and `usableBookIndex` may be empty.
   public init(
     time: UnsafeBufferPointer<Int64>, duration: UnsafeBufferPointer<Int64>, valid: UnsafeBufferPointer<Bool>,
     mid: UnsafeBufferPointer<Double>, exec: UnsafeBufferPointer<Double>, rich: UnsafeBufferPointer<Int8>,
@@ -45,12 +48,12 @@ public struct PremiumChunk: @unchecked Sendable {
     quoteTimes: UnsafeBufferPointer<Int64> = UnsafeBufferPointer(start: nil, count: 0),
     usableQuotes: UnsafeBufferPointer<Double> = UnsafeBufferPointer(start: nil, count: 0),
     usableSizes: UnsafeBufferPointer<Double> = UnsafeBufferPointer(start: nil, count: 0),
-    usableRows: UnsafeBufferPointer<Int64> = UnsafeBufferPointer(start: nil, count: 0)
+    usableBookIndex: UnsafeBufferPointer<Int64> = UnsafeBufferPointer(start: nil, count: 0), usableBooks: BookChunk? = nil
   ) {
     (self.time, self.duration, self.valid, self.mid, self.exec) = (time, duration, valid, mid, exec)
     (self.rich, self.cheap, self.top, self.bottom) = (rich, cheap, top, bottom)
     (self.quotes, self.quoteTimes, self.usableQuotes) = (quotes, quoteTimes, usableQuotes)
-    (self.usableSizes, self.usableRows) = (usableSizes, usableRows)
+    (self.usableSizes, self.usableBookIndex, self.usableBooks) = (usableSizes, usableBookIndex, usableBooks)
   }
 }
 
@@ -89,6 +92,9 @@ public final class PremiumStream: PremiumPoints {
   public private(set) var legLastTime: [Int64?]
   /// With `keepSizes`: whether each leg has yielded a quote with a size so far.
   public private(set) var legHasSizes: [Bool]
+  /// With `keepSizes`: the most levels on a side of any book each leg has yielded so
+  /// far; `nil` for a leg without books.
+  public private(set) var legDeepest: [Int?]
   /// Points produced so far, and the valid ones among them.
   public private(set) var points = 0
   public private(set) var validPoints = 0
@@ -126,7 +132,17 @@ public final class PremiumStream: PremiumPoints {
   private let legQuoteTimes: UnsafeMutableBufferPointer<Int64>
   private let legUsableQuotes: UnsafeMutableBufferPointer<Double>
   private let legUsableSizes: UnsafeMutableBufferPointer<Double>
-  private let legUsableRows: UnsafeMutableBufferPointer<Int64>
+  private let legUsableBookIndex: UnsafeMutableBufferPointer<Int64>
+  /// The books `legUsableBookIndex` names, and the buffers they are moved to when the
+  /// last point is carried (swapped with them).
+  private var usableBooks = BookBlock()
+  private var spareBooks = BookBlock()
+  /// Per leg, the book of its quote in force when that came from an earlier chunk.
+  private let carriedBooks: [BookBlock]
+  /// Per leg, the stream index of the quote whose book was appended last to `usableBooks`
+  /// (-1: none), and where.
+  private let lastBookRow: UnsafeMutableBufferPointer<Int64>
+  private let lastBookIndex: UnsafeMutableBufferPointer<Int64>
   /// The usable quotes of the point being made (bids, then asks; `nan` when unusable).
   private let usableQuotes: UnsafeMutableBufferPointer<Double>
   /// Points held in the buffers (the carried point of the last chunk, then new ones).
@@ -140,8 +156,9 @@ public final class PremiumStream: PremiumPoints {
   ///   - maxPremium: `mid` is the max premium even for two legs.
   ///   - keepQuotes: fill `PremiumChunk.quotes` (what `--series` prints).
   ///   - keepUsableQuotes: fill `PremiumChunk.usableQuotes`.
-  ///   - keepSizes: fill `PremiumChunk.usableSizes` and `usableRows`, and note which legs
-  ///     have sizes (`legHasSizes`); the legs' streams must yield their sizes.
+  ///   - keepSizes: fill `PremiumChunk.usableSizes`, `usableBookIndex` and `usableBooks`,
+  ///     and note which legs have sizes (`legHasSizes`) and how deep their books are
+  ///     (`legDeepest`); the legs' streams must yield their sizes.
   ///   - checksOverlap: refuse legs that never overlap at the end; `false` when the legs
   ///     are part of a history, whose overlap the caller checks (`checkOverlap`).
   /// - Throws: `AlignmentError` (too few legs, an empty leg, `.time`), or what a leg's stream throws.
@@ -165,9 +182,10 @@ public final class PremiumStream: PremiumPoints {
     required = min(options.minimumLegs ?? legs.count, legs.count)
     let limits = (0..<legs.count).map(options.maxStale(leg:))
     var readers: [LegReader] = []
-    for (leg, limit) in zip(legs, limits) {
+    carriedBooks = legs.map { _ in BookBlock() }
+    for (k, (leg, limit)) in zip(legs, limits).enumerated() {
       var reader = LegReader(limit: limit, readsSizes: keepSizes)
-      try reader.refill(leg, rows: legChunkRows)
+      try reader.refill(leg, rows: legChunkRows, carried: carriedBooks[k])
       guard reader.nextTime != .max else { throw AlignmentError.emptyLeg(instrument: leg.instrument.description) }
       readers.append(reader)
     }
@@ -176,6 +194,7 @@ public final class PremiumStream: PremiumPoints {
     earliest = firsts.min()!
     legRows = readers.map(\.rows)
     legHasSizes = readers.map(\.sawSize)
+    legDeepest = readers.map(\.deepest)
     legFirstTime = firsts
     legLastTime = readers.map(\.lastRead)
     if let step = options.grid {
@@ -205,7 +224,11 @@ public final class PremiumStream: PremiumPoints {
     legQuoteTimes = .allocate(capacity: keepQuotes ? capacity * legs.count : 0)
     legUsableQuotes = .allocate(capacity: keepUsableQuotes ? capacity * 2 * legs.count : 0)
     legUsableSizes = .allocate(capacity: keepSizes ? capacity * 2 * legs.count : 0)
-    legUsableRows = .allocate(capacity: keepSizes ? capacity * legs.count : 0)
+    legUsableBookIndex = .allocate(capacity: keepSizes ? capacity * legs.count : 0)
+    lastBookRow = .allocate(capacity: legs.count)
+    lastBookIndex = .allocate(capacity: legs.count)
+    lastBookRow.initialize(repeating: -1)
+    lastBookIndex.initialize(repeating: -1)
     usableQuotes = .allocate(capacity: 2 * legs.count)
     self.maxPremium = maxPremium || legs.count > 2
     try checkSpan()
@@ -216,7 +239,7 @@ public final class PremiumStream: PremiumPoints {
 
   deinit {
     readers.deallocate()
-    for buffer in [time, duration, legQuoteTimes, legUsableRows] { buffer.deallocate() }
+    for buffer in [time, duration, legQuoteTimes, legUsableBookIndex, lastBookRow, lastBookIndex] { buffer.deallocate() }
     valid.deallocate()
     for buffer in [mid, exec, legQuotes, legUsableQuotes, legUsableSizes, usableQuotes] { buffer.deallocate() }
     for buffer in [rich, cheap, top, bottom] { buffer.deallocate() }
@@ -228,7 +251,12 @@ public final class PremiumStream: PremiumPoints {
   ///   `.time` for times out of range, or what a leg's stream throws.
   public func next() throws -> PremiumChunk? {
     guard !finished || held > 0 else { return nil }
-    if held == chunkPoints + 1 { carryLastPoint() }
+    if held == chunkPoints + 1 {
+      carryLastPoint()
+    } else if keepSizes {
+      usableBooks.removeAll()
+      for k in 0..<legCount { (lastBookRow[k], lastBookIndex[k]) = (-1, -1) }
+    }
     var writer = PremiumWriter(
       time: time, valid: valid, mid: mid, exec: exec, rich: rich, cheap: cheap, top: top, bottom: bottom, legCount: legCount,
       maxPremium: maxPremium)
@@ -254,7 +282,8 @@ public final class PremiumStream: PremiumPoints {
       time: view(time), duration: view(duration), valid: view(valid), mid: view(mid), exec: view(exec), rich: view(rich),
       cheap: view(cheap), top: view(top), bottom: view(bottom), quotes: view(legQuotes, keepQuotes ? 2 * legCount : 0),
       quoteTimes: view(legQuoteTimes, keepQuotes ? legCount : 0), usableQuotes: view(legUsableQuotes, keepUsableQuotes ? 2 * legCount : 0),
-      usableSizes: view(legUsableSizes, keepSizes ? 2 * legCount : 0), usableRows: view(legUsableRows, keepSizes ? legCount : 0))
+      usableSizes: view(legUsableSizes, keepSizes ? 2 * legCount : 0), usableBookIndex: view(legUsableBookIndex, keepSizes ? legCount : 0),
+      usableBooks: legDeepest.contains { $0 != nil } ? usableBooks.all : nil)
   }
 
   /// Moves the point that waited for its successor to the front.
@@ -276,7 +305,21 @@ public final class PremiumStream: PremiumPoints {
     if keepUsableQuotes { for j in 0..<width { legUsableQuotes[j] = legUsableQuotes[last * width + j] } }
     if keepSizes {
       for j in 0..<width { legUsableSizes[j] = legUsableSizes[last * width + j] }
-      for k in 0..<legCount { legUsableRows[k] = legUsableRows[last * legCount + k] }
+      // The carried point's books go first in the next chunk's; no other is kept.
+      spareBooks.removeAll()
+      let books = usableBooks.all
+      for k in 0..<legCount {
+        let index = legUsableBookIndex[last * legCount + k]
+        if index >= 0 {
+          spareBooks.append(books, Int(index))
+          legUsableBookIndex[k] = Int64(spareBooks.count - 1)
+        } else {
+          legUsableBookIndex[k] = -1
+          lastBookRow[k] = -1
+        }
+        lastBookIndex[k] = legUsableBookIndex[k]
+      }
+      swap(&usableBooks, &spareBooks)
     }
     held = 1
   }
@@ -330,7 +373,7 @@ public final class PremiumStream: PremiumPoints {
       if keepSizes {
         legUsableSizes[walk.held * width + k] = isUsable ? readers[k].bidSize : .nan
         legUsableSizes[walk.held * width + legCount + k] = isUsable ? readers[k].askSize : .nan
-        legUsableRows[walk.held * legCount + k] = isUsable ? readers[k].quoteRow : -1
+        legUsableBookIndex[walk.held * legCount + k] = isUsable && readers[k].quoteHasBook ? bookIndex(k, readers) : -1
       }
     }
     if keepUsableQuotes { for j in 0..<width { legUsableQuotes[walk.held * width + j] = usableQuotes[j] } }
@@ -340,16 +383,28 @@ public final class PremiumStream: PremiumPoints {
     return true
   }
 
+  /// The index in `usableBooks` of the book of leg `k`'s quote in force, appended unless
+  /// it was last.
+  private func bookIndex(_ k: Int, _ readers: UnsafeMutablePointer<LegReader>) -> Int64 {
+    if readers[k].quoteRow != lastBookRow[k] {
+      readers[k].appendQuoteBook(to: usableBooks, carried: carriedBooks[k])
+      lastBookRow[k] = readers[k].quoteRow
+      lastBookIndex[k] = Int64(usableBooks.count - 1)
+    }
+    return lastBookIndex[k]
+  }
+
   /// Moves leg `k` past every quote at or before `t`, reading chunks as needed.
   @inline(__always)
   private func advance(_ k: Int, through t: Int64) throws {
     while readers[k].nextTime <= t {
       if readers[k].step() {
         let before = readers[k].rows
-        try readers[k].refill(legs[k], rows: legChunkRows)
+        try readers[k].refill(legs[k], rows: legChunkRows, carried: carriedBooks[k])
         if readers[k].rows > before {
           legRows[k] = readers[k].rows
           legHasSizes[k] = readers[k].sawSize
+          legDeepest[k] = readers[k].deepest
           legLastTime[k] = readers[k].lastRead
           try checkSpan()
         }
@@ -402,6 +457,12 @@ private struct LegReader {
   /// The chunk's sizes when the reader reads them, else `nil`.
   var bidSizes: UnsafePointer<Double>? = nil
   var askSizes: UnsafePointer<Double>? = nil
+  /// The chunk's books when the reader reads sizes and the leg has books, else `nil`.
+  var books: BookChunk? = nil
+  /// Whether the quote in force has a book.
+  var quoteHasBook = false
+  /// The most levels on a side of any book read; `nil` before a book.
+  var deepest: Int? = nil
   var count = 0
   /// Index in the stream of the chunk's first quote.
   var chunkStart = 0
@@ -443,6 +504,7 @@ private struct LegReader {
       (bidSize, askSize) = (.nan, .nan)
     }
     quoteRow = Int64(chunkStart + position)
+    quoteHasBook = books != nil
     hasQuote = true
     pricesUsable = AsOfMerge.isUsable(bid: bid, ask: ask, age: 0, limit: limit)
     // Past either end of `Int64` every later time is within the limit, or none is.
@@ -456,9 +518,21 @@ private struct LegReader {
     return true
   }
 
+  /// Appends the book of the quote in force (which has one) to `block`; `carried` holds
+  /// it when it came from an earlier chunk.
+  func appendQuoteBook(to block: BookBlock, carried: BookBlock) {
+    if position > 0 { block.append(books!, position - 1) } else { block.append(carried.all, 0) }
+  }
+
   /// Reads the leg's next chunk (skipping empty ones); `nextTime` is `.max` at the end.
-  mutating func refill(_ stream: any QuoteStream, rows wanted: Int) throws {
-    (times, bids, asks, bidSizes, askSizes, count) = (nil, nil, nil, nil, nil, 0)
+  /// The book of the quote in force, which outlives its chunk, is copied to `carried`.
+  mutating func refill(_ stream: any QuoteStream, rows wanted: Int, carried: BookBlock) throws {
+    if quoteHasBook && position > 0 {
+      carried.removeAll()
+      carried.append(books!, position - 1)
+    }
+    books = nil
+    (times, bids, asks, bidSizes, askSizes, count, position) = (nil, nil, nil, nil, nil, 0, 0)
     nextTime = .max
     while let next = try stream.next(maxRows: wanted) {
       guard next.count > 0 else { continue }
@@ -466,6 +540,10 @@ private struct LegReader {
       if readsSizes && !next.bidSize.isEmpty {
         (bidSizes, askSizes) = (next.bidSize.baseAddress, next.askSize.baseAddress)
         if !sawSize { sawSize = next.bidSize.contains { !$0.isNaN } || next.askSize.contains { !$0.isNaN } }
+      }
+      if readsSizes, let nextBooks = next.books {
+        books = nextBooks
+        deepest = max(deepest ?? 0, nextBooks.deepest)
       }
       chunkStart = rows
       position = 0

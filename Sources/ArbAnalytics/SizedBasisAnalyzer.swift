@@ -13,8 +13,8 @@ import ArbCore
 /// Each is valid at a valid point of the alignment whose two books fill Q on the sides
 /// it takes; a point where one of them cannot is short of depth (invalid at that size,
 /// never 0) and counted. Books are walked as for the sized premium
-/// (`SizedPremiumAnalyzer`): a leg with depth in its books, any other as the one level
-/// of its quote and sizes; a leg without sizes fills nothing.
+/// (`SizedPremiumAnalyzer`): a leg with books in the book behind its quote, any other as
+/// the one level of its quote and sizes; a leg without sizes fills nothing.
 public final class SizedBasisAnalyzer {
   public let quantity: Double
   /// The bands of the capacity, percent.
@@ -30,12 +30,10 @@ public final class SizedBasisAnalyzer {
   private let values = (open: Scratch<Double>(), close: Scratch<Double>()), valid = (open: Scratch<Bool>(), close: Scratch<Bool>())
 
   /// - Parameters:
-  ///   - depth: the derivative's and the reference's books when they have depth, else `nil`.
   ///   - options: bands and episode options of `open` and `close`; its bands are the capacity's.
   ///   - spillMemoryLimit: values of a column held in memory before they go to a temporary file.
   public init(
-    quantity: Double, depth: (derivative: BookDepth?, reference: BookDepth?), options: BandOptions = BandOptions(),
-    spillMemoryLimit: Int = ValueSpill.defaultMemoryLimit
+    quantity: Double, options: BandOptions = BandOptions(), spillMemoryLimit: Int = ValueSpill.defaultMemoryLimit
   ) {
     precondition(quantity > 0 && quantity.isFinite, "SizedBasisAnalyzer: size must be positive")
     self.quantity = quantity
@@ -43,8 +41,8 @@ public final class SizedBasisAnalyzer {
     let tops = UnsafeMutableBufferPointer<Double>.allocate(capacity: 8)
     tops.initialize(repeating: .nan)
     self.tops = tops
-    derivative = LegBooks(depth: depth.derivative, top: tops.baseAddress!)
-    reference = LegBooks(depth: depth.reference, top: tops.baseAddress! + 4)
+    derivative = LegBooks(top: tops.baseAddress!)
+    reference = LegBooks(top: tops.baseAddress! + 4)
     summaries = (
       SignedSummaryStream(columns: 1, options: options, spillMemoryLimit: spillMemoryLimit),
       SignedSummaryStream(columns: 1, options: options, spillMemoryLimit: spillMemoryLimit)
@@ -59,14 +57,15 @@ public final class SizedBasisAnalyzer {
     capacityAtPoint.deallocate()
   }
 
-  /// Adds the next points; `chunk` carries `usableQuotes`, `usableSizes` and `usableRows`.
+  /// Adds the next points; `chunk` carries `usableQuotes`, `usableSizes` and the usable books.
   /// - Throws: `SpillError`.
   public func add(_ chunk: PremiumChunk) throws(SpillError) {
     let n = chunk.count
     guard n > 0 else { return }
     precondition(
-      chunk.usableQuotes.count == 4 * n && chunk.usableSizes.count == 4 * n && chunk.usableRows.count == 2 * n,
-      "SizedBasisAnalyzer: the chunk lacks its usable quotes, sizes or rows")
+      chunk.usableQuotes.count == 4 * n && chunk.usableSizes.count == 4 * n && chunk.usableBookIndex.count == 2 * n,
+      "SizedBasisAnalyzer: the chunk lacks its usable quotes, sizes or books")
+    (derivative.books, reference.books) = (chunk.usableBooks, chunk.usableBooks)
     let (open, close) = (values.open.reserve(n), values.close.reserve(n))
     let (openValid, closeValid) = (valid.open.reserve(n), valid.close.reserve(n))
     capacity.reserve(n)
@@ -81,18 +80,18 @@ public final class SizedBasisAnalyzer {
         top[2] = chunk.usableQuotes[4 * i + 2 + leg]
         top[3] = chunk.usableSizes[4 * i + 2 + leg]
       }
-      let (j, k) = (Int(chunk.usableRows[2 * i]), Int(chunk.usableRows[2 * i + 1]))
-      if let bid = derivative.average(row: j, bid: true, quantity: quantity), let ask = reference.average(row: k, bid: false, quantity: quantity) {
+      (derivative.index, reference.index) = (Int(chunk.usableBookIndex[2 * i]), Int(chunk.usableBookIndex[2 * i + 1]))
+      if let bid = derivative.average(bid: true, quantity: quantity), let ask = reference.average(bid: false, quantity: quantity) {
         (open[i], openValid[i]) = ((bid / ask - 1) * 100, true)
       } else {
         openShort += 1
       }
-      if let ask = derivative.average(row: j, bid: false, quantity: quantity), let bid = reference.average(row: k, bid: true, quantity: quantity) {
+      if let ask = derivative.average(bid: false, quantity: quantity), let bid = reference.average(bid: true, quantity: quantity) {
         (close[i], closeValid[i]) = ((ask / bid - 1) * 100, true)
       } else {
         closeShort += 1
       }
-      for (b, band) in bands.enumerated() { capacityAtPoint[b] = derivative.capacity(row: j, against: reference, row: k, band: band) }
+      for (b, band) in bands.enumerated() { capacityAtPoint[b] = derivative.capacity(against: reference, band: band) }
       capacity.append(UnsafeBufferPointer(capacityAtPoint), duration: chunk.duration[i])
     }
     func view<T>(_ buffer: UnsafeMutableBufferPointer<T>) -> UnsafeBufferPointer<T> { UnsafeBufferPointer(rebasing: buffer[0..<n]) }

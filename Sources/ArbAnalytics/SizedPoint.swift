@@ -1,21 +1,21 @@
 import ArbCore
 
 /// The sized trade at one point of an alignment (`SizedPremiumAnalyzer`):
-/// the best edge over ordered pairs of legs and each band's capacity, from the legs'
-/// books at `rows`. Its buffers are made once and reused at every point.
+/// the best edge over ordered pairs of legs and each band's capacity, from the books
+/// of the legs `usable` there. Its buffers are made once and reused at every point.
 final class SizedPoint {
   let quantity: Double
   let bands: [Double]
-  /// Per leg, the row of its book at the point; -1 leaves the leg out (not usable there).
-  let rows: UnsafeMutableBufferPointer<Int>
+  /// Per leg, whether its quote is usable at the point (else the leg is left out).
+  let usable: UnsafeMutableBufferPointer<Bool>
   /// Per band, the best capacity over pairs at the last point evaluated (0 when none).
   let capacity: UnsafeMutableBufferPointer<Double>
   private let bidAverage: UnsafeMutableBufferPointer<Double>, askAverage: UnsafeMutableBufferPointer<Double>
 
   init(quantity: Double, bands: [Double], legCount: Int) {
     (self.quantity, self.bands) = (quantity, bands)
-    rows = .allocate(capacity: legCount)
-    rows.initialize(repeating: -1)
+    usable = .allocate(capacity: legCount)
+    usable.initialize(repeating: false)
     capacity = .allocate(capacity: bands.count)
     capacity.initialize(repeating: 0)
     bidAverage = .allocate(capacity: legCount)
@@ -25,18 +25,17 @@ final class SizedPoint {
   }
 
   deinit {
-    rows.deallocate()
+    usable.deallocate()
     for buffer in [capacity, bidAverage, askAverage] { buffer.deallocate() }
   }
 
   /// The best `(avgBid_s(Q) / avgAsk_c(Q) − 1) × 100` over ordered pairs (sell on s, buy
   /// on c) whose books fill `quantity`, `nil` when no pair does; sets `capacity`.
   func evaluate(_ books: [LegBooks]) -> (edge: Double, sell: Int, buy: Int)? {
-    let legCount = rows.count
+    let legCount = usable.count
     for k in 0..<legCount {
-      let j = rows[k]
-      bidAverage[k] = j < 0 ? .nan : books[k].average(row: j, bid: true, quantity: quantity) ?? .nan
-      askAverage[k] = j < 0 ? .nan : books[k].average(row: j, bid: false, quantity: quantity) ?? .nan
+      bidAverage[k] = usable[k] ? books[k].average(bid: true, quantity: quantity) ?? .nan : .nan
+      askAverage[k] = usable[k] ? books[k].average(bid: false, quantity: quantity) ?? .nan : .nan
     }
     var best = (edge: -Double.infinity, sell: -1, buy: -1)
     for s in 0..<legCount where !bidAverage[s].isNaN {
@@ -47,9 +46,9 @@ final class SizedPoint {
     }
     for (b, band) in bands.enumerated() {
       var most = 0.0
-      for s in 0..<legCount where rows[s] >= 0 {
-        for c in 0..<legCount where c != s && rows[c] >= 0 {
-          most = max(most, books[s].capacity(row: rows[s], against: books[c], row: rows[c], band: band))
+      for s in 0..<legCount where usable[s] {
+        for c in 0..<legCount where c != s && usable[c] {
+          most = max(most, books[s].capacity(against: books[c], band: band))
         }
       }
       capacity[b] = most
@@ -58,46 +57,44 @@ final class SizedPoint {
   }
 }
 
-/// The books of one leg at a point of a stream: its depth, or its top level with its
-/// sizes (also walked by `SizedBasisAnalyzer`). A class: the walk passes it at every
-/// point.
+/// The book of one leg at a point of a stream: the order book behind its quote, or its
+/// top level with its sizes (also walked by `SizedBasisAnalyzer`). A class: the walk
+/// passes it at every point.
 final class LegBooks {
-  private let depth: BookDepth?
-  /// Without depth: the top level of the point being worked on, set by its owner: bid,
-  /// bid size, ask, ask size.
+  /// The top level of the point being worked on, set by its owner: bid, bid size, ask,
+  /// ask size.
   private let top: UnsafeMutablePointer<Double>
+  /// The books of the chunk being worked on (`PremiumChunk.usableBooks`), and the index
+  /// in them of the leg's book at the point, -1 for a quote without one: both set by
+  /// the owner.
+  var books: BookChunk? = nil
+  var index = -1
 
-  /// A streamed leg's books: `depth` when it has some (its rows are the stream's), else
-  /// the one level at `top` (bid, bid size, ask, ask size) its owner sets at each point.
-  init(depth: BookDepth?, top: UnsafeMutablePointer<Double>) {
-    (self.depth, self.top) = (depth, top)
-  }
+  /// A streamed leg's books, the one level at `top` (bid, bid size, ask, ask size) at a
+  /// point whose quote has no book.
+  init(top: UnsafeMutablePointer<Double>) { self.top = top }
 
-  /// Calls `body` with the prices and sizes of one side of book `row`, best first.
+  /// Calls `body` with the prices and sizes of one side of the point's book, best first.
   @inline(__always)
-  func withSide<R>(row: Int, bid: Bool, _ body: (UnsafeBufferPointer<Double>, UnsafeBufferPointer<Double>) -> R) -> R {
-    guard let depth else {
+  func withSide<R>(bid: Bool, _ body: (UnsafeBufferPointer<Double>, UnsafeBufferPointer<Double>) -> R) -> R {
+    guard index >= 0 else {
       let price = top + (bid ? 0 : 2)
       // An unknown size (nan) fills nothing: no level.
       let count = price[1].isNaN ? 0 : 1
       return body(UnsafeBufferPointer(start: price, count: count), UnsafeBufferPointer(start: price + 1, count: count))
     }
-    let (start, prices, sizes) = bid ? (depth.bidStart, depth.bidPrice, depth.bidSize) : (depth.askStart, depth.askPrice, depth.askSize)
-    return prices.withUnsafeBufferPointer { p in
-      sizes.withUnsafeBufferPointer { s in
-        body(UnsafeBufferPointer(rebasing: p[start[row]..<start[row + 1]]), UnsafeBufferPointer(rebasing: s[start[row]..<start[row + 1]]))
-      }
-    }
+    let side = books.unsafelyUnwrapped.side(index, bid: bid)
+    return body(side.prices, side.sizes)
   }
 
-  func average(row: Int, bid: Bool, quantity: Double) -> Double? {
-    withSide(row: row, bid: bid) { BookWalk.averagePrice(prices: $0, sizes: $1, quantity: quantity) }
+  func average(bid: Bool, quantity: Double) -> Double? {
+    withSide(bid: bid) { BookWalk.averagePrice(prices: $0, sizes: $1, quantity: quantity) }
   }
 
-  /// The capacity of selling into this leg's bids at `row` and buying `other`'s asks.
-  func capacity(row: Int, against other: LegBooks, row otherRow: Int, band: Double) -> Double {
-    withSide(row: row, bid: true) { bidPrices, bidSizes in
-      other.withSide(row: otherRow, bid: false) { askPrices, askSizes in
+  /// The capacity of selling into this leg's bids and buying `other`'s asks at the point.
+  func capacity(against other: LegBooks, band: Double) -> Double {
+    withSide(bid: true) { bidPrices, bidSizes in
+      other.withSide(bid: false) { askPrices, askSizes in
         BookWalk.capacity(bidPrices: bidPrices, bidSizes: bidSizes, askPrices: askPrices, askSizes: askSizes, band: band)
       }
     }

@@ -5,8 +5,8 @@ import ArbCore
 /// grow with the series: the sized exec is summarised as `PremiumAnalyzer` summarises
 /// the exec, and each band's capacity by merged moments and a spill for its quantiles.
 ///
-/// A leg with depth is walked in its books (`depth`, indexed by the rows of its
-/// stream); a leg without is the one level of its usable quote and sizes at each point.
+/// A leg with books is walked in the book behind its quote (`PremiumChunk.usableBooks`);
+/// a leg without is the one level of its usable quote and sizes at each point.
 /// Counts, extremes, quantiles, bands and episodes are those of the whole-series
 /// figures; means, spreads and the half-life are summed in another order (as
 /// `PremiumAnalyzer`).
@@ -32,19 +32,19 @@ public final class SizedPremiumAnalyzer {
 
   /// - Parameters:
   ///   - quantity: the trade size, base units (> 0).
-  ///   - depth: per leg, its books when it has depth, else `nil`.
+  ///   - legCount: the number of legs.
   ///   - options: bands and episode options of the sized exec; its bands are the capacity's.
   ///   - spillMemoryLimit: values of a column held in memory before they go to a temporary file.
-  public init(quantity: Double, depth: [BookDepth?], options: BandOptions = BandOptions(), spillMemoryLimit: Int = ValueSpill.defaultMemoryLimit) {
+  public init(quantity: Double, legCount: Int, options: BandOptions = BandOptions(), spillMemoryLimit: Int = ValueSpill.defaultMemoryLimit) {
     precondition(quantity > 0 && quantity.isFinite, "SizedPremiumAnalyzer: size must be positive")
     self.quantity = quantity
     bands = options.bands
-    legCount = depth.count
-    let tops = UnsafeMutableBufferPointer<Double>.allocate(capacity: 4 * depth.count)
+    self.legCount = legCount
+    let tops = UnsafeMutableBufferPointer<Double>.allocate(capacity: 4 * legCount)
     tops.initialize(repeating: .nan)
     self.tops = tops
-    books = depth.enumerated().map { k, depth in LegBooks(depth: depth, top: tops.baseAddress! + 4 * k) }
-    point = SizedPoint(quantity: quantity, bands: options.bands, legCount: depth.count)
+    books = (0..<legCount).map { k in LegBooks(top: tops.baseAddress! + 4 * k) }
+    point = SizedPoint(quantity: quantity, bands: options.bands, legCount: legCount)
     exec = SummaryAccumulator(oneSided: true, options: options, spillMemoryLimit: spillMemoryLimit)
     durations = ValueSpill(memoryLimit: spillMemoryLimit)
     capacity = CapacityAccumulator(bands: options.bands.count, spillMemoryLimit: spillMemoryLimit)
@@ -52,14 +52,15 @@ public final class SizedPremiumAnalyzer {
 
   deinit { tops.deallocate() }
 
-  /// Adds the next points; `chunk` carries `usableQuotes`, `usableSizes` and `usableRows`.
+  /// Adds the next points; `chunk` carries `usableQuotes`, `usableSizes` and the usable books.
   /// - Throws: `SpillError`.
   public func add(_ chunk: PremiumChunk) throws(SpillError) {
     let n = chunk.count, width = 2 * legCount
     guard n > 0 else { return }
     precondition(
-      chunk.usableQuotes.count == n * width && chunk.usableSizes.count == n * width && chunk.usableRows.count == n * legCount,
-      "SizedPremiumAnalyzer: the chunk lacks its usable quotes, sizes or rows")
+      chunk.usableQuotes.count == n * width && chunk.usableSizes.count == n * width && chunk.usableBookIndex.count == n * legCount,
+      "SizedPremiumAnalyzer: the chunk lacks its usable quotes, sizes or books")
+    for leg in books { leg.books = chunk.usableBooks }
     let valid = valid.reserve(n), exec = values.reserve(n), sides = sides.reserve(n)
     let weights = weights.reserve(n)
     capacity.reserve(n)
@@ -68,7 +69,8 @@ public final class SizedPremiumAnalyzer {
       var best: (edge: Double, sell: Int, buy: Int)? = nil
       if chunk.valid[i] {
         for k in 0..<legCount {
-          point.rows[k] = Int(chunk.usableRows[i * legCount + k])
+          point.usable[k] = !chunk.usableQuotes[i * width + k].isNaN
+          books[k].index = Int(chunk.usableBookIndex[i * legCount + k])
           let top = tops.baseAddress! + 4 * k
           top[0] = chunk.usableQuotes[i * width + k]
           top[1] = chunk.usableSizes[i * width + k]

@@ -63,6 +63,25 @@ public struct BookDepth: Sendable, Equatable {
   /// Bytes held by the level buffers and offsets.
   public var bytes: Int { (bidStart.count + askStart.count + bidPrice.count + bidSize.count + askPrice.count + askSize.count) * 8 }
 
+  /// Calls `body` with every book as a chunk over these buffers.
+  public func withChunk<R>(_ body: (BookChunk) throws -> R) rethrows -> R {
+    try bidStart.withUnsafeBufferPointer { bidStart in
+      try askStart.withUnsafeBufferPointer { askStart in
+        try bidPrice.withUnsafeBufferPointer { bidPrice in
+          try bidSize.withUnsafeBufferPointer { bidSize in
+            try askPrice.withUnsafeBufferPointer { askPrice in
+              try askSize.withUnsafeBufferPointer { askSize in
+                try body(
+                  BookChunk(
+                    bidStart: bidStart, askStart: askStart, bidPrice: bidPrice, bidSize: bidSize, askPrice: askPrice, askSize: askSize))
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+
   /// The largest number of levels on a side of any book.
   public var deepest: Int {
     var most = 0

@@ -57,6 +57,6 @@ public final class ShiftedQuoteStream: QuoteStreamWrapper {
     for i in 0..<chunk.count { time[i] = chunk.time[i] + micros }
     return QuoteChunk(
       time: UnsafeBufferPointer(rebasing: time[0..<chunk.count]), otherTime: chunk.otherTime, bid: chunk.bid, ask: chunk.ask,
-      bidSize: chunk.bidSize, askSize: chunk.askSize)
+      bidSize: chunk.bidSize, askSize: chunk.askSize, books: chunk.books)
   }
 }

@@ -6,7 +6,8 @@
 /// that stream's `next(maxRows:)`: a consumer that needs a value later (the quote in
 /// force at a chunk boundary) copies it. `bidSize` and `askSize` are empty when the
 /// stream was opened without sizes; `otherTime` is empty when the source has one clock
-/// or it was not asked for.
+/// or it was not asked for; `books` is `nil` unless the source keeps the order book
+/// behind each quote (`QuoteSeries.depth`).
 public struct QuoteChunk: @unchecked Sendable {
   public let time: UnsafeBufferPointer<Int64>
   public let otherTime: UnsafeBufferPointer<Int64>
@@ -14,23 +15,27 @@ public struct QuoteChunk: @unchecked Sendable {
   public let ask: UnsafeBufferPointer<Double>
   public let bidSize: UnsafeBufferPointer<Double>
   public let askSize: UnsafeBufferPointer<Double>
+  /// The book behind each quote, one per time.
+  public let books: BookChunk?
 
   public init(
     time: UnsafeBufferPointer<Int64>, otherTime: UnsafeBufferPointer<Int64> = UnsafeBufferPointer(start: nil, count: 0),
     bid: UnsafeBufferPointer<Double>, ask: UnsafeBufferPointer<Double>,
     bidSize: UnsafeBufferPointer<Double> = UnsafeBufferPointer(start: nil, count: 0),
-    askSize: UnsafeBufferPointer<Double> = UnsafeBufferPointer(start: nil, count: 0)
+    askSize: UnsafeBufferPointer<Double> = UnsafeBufferPointer(start: nil, count: 0), books: BookChunk? = nil
   ) {
     precondition(bid.count == time.count && ask.count == time.count, "a chunk's price columns have one value per time")
     precondition(bidSize.isEmpty || bidSize.count == time.count, "bid sizes are absent or one per time")
     precondition(askSize.isEmpty || askSize.count == time.count, "ask sizes are absent or one per time")
     precondition(otherTime.isEmpty || otherTime.count == time.count, "other times are absent or one per time")
+    precondition(books == nil || books!.count == time.count, "books are absent or one per time")
     self.time = time
     self.otherTime = otherTime
     self.bid = bid
     self.ask = ask
     self.bidSize = bidSize
     self.askSize = askSize
+    self.books = books
   }
 
   /// Number of quotes.
@@ -100,10 +105,14 @@ public final class SeriesQuoteStream: QuoteStream {
     guard position < series.count else { return nil }
     let range = position..<(position + min(maxRows, series.count - position))
     position = range.upperBound
-    return block.fill(
-      rows: range.count, time: series.time[range], otherTime: series.otherTime.isEmpty ? nil : series.otherTime[range],
-      bid: series.bid[range], ask: series.ask[range], bidSize: series.bidSize.isEmpty ? nil : series.bidSize[range],
-      askSize: series.askSize.isEmpty ? nil : series.askSize[range])
+    func fill(books: BookChunk?) -> QuoteChunk {
+      block.fill(
+        rows: range.count, time: series.time[range], otherTime: series.otherTime.isEmpty ? nil : series.otherTime[range],
+        bid: series.bid[range], ask: series.ask[range], bidSize: series.bidSize.isEmpty ? nil : series.bidSize[range],
+        askSize: series.askSize.isEmpty ? nil : series.askSize[range], books: books)
+    }
+    guard let depth = series.depth else { return fill(books: nil) }
+    return depth.withChunk { fill(books: $0.slice(range)) }
   }
 }
 
@@ -126,7 +135,8 @@ public final class CountingQuoteStream: QuoteStreamWrapper {
 }
 
 /// Reusable column buffers that a stream writes its chunks into: filled from columns
-/// at once, or appended to a quote at a time; all six columns grow together.
+/// at once, or appended to a quote at a time; all six columns grow together, and the
+/// books (`appendBook`) with them when the quotes have some.
 public struct ChunkBlock: ~Copyable {
   private var capacity = 0
   private var time = UnsafeMutablePointer<Int64>.allocate(capacity: 0)
@@ -135,6 +145,7 @@ public struct ChunkBlock: ~Copyable {
   private var ask = UnsafeMutablePointer<Double>.allocate(capacity: 0)
   private var bidSize = UnsafeMutablePointer<Double>.allocate(capacity: 0)
   private var askSize = UnsafeMutablePointer<Double>.allocate(capacity: 0)
+  private var books = BookBlock()
   /// Quotes held.
   public private(set) var count = 0
 
@@ -150,7 +161,14 @@ public struct ChunkBlock: ~Copyable {
   }
 
   /// Forgets the quotes held, keeping the room.
-  public mutating func removeAll() { count = 0 }
+  public mutating func removeAll() {
+    count = 0
+    books.removeAll()
+  }
+
+  /// Appends the book of the quote appended last (or about to be): the books, when
+  /// appended, go one per quote.
+  public func appendBook(_ books: BookChunk, _ i: Int) { self.books.append(books, i) }
 
   /// Appends one quote.
   @inline(__always)
@@ -166,24 +184,25 @@ public struct ChunkBlock: ~Copyable {
   }
 
   /// The quotes at `rows` as a chunk, valid until the block next changes; `otherTime`
-  /// and `sizes` say whether those columns are in it.
-  public func chunk(_ rows: Range<Int>, otherTime withOtherTime: Bool, sizes: Bool) -> QuoteChunk {
+  /// and `sizes` say whether those columns are in it, `books` whether the books are.
+  public func chunk(_ rows: Range<Int>, otherTime withOtherTime: Bool, sizes: Bool, books withBooks: Bool = false) -> QuoteChunk {
     precondition(rows.upperBound <= count, "a chunk of the quotes held")
+    precondition(!withBooks || books.count == count, "a book for every quote held")
     func view<T>(_ column: UnsafeMutablePointer<T>, _ present: Bool = true) -> UnsafeBufferPointer<T> {
       present ? UnsafeBufferPointer(start: column + rows.lowerBound, count: rows.count) : UnsafeBufferPointer(start: nil, count: 0)
     }
     return QuoteChunk(
       time: view(time), otherTime: view(otherTime, withOtherTime), bid: view(bid), ask: view(ask), bidSize: view(bidSize, sizes),
-      askSize: view(askSize, sizes))
+      askSize: view(askSize, sizes), books: withBooks ? books.chunk(rows) : nil)
   }
 
   /// Replaces the quotes held by `rows` values of each column given (an absent column
   /// is not in the chunk) and returns them as a chunk, valid until the block next changes.
   public mutating func fill(
     rows: Int, time: some Collection<Int64>, otherTime: (some Collection<Int64>)?, bid: some Collection<Double>,
-    ask: some Collection<Double>, bidSize: (some Collection<Double>)?, askSize: (some Collection<Double>)?
+    ask: some Collection<Double>, bidSize: (some Collection<Double>)?, askSize: (some Collection<Double>)?, books: BookChunk? = nil
   ) -> QuoteChunk {
-    count = 0
+    removeAll()
     reserve(rows)
     count = rows
     Self.copy(time, rows, into: self.time)
@@ -193,7 +212,11 @@ public struct ChunkBlock: ~Copyable {
     if let bidSize { Self.copy(bidSize, rows, into: self.bidSize) }
     if let askSize { Self.copy(askSize, rows, into: self.askSize) }
     precondition((bidSize == nil) == (askSize == nil), "sizes come in pairs")
-    return chunk(0..<rows, otherTime: otherTime != nil, sizes: bidSize != nil)
+    if let books {
+      precondition(books.count == rows, "a book per row")
+      self.books.append(contentsOf: books)
+    }
+    return chunk(0..<rows, otherTime: otherTime != nil, sizes: bidSize != nil, books: books != nil)
   }
 
   private static func copy<T>(_ values: some Collection<T>, _ rows: Int, into column: UnsafeMutablePointer<T>) {

@@ -83,17 +83,19 @@ public final class QuoteTee: @unchecked Sendable {
     var count: Int { block.count }
     var otherTime = false
     var sizes = false
+    var books = false
 
     func fill(_ chunk: QuoteChunk, start: Int) {
       self.start = start
       otherTime = !chunk.otherTime.isEmpty
       sizes = !chunk.bidSize.isEmpty
+      books = chunk.books != nil
       _ = block.fill(
         rows: chunk.count, time: chunk.time, otherTime: otherTime ? chunk.otherTime : nil, bid: chunk.bid, ask: chunk.ask,
-        bidSize: sizes ? chunk.bidSize : nil, askSize: sizes ? chunk.askSize : nil)
+        bidSize: sizes ? chunk.bidSize : nil, askSize: sizes ? chunk.askSize : nil, books: chunk.books)
     }
 
-    func chunk(_ rows: Range<Int>) -> QuoteChunk { block.chunk(rows, otherTime: otherTime, sizes: sizes) }
+    func chunk(_ rows: Range<Int>) -> QuoteChunk { block.chunk(rows, otherTime: otherTime, sizes: sizes, books: books) }
   }
 
   /// One consumer's stream.

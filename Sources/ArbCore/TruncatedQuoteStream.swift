@@ -28,6 +28,6 @@ public final class TruncatedQuoteStream: QuoteStreamWrapper {
     func prefix<T>(_ column: UnsafeBufferPointer<T>) -> UnsafeBufferPointer<T> { column.isEmpty ? column : UnsafeBufferPointer(rebasing: column[0..<low]) }
     return QuoteChunk(
       time: prefix(chunk.time), otherTime: prefix(chunk.otherTime), bid: prefix(chunk.bid), ask: prefix(chunk.ask), bidSize: prefix(chunk.bidSize),
-      askSize: prefix(chunk.askSize))
+      askSize: prefix(chunk.askSize), books: chunk.books?.slice(0..<low))
   }
 }

@@ -66,16 +66,18 @@ public final class PrefetchedQuoteStream: QuoteStream {
     private var block = ChunkBlock()
     private var hasOtherTime = false
     private var hasSizes = false
+    private var hasBooks = false
     var count: Int { block.count }
 
     func fill(_ chunk: QuoteChunk) {
       hasOtherTime = !chunk.otherTime.isEmpty
       hasSizes = !chunk.bidSize.isEmpty
+      hasBooks = chunk.books != nil
       _ = block.fill(
         rows: chunk.count, time: chunk.time, otherTime: hasOtherTime ? chunk.otherTime : nil, bid: chunk.bid, ask: chunk.ask,
-        bidSize: hasSizes ? chunk.bidSize : nil, askSize: hasSizes ? chunk.askSize : nil)
+        bidSize: hasSizes ? chunk.bidSize : nil, askSize: hasSizes ? chunk.askSize : nil, books: chunk.books)
     }
 
-    func chunk(_ rows: Range<Int>) -> QuoteChunk { block.chunk(rows, otherTime: hasOtherTime, sizes: hasSizes) }
+    func chunk(_ rows: Range<Int>) -> QuoteChunk { block.chunk(rows, otherTime: hasOtherTime, sizes: hasSizes, books: hasBooks) }
   }
 }

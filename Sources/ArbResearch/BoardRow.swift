@@ -26,17 +26,15 @@ public struct BoardRow {
   /// Aligns `legs` (one per venue) with at least two usable venues per point and
   /// analyses the max premium, reading `chunkRows` quotes of a leg and making
   /// `chunkRows` points at a time; every leg is read to its end. With `sized`, also the
-  /// executable premium at `sized.size`, walking at each point the books of `sized.depth`
-  /// (per leg, in the order of `legs`: its depth, or `nil` for its top level); the
-  /// legs' streams then yield their sizes.
+  /// executable premium at `size`, walking at each point the book behind each leg's
+  /// quote, or its top level; the legs' streams then yield their sizes (and books).
   ///
   /// - Throws: what a leg's stream throws, or `SpillError`; an `AlignmentError` is the
   ///   row's `problem`.
   public init(
     instrument: CanonicalInstrument, legs: [Input], alignment: AlignmentOptions, bands: BandOptions, chunkRows: Int,
-    sized: (size: Double, depth: [BookDepth?])? = nil
+    size: Double? = nil
   ) throws {
-    precondition(sized.map { $0.depth.count == legs.count } ?? true, "a depth per leg")
     self.instrument = instrument
     let order = legs.indices.sorted { legs[$0].instrument.venue < legs[$1].instrument.venue }
     let tallies = order.map { TalliedQuoteStream(legs[$0].stream) }
@@ -45,13 +43,13 @@ public struct BoardRow {
     options.minimumLegs = 2
     do {
       let premium = try PremiumStream(
-        legs: tallies, options: options, maxPremium: true, chunkPoints: chunkRows, legChunkRows: chunkRows, keepUsableQuotes: sized != nil,
-        keepSizes: sized != nil)
+        legs: tallies, options: options, maxPremium: true, chunkPoints: chunkRows, legChunkRows: chunkRows, keepUsableQuotes: size != nil,
+        keepSizes: size != nil)
       // The values kept for the quantiles stay in memory up to 16 chunks' worth (1 Mi by default).
       let spillLimit = max(1 << 16, 16 * chunkRows)
       let analyzer = PremiumAnalyzer(legCount: legs.count, maxPremium: premium.maxPremium, options: bands, spillMemoryLimit: spillLimit)
-      let sizedAnalyzer = sized.map { sized in
-        SizedPremiumAnalyzer(quantity: sized.size, depth: order.map { sized.depth[$0] }, options: bands, spillMemoryLimit: spillLimit)
+      let sizedAnalyzer = size.map { size in
+        SizedPremiumAnalyzer(quantity: size, legCount: legs.count, options: bands, spillMemoryLimit: spillLimit)
       }
       var best = BestExecPoint()
       try premium.forEachChunk { chunk in
@@ -60,9 +58,9 @@ public struct BoardRow {
         best.add(chunk)
       }
       analysis = try analyzer.finish()
-      if let sized, let sizedAnalyzer {
+      if let sizedAnalyzer {
         let depth = order.indices.map { i in
-          LegDepth(depth: sized.depth[order[i]], priceSource: tallies[i].priceSource, hasSizes: premium.legHasSizes[i])
+          LegDepth(deepest: premium.legDeepest[i], priceSource: tallies[i].priceSource, hasSizes: premium.legHasSizes[i])
         }
         self.sized = SizedPremiumStudy(summary: try sizedAnalyzer.finish(), depth: depth)
       }

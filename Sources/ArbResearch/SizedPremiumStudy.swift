@@ -20,11 +20,12 @@ public enum LegDepth: Equatable, Sendable {
   /// No sizes: last prices, or quotes without them.
   case noSizes
 
-  /// The depth of a leg with books `depth` (or none), whose quotes are `priceSource`
-  /// and have a size somewhere (`hasSizes`).
-  public init(depth: BookDepth?, priceSource: PriceSource, hasSizes: Bool) {
-    if let depth {
-      self = .book(levels: depth.deepest)
+  /// The depth of a leg whose books have at most `deepest` levels on a side (`nil`: a
+  /// leg without books), whose quotes are `priceSource` and have a size somewhere
+  /// (`hasSizes`): what `PremiumStream` tells of each leg.
+  public init(deepest: Int?, priceSource: PriceSource, hasSizes: Bool) {
+    if let deepest {
+      self = .book(levels: deepest)
     } else if priceSource == .last || !hasSizes {
       self = .noSizes
     } else {

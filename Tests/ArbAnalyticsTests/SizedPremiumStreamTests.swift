@@ -69,7 +69,7 @@ struct SizedPremiumStreamTests {
           let stream = try PremiumStream(
             legs: legs.map(SeriesQuoteStream.init), options: c.options, chunkPoints: chunk, legChunkRows: max(1, chunk / 2 + 1),
             keepUsableQuotes: true, keepSizes: true)
-          let analyzer = SizedPremiumAnalyzer(quantity: quantity, depth: legs.map(\.depth), options: options, spillMemoryLimit: spill)
+          let analyzer = SizedPremiumAnalyzer(quantity: quantity, legCount: legs.count, options: options, spillMemoryLimit: spill)
           while let chunk = try stream.next() { try analyzer.add(chunk) }
           let streamed = try analyzer.finish()
           let comment: Comment = "round \(round), size \(quantity), chunk \(chunk), spill \(spill)"
@@ -80,6 +80,7 @@ struct SizedPremiumStreamTests {
             Self.expectEquivalent(s, w, comment)
           }
           #expect(stream.legHasSizes == legs.map { $0.bidSize.contains { !$0.isNaN } || $0.askSize.contains { !$0.isNaN } }, comment)
+          #expect(stream.legDeepest == legs.map { $0.depth?.deepest }, comment)
         }
       }
     }
@@ -112,7 +113,7 @@ struct SizedPremiumStreamTests {
           let stream = try PremiumStream(
             legs: legs.map(SeriesQuoteStream.init), options: c.options, chunkPoints: chunk, legChunkRows: max(1, chunk / 2 + 1),
             keepUsableQuotes: true, keepSizes: true)
-          let analyzer = SizedBasisAnalyzer(quantity: quantity, depth: (legs[0].depth, legs[1].depth), options: options, spillMemoryLimit: spill)
+          let analyzer = SizedBasisAnalyzer(quantity: quantity, options: options, spillMemoryLimit: spill)
           while let chunk = try stream.next() { try analyzer.add(chunk) }
           let streamed = try analyzer.finish()
           let comment: Comment = "round \(round), size \(quantity), chunk \(chunk), spill \(spill)"
@@ -134,24 +135,49 @@ struct SizedPremiumStreamTests {
     for (k, (a, b)) in pairs.enumerated() { #expect(isClose(a, b, rel: 1e-12, abs: 1e-15), "\(comment) figure \(k): \(a as Any) vs \(b as Any)") }
   }
 
-  @Test func `a top level's sizes follow its quote across chunks, and a point's rows name the quotes in force`() throws {
+  @Test func `a top level's sizes and a book follow their quote across chunks`() throws {
     // b quotes at 0 and 10 only: from 1 to 9 its quote in force is the one of time 0,
-    // read in an earlier chunk of one row.
+    // read in an earlier chunk of one row. b has books: book j has j + 1 levels a side,
+    // level l of size 10 j + l; a has none.
     var a = QuoteSeries.leg("a", Array(0...10), bid: Array(repeating: 101, count: 11), ask: Array(repeating: 101.1, count: 11))
     var b = QuoteSeries.leg("b", [0, 10], bid: [100, 100.5], ask: [100.1, 100.6])
     (a.bidSize, a.askSize) = (Array(repeating: 3, count: 11), Array(repeating: 3, count: 11))
     (b.bidSize, b.askSize) = ([1, 4], [2, .nan])
-    let stream = try PremiumStream(
-      legs: [SeriesQuoteStream(a), SeriesQuoteStream(b)], chunkPoints: 4, legChunkRows: 1, keepUsableQuotes: true, keepSizes: true)
-    var sizes: [Double] = [], rows: [Int64] = []
-    while let chunk = try stream.next() {
-      sizes += chunk.usableSizes
-      rows += chunk.usableRows
+    var depth = BookDepth()
+    for j in 0..<2 {
+      for l in 0...j {
+        depth.appendLevel(bid: true, price: b.bid[j] - Double(l), size: Double(10 * j + l))
+        depth.appendLevel(bid: false, price: b.ask[j] + Double(l), size: Double(10 * j + l))
+      }
+      depth.closeBook()
     }
-    // Per point: bid sizes (a, b), then ask sizes (a, b).
-    let expectedSizes = (0...10).flatMap { t -> [Double] in t < 10 ? [3, 1, 3, 2] : [3, 4, 3, .nan] }
-    #expect(PremiumStreamTests.same(sizes, expectedSizes))
-    #expect(rows == (0...10).flatMap { t -> [Int64] in [Int64(t), t < 10 ? 0 : 1] })
-    #expect(stream.legHasSizes == [true, true])
+    b.depth = depth
+    for chunkPoints in [1, 4, 20] {
+      let stream = try PremiumStream(
+        legs: [SeriesQuoteStream(a), SeriesQuoteStream(b)], chunkPoints: chunkPoints, legChunkRows: 1, keepUsableQuotes: true,
+        keepSizes: true)
+      var sizes: [Double] = [], aIndexes: [Int64] = [], bBooks: [[Double]] = []
+      while let chunk = try stream.next() {
+        sizes += chunk.usableSizes
+        for i in 0..<chunk.count {
+          aIndexes.append(chunk.usableBookIndex[2 * i])
+          let index = Int(chunk.usableBookIndex[2 * i + 1])
+          guard index >= 0, let books = chunk.usableBooks else {
+            bBooks.append([])
+            continue
+          }
+          let (bids, asks) = (books.side(index, bid: true), books.side(index, bid: false))
+          bBooks.append(Array(bids.prices) + Array(bids.sizes) + Array(asks.prices) + Array(asks.sizes))
+        }
+      }
+      // Per point: bid sizes (a, b), then ask sizes (a, b).
+      let expectedSizes = (0...10).flatMap { t -> [Double] in t < 10 ? [3, 1, 3, 2] : [3, 4, 3, .nan] }
+      #expect(PremiumStreamTests.same(sizes, expectedSizes), "chunk \(chunkPoints)")
+      #expect(aIndexes == Array(repeating: -1, count: 11), "chunk \(chunkPoints)")
+      let first: [Double] = [100, 0, 100.1, 0], second: [Double] = [100.5, 99.5, 10, 11, 100.6, 101.6, 10, 11]
+      // b's last quote has no ask size but a book: usable, with its book.
+      #expect(bBooks == Array(repeating: first, count: 10) + [second], "chunk \(chunkPoints)")
+      #expect(stream.legHasSizes == [true, true] && stream.legDeepest == [nil, 2], "chunk \(chunkPoints)")
+    }
   }
 }

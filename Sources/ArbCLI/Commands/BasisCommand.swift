@@ -195,11 +195,10 @@ struct BasisCommand: Command {
         let points = try PremiumStream(
           legs: [try open(.derivative), try open(.reference)], options: analysis.alignment, chunkPoints: chunkRows, legChunkRows: chunkRows,
           keepUsableQuotes: true, keepSizes: true)
-        let analyzer = SizedBasisAnalyzer(
-          quantity: size, depth: (first.legs[0].depth, first.legs[1].depth), options: analysis.bands, spillMemoryLimit: max(1 << 16, 16 * chunkRows))
+        let analyzer = SizedBasisAnalyzer(quantity: size, options: analysis.bands, spillMemoryLimit: max(1 << 16, 16 * chunkRows))
         try points.forEachChunk { try analyzer.add($0) }
         let depth = (0..<2).map { k in
-          LegDepth(depth: first.legs[k].depth, priceSource: first.legs[k].stream.priceSource, hasSizes: points.legHasSizes[k])
+          LegDepth(deepest: points.legDeepest[k], priceSource: first.legs[k].stream.priceSource, hasSizes: points.legHasSizes[k])
         }
         return SizedBasisStudy(summary: try analyzer.finish(), depth: depth)
       }

@@ -141,17 +141,17 @@ struct BoardCommand: Command {
     let progress = Progress(
       total: counts.contains(nil) ? nil : counts.reduce(0) { $0 + $1! }, unit: "quotes", show: Progress.onTerminal(terminal), every: 0.2)
     defer { progress.finish() }
-    /// The leg's quotes moved by its venue's clock offset (counted on a terminal), and its books' depth.
-    func open(_ leg: BoardInputs.Leg) throws -> (input: BoardRow.Input, depth: BookDepth?) {
-      var (stream, depth) = try inputs.open(leg)
+    /// The leg's quotes moved by its venue's clock offset (counted on a terminal).
+    func open(_ leg: BoardInputs.Leg) throws -> BoardRow.Input {
+      var stream = try inputs.open(leg)
       if let micros = execution.offsets.first(where: { $0.venue == leg.instrument.venue })?.micros, micros != 0 {
         stream = ShiftedQuoteStream(stream, by: micros)
       }
       if Progress.onTerminal(terminal) { stream = CountingQuoteStream(stream, counted: progress.advance) }
-      return ((leg.instrument, stream), depth)
+      return (leg.instrument, stream)
     }
     func described(_ leg: BoardInputs.Leg) throws -> BoardLeg {
-      try BoardLeg(reading: try open(leg).input.stream, instrument: leg.instrument, chunkRows: chunkRows)
+      try BoardLeg(reading: try open(leg).stream, instrument: leg.instrument, chunkRows: chunkRows)
     }
     var parts: [BoardPartial.Meta.Owned] = []
     for k in owned {
@@ -162,8 +162,7 @@ struct BoardCommand: Command {
         let opened = try legs.map(open)
         part = .row(
           try BoardRow(
-            instrument: instrument, legs: opened.map(\.input), alignment: alignment, bands: bands, chunkRows: chunkRows,
-            sized: size.map { ($0, opened.map(\.depth)) }))
+            instrument: instrument, legs: opened, alignment: alignment, bands: bands, chunkRows: chunkRows, size: size))
       case .singleVenue(let instrument, let leg): part = .singleVenue(instrument: instrument, leg: try described(leg))
       case .unplaced(let leg, let reason): part = .unplaced(leg: try described(leg), reason: reason)
       case .sameVenue(let leg): part = .sameVenue(leg: try described(leg))

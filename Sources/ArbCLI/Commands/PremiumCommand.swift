@@ -91,7 +91,7 @@ struct PremiumCommand: Command {
     let analyzer = PremiumAnalyzer(
       legCount: opened.legs.count, maxPremium: premium.maxPremium, options: bands, spillMemoryLimit: max(1 << 16, 16 * chunkRows))
     let sizedAnalyzer = execution.size.map { size in
-      SizedPremiumAnalyzer(quantity: size, depth: opened.legs.map(\.depth), options: bands, spillMemoryLimit: max(1 << 16, 16 * chunkRows))
+      SizedPremiumAnalyzer(quantity: size, legCount: opened.legs.count, options: bands, spillMemoryLimit: max(1 << 16, 16 * chunkRows))
     }
     var seriesFile = try series.map { try SeriesOutput.premium($0, legCount: opened.legs.count) }
     try premium.forEachChunk { chunk in
@@ -105,7 +105,7 @@ struct PremiumCommand: Command {
       SizedPremiumStudy(
         summary: try sizedAnalyzer.finish(),
         depth: opened.legs.indices.map { k in
-          LegDepth(depth: opened.legs[k].depth, priceSource: streams[k].priceSource, hasSizes: premium.legHasSizes[k])
+          LegDepth(deepest: premium.legDeepest[k], priceSource: streams[k].priceSource, hasSizes: premium.legHasSizes[k])
         })
     }
     let described = opened.legs.indices.map { k in

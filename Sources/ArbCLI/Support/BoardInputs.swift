@@ -184,22 +184,21 @@ struct BoardInputs {
     return inputs
   }
 
-  /// Opens `leg`: its quotes as a stream, and its books' depth when it was read whole
-  /// with depth (only with `sizes`: sources that have depth cannot stream). A named leg's
-  /// row accounting is reported from then on.
+  /// Opens `leg` as a stream of its quotes (with their books, when read with `sizes`
+  /// from a source that has them). A named leg's row accounting is reported from then on.
   ///
   /// - Throws: ingest and store errors, or `UsageError` for a named leg that holds a rate.
-  mutating func open(_ leg: Leg) throws -> (stream: any QuoteStream, depth: BookDepth?) {
+  mutating func open(_ leg: Leg) throws -> any QuoteStream {
     switch leg.source {
-    case .series(let series): return (SeriesQuoteStream(series), series.depth)
-    case .stored(let stream): return (stream, nil)
-    case .joined(let parts, _): return (try JoinedQuoteStream(parts), nil)
+    case .series(let series): return SeriesQuoteStream(series)
+    case .stored(let stream): return stream
+    case .joined(let parts, _): return try JoinedQuoteStream(parts)
     case .named(let spec, let slot):
       let opened = try StreamedLegs.open([spec], ingest: ingest, sizes: sizes, chunkRows: chunkRows)
       reports[slot] = { opened.legs[0].reports }
       let stream = opened.legs[0].stream
       if stream.field.isRate { throw LegInputs.rateLeg(stream.field, leg.instrument.description) }
-      return (stream, opened.legs[0].depth)
+      return stream
     }
   }
 

@@ -13,8 +13,6 @@ struct StreamedLegs {
     /// The series of a leg read whole (a pipe, a JSON source, a book), from which a later
     /// pass streams it again.
     var series: QuoteSeries? = nil
-    /// The books of a leg read whole that has them (its rows are the stream's).
-    var depth: BookDepth? { series?.depth }
     /// The leg's row accounting; for a leg read as it streams, complete once the stream has ended.
     var reports: [IngestReport] { readReports() }
     fileprivate let readReports: () -> [IngestReport]
