@@ -49,6 +49,35 @@ public struct BookDepth: Sendable, Equatable {
     return out
   }
 
+  /// Removes the first `count` books, keeping the buffers' capacity.
+  public mutating func removeFirst(_ count: Int) {
+    guard count > 0 else { return }
+    let (bids, asks) = (bidStart[count], askStart[count])
+    bidPrice.removeFirst(bids)
+    bidSize.removeFirst(bids)
+    askPrice.removeFirst(asks)
+    askSize.removeFirst(asks)
+    bidStart.removeFirst(count)
+    askStart.removeFirst(count)
+    for i in bidStart.indices {
+      bidStart[i] -= bids
+      askStart[i] -= asks
+    }
+  }
+
+  /// Appends the books of `books` after these.
+  public mutating func append(contentsOf books: BookChunk) {
+    guard books.count > 0 else { return }
+    let (bidBase, askBase) = (bidPrice.count - books.bidStart[0], askPrice.count - books.askStart[0])
+    let bids = books.bidStart[0]..<books.bidStart[books.count], asks = books.askStart[0]..<books.askStart[books.count]
+    bidPrice += books.bidPrice[bids]
+    bidSize += books.bidSize[bids]
+    askPrice += books.askPrice[asks]
+    askSize += books.askSize[asks]
+    bidStart += books.bidStart[1...].map { $0 + bidBase }
+    askStart += books.askStart[1...].map { $0 + askBase }
+  }
+
   /// Appends the books of `other` after these.
   public mutating func append(contentsOf other: BookDepth) {
     let (bidBase, askBase) = (bidPrice.count, askPrice.count)

@@ -14,7 +14,8 @@ import ArbCore
 ///
 /// Only files in time order with one series per row stream (`FileReader.streamsInOrder`);
 /// `open` returns `nil` for others (a JSON source, a pipe, `--sort`, a rebuilt L2 book),
-/// which are read whole.
+/// which are read whole. A book snapshot read with its depth (`IngestOptions.keepDepth`)
+/// hands out the book behind each quote with it (`QuoteChunk.books`).
 public final class FileQuoteStream: QuoteStream {
   public private(set) var instrument: Instrument
   /// The field of the leg's series, known once its first rows are read (a column spec's
@@ -33,6 +34,11 @@ public final class FileQuoteStream: QuoteStream {
   private let keepsSizes: Bool
   /// The other clock's times are handed out (sizes are kept and the first file has them).
   private var keepsOtherTime = false
+  /// The books of the quotes are handed out (the files are book snapshots read with depth).
+  private var keepsBooks = false
+  /// The book of the held point, and of the point being taken (swapped with it).
+  private var heldBook = BookBlock()
+  private var pointBook = BookBlock()
   private var paths: ArraySlice<String>
   private var current: OpenFile?
   /// The last point kept and not yet handed out: a later row at its time replaces it.
@@ -56,11 +62,31 @@ public final class FileQuoteStream: QuoteStream {
   }
 
   /// Whether every file of `leg` can stream (what `open` checks): regular files, not
-  /// JSON, in time order of the leg's field, without books' depth kept.
+  /// JSON, in time order of the leg's field, all with books' depth kept or none.
   /// - Throws: as `LegSpec.ingestOptions`.
   public static func canStream(_ leg: LegSpec, options: IngestOptions, specOverrides: [String] = []) throws -> Bool {
+    try streamingDepth(leg, options: options, specOverrides: specOverrides) != nil
+  }
+
+  /// Whether every file of `leg` can stream without books' depth kept, as a store holds
+  /// its quotes (`drain`).
+  /// - Throws: as `LegSpec.ingestOptions`.
+  public static func canStreamWithoutBooks(_ leg: LegSpec, options: IngestOptions, specOverrides: [String] = []) throws -> Bool {
+    try streamingDepth(leg, options: options, specOverrides: specOverrides) == false
+  }
+
+  /// Whether the files of `leg`, which all stream, keep their books' depth; `nil` when
+  /// some file cannot stream or they do not all agree.
+  private static func streamingDepth(_ leg: LegSpec, options: IngestOptions, specOverrides: [String]) throws -> Bool? {
     let fileOptions = try leg.ingestOptions(options, specOverrides: specOverrides)
-    return leg.paths.allSatisfy { Self.streamingLayout(path: $0, leg: leg, options: fileOptions) != nil }
+    var depth: Bool? = nil
+    for path in leg.paths {
+      guard let layout = Self.streamingLayout(path: path, leg: leg, options: fileOptions), depth == nil || depth == (layout.depthLevels > 0) else {
+        return nil
+      }
+      depth = layout.depthLevels > 0
+    }
+    return depth
   }
 
   private init(_ leg: LegSpec, options: IngestOptions) throws {
@@ -78,6 +104,7 @@ public final class FileQuoteStream: QuoteStream {
     instrument = leg.instrument ?? current!.selectedBuilder!.series.instrument
     field = current!.selectedBuilder!.series.field
     keepsOtherTime = keepsSizes && current!.selectedBuilder!.keepsOtherTime
+    keepsBooks = current!.reader.layout.depthLevels > 0
   }
 
   /// The layout of the file at `path` when it can stream: a regular file, not JSON, whose
@@ -120,7 +147,7 @@ public final class FileQuoteStream: QuoteStream {
       guard current != nil else {
         // Every file is read: the held point is final.
         if let held {
-          block.append(held)
+          append(held)
           self.held = nil
         }
         break
@@ -139,7 +166,13 @@ public final class FileQuoteStream: QuoteStream {
         }
       }
     }
-    return block.count > 0 ? block.chunk(0..<block.count, otherTime: keepsOtherTime, sizes: keepsSizes) : nil
+    return block.count > 0 ? block.chunk(0..<block.count, otherTime: keepsOtherTime, sizes: keepsSizes, books: keepsBooks) : nil
+  }
+
+  /// Hands out the held point `point`, with its book when books are kept.
+  private func append(_ point: HeldPoint) {
+    block.append(point)
+    if keepsBooks { block.appendBook(heldBook.all, 0) }
   }
 
   /// Reads the current file until the series the leg takes from it is known. Series that
@@ -220,6 +253,12 @@ public final class FileQuoteStream: QuoteStream {
     let k = file.selected!
     file.reader.builders[k].flush()
     let series = file.reader.builders[k].series
+    guard keepsBooks else { return try take(from: &file, series, books: nil, maxRows: maxRows) }
+    try series.depth!.withChunk { books in try take(from: &file, series, books: books, maxRows: maxRows) }
+  }
+
+  /// `take` from the chosen `series`, whose books are `books` when they are kept.
+  private func take(from file: inout OpenFile, _ series: QuoteSeries, books: BookChunk?, maxRows: Int) throws {
     let rows = series.count
     var r = file.taken
     defer { file.taken = r }
@@ -229,6 +268,10 @@ public final class FileQuoteStream: QuoteStream {
       let point = HeldPoint(series, r)
       r += 1
       guard kind != .dropped else { continue }
+      if let books {
+        pointBook.removeAll()
+        pointBook.append(books, r - 1)
+      }
       if kind == .kept, let before = held {
         if heldFromFileBefore {
           heldFromFileBefore = false
@@ -236,12 +279,13 @@ public final class FileQuoteStream: QuoteStream {
             throw IngestError(
               .timestampNotIncreasing(previous: before.time, found: point.time), at: SourcePosition(path: file.path, line: 2, column: 1))
           }
-          if point.time > before.time { block.append(before) }
+          if point.time > before.time { append(before) }
         } else {
-          block.append(before)
+          append(before)
         }
       }
       held = point
+      swap(&heldBook, &pointBook)
     }
   }
 
@@ -347,7 +391,7 @@ public final class FileQuoteStream: QuoteStream {
     guard
       let options = try streamingOptions(
         leg, options: options, specOverrides: specOverrides,
-        accepts: { layout, options in layout.fundingIntervalHours == nil && !options.readsTradeSizes })
+        accepts: { layout, options in layout.fundingIntervalHours == nil && !options.readsTradeSizes && layout.depthLevels == 0 })
     else { return nil }
     var handOut = SeriesHandOut(window: options.window ?? TimeWindow(), chunkRows: chunkRows)
     let path = leg.paths[0]

@@ -157,7 +157,8 @@ extension FileReader {
     if layout.values.isEmpty {
       builders[first].append(
         time: time, otherTime: other, bid: bid, ask: ask, bidSize: bidSize, askSize: askSize, fundingInterval: interval, isBook: isBook)
-      if layout.depthLevels > 0 {
+      // A series only counted (a streamed read's other series) keeps no book either.
+      if layout.depthLevels > 0 && builders[first].tally == nil {
         let levels = layout.depthLevels
         for i in 0..<depthCount.bids { builders[first].series.depth!.appendLevel(bid: true, price: depthRow[i], size: depthRow[levels + i]) }
         for i in 0..<depthCount.asks {

@@ -529,10 +529,9 @@ struct FileReader {
 
   /// Whether the file, its header read, holds one series per row in time order, which
   /// `FileQuoteStream` can hand out as it reads: not a rebuilt L2 book, a wide file, a
-  /// file of several quantities per row, a descending file, kept book depth or `sort`.
+  /// file of several quantities per row, a descending file or `sort`.
   var streamsInOrder: Bool {
-    headerDone && books == nil && layout.venueColumns == nil && layout.values.isEmpty && !layout.descending
-      && layout.depthLevels == 0 && !options.sort
+    headerDone && books == nil && layout.venueColumns == nil && layout.values.isEmpty && !layout.descending && !options.sort
   }
 }
 

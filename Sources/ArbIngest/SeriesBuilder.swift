@@ -113,6 +113,7 @@ struct SeriesBuilder {
     series.ask.removeFirst(count)
     series.bidSize.removeFirst(count)
     series.askSize.removeFirst(count)
+    series.depth?.removeFirst(count)
   }
 
   /// Moves the staged rows into the series' arrays.

@@ -139,6 +139,33 @@ struct BoundedMemoryTests {
     }
   }
 
+  /// Book snapshots with their depth kept (`--size`) stream with the book behind each
+  /// quote: four times the books cost no more (read whole, they would add about 50 MiB).
+  @Test func `premium and basis at a size over book snapshots keep their peak`() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    var peaks: [String: [Int]] = [:]
+    for rows in [40_000, 160_000] {
+      let files = [("binance-futures", UInt64(1)), ("bybit", 2)].map { venue, seed in
+        let file = SizeFlagTests.snapshots(venue: venue, rows: rows, seed: seed)
+        return folder.write("\(venue)-\(rows).csv", ([file.header] + file.rows).joined(separator: "\n") + "\n")
+      }
+      let common = ["--size", "2", "--max-stale", "5s", "--chunk-rows", "256", "--format", "json"]
+      let runs = [
+        "premium": ["premium", "--leg", files[0], "--leg", files[1]] + common,
+        "basis": ["basis", "--perp", "binance:linear:BTCUSDT=\(files[0])", "--spot", "bybit:linear:BTCUSDT=\(files[1])"] + common,
+      ]
+      for (name, arguments) in runs {
+        let run = try Self.peak(arguments, folder: folder)
+        #expect(run.status == 0, "\(name) \(rows)")
+        peaks[name, default: []].append(run.bytes)
+      }
+    }
+    for (name, bytes) in peaks {
+      #expect(bytes[1] - bytes[0] <= Self.allowance, "\(name): peak \(bytes[0] >> 10) KiB at 40 K books a leg, \(bytes[1] >> 10) KiB at 160 K")
+    }
+  }
+
   /// Each instrument of the board in several files (one per day, as recordings come) used
   /// to be joined in memory, and each file spilled kept about half a MiB of heap.
   @Test func `board over files of 20,000 quotes, more of them for more quotes, keeps its peak and its figures`() throws {

@@ -121,5 +121,83 @@ struct SizeFlagTests {
   }
 }
 
+extension SizeFlagTests {
+  /// A Tardis `book_snapshot_5` file of `rows` books on a random walk: 1 to 5 levels a
+  /// side, times `gap` µs apart at most, every 37th row at the time of the row before
+  /// (collapsed to the later one); the header, then the rows.
+  static func snapshots(venue: String, rows: Int, seed: UInt64, gap: UInt64 = 400_000) -> (header: String, rows: [String]) {
+    var random = SplitMix64(seed: seed)
+    var header = "exchange,symbol,timestamp,local_timestamp"
+    for i in 0..<5 { header += ",asks[\(i)].price,asks[\(i)].amount,bids[\(i)].price,bids[\(i)].amount" }
+    var time: Int64 = 1_700_000_000_000_000, tenths = 300_000
+    var lines: [String] = []
+    lines.reserveCapacity(rows)
+    for j in 0..<rows {
+      if j % 37 != 1 { time += 1 + Int64(random.next() % gap) }
+      tenths += Int(random.next() % 61) - 30
+      let ask = tenths + 1 + Int(random.next() % 10), bid = tenths - 1 - Int(random.next() % 10)
+      var line = "\(venue),BTCUSDT,\(time),\(time)"
+      let levels = 1 + Int(random.next() % 5)
+      for i in 0..<5 {
+        guard i < levels else {
+          line += ",,,,"
+          continue
+        }
+        let askSize = 1 + Int(random.next() % 40), bidSize = 1 + Int(random.next() % 40)
+        line += ",\(BoundedMemoryTests.decimal(ask + i)),\(BoundedMemoryTests.decimal(askSize))"
+        line += ",\(BoundedMemoryTests.decimal(bid - i)),\(BoundedMemoryTests.decimal(bidSize))"
+      }
+      lines.append(line)
+    }
+    return (header, lines)
+  }
+
+  @Test func `book snapshots stream with their books: the figures of a slow walk, and of the files read whole`() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let a = Self.snapshots(venue: "binance-futures", rows: 400, seed: 5), b = Self.snapshots(venue: "bybit", rows: 400, seed: 6)
+    // binance's books in two files, the second gzipped; bybit's in one.
+    let a1 = folder.write("a1.csv", ([a.header] + a.rows[..<150]).joined(separator: "\n") + "\n")
+    let a2 = folder.write("a2.csv", ([a.header] + a.rows[150...]).joined(separator: "\n") + "\n")
+    #expect(try runProgram("/bin/sh", ["-c", "gzip '\(a2)'"]) == 0)
+    let bPath = folder.write("b.csv", ([b.header] + b.rows).joined(separator: "\n") + "\n")
+    let legs = ["--leg", "binance:linear:BTCUSDT=\(a1),\(a2).gz", "--leg", bPath]
+    let common = ["--size", "2", "--max-stale", "3s", "--format", "json"]
+    let streamed = arbkit(["premium"] + legs + common + ["--chunk-rows", "3"])
+    #expect(streamed.code == .success, "\(streamed.errors)")
+    let sized = try #require(streamed.object["size"] as? [String: Any])
+    #expect(sized["depth"] as? [String] == ["book, up to 5 levels", "book, up to 5 levels"])
+    // The slow walk: the union clock, each leg's usable book as of each time.
+    let books = { (rows: [String]) in try Self.books(folder.write("all.csv", ([a.header] + rows).joined(separator: "\n") + "\n")) }
+    let x = try books(a.rows), y = try books(b.rows)
+    let times = Set(x.map(\.time) + y.map(\.time)).filter { $0 >= max(x[0].time, y[0].time) }.sorted()
+    var values: [Double] = []
+    for t in times {
+      guard let p = x.last(where: { $0.time <= t }), let q = y.last(where: { $0.time <= t }), t - p.time <= 3_000_000, t - q.time <= 3_000_000 else {
+        continue
+      }
+      var best: Double? = nil
+      for (sell, buy) in [(p, q), (q, p)] {
+        guard let bid = Self.walk(sell.bids, 2), let ask = Self.walk(buy.asks, 2) else { continue }
+        best = max(best ?? -.infinity, (bid / ask - 1) * 100)
+      }
+      if let best { values.append(best) }
+    }
+    let exec = try #require(sized["exec"] as? [String: Any])
+    #expect(values.count > 100 && exec["count"] as? Int == values.count)
+    #expect(isClose(exec["mean"] as? Double, values.reduce(0, +) / Double(values.count), rel: 1e-9, abs: 1e-12))
+    // The walk's average is kept between the prices taken: equal to 1e-12.
+    #expect(isClose(exec["max"] as? Double, values.max(), rel: 1e-12) && isClose(exec["min"] as? Double, values.min(), rel: 1e-12))
+    // Read whole (--sort) at the same chunk size, the figures are the same to the byte;
+    // so are the sized basis's, on a grid and in a window too.
+    for extra in [[], ["--grid", "1s"], ["--from", "2023-11-14T22:13:40Z", "--to", "2023-11-14T22:14:20Z"]] {
+      for command in [["premium"] + legs, ["basis", "--perp", legs[1], "--spot", "bybit:linear:BTCUSDT=\(bPath)"]] {
+        let once = arbkit(command + common + ["--chunk-rows", "3"] + extra), whole = arbkit(command + common + ["--chunk-rows", "3", "--sort"] + extra)
+        #expect(once.code == .success && once.output == whole.output, "\(command[0]) \(extra): \(once.errors)")
+      }
+    }
+  }
+}
+
 /// Shortest text of a size for the command line.
 private func JSONValueText(_ value: Double) -> String { value == value.rounded() ? String(Int(value)) : String(value) }

@@ -117,11 +117,13 @@ struct BoardCommand: Command {
 
   /// Groups the legs by instrument before their quotes are read, then streams each
   /// group's legs through its row a chunk at a time, one group after another: a store's
-  /// series from its mapped partitions, a named leg of files as they are parsed; files
-  /// whose rows name their instruments are read whole first. The legs not on the board
-  /// are read to count their quotes. With `--size` the streams yield their sizes and each
-  /// row walks its legs' books as its points go by (a book with depth is read whole). With `--shard`, only the shard's parts of
-  /// the board (`BoardPartial`) are made, and written as its partial.
+  /// series from its mapped partitions, a named leg of files as they are parsed (with
+  /// its books); files whose rows name their instruments go through a temporary store
+  /// first, or are read whole when a store cannot hold them (a book's depth among them).
+  /// The legs not on the board are read to count their quotes. With `--size` the streams
+  /// yield their sizes and each row walks its legs' books as its points go by. With
+  /// `--shard`, only the shard's parts of the board (`BoardPartial`) are made, and
+  /// written as its partial.
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     var inputs = try BoardInputs.resolve(self.inputs, ingest: ingest, sizes: size != nil, chunkRows: chunkRows)
     /// The rows, once the board is printed.

@@ -68,8 +68,8 @@ struct PremiumCommand: Command {
   /// Streams the legs through the premium and its analysis a chunk at a time: a store
   /// leg is read from its mapped partitions, files in time order as they are parsed,
   /// other sources whole first. With `--size` the streams carry their sizes, and the
-  /// sized premium walks each point's books as the points go by: a leg's order books
-  /// (from sources read whole), or its top level.
+  /// sized premium walks each point's books as the points go by: the order book behind a
+  /// leg's quote (a book snapshot streams with its books), or its top level.
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     if let shard { return try runShard(shard, terminal: terminal) }
     // A file of rates read without #FIELD gives a rate series too: refused here.

@@ -239,7 +239,7 @@ extension BoardInputs {
     init(_ path: String, spec: LegSpec, options: IngestOptions, specOverrides: [String], chunkRows: Int, sizes: Bool) throws {
       let fileOptions = try spec.ingestOptions(options, specOverrides: specOverrides)
       var info = stat()
-      let streams = try !sizes || FileQuoteStream.canStream(spec.file(path), options: options, specOverrides: specOverrides)
+      let streams = try !sizes || FileQuoteStream.canStreamWithoutBooks(spec.file(path), options: options, specOverrides: specOverrides)
       if streams && stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG {
         do {
           let folder = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
