@@ -88,7 +88,7 @@ struct BookWalker {
     var quantity: Double
   }
 
-  let legs: [QuoteSeries]
+  let legs: [LegRows]
   let fill: FillRule
   /// Per leg and side (`2 × leg + side`).
   private var taken: [[Taken]]
@@ -97,8 +97,7 @@ struct BookWalker {
   /// allocate nothing once the arrays have grown.
   private var scratch: [Taken] = []
 
-  init(legs: [QuoteSeries], fill: FillRule) {
-    precondition(fill == .top || legs.allSatisfy { $0.depth?.count == $0.count }, "fill = book needs every leg's book")
+  init(legs: [LegRows], fill: FillRule) {
     self.legs = legs
     self.fill = fill
     taken = Array(repeating: [], count: 2 * legs.count)
@@ -107,9 +106,10 @@ struct BookWalker {
   /// Takes `quantity` from leg `k`'s `side` in the book of `row`, best level first, and
   /// with `onward` what is left from the books of the following rows in turn. Unless
   /// `commit`, the walk only measures: nothing is used up.
-  mutating func take(_ k: Int, _ side: BookSide, row: Int, quantity: Double, onward: Bool, commit: Bool) -> Walk {
-    guard fill == .book else { return top(k, side, row: row, quantity: quantity, onward: onward) }
-    let depth = legs[k].depth!
+  /// - Throws: what a streamed leg's stream throws.
+  mutating func take(_ k: Int, _ side: BookSide, row: Int, quantity: Double, onward: Bool, commit: Bool) throws -> Walk {
+    guard fill == .book else { return try top(k, side, row: row, quantity: quantity, onward: onward) }
+    let rows = legs[k]
     let slot = 2 * k + side.rawValue
     var state: [Taken] = []
     swap(&state, &scratch)
@@ -118,11 +118,10 @@ struct BookWalker {
     var walk = Walk()
     var remaining = quantity
     var r = row
-    while remaining > 0 && r < depth.count {
-      Self.restore(&state, at: r, depth: depth, side: side)
-      let levels = side == .bid ? depth.bidStart[r]..<depth.bidStart[r + 1] : depth.askStart[r]..<depth.askStart[r + 1]
-      for l in levels where remaining > 0 {
-        let price = side == .bid ? depth.bidPrice[l] : depth.askPrice[l], size = side == .bid ? depth.bidSize[l] : depth.askSize[l]
+    while remaining > 0, try rows.has(r) {
+      Self.restore(&state, at: r, rows: rows, side: side)
+      for l in rows.levels(r, side) where remaining > 0 {
+        let (price, size) = rows.level(l, side)
         let i = state.firstIndex { $0.price == price }
         let available = size - (i.map { state[$0].quantity } ?? 0)
         guard available > 0 else { continue }
@@ -145,11 +144,11 @@ struct BookWalker {
 
   /// `take` at the top of book: the whole quantity at the first row's price that is
   /// there (a side may be empty), `row` or with `onward` a later one.
-  private func top(_ k: Int, _ side: BookSide, row: Int, quantity: Double, onward: Bool) -> Walk {
+  private func top(_ k: Int, _ side: BookSide, row: Int, quantity: Double, onward: Bool) throws -> Walk {
     var walk = Walk()
     var r = row
-    while quantity > 0 && r < legs[k].count {
-      let price = side == .bid ? legs[k].bid[r] : legs[k].ask[r]
+    while quantity > 0, try legs[k].has(r) {
+      let price = legs[k].price(r, side)
       if price.isFinite {
         (walk.filled, walk.notional, walk.levels, walk.lastPrice) = (quantity, quantity * price, 1, price)
         (walk.lowest, walk.highest) = (price, price)
@@ -162,18 +161,39 @@ struct BookWalker {
   }
 
   /// Drops from `state` the levels that a book after the one they were taken from, up to
-  /// row `row`, shows with another size or not at all.
-  private static func restore(_ state: inout [Taken], at row: Int, depth: BookDepth, side: BookSide) {
+  /// row `row` (which `rows` has, with every row between), shows with another size or
+  /// not at all.
+  private static func restore(_ state: inout [Taken], at row: Int, rows: LegRows, side: BookSide) {
     state.removeAll { entry in
       guard entry.row < row else { return false }
       for r in (entry.row + 1)...row {
-        let levels = side == .bid ? depth.bidStart[r]..<depth.bidStart[r + 1] : depth.askStart[r]..<depth.askStart[r + 1]
-        let prices = side == .bid ? depth.bidPrice : depth.askPrice, sizes = side == .bid ? depth.bidSize : depth.askSize
-        guard let l = levels.first(where: { prices[$0] == entry.price }), sizes[l] == entry.size else { return true }
+        guard let l = rows.levels(r, side).first(where: { rows.level($0, side).price == entry.price }), rows.level(l, side).size == entry.size else {
+          return true
+        }
       }
       return false
     }
     for i in state.indices { state[i].row = max(state[i].row, row) }
+  }
+
+  /// Lets each streamed leg `k` drop its rows below `floors[k] - 1` (no later walk
+  /// starts below `floors[k]`), the liquidity taken first brought up to the row it keeps,
+  /// as the next walk over those rows would bring it. The rows between two trades are
+  /// gone through a chunk at a time, never held at once; rows are kept while dropping
+  /// them would free less than half of those held.
+  /// - Throws: what a streamed leg's stream throws.
+  mutating func release(below floors: [Int]) throws {
+    for (k, rows) in legs.enumerated() where rows.streams {
+      let target = floors[k] - 1
+      while rows.base < target, try rows.has(rows.base + 1) {
+        let upTo = min(target, rows.lastHeld)
+        if upTo == target && !rows.worthDropping(below: upTo) { break }
+        if fill == .book {
+          for side in [BookSide.bid, .ask] { Self.restore(&taken[2 * k + side.rawValue], at: upTo, rows: rows, side: side) }
+        }
+        rows.drop(below: upTo)
+      }
+    }
   }
 }
 
@@ -182,30 +202,30 @@ extension ConvergenceBacktest {
   /// the quantities are those of the top rule, each leg's order walks its book at its
   /// fill row, a shortfall is settled by `partial`, and the exit closes the quantities
   /// held on the following books as far as needed.
-  func bookTrade(_ d: TradeDecision, walker: inout BookWalker) -> Trade {
+  func bookTrade(_ d: TradeDecision, walker: inout BookWalker) throws -> Trade {
     let s = parameters.slippageBps / 10_000
     let (richFee, cheapFee) = (parameters.fees[d.rich], parameters.fees[d.cheap])
     let richQuantity = parameters.notional / (d.richBid * (1 - s)), cheapQuantity = parameters.notional / (d.cheapAsk * (1 + s))
     // A leg that fails (`legFailRate`) fills nothing on the book of its fill row.
     let richFails = legFails(d, leg: d.rich), cheapFails = legFails(d, leg: d.cheap)
-    func share(_ k: Int, _ side: BookSide, row: Int, _ quantity: Double, onward: Bool) -> Double {
-      walker.take(k, side, row: row, quantity: quantity, onward: onward, commit: false).filled / quantity
+    func share(_ k: Int, _ side: BookSide, row: Int, _ quantity: Double, onward: Bool) throws -> Double {
+      try walker.take(k, side, row: row, quantity: quantity, onward: onward, commit: false).filled / quantity
     }
     let atRow = (
-      rich: richFails ? 0 : share(d.rich, .bid, row: d.richEntryRow, richQuantity, onward: false),
-      cheap: cheapFails ? 0 : share(d.cheap, .ask, row: d.cheapEntryRow, cheapQuantity, onward: false)
+      rich: richFails ? 0 : try share(d.rich, .bid, row: d.richEntryRow, richQuantity, onward: false),
+      cheap: cheapFails ? 0 : try share(d.cheap, .ask, row: d.cheapEntryRow, cheapQuantity, onward: false)
     )
     // hedge: a leg's rest (all of it when it failed) fills on its following books.
     let richStart = d.richEntryRow + (richFails ? 1 : 0), cheapStart = d.cheapEntryRow + (cheapFails ? 1 : 0)
     let onward = parameters.partial == .hedge
     let matched =
       onward
-      ? min(share(d.rich, .bid, row: richStart, richQuantity, onward: true), share(d.cheap, .ask, row: cheapStart, cheapQuantity, onward: true))
+      ? min(try share(d.rich, .bid, row: richStart, richQuantity, onward: true), try share(d.cheap, .ask, row: cheapStart, cheapQuantity, onward: true))
       : min(atRow.rich, atRow.cheap)
     // unwind: each leg takes what its book holds; the others: both legs take the matched share.
     let ordered = parameters.partial == .unwind ? atRow : (matched, matched)
-    let richWalk = walker.take(d.rich, .bid, row: richStart, quantity: richQuantity * ordered.0, onward: onward, commit: true)
-    let cheapWalk = walker.take(d.cheap, .ask, row: cheapStart, quantity: cheapQuantity * ordered.1, onward: onward, commit: true)
+    let richWalk = try walker.take(d.rich, .bid, row: richStart, quantity: richQuantity * ordered.0, onward: onward, commit: true)
+    let cheapWalk = try walker.take(d.cheap, .ask, row: cheapStart, quantity: cheapQuantity * ordered.1, onward: onward, commit: true)
     let richEntry = Self.legFill(richWalk, requested: richQuantity, price: Self.averagePrice(richWalk, fallback: d.richBid), top: d.richBid, sells: true)
     let cheapEntry = Self.legFill(
       cheapWalk, requested: cheapQuantity, price: Self.averagePrice(cheapWalk, fallback: d.cheapAsk), top: d.cheapAsk, sells: false)
@@ -216,21 +236,21 @@ extension ConvergenceBacktest {
     if parameters.partial == .unwind {
       if richWalk.filled > richHeld {
         unwound = richWalk.filled - richHeld
-        let back = walker.take(d.rich, .ask, row: d.richEntryRow, quantity: unwound, onward: true, commit: true)
-        let buy = Self.closingPrice(back, quantity: unwound, fallback: walker.legs[d.rich].ask[d.richEntryRow]) * (1 + s)
+        let back = try walker.take(d.rich, .ask, row: d.richEntryRow, quantity: unwound, onward: true, commit: true)
+        let buy = Self.closingPrice(back, quantity: unwound, fallback: try walker.legs[d.rich].quote(d.richEntryRow, .ask)) * (1 + s)
         unwindFees = richFee * unwound * (richSell + buy)
         unwindPnL = unwound * (richSell - buy) - unwindFees
       } else if cheapWalk.filled > cheapHeld {
         unwound = cheapWalk.filled - cheapHeld
-        let back = walker.take(d.cheap, .bid, row: d.cheapEntryRow, quantity: unwound, onward: true, commit: true)
-        let sell = Self.closingPrice(back, quantity: unwound, fallback: walker.legs[d.cheap].bid[d.cheapEntryRow]) * (1 - s)
+        let back = try walker.take(d.cheap, .bid, row: d.cheapEntryRow, quantity: unwound, onward: true, commit: true)
+        let sell = Self.closingPrice(back, quantity: unwound, fallback: try walker.legs[d.cheap].quote(d.cheapEntryRow, .bid)) * (1 - s)
         unwindFees = cheapFee * unwound * (cheapBuy + sell)
         unwindPnL = unwound * (sell - cheapBuy) - unwindFees
       }
     }
     // The exit closes what is held, on as many books as it takes.
-    let richClose = walker.take(d.rich, .ask, row: d.richExitRow, quantity: richHeld, onward: true, commit: true)
-    let cheapClose = walker.take(d.cheap, .bid, row: d.cheapExitRow, quantity: cheapHeld, onward: true, commit: true)
+    let richClose = try walker.take(d.rich, .ask, row: d.richExitRow, quantity: richHeld, onward: true, commit: true)
+    let cheapClose = try walker.take(d.cheap, .bid, row: d.cheapExitRow, quantity: cheapHeld, onward: true, commit: true)
     let richExit = Self.legFill(
       richClose, requested: richHeld, price: Self.closingPrice(richClose, quantity: richHeld, fallback: d.richAsk), top: d.richAsk, sells: false)
     let cheapExit = Self.legFill(

@@ -284,10 +284,30 @@ public struct ConvergenceBacktest: Sendable {
   /// quantities and PnL. With `fill = book` the trades walk the legs' books in turn, each
   /// on the liquidity the ones before it left; with leg failures, `partial` settles them.
   public func price(_ decisions: ConvergenceDecisions, legs: [QuoteSeries]) -> BacktestRun {
+    do { return try price(decisions, rows: parameters.walksFills ? legs.map(LegRows.init) : []) } catch {
+      preconditionFailure("legs in memory are read without a stream: \(error)")
+    }
+  }
+
+  /// `price(_:legs:)` with the legs read again as `streams` (each from its first quote,
+  /// with its books), `chunkRows` quotes at a time, as the walks reach their rows: the
+  /// rows below the lowest one a later trade's walk starts at are dropped, so that memory
+  /// does not grow with the legs (`docs/definitions.md`, "Book-walking fills").
+  /// - Throws: what a stream throws.
+  public func price(_ decisions: ConvergenceDecisions, streams: [any QuoteStream], chunkRows: Int) throws -> BacktestRun {
+    try price(decisions, rows: streams.map { LegRows(streaming: $0, chunkRows: chunkRows) })
+  }
+
+  private func price(_ decisions: ConvergenceDecisions, rows: [LegRows]) throws -> BacktestRun {
     let s = parameters.slippageBps / 10_000
-    var walker = parameters.walksFills ? BookWalker(legs: legs, fill: parameters.fill) : nil
-    let trades = decisions.trades.map { d -> Trade in
-      if walker != nil { return bookTrade(d, walker: &walker!) }
+    var walker = parameters.walksFills ? BookWalker(legs: rows, fill: parameters.fill) : nil
+    let floors = walker == nil ? [] : Self.floors(decisions.trades, legCount: rows.count)
+    let trades = try decisions.trades.indices.map { n -> Trade in
+      let d = decisions.trades[n]
+      if walker != nil {
+        try walker!.release(below: floors[n])
+        return try bookTrade(d, walker: &walker!)
+      }
       // A maker fill is at its limit price: no slippage.
       let richSell = d.maker?.leg == d.rich ? d.richBid : d.richBid * (1 - s), cheapBuy = d.maker?.leg == d.cheap ? d.cheapAsk : d.cheapAsk * (1 + s)
       let richBuy = d.richAsk * (1 + s), cheapSell = d.cheapBid * (1 - s)
@@ -313,6 +333,20 @@ public struct ConvergenceBacktest: Sendable {
     }
     return BacktestRun(
       trades: trades, skipped: decisions.skipped, firstTime: decisions.firstTime, lastTime: decisions.lastTime, notional: parameters.notional)
+  }
+
+  /// Per trade of `trades`, per leg, the lowest row at which a walk of that trade or a
+  /// later one starts on the leg (its fill rows, entry and exit).
+  private static func floors(_ trades: [TradeDecision], legCount: Int) -> [[Int]] {
+    var floors = Array(repeating: [Int](), count: trades.count)
+    var lowest = Array(repeating: Int.max, count: legCount)
+    for n in trades.indices.reversed() {
+      let d = trades[n]
+      for row in [d.richEntryRow, d.richExitRow] where row >= 0 { lowest[d.rich] = min(lowest[d.rich], row) }
+      for row in [d.cheapEntryRow, d.cheapExitRow] where row >= 0 { lowest[d.cheap] = min(lowest[d.cheap], row) }
+      floors[n] = lowest
+    }
+    return floors
   }
 
   /// The fee of leg `leg`'s entry fill in `d`: the maker fee for the maker leg, else the taker fee.

@@ -41,10 +41,11 @@ public struct StreamedResult<Run: Sendable>: Sendable {
 public typealias StreamedDecisions = StreamedResult<ConvergenceDecisions>
 
 extension ConvergenceBacktest {
-  /// Whether `decide(_:open:…)` can take this run's decisions: fills at the top of the
-  /// book with both legs filling and taking (a book walk, a failed leg and a maker
-  /// order's rest read the legs' rows); any latency, fixed or drawn.
-  public var streams: Bool { !parameters.walksFills && parameters.maker == nil }
+  /// Whether `decide(_:open:…)` can take this run's decisions: both legs taking (a maker
+  /// order's rest reads its leg's trades and books), any latency, fixed or drawn. A book
+  /// walk or a failed leg prices the decisions on another pass over the legs
+  /// (`price(_:streams:chunkRows:)`).
+  public var streams: Bool { parameters.maker == nil }
 
   /// The decisions of every run of `runs` on two legs read as streams, each exactly as
   /// `decide(legs:index:)` takes them on the whole legs; memory depends on

@@ -48,9 +48,9 @@ public enum ScenarioEngine: Sendable {
     }
   }
 
-  /// Whether runs of this engine can stream their legs: top-of-book fills with both
-  /// legs filling and taking (`ConvergenceBacktest.streams`; mode inventory always),
-  /// at any latency, fixed or drawn.
+  /// Whether runs of this engine can stream their legs: both legs taking
+  /// (`ConvergenceBacktest.streams`; mode inventory always), at any latency, fixed or
+  /// drawn; book-walking fills price the trades on one more pass.
   public var streams: Bool {
     switch self {
     case .inventory: true

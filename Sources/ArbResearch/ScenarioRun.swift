@@ -107,11 +107,10 @@ public struct ScenarioRun {
       scenario: scenario, legs: series.map(Leg.init), fees: fees, points: index.clockPoints, validPoints: index.validPoints, outcome: outcome, fx: fx)
   }
 
-  /// Whether `init(streaming:…)` runs `scenario`: top-of-book fills with both legs
-  /// taking, at any latency (`ScenarioEngine.streams`), on legs that stream
-  /// (`ScenarioStreams.serves`).
+  /// Whether `init(streaming:…)` runs `scenario`: both legs taking, at any latency, with
+  /// fills at the top or walking the books (`ScenarioEngine.streams`).
   public static func streams(_ scenario: Scenario, fees: [Double], registry: ExchangeRegistry) throws -> Bool {
-    try ScenarioEngine(scenario, fees: fees, registry: registry).streams && ScenarioStreams.serves(scenario)
+    try ScenarioEngine(scenario, fees: fees, registry: registry).streams
   }
 
   /// The backtest of `scenario` (which `streams`) on its legs read with `options` as
@@ -150,7 +149,7 @@ public struct ScenarioRun {
     _ scenario: Scenario, fees: [Double], engine: ScenarioEngine, streams: ScenarioStreams, options: IngestOptions, chunkPoints: Int,
     fundingCut: Int64? = nil
   ) throws -> (run: ScenarioRun, sight: StreamedSight) {
-    precondition(engine.streams, "a streamed backtest has top-of-book taker fills")
+    precondition(engine.streams, "a streamed backtest has taker fills")
     let alignment = AlignmentOptions(maxStale: scenario.maxStale, grid: scenario.grid)
     func sight<Run>(_ result: StreamedResult<Run>) -> StreamedSight {
       StreamedSight(legTimes: result.legTimes, latencyBound: scenario.latencyBound { result.longestRecordedDelays[$0] })
@@ -170,7 +169,9 @@ public struct ScenarioRun {
       let settlements = try Self.settlements(scenario, streams: streams, options: options, fundingCut: fundingCut)
       outcome = .carry(carry.price(result.runs[0], funding: settlements), settlements)
     default:
-      outcome = .convergence(rules.price(result.runs[0], legs: []))
+      // Book-walking fills: one more pass over the legs, with their books.
+      let legs = rules.parameters.walksFills ? try (0..<2).map { try streams.open($0, allColumns: true, counting: false) } : []
+      outcome = .convergence(try rules.price(result.runs[0], streams: legs, chunkRows: chunkPoints))
     }
     let run = ScenarioRun(
       scenario: scenario, legs: Leg.streamed(result, instruments: streams.instruments), fees: fees, points: result.clockPoints,

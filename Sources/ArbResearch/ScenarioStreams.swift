@@ -48,15 +48,11 @@ public struct ScenarioStreams: Sendable {
     func restarted() -> FXRates { FXRates(spec: spec, whole: whole, summary: summary) }
   }
 
-  /// Whether a streamed run can take `scenario`'s data: the legs' books not walked.
-  public static func serves(_ scenario: Scenario) -> Bool { scenario.fill == .top }
-
-  /// The legs of `scenario` (which `serves`) read with `options` (the scenario's clock
-  /// and leg options already set), a file leg parsed ahead `chunkRows` quotes at a time;
-  /// a leg that cannot stream is read here, whole. `counted` is told the quotes the
-  /// streams read, as they read them.
+  /// The legs of `scenario` read with `options` (the scenario's clock and leg options
+  /// already set: the books kept when the scenario walks them), a file leg parsed ahead
+  /// `chunkRows` quotes at a time; a leg that cannot stream is read here, whole.
+  /// `counted` is told the quotes the streams read, as they read them.
   public init(_ scenario: Scenario, options: IngestOptions, chunkRows: Int, counted: (@Sendable (Int) -> Void)? = nil) throws {
-    precondition(Self.serves(scenario), "a scenario whose data streams")
     specs = try ScenarioLegs.specs(scenario)
     instruments = scenario.legs.map { Instrument(venue: $0.venue, market: $0.market, symbol: $0.symbol) }
     self.options = options
@@ -84,6 +80,12 @@ public struct ScenarioStreams: Sendable {
         throw ScenarioLegError(.oneClock(leg: k, instrument: instruments[k].description))
       }
     }
+    // Book-walking fills need every leg's books, as `ScenarioLegs.prepared` checks on whole legs.
+    for k in scenario.legs.indices where scenario.fill == .book {
+      if let first = try open(k, allColumns: true, counting: false).next(maxRows: 1), first.books == nil {
+        throw ScenarioLegError(.noDepth(leg: k, instrument: instruments[k].description))
+      }
+    }
   }
 
   /// A new stream over leg `k` from its first quote, with the book sizes and the other
@@ -91,7 +93,7 @@ public struct ScenarioStreams: Sendable {
   public func open(_ k: Int, allColumns: Bool) throws -> any QuoteStream { try open(k, allColumns: allColumns, counting: true) }
 
   /// As `open(_:allColumns:)`, its quotes told to `counted` when `counting`.
-  private func open(_ k: Int, allColumns: Bool, counting: Bool) throws -> any QuoteStream {
+  func open(_ k: Int, allColumns: Bool, counting: Bool) throws -> any QuoteStream {
     var options = options
     options.storeColumns = allColumns ? .all : .skippingSizesAndOtherClock
     let stream = try Self.stream(specs[k], whole: whole[k], options: options, chunkRows: chunkRows)

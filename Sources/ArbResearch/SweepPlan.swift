@@ -116,7 +116,7 @@ public struct SweepPlan: Sendable {
   let period: Int64?
 
   /// The plan of `cells`, their legs read with `options`. When every cell on some legs
-  /// is a run that streams (`ScenarioEngine.streams`, `ScenarioStreams.serves`), all of
+  /// is a run that streams (`ScenarioEngine.streams`) without walking its books, all of
   /// mode inventory or all on one direction rule (mode convergence's or carry's), and
   /// `stream`, those legs stream: their runs' decisions (inventory: the runs) are taken
   /// here, in one pass over the legs `chunkPoints` valid points (and quotes per leg) at
@@ -142,7 +142,8 @@ public struct SweepPlan: Sendable {
         let key = scenario.preparationKey
         guard !refused.contains(key) else { continue }
         let family: StreamedFamily = engine.rules.map { .decided(sellLeg: $0.parameters.sellLeg) } ?? .inventory
-        if engine.streams, ScenarioStreams.serves(scenario), streamedKeys[key].map({ $0 == family }) ?? true {
+        // A cell that walks its books would read the legs again to price its trades: those are read whole.
+        if engine.streams, !scenario.walksFills, streamedKeys[key].map({ $0 == family }) ?? true {
           streamedKeys[key] = family
         } else {
           refused.insert(key)

@@ -306,9 +306,6 @@ extension QuoteSeries {
 }
 
 extension SplitMix64 {
-  /// A uniform integer in `range`.
-  mutating func int(_ range: ClosedRange<Int>) -> Int { range.lowerBound + Int(next() % UInt64(range.count)) }
-
   /// A random leg: `count` strictly increasing times with gaps 1…maxGap from `start`,
   /// a mid wandering around `level` and a spread of 0…spread (relative).
   mutating func leg(

@@ -139,9 +139,10 @@ struct BoundedMemoryTests {
     }
   }
 
-  /// Book snapshots with their depth kept (`--size`) stream with the book behind each
-  /// quote: four times the books cost no more (read whole, they would add about 50 MiB).
-  @Test func `premium and basis at a size over book snapshots keep their peak`() throws {
+  /// Book snapshots with their depth kept (`--size`, book-walking fills) stream with the
+  /// book behind each quote: four times the books cost no more (read whole, they would
+  /// add about 80 MB).
+  @Test func `premium and basis at a size, and a backtest walking the books, over book snapshots keep their peak`() throws {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
     var peaks: [String: [Int]] = [:]
@@ -151,9 +152,16 @@ struct BoundedMemoryTests {
         return folder.write("\(venue)-\(rows).csv", ([file.header] + file.rows).joined(separator: "\n") + "\n")
       }
       let common = ["--size", "2", "--max-stale", "5s", "--chunk-rows", "256", "--format", "json"]
+      let scenario = folder.write(
+        "walk-\(rows).json",
+        #"{ "legs": [{ "venue": "binance", "market": "linear", "symbol": "BTCUSDT", "files": ["\#(files[0])"] }, "#
+          + #"{ "venue": "bybit", "market": "linear", "symbol": "BTCUSDT", "files": ["\#(files[1])"] }], "#
+          + #""strategy": { "mode": "convergence", "entry": 0.05, "exit": 0.0, "notional": 60000, "max_holding": "10s" }, "#
+          + #""costs": { "fill": "book", "partial": "hedge", "latency": "50ms" } }"#)
       let runs = [
         "premium": ["premium", "--leg", files[0], "--leg", files[1]] + common,
         "basis": ["basis", "--perp", "binance:linear:BTCUSDT=\(files[0])", "--spot", "bybit:linear:BTCUSDT=\(files[1])"] + common,
+        "backtest": ["backtest", scenario, "--chunk-rows", "256", "--format", "json"],
       ]
       for (name, arguments) in runs {
         let run = try Self.peak(arguments, folder: folder)

@@ -123,12 +123,50 @@ struct StreamedSweepTests {
     #expect(streamed.legs.map(\.instrument) == whole.legs.map(\.instrument))
   }
 
-  @Test("a run that cannot stream says so")
+  @Test("a run with a maker leg cannot stream, and says so")
   func refused() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
     let registry = IngestOptions().registry
-    let scenarios = try ["costs.fill=book", "costs.leg_fail_rate=0.1"].map { try Scenario.load(path: Self.convergence, overrides: [$0]) }
-    for scenario in scenarios {
-      #expect(try !ScenarioRun.streams(scenario, fees: scenario.takerFees(registry: registry), registry: registry))
+    let scenario = try Scenario.load(path: MakerCommandTests.scenario(folder))
+    #expect(try !ScenarioRun.streams(scenario, fees: scenario.takerFees(registry: registry), registry: registry))
+  }
+
+  @Test func `book-walking fills and failed legs stream: the same run as on whole legs, chunks from two points`() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    // Two venues' generated book snapshots, so that the premium comes and goes.
+    let files = [("binance-futures", UInt64(11)), ("bybit", 12)].map { venue, seed in
+      let file = SizeFlagTests.snapshots(venue: venue, rows: 1_500, seed: seed, gap: 40_000)
+      return folder.write("\(venue).csv", ([file.header] + file.rows).joined(separator: "\n") + "\n")
+    }
+    let legs = zip(["binance", "bybit"], files).map { venue, path in
+      #"{ "venue": "\#(venue)", "market": "linear", "symbol": "BTCUSDT", "files": ["\#(path)"] }"#
+    }
+    let path = folder.write(
+      "walk.json",
+      """
+      {
+        "legs": [\(legs.joined(separator: ", "))],
+        "strategy": { "mode": "convergence", "entry": 0.05, "exit": 0.0, "notional": 120000, "max_holding": "500ms" },
+        "costs": { "fill": "book", "latency": "30ms", "fees": { "binance": 0.0004, "bybit": 0.00055 } }
+      }
+      """)
+    let settings = [
+      ["costs.partial=fill"], ["costs.partial=hedge"], ["costs.partial=unwind", "costs.leg_fail_rate=0.2"], ["costs.fill=top", "costs.leg_fail_rate=0.3"],
+    ]
+    for overrides in settings {
+      let scenario = try Scenario.load(path: path, overrides: overrides)
+      for chunkPoints in [2, 65_536] { try Self.compareBacktest(scenario, chunkPoints: chunkPoints) }
+      // The data give round trips to walk, some of them one-legged.
+      var options = IngestOptions()
+      options.clock = scenario.clock
+      let run = try ScenarioRun(streaming: scenario, fees: try scenario.takerFees(registry: options.registry), options: options, chunkPoints: 1 << 16)
+      if case .convergence(let result) = run.outcome {
+        #expect(result.trades.count >= 5 && result.leggedTrades > 0, "\(overrides)")
+      } else {
+        Issue.record("mode convergence")
+      }
     }
   }
 

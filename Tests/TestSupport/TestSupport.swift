@@ -16,6 +16,9 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
   /// A uniform double in [0, 1).
   public mutating func uniform() -> Double { Double(next() >> 11) * 0x1p-53 }
 
+  /// A uniform integer in `range`.
+  public mutating func int(_ range: ClosedRange<Int>) -> Int { range.lowerBound + Int(next() % UInt64(range.count)) }
+
   /// A standard normal draw (Box–Muller).
   public mutating func normal() -> Double {
     let u = max(uniform(), 1e-300), v = uniform()

@@ -22,10 +22,11 @@ struct BacktestCommand: Command {
     exit, with the perp's funding settlements received or paid meanwhile. Fills
     use the as-of quotes `costs.latency` after the signal, with slippage and each
     venue's taker fee (the registry's, or costs.fees.VENUE). Rules and metrics: docs/definitions.md; scenario keys:
-    Data/scenarios/README.md. Runs with top-of-book fills at any latency (every
-    mode) stream their legs (a store from its mapped partitions, files as they are
-    read), --chunk-rows valid points at a time: memory does not grow with the
-    history, also in --lookahead-check's reruns; other runs read the legs whole.
+    Data/scenarios/README.md. Runs with taker fills at any latency (every mode)
+    stream their legs (a store from its mapped partitions, files as they are
+    read), --chunk-rows valid points at a time, book-walking fills on one more pass
+    over the legs' books: memory does not grow with the history, also in
+    --lookahead-check's reruns; runs with a maker leg read the legs whole.
 
     Options:
     \(HelpText.options([

@@ -29,7 +29,7 @@ struct SweepCommand: Command {
     Cells with top-of-book fills at any latency (every mode) stream
     their legs (a store from its mapped partitions, files as they are read): memory
     grows with --chunk-rows and the number of cells, not with the history; other
-    cells read their legs whole.
+    cells (book-walking fills, a maker leg) read their legs whole.
     --format json prints one JSON object instead of the CSV (keys, metrics, and cells:
     one object per cell with the grid values as given and the metrics as numbers or
     null), which arbkit report --sweep reads as well; it needs stdout (no --out).
