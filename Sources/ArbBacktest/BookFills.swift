@@ -182,9 +182,9 @@ struct BookWalker {
   /// gone through a chunk at a time, never held at once; rows are kept while dropping
   /// them would free less than half of those held.
   /// - Throws: what a streamed leg's stream throws.
-  mutating func release(below floors: [Int]) throws {
+  mutating func release(below floors: ArraySlice<Int>) throws {
     for (k, rows) in legs.enumerated() where rows.streams {
-      let target = floors[k] - 1
+      let target = floors[floors.startIndex + k] - 1
       while rows.base < target, try rows.has(rows.base + 1) {
         let upTo = min(target, rows.lastHeld)
         if upTo == target && !rows.worthDropping(below: upTo) { break }

@@ -305,7 +305,7 @@ public struct ConvergenceBacktest: Sendable {
     let trades = try decisions.trades.indices.map { n -> Trade in
       let d = decisions.trades[n]
       if walker != nil {
-        try walker!.release(below: floors[n])
+        try walker!.release(below: floors[(rows.count * n)..<(rows.count * (n + 1))])
         return try bookTrade(d, walker: &walker!)
       }
       // A maker fill is at its limit price: no slippage.
@@ -335,16 +335,16 @@ public struct ConvergenceBacktest: Sendable {
       trades: trades, skipped: decisions.skipped, firstTime: decisions.firstTime, lastTime: decisions.lastTime, notional: parameters.notional)
   }
 
-  /// Per trade of `trades`, per leg, the lowest row at which a walk of that trade or a
-  /// later one starts on the leg (its fill rows, entry and exit).
-  private static func floors(_ trades: [TradeDecision], legCount: Int) -> [[Int]] {
-    var floors = Array(repeating: [Int](), count: trades.count)
+  /// Per trade of `trades`, per leg (`legCount` values a trade), the lowest row at which
+  /// a walk of that trade or a later one starts on the leg (its fill rows, entry and exit).
+  private static func floors(_ trades: [TradeDecision], legCount: Int) -> [Int] {
+    var floors = Array(repeating: Int.max, count: trades.count * legCount)
     var lowest = Array(repeating: Int.max, count: legCount)
     for n in trades.indices.reversed() {
       let d = trades[n]
       for row in [d.richEntryRow, d.richExitRow] where row >= 0 { lowest[d.rich] = min(lowest[d.rich], row) }
       for row in [d.cheapEntryRow, d.cheapExitRow] where row >= 0 { lowest[d.cheap] = min(lowest[d.cheap], row) }
-      floors[n] = lowest
+      for k in 0..<legCount { floors[legCount * n + k] = lowest[k] }
     }
     return floors
   }

@@ -11,12 +11,14 @@ final class LegRows {
   private let chunkRows: Int
   /// Whether the rows come from a stream (and may be dropped).
   let streams: Bool
+  // Unchecked: the walker that owns the rows reads them one call at a time; a checked
+  // access per level read would cost more than the walk.
   /// The leg row of the columns' first element.
-  private(set) var base = 0
-  private var bid: [Double]
-  private var ask: [Double]
+  @exclusivity(unchecked) private(set) var base = 0
+  @exclusivity(unchecked) private var bid: [Double]
+  @exclusivity(unchecked) private var ask: [Double]
   /// The book behind each quote held, when the leg has books.
-  private var depth: BookDepth?
+  @exclusivity(unchecked) private var depth: BookDepth?
 
   /// The rows of `series`, in memory (nothing is copied or dropped).
   init(_ series: QuoteSeries) {

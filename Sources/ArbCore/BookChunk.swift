@@ -52,12 +52,15 @@ public struct BookChunk: @unchecked Sendable {
 /// Reusable buffers that books are appended to and handed out as a `BookChunk`, valid
 /// until the block next changes.
 public final class BookBlock {
-  private var bidStart = GrowingColumn<Int>()
-  private var askStart = GrowingColumn<Int>()
-  private var bidPrice = GrowingColumn<Double>()
-  private var bidSize = GrowingColumn<Double>()
-  private var askPrice = GrowingColumn<Double>()
-  private var askSize = GrowingColumn<Double>()
+  // Unchecked: every use is inside one call of a method of this class, which is never
+  // reentered (the block is owned by one reader at a time); a checked access per column
+  // per book was a fifth of a book stream's time.
+  @exclusivity(unchecked) private var bidStart = GrowingColumn<Int>()
+  @exclusivity(unchecked) private var askStart = GrowingColumn<Int>()
+  @exclusivity(unchecked) private var bidPrice = GrowingColumn<Double>()
+  @exclusivity(unchecked) private var bidSize = GrowingColumn<Double>()
+  @exclusivity(unchecked) private var askPrice = GrowingColumn<Double>()
+  @exclusivity(unchecked) private var askSize = GrowingColumn<Double>()
 
   public init() {
     bidStart.append(0)

@@ -36,9 +36,10 @@ public final class FileQuoteStream: QuoteStream {
   private var keepsOtherTime = false
   /// The books of the quotes are handed out (the files are book snapshots read with depth).
   private var keepsBooks = false
-  /// The book of the held point, and of the point being taken (swapped with it).
-  private var heldBook = BookBlock()
-  private var pointBook = BookBlock()
+  /// The book of the held point, and of the point being taken (swapped with it; unchecked:
+  /// only `take` and `append`, one call at a time, use them).
+  @exclusivity(unchecked) private var heldBook = BookBlock()
+  @exclusivity(unchecked) private var pointBook = BookBlock()
   private var paths: ArraySlice<String>
   private var current: OpenFile?
   /// The last point kept and not yet handed out: a later row at its time replaces it.
@@ -55,10 +56,12 @@ public final class FileQuoteStream: QuoteStream {
   /// - Parameters:
   ///   - options: as for `LegSpec.load`; its `storeColumns` says whether sizes and the
   ///     other clock are handed out.
+  ///   - books: hand out the books of files read with their depth; without, their
+  ///     levels are still read and checked (the rows are those of a read with books).
   /// - Throws: as `LegSpec.load`.
-  public static func open(_ leg: LegSpec, options: IngestOptions, specOverrides: [String] = []) throws -> FileQuoteStream? {
+  public static func open(_ leg: LegSpec, options: IngestOptions, specOverrides: [String] = [], books: Bool = true) throws -> FileQuoteStream? {
     guard try canStream(leg, options: options, specOverrides: specOverrides) else { return nil }
-    return try FileQuoteStream(leg, options: try leg.ingestOptions(options, specOverrides: specOverrides))
+    return try FileQuoteStream(leg, options: try leg.ingestOptions(options, specOverrides: specOverrides), books: books)
   }
 
   /// Whether every file of `leg` can stream (what `open` checks): regular files, not
@@ -89,7 +92,7 @@ public final class FileQuoteStream: QuoteStream {
     return depth
   }
 
-  private init(_ leg: LegSpec, options: IngestOptions) throws {
+  private init(_ leg: LegSpec, options: IngestOptions, books: Bool) throws {
     self.leg = leg
     self.options = options
     window = options.window ?? TimeWindow()
@@ -104,7 +107,7 @@ public final class FileQuoteStream: QuoteStream {
     instrument = leg.instrument ?? current!.selectedBuilder!.series.instrument
     field = current!.selectedBuilder!.series.field
     keepsOtherTime = keepsSizes && current!.selectedBuilder!.keepsOtherTime
-    keepsBooks = current!.reader.layout.depthLevels > 0
+    keepsBooks = books && current!.reader.layout.depthLevels > 0
   }
 
   /// The layout of the file at `path` when it can stream: a regular file, not JSON, whose

@@ -170,7 +170,7 @@ public struct ScenarioRun {
       outcome = .carry(carry.price(result.runs[0], funding: settlements), settlements)
     default:
       // Book-walking fills: one more pass over the legs, with their books.
-      let legs = rules.parameters.walksFills ? try (0..<2).map { try streams.open($0, allColumns: true, counting: false) } : []
+      let legs = rules.parameters.walksFills ? try (0..<2).map { try streams.open($0, allColumns: true, counting: false, books: true) } : []
       outcome = .convergence(try rules.price(result.runs[0], streams: legs, chunkRows: chunkPoints))
     }
     let run = ScenarioRun(

@@ -82,21 +82,24 @@ public struct ScenarioStreams: Sendable {
     }
     // Book-walking fills need every leg's books, as `ScenarioLegs.prepared` checks on whole legs.
     for k in scenario.legs.indices where scenario.fill == .book {
-      if let first = try open(k, allColumns: true, counting: false).next(maxRows: 1), first.books == nil {
+      if let first = try open(k, allColumns: true, counting: false, books: true).next(maxRows: 1), first.books == nil {
         throw ScenarioLegError(.noDepth(leg: k, instrument: instruments[k].description))
       }
     }
   }
 
   /// A new stream over leg `k` from its first quote, with the book sizes and the other
-  /// clock when `allColumns`.
-  public func open(_ k: Int, allColumns: Bool) throws -> any QuoteStream { try open(k, allColumns: allColumns, counting: true) }
+  /// clock when `allColumns`, and the books behind the quotes when `books` (a book file
+  /// read without them still reads and checks their levels: the same rows).
+  public func open(_ k: Int, allColumns: Bool, books: Bool = false) throws -> any QuoteStream {
+    try open(k, allColumns: allColumns, counting: true, books: books)
+  }
 
-  /// As `open(_:allColumns:)`, its quotes told to `counted` when `counting`.
-  func open(_ k: Int, allColumns: Bool, counting: Bool) throws -> any QuoteStream {
+  /// As `open(_:allColumns:books:)`, its quotes told to `counted` when `counting`.
+  func open(_ k: Int, allColumns: Bool, counting: Bool, books: Bool = false) throws -> any QuoteStream {
     var options = options
     options.storeColumns = allColumns ? .all : .skippingSizesAndOtherClock
-    let stream = try Self.stream(specs[k], whole: whole[k], options: options, chunkRows: chunkRows)
+    let stream = try Self.stream(specs[k], whole: whole[k], options: options, chunkRows: chunkRows, books: books)
     let told = counting ? counted.map { CountingQuoteStream(stream, counted: $0) } ?? stream : stream
     let shifted = offsets[k] == 0 ? told : ShiftedQuoteStream(told, by: offsets[k])
     // Cut before it is converted, so that the conversion counts the quotes kept only.
@@ -121,11 +124,11 @@ public struct ScenarioStreams: Sendable {
   }
 
   /// A new stream over `spec` read with `options` (`whole` when it was read whole), a
-  /// file parsed ahead `chunkRows` quotes at a time.
-  private static func stream(_ spec: LegSpec, whole: QuoteSeries?, options: IngestOptions, chunkRows: Int) throws -> any QuoteStream {
+  /// file parsed ahead `chunkRows` quotes at a time, with its books when `books`.
+  private static func stream(_ spec: LegSpec, whole: QuoteSeries?, options: IngestOptions, chunkRows: Int, books: Bool = false) throws -> any QuoteStream {
     if let whole { return SeriesQuoteStream(whole) }
     if spec.isStore { return try spec.stream(options: options).stream }
-    return PrefetchedQuoteStream(try FileQuoteStream.open(spec, options: options)!, rows: chunkRows)
+    return PrefetchedQuoteStream(try FileQuoteStream.open(spec, options: options, books: books)!, rows: chunkRows)
   }
 
   /// What the FX conversion of the legs read so far counted (`nil` without `fx`): once a
@@ -159,7 +162,8 @@ extension ScenarioStreams {
     _ runs: [ConvergenceBacktest], checking scenarios: [Scenario], alignment: AlignmentOptions, chunkPoints: Int, jobs: Int
   ) throws -> StreamedDecisions {
     let result = try ConvergenceBacktest.decide(
-      runs, open: open, options: alignment, sellLeg: runs.first?.parameters.sellLeg, chunkPoints: chunkPoints, legChunkRows: chunkPoints, jobs: jobs)
+      runs, open: { try self.open($0, allColumns: $1) }, options: alignment, sellLeg: runs.first?.parameters.sellLeg, chunkPoints: chunkPoints,
+      legChunkRows: chunkPoints, jobs: jobs)
     try Self.check(scenarios, result)
     return result
   }
@@ -169,7 +173,8 @@ extension ScenarioStreams {
   public func run(
     _ runs: [InventoryArbitrage], checking scenarios: [Scenario], alignment: AlignmentOptions, chunkPoints: Int, jobs: Int
   ) throws -> StreamedResult<InventoryRun> {
-    let result = try InventoryArbitrage.run(runs, open: open, options: alignment, chunkPoints: chunkPoints, legChunkRows: chunkPoints, jobs: jobs)
+    let result = try InventoryArbitrage.run(
+      runs, open: { try self.open($0, allColumns: $1) }, options: alignment, chunkPoints: chunkPoints, legChunkRows: chunkPoints, jobs: jobs)
     try Self.check(scenarios, result)
     return result
   }

@@ -22,7 +22,8 @@ struct BasisCommand: Command {
     index premium and the derivative over each. With --size, open and close at that
     trade size from the books' depth. Statistics and bands as in arbkit premium.
     Every price leg is streamed (the funding rates are read whole); with --size the
-    derivative and the reference are read whole. Definitions: docs/definitions.md.
+    derivative and the reference stream with their sizes (a book snapshot with its
+    books) on one more pass. Definitions: docs/definitions.md.
 
     Options:
     \(HelpText.options([
@@ -164,7 +165,7 @@ struct BasisCommand: Command {
   /// a time, each reference premium on a pass of its own, the perpetual once more for its
   /// mid at the funding events; the funding rates are read whole. With `--size` the
   /// streams carry their sizes, and a pass over the derivative and the reference walks
-  /// each point's books: a leg's order books (from sources read whole), or its top level.
+  /// each point's books: the order book behind a leg's quote, or its top level.
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     if let shard { return try runShard(shard, terminal: terminal) }
     let present = present
