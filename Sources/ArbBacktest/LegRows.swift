@@ -62,9 +62,6 @@ final class LegRows {
   @inline(__always)
   func price(_ row: Int, _ side: BookSide) -> Double { side == .bid ? bid[row - base] : ask[row - base] }
 
-  /// Whether the rows have books.
-  var hasBooks: Bool { depth != nil }
-
   /// The levels of one side of the book of row `row`, which the leg has, as positions
   /// for `level`.
   @inline(__always)
