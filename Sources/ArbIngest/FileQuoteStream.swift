@@ -13,9 +13,11 @@ import ArbCore
 /// next row shows it is final.
 ///
 /// Only files in time order with one series per row stream (`FileReader.streamsInOrder`);
-/// `open` returns `nil` for others (a JSON source, a pipe, `--sort`, a rebuilt L2 book),
-/// which are read whole. A book snapshot read with its depth (`IngestOptions.keepDepth`)
-/// hands out the book behind each quote with it (`QuoteChunk.books`).
+/// `open` returns `nil` for others (a JSON source, a pipe, `--sort`), which are read
+/// whole. A Tardis `incremental_book_L2` file streams the quotes of its rebuilt books,
+/// its books carried from row to row. A book snapshot or a rebuilt book read with its
+/// depth (`IngestOptions.keepDepth`) hands out the book behind each quote with it
+/// (`QuoteChunk.books`).
 public final class FileQuoteStream: QuoteStream {
   public private(set) var instrument: Instrument
   /// The field of the leg's series, known once its first rows are read (a column spec's
@@ -84,10 +86,10 @@ public final class FileQuoteStream: QuoteStream {
     let fileOptions = try leg.ingestOptions(options, specOverrides: specOverrides)
     var depth: Bool? = nil
     for path in leg.paths {
-      guard let layout = Self.streamingLayout(path: path, leg: leg, options: fileOptions), depth == nil || depth == (layout.depthLevels > 0) else {
+      guard let reader = Self.streamingReader(path: path, leg: leg, options: fileOptions), depth == nil || depth == reader.keepsBookDepth else {
         return nil
       }
-      depth = layout.depthLevels > 0
+      depth = reader.keepsBookDepth
     }
     return depth
   }
@@ -107,13 +109,13 @@ public final class FileQuoteStream: QuoteStream {
     instrument = leg.instrument ?? current!.selectedBuilder!.series.instrument
     field = current!.selectedBuilder!.series.field
     keepsOtherTime = keepsSizes && current!.selectedBuilder!.keepsOtherTime
-    keepsBooks = books && current!.reader.layout.depthLevels > 0
+    keepsBooks = books && current!.reader.keepsBookDepth
   }
 
-  /// The layout of the file at `path` when it can stream: a regular file, not JSON, whose
-  /// header (or first row) shows rows in time order of the leg's field; else `nil`. Any
-  /// error is left to the whole read, which reports it.
-  private static func streamingLayout(path: String, leg: LegSpec, options: IngestOptions) -> RecordLayout? {
+  /// A reader of the file at `path`, its header read, when the file can stream: a regular
+  /// file, not JSON, whose header (or first row) shows rows in time order of the leg's
+  /// field; else `nil`. Any error is left to the whole read, which reports it.
+  private static func streamingReader(path: String, leg: LegSpec, options: IngestOptions) -> FileReader? {
     guard let file = try? FileSource(path: path), !file.isStream else { return nil }
     var reader: FileReader
     if ParquetReader.reads(path: path, format: options.format) {
@@ -136,7 +138,7 @@ public final class FileQuoteStream: QuoteStream {
         }
       } catch { return nil }
     }
-    return reader.streamsInOrder && (leg.field == nil || leg.field == reader.layout.field) ? reader.layout : nil
+    return reader.streamsInOrder && (leg.field == nil || leg.field == reader.layout.field) ? reader : nil
   }
 
   deinit {
@@ -241,7 +243,11 @@ public final class FileQuoteStream: QuoteStream {
               return goesOn()
             })
         }
-        if !more { file.atEnd = true }
+        if !more {
+          file.atEnd = true
+          // A rebuilt book's last instants close with the file.
+          if file.reader.books != nil { file.reader.finishBooks() }
+        }
         for k in seen..<file.reader.builders.count { try file.sort(builder: k, leg: leg, window: window) }
       }
     } catch let error as IngestError where !error.reason.isStreamFault && file.compression != .none {
@@ -394,7 +400,7 @@ public final class FileQuoteStream: QuoteStream {
     guard
       let options = try streamingOptions(
         leg, options: options, specOverrides: specOverrides,
-        accepts: { layout, options in layout.fundingIntervalHours == nil && !options.readsTradeSizes && layout.depthLevels == 0 })
+        accepts: { reader in reader.layout.fundingIntervalHours == nil && !reader.options.readsTradeSizes && !reader.keepsBookDepth })
     else { return nil }
     var handOut = SeriesHandOut(window: options.window ?? TimeWindow(), chunkRows: chunkRows)
     let path = leg.paths[0]
@@ -461,12 +467,12 @@ public final class FileQuoteStream: QuoteStream {
   }
 
   /// The options the one file `leg` names is read with when it streams and `accepts`
-  /// its layout and options; else `nil`.
+  /// its reader (its header read); else `nil`.
   private static func streamingOptions(
-    _ leg: LegSpec, options: IngestOptions, specOverrides: [String], accepts: (RecordLayout, IngestOptions) -> Bool = { _, _ in true }
+    _ leg: LegSpec, options: IngestOptions, specOverrides: [String], accepts: (FileReader) -> Bool = { _ in true }
   ) throws -> IngestOptions? {
     let fileOptions = try leg.ingestOptions(options, specOverrides: specOverrides)
-    guard leg.paths.count == 1, let layout = streamingLayout(path: leg.paths[0], leg: leg, options: fileOptions), accepts(layout, fileOptions)
+    guard leg.paths.count == 1, let reader = streamingReader(path: leg.paths[0], leg: leg, options: fileOptions), accepts(reader)
     else { return nil }
     return fileOptions
   }

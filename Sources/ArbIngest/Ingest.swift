@@ -469,7 +469,7 @@ struct FileReader {
       var builder = SeriesBuilder(
         instrument: instrument, field: field, clock: options.clock, keepsOtherTime: layout.otherTime != nil,
         keepsFundingInterval: layout.fundingIntervalHours != nil, expectedRows: builders.isEmpty ? expectedRows : 1024)
-      if layout.depthLevels > 0 || (books != nil && options.keepDepth) { builder.series.depth = BookDepth() }
+      if keepsBookDepth { builder.series.depth = BookDepth() }
       if let countsIn { builder.stopKeeping(window: countsIn) }
       builders.append(builder)
     }
@@ -528,11 +528,16 @@ struct FileReader {
   }
 
   /// Whether the file, its header read, holds one series per row in time order, which
-  /// `FileQuoteStream` can hand out as it reads: not a rebuilt L2 book, a wide file, a
-  /// file of several quantities per row, a descending file or `sort`.
+  /// `FileQuoteStream` can hand out as it reads: not a wide file, a file of several
+  /// quantities per row, a descending file or `sort`. A rebuilt L2 book streams: its
+  /// points are the instants its rows close, in time order per instrument.
   var streamsInOrder: Bool {
-    headerDone && books == nil && layout.venueColumns == nil && layout.values.isEmpty && !layout.descending && !options.sort
+    headerDone && layout.venueColumns == nil && layout.values.isEmpty && !layout.descending && !options.sort
   }
+
+  /// Whether each point keeps the book behind it (`QuoteSeries.depth`): a book snapshot's
+  /// levels, or a rebuilt L2 book's best levels, read with `IngestOptions.keepDepth`.
+  var keepsBookDepth: Bool { layout.depthLevels > 0 || (books != nil && options.keepDepth) }
 }
 
 extension IngestError.Reason {

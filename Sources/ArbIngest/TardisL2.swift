@@ -175,7 +175,8 @@ extension FileReader {
     }
     builders[index].hasBook = true
     builders[index].append(time: instant.time, otherTime: instant.otherTime, bid: bid, ask: ask, bidSize: bidSize, askSize: askSize)
-    if options.keepDepth {
+    // A series only counted (a streamed read's other series) keeps no book.
+    if options.keepDepth && builders[index].tally == nil {
       // The best `depthLevels` of each side, best first (both sides keep their best last).
       for k in book.bids.keys.indices.reversed().prefix(options.depthLevels) {
         builders[index].series.depth!.appendLevel(bid: true, price: book.bids.keys[k], size: book.bids.sizes[k])

@@ -174,6 +174,43 @@ struct BoundedMemoryTests {
     }
   }
 
+  /// Rebuilt L2 books stream too, with the book behind each quote when a size asks for
+  /// it: three times the messages cost no more (read whole, each file's two instruments'
+  /// quotes and books would add tens of MB).
+  @Test func `premium, basis and board at a size, and a backtest walking the books, over rebuilt L2 books keep their peak`() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    var peaks: [String: [Int]] = [:]
+    for messages in [80_000, 240_000] {
+      let files = [("binance-futures", UInt64(3)), ("bybit", 4)].map { venue, seed in
+        let rows = TardisL2Generator.rows(exchange: venue, symbols: ["BTCUSDT", "ETHUSDT"], messages: messages, seed: seed, gap: 400_000)
+        return folder.write("\(venue)-\(messages).csv", ([TardisL2Generator.header] + rows).joined(separator: "\n") + "\n")
+      }
+      let (a, b) = ("binance:linear:BTCUSDT=\(files[0])", "bybit:linear:BTCUSDT=\(files[1])")
+      let common = ["--size", "2", "--max-stale", "5s", "--chunk-rows", "256", "--format", "json"]
+      let scenario = folder.write(
+        "walk-\(messages).json",
+        #"{ "legs": [{ "venue": "binance", "market": "linear", "symbol": "BTCUSDT", "files": ["\#(files[0])"] }, "#
+          + #"{ "venue": "bybit", "market": "linear", "symbol": "BTCUSDT", "files": ["\#(files[1])"] }], "#
+          + #""strategy": { "mode": "convergence", "entry": 0.05, "exit": 0.0, "notional": 60000, "max_holding": "10s" }, "#
+          + #""costs": { "fill": "book", "partial": "hedge", "latency": "50ms" } }"#)
+      let runs = [
+        "premium": ["premium", "--leg", a, "--leg", b] + common,
+        "basis": ["basis", "--perp", a, "--spot", b] + common,
+        "board": ["board", a, b] + common,
+        "backtest": ["backtest", scenario, "--chunk-rows", "256", "--format", "json"],
+      ]
+      for (name, arguments) in runs {
+        let run = try Self.peak(arguments, folder: folder)
+        #expect(run.status == 0, "\(name) \(messages)")
+        peaks[name, default: []].append(run.bytes)
+      }
+    }
+    for (name, bytes) in peaks {
+      #expect(bytes[1] - bytes[0] <= Self.allowance, "\(name): peak \(bytes[0] >> 10) KiB at 80 K messages a file, \(bytes[1] >> 10) KiB at 240 K")
+    }
+  }
+
   /// Each instrument of the board in several files (one per day, as recordings come) used
   /// to be joined in memory, and each file spilled kept about half a MiB of heap.
   @Test func `board over files of 20,000 quotes, more of them for more quotes, keeps its peak and its figures`() throws {

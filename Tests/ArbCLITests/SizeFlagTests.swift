@@ -199,5 +199,34 @@ extension SizeFlagTests {
   }
 }
 
+extension SizeFlagTests {
+  @Test func `rebuilt L2 books stream with their books: the figures of the files read whole`() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    // Two venues' books, each file with a second instrument the legs do not take.
+    let files = [("binance-futures", UInt64(41)), ("bybit", 42)].map { venue, seed in
+      let rows = TardisL2Generator.rows(exchange: venue, symbols: ["BTCUSDT", "ETHUSDT"], messages: 1_200, seed: seed, gap: 2_000_000)
+      return folder.write("\(venue).csv", ([TardisL2Generator.header] + rows).joined(separator: "\n") + "\n")
+    }
+    let (a, b) = ("binance:linear:BTCUSDT=\(files[0])", "bybit:linear:BTCUSDT=\(files[1])")
+    let common = ["--max-stale", "10s", "--format", "json", "--chunk-rows", "3"]
+    let runs: [[String]] = [
+      ["premium", "--leg", a, "--leg", b], ["premium", "--leg", a, "--leg", b, "--size", "2"],
+      ["basis", "--perp", a, "--spot", b, "--size", "2"], ["board", a, b, "--size", "2"],
+    ]
+    for command in runs {
+      // Rows sorted by time: the files read whole.
+      let sort = command[0] == "board" ? "--sort-rows" : "--sort"
+      let streamed = arbkit(command + common), whole = arbkit(command + common + [sort])
+      #expect(streamed.code == .success && streamed.output == whole.output, "\(command): \(streamed.errors)")
+      if command.contains("--size") && command[0] != "board" {
+        let sized = try #require(streamed.object["size"] as? [String: Any], "\(command)")
+        let exec = try #require(sized["exec"] as? [String: Any] ?? sized["open"] as? [String: Any], "\(command)")
+        #expect((exec["count"] as? Int ?? 0) > 100, "\(command): points priced at the size")
+      }
+    }
+  }
+}
+
 /// Shortest text of a size for the command line.
 private func JSONValueText(_ value: Double) -> String { value == value.rounded() ? String(Int(value)) : String(value) }

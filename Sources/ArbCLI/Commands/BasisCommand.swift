@@ -22,8 +22,8 @@ struct BasisCommand: Command {
     index premium and the derivative over each. With --size, open and close at that
     trade size from the books' depth. Statistics and bands as in arbkit premium.
     Every price leg is streamed (the funding rates are read whole); with --size the
-    derivative and the reference stream with their sizes (a book snapshot with its
-    books) on one more pass. Definitions: docs/definitions.md.
+    derivative and the reference stream with their sizes (a book snapshot or a
+    rebuilt L2 book with its books) on one more pass. Definitions: docs/definitions.md.
 
     Options:
     \(HelpText.options([

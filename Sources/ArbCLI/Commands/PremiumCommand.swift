@@ -69,7 +69,7 @@ struct PremiumCommand: Command {
   /// leg is read from its mapped partitions, files in time order as they are parsed,
   /// other sources whole first. With `--size` the streams carry their sizes, and the
   /// sized premium walks each point's books as the points go by: the order book behind a
-  /// leg's quote (a book snapshot streams with its books), or its top level.
+  /// leg's quote (a book snapshot or a rebuilt L2 book streams with its books), or its top level.
   func run(_ terminal: inout Terminal) throws -> ExitCode {
     if let shard { return try runShard(shard, terminal: terminal) }
     // A file of rates read without #FIELD gives a rate series too: refused here.
