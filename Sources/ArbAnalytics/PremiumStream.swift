@@ -151,7 +151,8 @@ public final class PremiumStream: PremiumPoints {
   /// Opens the merge of `legs`; reads each leg's first chunk.
   ///
   /// - Parameters:
-  ///   - chunkPoints: points per chunk yielded (> 0).
+  ///   - chunkPoints: points per chunk yielded (> 0); with `keepSizes` over legs with
+  ///     books, at most `BookChunk.rowsAtATime` (each point's books are copied into the chunk).
   ///   - legChunkRows: quotes asked of a leg's stream at a time (> 0).
   ///   - maxPremium: `mid` is the max premium even for two legs.
   ///   - keepQuotes: fill `PremiumChunk.quotes` (what `--series` prints).
@@ -172,7 +173,6 @@ public final class PremiumStream: PremiumPoints {
     guard legs.count >= 2 else { throw AlignmentError.tooFewLegs(count: legs.count) }
     self.legs = legs
     self.options = options
-    self.chunkPoints = chunkPoints
     self.legChunkRows = legChunkRows
     self.keepQuotes = keepQuotes
     self.keepUsableQuotes = keepUsableQuotes
@@ -195,6 +195,8 @@ public final class PremiumStream: PremiumPoints {
     legRows = readers.map(\.rows)
     legHasSizes = readers.map(\.sawSize)
     legDeepest = readers.map(\.deepest)
+    let chunkPoints = keepSizes && legDeepest.contains { $0 != nil } ? min(chunkPoints, BookChunk.rowsAtATime) : chunkPoints
+    self.chunkPoints = chunkPoints
     legFirstTime = firsts
     legLastTime = readers.map(\.lastRead)
     if let step = options.grid {

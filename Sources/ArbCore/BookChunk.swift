@@ -25,6 +25,11 @@ public struct BookChunk: @unchecked Sendable {
   /// Number of books.
   public var count: Int { bidStart.count - 1 }
 
+  /// The most books a stream hands out at a time, whatever rows it is asked for: a chunk
+  /// of books is copied on by each reader (a read-ahead, a leg's book in force), and
+  /// 4,096 books of 25 levels a side are about 3 MB.
+  public static let rowsAtATime = 1 << 12
+
   /// The prices and sizes of one side of book `i`, best first.
   @inline(__always)
   public func side(_ i: Int, bid: Bool) -> (prices: UnsafeBufferPointer<Double>, sizes: UnsafeBufferPointer<Double>) {

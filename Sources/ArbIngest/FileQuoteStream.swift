@@ -147,6 +147,8 @@ public final class FileQuoteStream: QuoteStream {
 
   public func next(maxRows: Int) throws -> QuoteChunk? {
     precondition(maxRows > 0, "a chunk holds at least one row")
+    // Whoever reads a chunk of books copies them on: a few thousand at a time.
+    let maxRows = keepsBooks ? min(maxRows, BookChunk.rowsAtATime) : maxRows
     block.removeAll()
     while block.count < maxRows {
       guard current != nil else {

@@ -23,16 +23,7 @@ struct SizedPremiumStreamTests {
     var leg = rng.leg("v\(k)", count: rng.int(150...500), start: Int64(rng.int(0...20)), maxGap: maxGap, level: 100 + 0.3 * rng.uniform(), spread: 0.003)
     switch books {
     case .depth:
-      var depth = BookDepth()
-      for j in 0..<leg.count {
-        let bids = BookWalkTests.side(&rng, best: leg.bid[j], bid: true, count: rng.int(1...5))
-        let asks = BookWalkTests.side(&rng, best: leg.ask[j], bid: false, count: rng.int(1...5))
-        for (p, s) in bids { depth.appendLevel(bid: true, price: p, size: s) }
-        for (p, s) in asks { depth.appendLevel(bid: false, price: p, size: s) }
-        depth.closeBook()
-        (leg.bidSize[j], leg.askSize[j]) = (bids[0].1, asks[0].1)
-      }
-      leg.depth = depth
+      addDepth(&rng, to: &leg)
     case .topLevel(let oneIn):
       for j in 0..<leg.count {
         leg.bidSize[j] = rng.int(1...oneIn) == 1 ? .nan : Double(rng.int(1...12)) / 2
@@ -43,6 +34,20 @@ struct SizedPremiumStreamTests {
       leg.askSize = leg.askSize.map { _ in .nan }
     }
     return leg
+  }
+
+  /// Gives each quote of `leg` a random book of 1…5 levels a side, the first the quote.
+  static func addDepth(_ rng: inout SplitMix64, to leg: inout QuoteSeries) {
+    var depth = BookDepth()
+    for j in 0..<leg.count {
+      let bids = BookWalkTests.side(&rng, best: leg.bid[j], bid: true, count: rng.int(1...5))
+      let asks = BookWalkTests.side(&rng, best: leg.ask[j], bid: false, count: rng.int(1...5))
+      for (p, s) in bids { depth.appendLevel(bid: true, price: p, size: s) }
+      for (p, s) in asks { depth.appendLevel(bid: false, price: p, size: s) }
+      depth.closeBook()
+      (leg.bidSize[j], leg.askSize[j]) = (bids[0].1, asks[0].1)
+    }
+    leg.depth = depth
   }
 
   static let cases: [(books: [Books], options: AlignmentOptions)] = [
@@ -178,6 +183,21 @@ struct SizedPremiumStreamTests {
       // b's last quote has no ask size but a book: usable, with its book.
       #expect(bBooks == Array(repeating: first, count: 10) + [second], "chunk \(chunkPoints)")
       #expect(stream.legHasSizes == [true, true] && stream.legDeepest == [nil, 2], "chunk \(chunkPoints)")
+    }
+  }
+
+  @Test func `over legs with books a chunk holds a few thousand points, whatever is asked`() throws {
+    var rng = SplitMix64(seed: 77)
+    let plain = (0..<2).map { rng.leg("v\($0)", count: 6_000, start: 0, maxGap: 4, level: 100, spread: 0.003) }
+    var booked = plain
+    for k in booked.indices { Self.addDepth(&rng, to: &booked[k]) }
+    for (legs, limit) in [(booked, BookChunk.rowsAtATime), (plain, 1 << 16)] {
+      let stream = try PremiumStream(legs: legs.map(SeriesQuoteStream.init), chunkPoints: 1 << 16, keepSizes: true)
+      var counts: [Int] = []
+      while let chunk = try stream.next() { counts.append(chunk.count) }
+      let points = counts.reduce(0, +)
+      #expect(points > 2 * BookChunk.rowsAtATime && points == stream.points)
+      #expect(counts.dropLast().allSatisfy { $0 == limit } && counts.last! <= limit, "\(counts)")
     }
   }
 }

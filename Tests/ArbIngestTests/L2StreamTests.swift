@@ -78,6 +78,28 @@ struct L2StreamTests {
     }
   }
 
+  @Test func `however many rows are asked, books come a few thousand at a time`() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let path = Self.file(folder, "long.csv", messages: 24_000, seed: 22)
+    var options = FileQuoteStreamTests.options(folder)
+    options.keepDepth = true
+    let leg = try LegSpec(parsing: "binance:linear:BTCUSDT=\(path)")
+    let whole = try leg.load(options: options).series
+    let stream = try #require(try FileQuoteStream.open(leg, options: options))
+    var (counts, time) = ([Int](), [Int64]())
+    while let chunk = try stream.next(maxRows: 1 << 16) {
+      counts.append(chunk.count)
+      time += chunk.time
+    }
+    #expect(whole.count > 2 * BookChunk.rowsAtATime && time == whole.time)
+    #expect(counts.count > 2 && counts.dropLast().allSatisfy { $0 == BookChunk.rowsAtATime } && counts.last! <= BookChunk.rowsAtATime, "\(counts)")
+    // Without their depth, the rows asked for.
+    options.keepDepth = false
+    let plain = try #require(try FileQuoteStream.open(leg, options: options))
+    #expect(try plain.next(maxRows: 1 << 16)?.count == whole.count)
+  }
+
   @Test func `counted and drained as the whole read counts and reads it`() throws {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
