@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
 import ArbCore
 
 // Tardis.dev `incremental_book_L2` (sources.md §1.7): one row per changed price level,
@@ -112,13 +115,13 @@ extension FileReader {
       return (.invalidTimestamp(column: layout.name(o), text: text(line, o)), o)
     }
     let flag = bytes(4)
-    let isSnapshot = "true".utf8.elementsEqual(flag)
-    guard isSnapshot || "false".utf8.elementsEqual(flag) else {
+    let isSnapshot = Self.field(flag, is: "true")
+    guard isSnapshot || Self.field(flag, is: "false") else {
       return (.invalidValue(column: "is_snapshot", text: text(line, 4), expected: "true or false"), 4)
     }
     let sideText = bytes(5)
-    let isBid = "bid".utf8.elementsEqual(sideText)
-    guard isBid || "ask".utf8.elementsEqual(sideText) else {
+    let isBid = Self.field(sideText, is: "bid")
+    guard isBid || Self.field(sideText, is: "ask") else {
       return (.invalidValue(column: "side", text: text(line, 5), expected: "bid or ask"), 5)
     }
     if starts[6] == ends[6] { return (.missingPrice(column: "price"), 6) }
@@ -159,6 +162,13 @@ extension FileReader {
       all[index].pending = (time, other)
     }
     return nil
+  }
+
+  /// Whether `field` holds exactly the ASCII `word` (a byte compare: the generic
+  /// `elementsEqual` of a string's UTF-8 view took a sixth of the time of a row).
+  @inline(__always)
+  private static func field(_ field: UnsafeBufferPointer<UInt8>, is word: StaticString) -> Bool {
+    field.count == word.utf8CodeUnitCount && memcmp(field.baseAddress!, word.utf8Start, field.count) == 0
   }
 
   /// Writes the quote of instrument `index`'s book at `instant`: best bid and ask with
