@@ -81,6 +81,7 @@ struct FileQuoteStreamTests {
     #expect(a.instruments.map(\.0) == b.instruments.map(\.0) && a.instruments.map(\.2) == b.instruments.map(\.2), comment)
     #expect(a.firstTime == b.firstTime && a.lastTime == b.lastTime, comment)
     #expect(a.format == b.format && a.quarantinePath == b.quarantinePath, comment)
+    #expect(a.rowsBeforeSnapshot == b.rowsBeforeSnapshot && a.crossedStates == b.crossedStates, comment)
   }
 
   @Test func `every leg of every fixture streams the points and accounting of the whole read`() throws {
