@@ -198,7 +198,13 @@ public final class FileQuoteStream: QuoteStream {
       current!.decide(series[index], window: window)
       try read(&current!) { $0.selected != nil }
     }
-    if current!.selected == nil { try current!.choose(leg: leg) }
+    if current!.selected == nil {
+      do { try current!.choose(leg: leg) } catch {
+        // As the whole read, which writes the rejected rows before it finds no series to take.
+        try current!.reader.writeQuarantine()
+        throw error
+      }
+    }
     heldFromFileBefore = held != nil
   }
 
@@ -251,6 +257,7 @@ public final class FileQuoteStream: QuoteStream {
           if file.reader.books != nil { file.reader.finishBooks() }
         }
         for k in seen..<file.reader.builders.count { try file.sort(builder: k, leg: leg, window: window) }
+        if file.ambiguous { try failAfterScan(path: file.path, leg: leg, window: window, options: options) }
       }
     } catch let error as IngestError where !error.reason.isStreamFault && file.compression != .none {
       try Ingest.verifyStream(path: file.path, options: options)
@@ -298,6 +305,21 @@ public final class FileQuoteStream: QuoteStream {
       held = point
       swap(&heldBook, &pointBook)
     }
+  }
+
+  /// Throws what the whole read of the file at `path` throws for a leg that names no
+  /// instrument of a file holding several: the file is scanned to its end keeping no
+  /// point, so that a bad row fails first and the error lists every instrument; its
+  /// rejected rows are quarantined first, as the whole read does.
+  private static func failAfterScan(path: String, leg: LegSpec, window: TimeWindow, options: IngestOptions) throws -> Never {
+    var scan = try OpenFile(path: path, options: options)
+    scan.keeping = .nothing
+    defer { scan.rows.close() }
+    try read(&scan, leg: leg, window: window, options: options) { _ in false }
+    try scan.reader.writeQuarantine()
+    let series = scan.reader.builders.map { ($0.series.instrument, $0.series.field) }
+    _ = try leg.pick(from: series, path: path, rowsRead: scan.reader.report.rowsRead)
+    preconditionFailure("a leg that names no instrument of a file holding several is refused")
   }
 
   /// Ends the file: its report, its quarantine file, and its stream checked when rows
@@ -594,6 +616,8 @@ private struct OpenFile {
   /// Which series' points are kept: the leg's, every series' (`drain`) or none (a scan
   /// that counts every series).
   var keeping = Keeping.leg
+  /// The file holds several instruments the leg could take, and it names none.
+  var ambiguous = false
 
   enum Keeping {
     case leg, every, nothing
@@ -642,9 +666,9 @@ private struct OpenFile {
     guard let named = leg.instrument else {
       if selected == nil {
         selected = k
-      } else {
-        // Several instruments and none named: the error `pick` gives.
-        _ = try leg.pick(from: reader.builders.map { ($0.series.instrument, $0.series.field) }, path: path)
+      } else if (try? leg.pick(from: reader.builders.map { ($0.series.instrument, $0.series.field) }, path: path)) == nil {
+        // Several instruments and none named: the whole read's error, once the file is scanned.
+        ambiguous = true
       }
       return
     }

@@ -347,6 +347,40 @@ struct FileQuoteStreamTests {
     #expect(several >= 4, "files of more than one series drain (\(several))")
   }
 
+  @Test func `a leg naming none of several instruments, or finding none, fails as the whole read: every instrument listed, bad rows first and quarantined`()
+    throws
+  {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let header = "exchange,symbol,timestamp,local_timestamp,ask_amount,ask_price,bid_price,bid_amount\n"
+    func rows(_ symbols: [String], from start: Int, _ n: Int) -> String {
+      (start..<start + n).map { k in "binance-futures,\(symbols[k % symbols.count]),\(1_700_000_000_000_000 + k),\(1_700_000_000_000_000 + k),1,100.5,100,1\n" }
+        .joined()
+    }
+    // A third instrument after 5,000 rows of two; a bad row after it; every row bad.
+    let three = folder.write("three.csv", header + rows(["BTCUSDT", "ETHUSDT"], from: 0, 5_000) + rows(["SOLUSDT"], from: 5_000, 10))
+    let bad = folder.write("bad.csv", header + rows(["BTCUSDT", "ETHUSDT"], from: 0, 5_000) + "binance-futures,ETHUSDT,oops,1,1,100.5,100,1\n")
+    let allBad = folder.write("all-bad.csv", header + rows(["BTCUSDT"], from: 0, 50).replacingOccurrences(of: ",100.5,", with: ",x,"))
+    for (leg, skip) in [(three, false), (bad, false), (bad, true), ("binance:linear:BTCUSDT=\(allBad)", true)] {
+      var options = IngestOptions()
+      options.badRows = skip ? .skip : .fail
+      options.quarantinePath = folder.path + "/rejected.csv"
+      let spec = try LegSpec(parsing: leg)
+      try? FileManager.default.removeItem(atPath: options.quarantinePath!)
+      let whole = Result { try spec.load(options: options) }
+      let quarantine = try? Data(contentsOf: URL(fileURLWithPath: options.quarantinePath!))
+      try? FileManager.default.removeItem(atPath: options.quarantinePath!)
+      let streamed = Result { try FileQuoteStream.open(spec, options: options).map { try drained($0, rows: 100) } }
+      guard case .failure(let expected) = whole, case .failure(let error) = streamed else {
+        Issue.record("\(leg) skip \(skip): both reads fail")
+        continue
+      }
+      #expect("\(error)" == "\(expected)", "\(leg) skip \(skip)")
+      #expect((try? Data(contentsOf: URL(fileURLWithPath: options.quarantinePath!))) == quarantine, "\(leg) skip \(skip): the same quarantine")
+      #expect((quarantine != nil) == skip, "\(leg) skip \(skip)")
+    }
+  }
+
   @Test func `sources that cannot stream in order are left to the whole read`() throws {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
