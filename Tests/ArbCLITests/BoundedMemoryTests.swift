@@ -139,10 +139,37 @@ struct BoundedMemoryTests {
     }
   }
 
+  /// The peak memory of `premium`, `basis` and `board` at a size and of a backtest walking
+  /// the books, by command, over `files`: binance's and bybit's `BTCUSDT` books (`tag`
+  /// names the backtest's scenario).
+  static func bookPeaks(_ files: [String], tag: String, folder: TemporaryFolder) throws -> [String: Int] {
+    let (a, b) = ("binance:linear:BTCUSDT=\(files[0])", "bybit:linear:BTCUSDT=\(files[1])")
+    let common = ["--size", "2", "--max-stale", "5s", "--chunk-rows", "256", "--format", "json"]
+    let scenario = folder.write(
+      "walk-\(tag).json",
+      #"{ "legs": [{ "venue": "binance", "market": "linear", "symbol": "BTCUSDT", "files": ["\#(files[0])"] }, "#
+        + #"{ "venue": "bybit", "market": "linear", "symbol": "BTCUSDT", "files": ["\#(files[1])"] }], "#
+        + #""strategy": { "mode": "convergence", "entry": 0.05, "exit": 0.0, "notional": 60000, "max_holding": "10s" }, "#
+        + #""costs": { "fill": "book", "partial": "hedge", "latency": "50ms" } }"#)
+    let runs = [
+      "premium": ["premium", "--leg", a, "--leg", b] + common,
+      "basis": ["basis", "--perp", a, "--spot", b] + common,
+      "board": ["board", a, b] + common,
+      "backtest": ["backtest", scenario, "--chunk-rows", "256", "--format", "json"],
+    ]
+    var peaks: [String: Int] = [:]
+    for (name, arguments) in runs {
+      let run = try Self.peak(arguments, folder: folder)
+      #expect(run.status == 0, "\(name) \(tag)")
+      peaks[name] = run.bytes
+    }
+    return peaks
+  }
+
   /// Book snapshots with their depth kept (`--size`, book-walking fills) stream with the
   /// book behind each quote: four times the books cost no more (read whole, they would
   /// add about 80 MB).
-  @Test func `premium and basis at a size, and a backtest walking the books, over book snapshots keep their peak`() throws {
+  @Test func `premium, basis and board at a size, and a backtest walking the books, over book snapshots keep their peak`() throws {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
     var peaks: [String: [Int]] = [:]
@@ -151,23 +178,7 @@ struct BoundedMemoryTests {
         let file = SizeFlagTests.snapshots(venue: venue, rows: rows, seed: seed)
         return folder.write("\(venue)-\(rows).csv", ([file.header] + file.rows).joined(separator: "\n") + "\n")
       }
-      let common = ["--size", "2", "--max-stale", "5s", "--chunk-rows", "256", "--format", "json"]
-      let scenario = folder.write(
-        "walk-\(rows).json",
-        #"{ "legs": [{ "venue": "binance", "market": "linear", "symbol": "BTCUSDT", "files": ["\#(files[0])"] }, "#
-          + #"{ "venue": "bybit", "market": "linear", "symbol": "BTCUSDT", "files": ["\#(files[1])"] }], "#
-          + #""strategy": { "mode": "convergence", "entry": 0.05, "exit": 0.0, "notional": 60000, "max_holding": "10s" }, "#
-          + #""costs": { "fill": "book", "partial": "hedge", "latency": "50ms" } }"#)
-      let runs = [
-        "premium": ["premium", "--leg", files[0], "--leg", files[1]] + common,
-        "basis": ["basis", "--perp", "binance:linear:BTCUSDT=\(files[0])", "--spot", "bybit:linear:BTCUSDT=\(files[1])"] + common,
-        "backtest": ["backtest", scenario, "--chunk-rows", "256", "--format", "json"],
-      ]
-      for (name, arguments) in runs {
-        let run = try Self.peak(arguments, folder: folder)
-        #expect(run.status == 0, "\(name) \(rows)")
-        peaks[name, default: []].append(run.bytes)
-      }
+      for (name, bytes) in try Self.bookPeaks(files, tag: "\(rows)", folder: folder) { peaks[name, default: []].append(bytes) }
     }
     for (name, bytes) in peaks {
       #expect(bytes[1] - bytes[0] <= Self.allowance, "\(name): peak \(bytes[0] >> 10) KiB at 40 K books a leg, \(bytes[1] >> 10) KiB at 160 K")
@@ -186,25 +197,7 @@ struct BoundedMemoryTests {
         let rows = TardisL2Generator.rows(exchange: venue, symbols: ["BTCUSDT", "ETHUSDT"], messages: messages, seed: seed, gap: 400_000)
         return folder.write("\(venue)-\(messages).csv", ([TardisL2Generator.header] + rows).joined(separator: "\n") + "\n")
       }
-      let (a, b) = ("binance:linear:BTCUSDT=\(files[0])", "bybit:linear:BTCUSDT=\(files[1])")
-      let common = ["--size", "2", "--max-stale", "5s", "--chunk-rows", "256", "--format", "json"]
-      let scenario = folder.write(
-        "walk-\(messages).json",
-        #"{ "legs": [{ "venue": "binance", "market": "linear", "symbol": "BTCUSDT", "files": ["\#(files[0])"] }, "#
-          + #"{ "venue": "bybit", "market": "linear", "symbol": "BTCUSDT", "files": ["\#(files[1])"] }], "#
-          + #""strategy": { "mode": "convergence", "entry": 0.05, "exit": 0.0, "notional": 60000, "max_holding": "10s" }, "#
-          + #""costs": { "fill": "book", "partial": "hedge", "latency": "50ms" } }"#)
-      let runs = [
-        "premium": ["premium", "--leg", a, "--leg", b] + common,
-        "basis": ["basis", "--perp", a, "--spot", b] + common,
-        "board": ["board", a, b] + common,
-        "backtest": ["backtest", scenario, "--chunk-rows", "256", "--format", "json"],
-      ]
-      for (name, arguments) in runs {
-        let run = try Self.peak(arguments, folder: folder)
-        #expect(run.status == 0, "\(name) \(messages)")
-        peaks[name, default: []].append(run.bytes)
-      }
+      for (name, bytes) in try Self.bookPeaks(files, tag: "\(messages)", folder: folder) { peaks[name, default: []].append(bytes) }
     }
     for (name, bytes) in peaks {
       #expect(bytes[1] - bytes[0] <= Self.allowance, "\(name): peak \(bytes[0] >> 10) KiB at 80 K messages a file, \(bytes[1] >> 10) KiB at 240 K")
