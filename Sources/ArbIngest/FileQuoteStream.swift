@@ -189,13 +189,7 @@ public final class FileQuoteStream: QuoteStream {
   private func readUntilChosen() throws {
     try read(&current!) { $0.selected != nil || $0.undecidedPoints > Self.undecidedLimit }
     if current!.selected == nil && !current!.atEnd {
-      var scan = try OpenFile(path: current!.path, options: options)
-      scan.keeping = .nothing
-      defer { scan.rows.close() }
-      try read(&scan) { _ in false }
-      let series = scan.reader.builders.map { ($0.series.instrument, $0.series.field) }
-      let (index, _) = try leg.pick(from: series, path: scan.path, rowsRead: scan.reader.report.rowsRead)
-      current!.decide(series[index], window: window)
+      current!.decide(try Self.pickAfterScan(path: current!.path, leg: leg, window: window, options: options), window: window)
       try read(&current!) { $0.selected != nil }
     }
     if current!.selected == nil {
@@ -257,7 +251,12 @@ public final class FileQuoteStream: QuoteStream {
           if file.reader.books != nil { file.reader.finishBooks() }
         }
         for k in seen..<file.reader.builders.count { try file.sort(builder: k, leg: leg, window: window) }
-        if file.ambiguous { try failAfterScan(path: file.path, leg: leg, window: window, options: options) }
+        if file.ambiguous {
+          // Every series of a file that streams is of one field: a leg naming no
+          // instrument cannot take one of several.
+          _ = try pickAfterScan(path: file.path, leg: leg, window: window, options: options)
+          preconditionFailure("a leg that names no instrument of a file holding several is refused")
+        }
       }
     } catch let error as IngestError where !error.reason.isStreamFault && file.compression != .none {
       try Ingest.verifyStream(path: file.path, options: options)
@@ -307,19 +306,24 @@ public final class FileQuoteStream: QuoteStream {
     }
   }
 
-  /// Throws what the whole read of the file at `path` throws for a leg that names no
-  /// instrument of a file holding several: the file is scanned to its end keeping no
-  /// point, so that a bad row fails first and the error lists every instrument; its
-  /// rejected rows are quarantined first, as the whole read does.
-  private static func failAfterScan(path: String, leg: LegSpec, window: TimeWindow, options: IngestOptions) throws -> Never {
+  /// The series `leg` takes from the file at `path`, chosen by `LegSpec.pick` from a
+  /// scan of the whole file keeping no point: a bad row fails first, and when the leg
+  /// takes none, the rejected rows are quarantined before `pick`'s error (every series of
+  /// the file named), as the whole read does.
+  private static func pickAfterScan(
+    path: String, leg: LegSpec, window: TimeWindow, options: IngestOptions
+  ) throws -> (instrument: Instrument, field: SeriesField) {
     var scan = try OpenFile(path: path, options: options)
     scan.keeping = .nothing
     defer { scan.rows.close() }
     try read(&scan, leg: leg, window: window, options: options) { _ in false }
-    try scan.reader.writeQuarantine()
     let series = scan.reader.builders.map { ($0.series.instrument, $0.series.field) }
-    _ = try leg.pick(from: series, path: path, rowsRead: scan.reader.report.rowsRead)
-    preconditionFailure("a leg that names no instrument of a file holding several is refused")
+    do {
+      return series[try leg.pick(from: series, path: path, rowsRead: scan.reader.report.rowsRead).0]
+    } catch {
+      try scan.reader.writeQuarantine()
+      throw error
+    }
   }
 
   /// Ends the file: its report, its quarantine file, and its stream checked when rows

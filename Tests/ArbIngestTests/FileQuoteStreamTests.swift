@@ -361,7 +361,14 @@ struct FileQuoteStreamTests {
     let three = folder.write("three.csv", header + rows(["BTCUSDT", "ETHUSDT"], from: 0, 5_000) + rows(["SOLUSDT"], from: 5_000, 10))
     let bad = folder.write("bad.csv", header + rows(["BTCUSDT", "ETHUSDT"], from: 0, 5_000) + "binance-futures,ETHUSDT,oops,1,1,100.5,100,1\n")
     let allBad = folder.write("all-bad.csv", header + rows(["BTCUSDT"], from: 0, 50).replacingOccurrences(of: ",100.5,", with: ",x,"))
-    for (leg, skip) in [(three, false), (bad, false), (bad, true), ("binance:linear:BTCUSDT=\(allBad)", true)] {
+    // Another venue's BTCUSDT, more of it than is kept undecided, then a bad row: a scan decides.
+    let otherVenue = folder.write(
+      "other-venue.csv", header + rows(["BTCUSDT"], from: 0, FileQuoteStream.undecidedLimit + 100) + "binance-futures,BTCUSDT,oops,1,1,100.5,100,1\n")
+    let cases = [
+      (three, false), (bad, false), (bad, true), ("binance:linear:BTCUSDT=\(allBad)", true), ("bybit:linear:BTCUSDT=\(otherVenue)", true),
+      ("bybit:linear:BTCUSDT=\(otherVenue)", false),
+    ]
+    for (leg, skip) in cases {
       var options = IngestOptions()
       options.badRows = skip ? .skip : .fail
       options.quarantinePath = folder.path + "/rejected.csv"
