@@ -19,6 +19,7 @@ enum DailyHistoryJSON {
     let bytes = try readAll(source, path: path)
     var report = IngestReport(path: path, format: RecordFormat.kimchiHistory.id)
     var sink = JSONSeriesSink(clock: options.clock, sort: options.sort, keepsOtherTime: false)
+    var builders: [SeriesBuilder] = []
     var quarantine: [UInt8] = []
     try bytes.withUnsafeBufferPointer { buffer throws(IngestError) in
       var lineStarts: [Int] = []
@@ -50,7 +51,7 @@ enum DailyHistoryJSON {
         points.removeAll(keepingCapacity: true)
         do throws(JSONFault) {
           try readRow(document, row, into: &points)
-          try sink.append(points, at: document.nodes[row].start)
+          try sink.append(points, at: document.nodes[row].start, to: &builders)
           report.rowsAccepted += 1
         } catch {
           let rejected = IngestError(error.reason, at: position(error.offset))
@@ -61,7 +62,7 @@ enum DailyHistoryJSON {
         }
       }
     }
-    let series = sink.finish(into: &report)
+    let series = builders.finish(in: sink.order(builders), rows: options.sort ? .unsorted : .ascending, into: &report)
     if report.rowsRejected > 0 {
       report.quarantinePath = try options.writeQuarantine(of: path, suffix: ".rejected.jsonl", header: [], lines: quarantine)
     }

@@ -12,9 +12,10 @@ import ArbCore
 /// series of a file are counted, not kept. The last point read is held back until the
 /// next row shows it is final.
 ///
-/// Only files in time order with one series per row stream (`FileReader.streamsInOrder`);
-/// `open` returns `nil` for others (a JSON source, a pipe, `--sort`), which are read
-/// whole. A Tardis `incremental_book_L2` file streams the quotes of its rebuilt books,
+/// Only files in time order with one series per row stream (`FileReader.streamsInOrder`),
+/// and JSON-lines sources (`rest.snapshots`, `cryptofeed.jsonl`, `orderbook.jsonl`);
+/// `open` returns `nil` for others (a whole JSON document, a pipe, `--sort`), which are
+/// read whole. A Tardis `incremental_book_L2` file streams the quotes of its rebuilt books,
 /// its books carried from row to row. A book snapshot or a rebuilt book read with its
 /// depth (`IngestOptions.keepDepth`) hands out the book behind each quote with it
 /// (`QuoteChunk.books`).
@@ -66,8 +67,8 @@ public final class FileQuoteStream: QuoteStream {
     return try FileQuoteStream(leg, options: try leg.ingestOptions(options, specOverrides: specOverrides), books: books)
   }
 
-  /// Whether every file of `leg` can stream (what `open` checks): regular files, not
-  /// JSON, in time order of the leg's field, all with books' depth kept or none.
+  /// Whether every file of `leg` can stream (what `open` checks): regular files, JSON
+  /// lines or in time order of the leg's field, all with books' depth kept or none.
   /// - Throws: as `LegSpec.ingestOptions`.
   public static func canStream(_ leg: LegSpec, options: IngestOptions, specOverrides: [String] = []) throws -> Bool {
     try streamingDepth(leg, options: options, specOverrides: specOverrides) != nil
@@ -109,12 +110,13 @@ public final class FileQuoteStream: QuoteStream {
     instrument = leg.instrument ?? current!.selectedBuilder!.series.instrument
     field = current!.selectedBuilder!.series.field
     keepsOtherTime = keepsSizes && current!.selectedBuilder!.keepsOtherTime
-    keepsBooks = books && current!.reader.keepsBookDepth
+    // A JSON source's series of a ticker's tops has no books beside its whole books.
+    keepsBooks = books && current!.selectedBuilder!.series.depth != nil
   }
 
   /// A reader of the file at `path`, its header read, when the file can stream: a regular
-  /// file, not JSON, whose header (or first row) shows rows in time order of the leg's
-  /// field; else `nil`. Any error is left to the whole read, which reports it.
+  /// file of JSON lines, or one whose header (or first row) shows rows in time order of
+  /// the leg's field; else `nil`. Any error is left to the whole read, which reports it.
   private static func streamingReader(path: String, leg: LegSpec, options: IngestOptions) -> FileReader? {
     guard let file = try? FileSource(path: path), !file.isStream else { return nil }
     var reader: FileReader
@@ -125,9 +127,16 @@ public final class FileQuoteStream: QuoteStream {
       reader = FileReader(path: path, options: table.options, expectedRows: 0)
       guard (try? table.readHeader(into: &reader)) != nil else { return nil }
     } else {
-      guard (try? JSONSources.format(path: path, size: file.size, named: options.format)) == .some(nil),
-        let source = try? Compression.open(path: path, limit: options.decompression)
-      else { return nil }
+      let json: RecordFormat?
+      do { json = try JSONSources.format(path: path, size: file.size, named: options.format) } catch { return nil }
+      if let json {
+        // A JSON document (freqtrade, a daily history) is read whole.
+        var lineOptions = options
+        lineOptions.format = json
+        reader = FileReader(path: path, options: lineOptions, expectedRows: 0)
+        return reader.json != nil && reader.streamsInOrder ? reader : nil
+      }
+      guard let source = try? Compression.open(path: path, limit: options.decompression) else { return nil }
       reader = FileReader(path: path, options: options, expectedRows: 0)
       var lines = LineReader(source: source, chunkSize: 1 << 16, maxLineBytes: options.maxLineBytes)
       defer { lines.close() }
@@ -170,6 +179,10 @@ public final class FileQuoteStream: QuoteStream {
         if let path = paths.popFirst() {
           current = try OpenFile(path: path, options: options)
           try readUntilChosen()
+          if keepsBooks && current!.selectedBuilder!.series.depth == nil {
+            // The whole read keeps the books of a leg only when all its files have them.
+            throw LegSpecError(message: "\(path) has no books for the leg, which the files before it have; read them with --sort, which reads the leg whole")
+          }
         }
       }
     }
@@ -189,7 +202,7 @@ public final class FileQuoteStream: QuoteStream {
   private func readUntilChosen() throws {
     try read(&current!) { $0.selected != nil || $0.undecidedPoints > Self.undecidedLimit }
     if current!.selected == nil && !current!.atEnd {
-      current!.decide(try Self.pickAfterScan(path: current!.path, leg: leg, window: window, options: options), window: window)
+      current!.decide(try Self.pickAfterScan(path: current!.path, leg: leg, window: window, options: options))
       try read(&current!) { $0.selected != nil }
     }
     if current!.selected == nil {
@@ -248,7 +261,7 @@ public final class FileQuoteStream: QuoteStream {
         if !more {
           file.atEnd = true
           // A rebuilt book's last instants close with the file.
-          if file.reader.books != nil { file.reader.finishBooks() }
+          file.reader.endOfRows()
         }
         for k in seen..<file.reader.builders.count { try file.sort(builder: k, leg: leg, window: window) }
         if file.ambiguous {
@@ -306,20 +319,18 @@ public final class FileQuoteStream: QuoteStream {
     }
   }
 
-  /// The series `leg` takes from the file at `path`, chosen by `LegSpec.pick` from a
+  /// The builder of the series `leg` takes from the file at `path` (the same in every
+  /// read of the file), chosen by `LegSpec.pick` from a
   /// scan of the whole file keeping no point: a bad row fails first, and when the leg
   /// takes none, the rejected rows are quarantined before `pick`'s error (every series of
   /// the file named), as the whole read does.
-  private static func pickAfterScan(
-    path: String, leg: LegSpec, window: TimeWindow, options: IngestOptions
-  ) throws -> (instrument: Instrument, field: SeriesField) {
+  private static func pickAfterScan(path: String, leg: LegSpec, window: TimeWindow, options: IngestOptions) throws -> Int {
     var scan = try OpenFile(path: path, options: options)
     scan.keeping = .nothing
     defer { scan.rows.close() }
     try read(&scan, leg: leg, window: window, options: options) { _ in false }
-    let series = scan.reader.builders.map { ($0.series.instrument, $0.series.field) }
     do {
-      return series[try leg.pick(from: series, path: path, rowsRead: scan.reader.report.rowsRead).0]
+      return try scan.pick(leg: leg)
     } catch {
       try scan.reader.writeQuarantine()
       throw error
@@ -352,7 +363,8 @@ public final class FileQuoteStream: QuoteStream {
     try reader.checkNotEmpty()
     if reader.report.rowsRejected > 0 && compression != .none { try Ingest.verifyStream(path: reader.path, options: options) }
     var report = reader.report
-    for (builder, tally) in zip(reader.builders, tallies) {
+    for k in reader.seriesOrder {
+      let (builder, tally) = (reader.builders[k], tallies[k])
       report.rowsCollapsed += tally.collapsed
       report.rowsOutsideWindow += tally.outside
       report.instruments.append((builder.series.instrument, builder.series.field, tally.kept))
@@ -378,7 +390,7 @@ public final class FileQuoteStream: QuoteStream {
     let path = leg.paths[0], window = options.window ?? TimeWindow()
     if options.splitLargeFiles, var reader = try countInTwoParts(path: path, options: options, window: window) {
       let report = try finish(&reader, compression: .none, options: options, tallies: reader.builders.map { $0.tally! })
-      return (report, reader.builders.map { $0.hasBook ? .book : .last })
+      return (report, reader.priceSources)
     }
     return try readAlone(path, options: options, keeping: .nothing) { file in
       try read(&file, leg: leg, window: window, options: options) { _ in false }
@@ -399,7 +411,7 @@ public final class FileQuoteStream: QuoteStream {
       }
     }
     let size = try FileSource(path: path).size
-    guard try Compression.detect(path: path) == .none && size >= parallelThreshold else { return nil }
+    guard options.format?.isJSONLines != true, try Compression.detect(path: path) == .none && size >= parallelThreshold else { return nil }
     return try Ingest.readInTwoHalves(PlainFile(path: path, count: size), options: options, countsIn: window)
   }
 
@@ -428,7 +440,9 @@ public final class FileQuoteStream: QuoteStream {
     guard
       let options = try streamingOptions(
         leg, options: options, specOverrides: specOverrides,
-        accepts: { reader in reader.layout.fundingIntervalHours == nil && !reader.options.readsTradeSizes && !reader.keepsBookDepth })
+        accepts: { reader in
+          reader.json == nil && reader.layout.fundingIntervalHours == nil && !reader.options.readsTradeSizes && !reader.keepsBookDepth
+        })
     else { return nil }
     var handOut = SeriesHandOut(window: options.window ?? TimeWindow(), chunkRows: chunkRows)
     let path = leg.paths[0]
@@ -491,18 +505,18 @@ public final class FileQuoteStream: QuoteStream {
       try handOut.take(&reader, atEnd: offset >= size, to: &sink)
     }
     let report = try finish(&reader, compression: .none, options: options, tallies: handOut.tallies)
-    return (report, reader.builders.map { $0.hasBook ? .book : .last })
+    return (report, reader.priceSources)
   }
 
   /// The options the one file `leg` names is read with when it streams and `accepts`
-  /// its reader (its header read); else `nil`.
+  /// its reader (its header read), naming its format when it is of JSON lines; else `nil`.
   private static func streamingOptions(
     _ leg: LegSpec, options: IngestOptions, specOverrides: [String], accepts: (FileReader) -> Bool = { _ in true }
   ) throws -> IngestOptions? {
     let fileOptions = try leg.ingestOptions(options, specOverrides: specOverrides)
     guard leg.paths.count == 1, let reader = streamingReader(path: leg.paths[0], leg: leg, options: fileOptions), accepts(reader)
     else { return nil }
-    return fileOptions
+    return reader.json != nil ? reader.options : fileOptions
   }
 
   /// Reads the file at `path` to its end with `body`, keeping `keeping` (its rows closed
@@ -514,7 +528,7 @@ public final class FileQuoteStream: QuoteStream {
     file.keeping = keeping
     do {
       let report = try body(&file)
-      return (report, file.reader.builders.map { $0.hasBook ? .book : .last })
+      return (report, file.reader.priceSources)
     } catch {
       file.rows.close()
       throw error
@@ -615,8 +629,9 @@ private struct OpenFile {
   var undecided: [Int] = []
   /// The chosen series' points taken so far.
   var tally: PointTally
-  /// The series the leg takes, decided by a scan of the file before it appeared here.
-  var decided: (instrument: Instrument, field: SeriesField)? = nil
+  /// The builder of the series the leg takes, decided by a scan of the file before it
+  /// appeared here.
+  var decided: Int? = nil
   /// Which series' points are kept: the leg's, every series' (`drain`) or none (a scan
   /// that counts every series).
   var keeping = Keeping.leg
@@ -639,6 +654,8 @@ private struct OpenFile {
       rows = .parquet(table.rows(0..<table.footer.metadata.rowGroups.count, firstLine: 2, reader: reader, readsAhead: true), file)
     } else {
       compression = try Compression.detect(path: path)
+      var options = options
+      if let json = try JSONSources.format(path: path, size: try FileSource(path: path).size, named: options.format) { options.format = json }
       reader = FileReader(path: path, options: options, expectedRows: 1 << 12)
       rows = .lines(LineReader(source: try Compression.open(path: path, limit: options.decompression), maxLineBytes: options.maxLineBytes))
     }
@@ -659,13 +676,14 @@ private struct OpenFile {
   mutating func sort(builder k: Int, leg: LegSpec, window: TimeWindow) throws {
     if keeping == .every { return }
     if keeping == .nothing || decided != nil {
-      if let decided, selected == nil, reader.builders[k].series.instrument == decided.instrument, reader.builders[k].series.field == decided.field {
+      if selected == nil && k == decided {
         selected = k
       } else {
         reader.builders[k].stopKeeping(window: window)
       }
       return
     }
+    if reader.json != nil { return sortRanked(builder: k, leg: leg, window: window) }
     let series = reader.builders[k].series.instrument
     guard let named = leg.instrument else {
       if selected == nil {
@@ -687,25 +705,54 @@ private struct OpenFile {
     }
   }
 
+  /// `sort` for a JSON source, whose series the whole read lists ranked
+  /// (`JSONSeriesSink.order`): a series is chosen at once only when no later one can rank
+  /// before it (the leg's instrument exactly, of the leg's field or else price, and of
+  /// the best kind of price the file can hold); one the leg may take is kept undecided.
+  private mutating func sortRanked(builder k: Int, leg: LegSpec, window: TimeWindow) {
+    let series = reader.builders[k].series
+    guard selected == nil else { return reader.builders[k].stopKeeping(window: window) }
+    let best = series.field != .price ? 2 : reader.keepsBookDepth ? 0 : 1
+    if let named = leg.instrument, series.instrument == named, series.field == leg.field ?? .price,
+      reader.json!.sink.kind(k, in: reader.builders) == best
+    {
+      selected = k
+      for other in undecided { reader.builders[other].stopKeeping(window: window) }
+      undecided = []
+    } else if leg.instrument.map({ series.instrument.symbol == $0.symbol || series.instrument.symbol == "unknown" }) ?? true {
+      undecided.append(k)
+    } else {
+      reader.builders[k].stopKeeping(window: window)
+    }
+  }
+
   /// Points kept of the series not yet decided.
   var undecidedPoints: Int { undecided.reduce(0) { $0 + reader.builders[$1].pendingPoints } }
 
-  /// Takes `chosen`, the series `LegSpec.pick` chose from a scan of the whole file: its
-  /// builder if it was kept, else the first that appears; the others stop keeping.
-  mutating func decide(_ chosen: (instrument: Instrument, field: SeriesField), window: TimeWindow) {
+  /// Takes the builder `chosen`, whose series `LegSpec.pick` chose from a scan of the
+  /// whole file: now if it was kept, else when it appears; the others stop keeping.
+  mutating func decide(_ chosen: Int) {
     decided = chosen
-    selected = undecided.first { reader.builders[$0].series.instrument == chosen.instrument && reader.builders[$0].series.field == chosen.field }
-    for other in undecided where other != selected { reader.builders[other].stopKeeping(window: window) }
+    selected = undecided.contains(chosen) ? chosen : nil
+    for other in undecided where other != selected { reader.builders[other].stopKeeping(window: tally.window) }
     undecided = []
   }
 
   /// At the end of the file, chooses among the series kept undecided as `LegSpec.pick`
   /// does, or throws its error when none is the leg's.
   mutating func choose(leg: LegSpec) throws {
-    let (index, _) = try leg.pick(from: reader.builders.map { ($0.series.instrument, $0.series.field) }, path: path, rowsRead: reader.report.rowsRead)
-    selected = index
-    for other in undecided where other != index { reader.builders[other].stopKeeping(window: tally.window) }
-    undecided = []
+    let chosen = try pick(leg: leg)
+    decide(chosen)
+    // Every series `pick` may take was kept undecided.
+    selected = chosen
+  }
+
+  /// The builder of the series `LegSpec.pick` takes for `leg` from the series read so far,
+  /// listed as the whole read lists them.
+  func pick(leg: LegSpec) throws -> Int {
+    let order = reader.seriesOrder
+    let series = order.map { (reader.builders[$0].series.instrument, reader.builders[$0].series.field) }
+    return order[try leg.pick(from: series, path: path, rowsRead: reader.report.rowsRead).0]
   }
 }
 

@@ -13,15 +13,8 @@ extension Ingest {
       return try bytes.withUnsafeBytes { try ParquetReader.read($0, path: path, options: options) }
     }
     let stream = { Compression.open(bytes: bytes, path: path, limit: options.decompression) }
-    switch options.format {
-    case .restSnapshots:
-      return try JSONLinesReader.read(
-        source: stream(), path: path, options: options, format: .restSnapshots, handler: RESTSnapshotHandler(keepsDepth: options.keepDepth))
-    case .cryptofeed: return try JSONLinesReader.read(source: stream(), path: path, options: options, format: .cryptofeed, handler: CryptofeedHandler())
-    case .orderBookLines:
-      return try JSONLinesReader.read(
-        source: stream(), path: path, options: options, format: .orderBookLines, handler: OrderBookLineHandler(keepsDepth: options.keepDepth))
-    default: break
+    if let json = options.format, json.isJSONLines {
+      return try JSONSources.read(json, source: stream(), path: path, options: options)
     }
     guard options.format == .freqtradeOHLCV else {
       let inflated = InflatedGzip(bytes: bytes, path: path, limit: options.gzipInMemoryBytes(compressed: bytes.count))

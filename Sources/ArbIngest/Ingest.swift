@@ -314,6 +314,8 @@ struct FileReader {
   /// When set, every series is counted in this window as it is read, and no point kept
   /// (`FileQuoteStream.count`).
   var countsIn: TimeWindow? = nil
+  /// The state of a JSON-lines source, when `options.format` is one.
+  var json: JSONLineRows?
 
   init(path: String, options: IngestOptions, expectedRows: Int) {
     self.path = path
@@ -321,10 +323,12 @@ struct FileReader {
     self.expectedRows = expectedRows
     format = options.format
     report = IngestReport(path: path, format: options.format?.id ?? "unknown")
+    json = JSONLineRows(format: options.format, options: options)
   }
 
   mutating func consume(line: UnsafeBufferPointer<UInt8>, number: Int) throws(IngestError) {
     sawAnyLine = true
+    if json != nil { return try consumeJSON(line, number: number) }
     if !headerDone {
       headerDone = true
       if let known = format, !known.hasHeader {
@@ -407,6 +411,12 @@ struct FileReader {
     var column = 1
     if let field { column = splitter.starts[field] + 1 }
     if case .wrongFieldCount = reason { column = line.count + 1 }
+    try reject(reason, line: line, number: number, column: column)
+  }
+
+  /// Rejects the row `line`, numbered `number`, for `reason` at the 1-based `column`:
+  /// thrown under `BadRowPolicy.fail`, else counted and quarantined.
+  mutating func reject(_ reason: IngestError.Reason, line: some Collection<UInt8>, number: Int, column: Int) throws(IngestError) {
     let error = IngestError(reason, at: SourcePosition(path: path, line: number, column: column))
     if options.badRows == .fail { throw error }
     report.countRejection(error, keep: options.keptErrors)
@@ -497,23 +507,32 @@ struct FileReader {
 
   mutating func finish() throws -> IngestedFile {
     try checkNotEmpty()
-    if books != nil { finishBooks() }
-    var series: [QuoteSeries] = []
+    endOfRows()
     let order: RowOrder = options.sort ? .unsorted : (layout.descending ? .descending : .ascending)
-    for k in builders.indices {
-      let (finished, collapsed) = builders[k].finish(order: order, keepsEqualTimes: options.readsTradeSizes)
-      // A quantity that no row of the instrument had is no series.
-      if finished.count == 0 && !layout.values.isEmpty { continue }
-      report.rowsCollapsed += collapsed
-      report.instruments.append((finished.instrument, finished.field, finished.count))
-      if let first = finished.time.first { report.firstTime = min(report.firstTime ?? first, first) }
-      if let last = finished.time.last { report.lastTime = max(report.lastTime ?? last, last) }
-      series.append(finished)
-    }
-    builders = []
+    // A quantity that no row of the instrument had is no series.
+    let series = builders.finish(
+      in: seriesOrder, rows: order, keepsEqualTimes: json == nil && options.readsTradeSizes, dropsEmpty: !layout.values.isEmpty, into: &report)
     try writeQuarantine()
     return IngestedFile(report: report, series: series)
   }
+
+  /// Ends the rows: a rebuilt book's last instants close; a JSON line cut short at the
+  /// end of the file is dropped, counted as the skipped kind `torn last line`.
+  mutating func endOfRows() {
+    if books != nil { finishBooks() }
+    if json?.cutShort != nil {
+      json!.cutShort = nil
+      report.rowsAccepted += 1
+      report.addSkipped(kind: "torn last line")
+    }
+  }
+
+  /// The indices of `builders` in the order the file's series are listed: the order
+  /// they appeared in, but for a JSON source's (`JSONSeriesSink.order`).
+  var seriesOrder: [Int] { json.map { $0.sink.order(builders) } ?? Array(builders.indices) }
+
+  /// Whether each series has book quotes, in `seriesOrder`.
+  var priceSources: [PriceSource] { seriesOrder.map { builders[$0].hasBook ? .book : .last } }
 
   /// - Throws: `IngestError.emptyFile` when the file had no line.
   func checkNotEmpty() throws(IngestError) {
@@ -524,20 +543,25 @@ struct FileReader {
   /// quarantine file, and names it in the report.
   mutating func writeQuarantine() throws {
     guard report.rowsRejected > 0 else { return }
-    report.quarantinePath = try options.writeQuarantine(of: path, suffix: ".rejected.csv", header: headerLine, lines: quarantine)
+    report.quarantinePath = try options.writeQuarantine(
+      of: path, suffix: json == nil ? ".rejected.csv" : ".rejected.jsonl", header: headerLine, lines: quarantine)
   }
 
   /// Whether the file, its header read, holds one series per row in time order, which
   /// `FileQuoteStream` can hand out as it reads: not a wide file, a file of several
   /// quantities per row, a descending file or `sort`. A rebuilt L2 book streams: its
   /// points are the instants its rows close, in time order per instrument.
+  /// A JSON-lines source streams unless sorted: each line's points are in time order
+  /// per series.
   var streamsInOrder: Bool {
-    headerDone && layout.venueColumns == nil && layout.values.isEmpty && !layout.descending && !options.sort
+    if json != nil { return !options.sort }
+    return headerDone && layout.venueColumns == nil && layout.values.isEmpty && !layout.descending && !options.sort
   }
 
   /// Whether each point keeps the book behind it (`QuoteSeries.depth`): a book snapshot's
-  /// levels, or a rebuilt L2 book's best levels, read with `IngestOptions.keepDepth`.
-  var keepsBookDepth: Bool { layout.depthLevels > 0 || (books != nil && options.keepDepth) }
+  /// levels, or a rebuilt L2 book's best levels, read with `IngestOptions.keepDepth`; in
+  /// a JSON source, the points of whole books (a series of a ticker's tops has none).
+  var keepsBookDepth: Bool { layout.depthLevels > 0 || (books != nil && options.keepDepth) || json?.keepsDepth == true }
 }
 
 extension IngestError.Reason {

@@ -47,6 +47,8 @@ struct JSONFault: Error {
 protocol JSONLineHandler {
   /// Whether the format has an exchange clock besides the receive time.
   var hasExchangeTime: Bool { get }
+  /// Whether the points of whole books carry their depth (`JSONPoint.depth`).
+  var keepsDepth: Bool { get }
   /// Reads `document` (node 0 is the line's value), appending its points to `points`.
   mutating func read(_ document: JSONDocument, into points: inout [JSONPoint]) throws(JSONFault) -> JSONLineOutcome
   /// Keeps the state the last `read` prepared (a ticker's merged values), once its
@@ -55,6 +57,7 @@ protocol JSONLineHandler {
 }
 
 extension JSONLineHandler {
+  var keepsDepth: Bool { false }
   mutating func commit() {}
 }
 
@@ -141,13 +144,13 @@ extension [JSONPoint] {
   }
 }
 
-/// The series of a JSON source, one builder per (instrument, field), and the checks a
-/// line's points pass before they are appended.
+/// How the points of a JSON source go into its series, one builder per (instrument,
+/// field, kind of price), and the checks a line's points pass before they are appended.
+/// The builders are the reader's (`FileReader.builders`); this keeps which is which.
 struct JSONSeriesSink {
   let clock: Clock
   let sort: Bool
   let keepsOtherTime: Bool
-  private(set) var builders: [SeriesBuilder] = []
   /// Whether each builder's series is of whole books (`JSONPoint.wholeBook`).
   private var wholeBooks: [Bool] = []
   private var index: [SeriesKey: Int] = [:]
@@ -178,9 +181,10 @@ struct JSONSeriesSink {
   }
 
   /// Checks every point (its clock's time present, not before the series' last time
-  /// unless sorting, a book not crossed), then appends them all. On a fault nothing is
-  /// appended; the fault points at `offset`.
-  mutating func append(_ points: [JSONPoint], at offset: Int) throws(JSONFault) {
+  /// unless sorting, a book not crossed), then appends them all to `builders`, a new
+  /// series' builder at the end. On a fault nothing is appended; the fault points at
+  /// `offset`.
+  mutating func append(_ points: [JSONPoint], at offset: Int, to builders: inout [SeriesBuilder]) throws(JSONFault) {
     var seen: [SeriesKey: Int64] = [:]
     for point in points {
       guard let time = clock == .local || !keepsOtherTime ? point.time : point.exchangeTime else {
@@ -212,135 +216,91 @@ struct JSONSeriesSink {
         k = builders.count - 1
         index[key] = k
       }
-      builders[k].append(time: time, otherTime: other ?? 0, bid: point.bid, ask: point.ask, bidSize: point.bidSize, askSize: point.askSize)
-      if let book = point.depth { builders[k].series.depth!.append(contentsOf: book) }
-      if point.book { builders[k].hasBook = true }
+      builders[k].append(time: time, otherTime: other ?? 0, bid: point.bid, ask: point.ask, bidSize: point.bidSize, askSize: point.askSize, isBook: point.book)
+      // A series only counted keeps no book.
+      if let book = point.depth, builders[k].tally == nil { builders[k].series.depth!.append(contentsOf: book) }
     }
   }
 
-  /// The finished series, entered into `report`: price series first (a leg naming an
-  /// instrument takes its first series), an instrument's whole-book series before its
-  /// ticker's book series before its last series, otherwise in order of first
-  /// appearance.
-  mutating func finish(into report: inout IngestReport) -> [QuoteSeries] {
-    var series: [QuoteSeries] = []
+  /// The indices of `builders` in the order their series are listed: price series first
+  /// (a leg naming an instrument takes its first series), an instrument's whole-book
+  /// series before its ticker's book series before its last series, otherwise in order
+  /// of first appearance.
+  func order(_ builders: [SeriesBuilder]) -> [Int] {
     func key(_ k: Int) -> (Int, Int, Int, Int) {
       let s = builders[k].series
       let rank = builders.firstIndex { $0.series.field == s.field && $0.series.instrument == s.instrument } ?? k
-      return (s.field == .price ? 0 : 1, rank, wholeBooks[k] ? 0 : builders[k].hasBook ? 1 : 2, k)
+      return (s.field == .price ? 0 : 1, rank, kind(k, in: builders), k)
     }
-    let order = builders.indices.sorted { key($0) < key($1) }
-    for k in order {
-      let (finished, collapsed) = builders[k].finish(order: sort ? .unsorted : .ascending)
-      report.rowsCollapsed += collapsed
-      report.instruments.append((finished.instrument, finished.field, finished.count))
-      if let first = finished.time.first { report.firstTime = min(report.firstTime ?? first, first) }
-      if let last = finished.time.last { report.lastTime = max(report.lastTime ?? last, last) }
-      series.append(finished)
-    }
-    builders = []
-    wholeBooks = []
-    index = [:]
-    return series
+    return builders.indices.sorted { key($0) < key($1) }
+  }
+
+  /// The rank of the builder `k`'s series among the series of its instrument and field:
+  /// 0 for whole books, 1 for a ticker's books, 2 for last prices (and other fields).
+  func kind(_ k: Int, in builders: [SeriesBuilder]) -> Int {
+    wholeBooks[k] ? 0 : builders[k].hasBook ? 1 : 2
   }
 }
 
-/// Reads a JSON-lines file with a handler: row accounting, rejections with line and
-/// column, quarantine of rejected lines.
-struct JSONLinesReader<Handler: JSONLineHandler> {
-  let path: String
-  let options: IngestOptions
-  var handler: Handler
-  var report: IngestReport
-  private var sink: JSONSeriesSink
+extension RecordFormat {
+  /// A JSON format of one message per line, read by `FileReader` (`JSONLineRows`).
+  var isJSONLines: Bool { self == .restSnapshots || self == .cryptofeed || self == .orderBookLines }
+}
+
+/// The state of a JSON-lines source (`rest.snapshots`, `cryptofeed.jsonl`,
+/// `orderbook.jsonl`) read by `FileReader`: each line is scanned and handed to the
+/// format's handler, and its points go to the reader's builders all or none.
+struct JSONLineRows {
+  private var handler: any JSONLineHandler
   private var scanner = JSONScanner()
   private var points: [JSONPoint] = []
-  private var quarantine: [UInt8] = []
-  private var sawAnyLine = false
+  private(set) var sink: JSONSeriesSink
   /// A line whose JSON ends before its value does (`{"recv_ts_us": 17`): rejected once
   /// another line follows it; when it is the file's last line (a recorder killed in the
   /// middle of a write) it is dropped and counted as the skipped kind `torn last line`.
-  private var cutShort: (line: [UInt8], number: Int, reason: IngestError.Reason, column: Int)?
+  var cutShort: (line: [UInt8], number: Int, reason: IngestError.Reason, column: Int)?
 
-  init(path: String, options: IngestOptions, format: RecordFormat, handler: Handler) {
-    self.path = path
-    self.options = options
-    self.handler = handler
-    report = IngestReport(path: path, format: format.id)
+  /// What one line came to.
+  enum Outcome {
+    case accepted(JSONLineOutcome)
+    /// Rejected for `reason`, at the 1-based `column`.
+    case rejected(IngestError.Reason, column: Int)
+    /// The JSON ends before its value does (see `cutShort`).
+    case cutShort(IngestError.Reason, column: Int)
+  }
+
+  /// The state for `format` read with `options`; `nil` for a format not of JSON lines.
+  init?(format: RecordFormat?, options: IngestOptions) {
+    switch format {
+    case .restSnapshots: handler = RESTSnapshotHandler(keepsDepth: options.keepDepth)
+    case .cryptofeed: handler = CryptofeedHandler()
+    case .orderBookLines: handler = OrderBookLineHandler(keepsDepth: options.keepDepth)
+    default: return nil
+    }
     sink = JSONSeriesSink(clock: options.clock, sort: options.sort, keepsOtherTime: handler.hasExchangeTime)
   }
 
-  /// Reads the whole file at `path` line by line.
-  static func read(path: String, options: IngestOptions, format: RecordFormat, handler: Handler) throws -> IngestedFile {
-    try read(source: try Compression.open(path: path, limit: options.decompression), path: path, options: options, format: format, handler: handler)
-  }
+  /// Whether the points of whole books carry their depth.
+  var keepsDepth: Bool { handler.keepsDepth }
 
-  /// Reads every line of `source` (a file, or bytes in memory named `path`).
-  static func read(source: ByteSource, path: String, options: IngestOptions, format: RecordFormat, handler: Handler) throws -> IngestedFile {
-    var reader = JSONLinesReader(path: path, options: options, format: format, handler: handler)
-    var lines = LineReader(source: source, maxLineBytes: options.maxLineBytes)
-    defer { lines.close() }
-    try lines.forEachLine { line, number throws(IngestError) in try reader.consume(line: line, number: number) }
-    return try reader.finish()
-  }
-
-  mutating func consume(line: UnsafeBufferPointer<UInt8>, number: Int) throws(IngestError) {
-    sawAnyLine = true
-    guard line.contains(where: { $0 != 32 && $0 != 9 }) else { return }
-    if let earlier = cutShort {
-      cutShort = nil
-      try reject(earlier.reason, line: earlier.line, number: earlier.number, column: earlier.column)
-    }
-    report.rowsRead += 1
+  /// Reads one line that is not blank, its points appended to `builders` when accepted.
+  mutating func read(_ line: UnsafeBufferPointer<UInt8>, to builders: inout [SeriesBuilder]) -> Outcome {
     do {
       try scanner.scan(line)
     } catch {
       let (_, column) = error.lineAndColumn(in: line)
       let reason = IngestError.Reason.malformedJSON(expected: error.expected, found: error.found)
-      if error.offset >= line.count {
-        cutShort = (Array(line), number, reason, column)
-        return
-      }
-      return try reject(reason, line: line, number: number, column: column)
+      return error.offset >= line.count ? .cutShort(reason, column: column) : .rejected(reason, column: column)
     }
     points.removeAll(keepingCapacity: true)
-    do {
-      let document = JSONDocument(bytes: line, nodes: scanner.nodes)
-      let outcome = try handler.read(document, into: &points)
-      try sink.append(points, at: 0)
+    do throws(JSONFault) {
+      let outcome = try handler.read(JSONDocument(bytes: line, nodes: scanner.nodes), into: &points)
+      try sink.append(points, at: 0, to: &builders)
       handler.commit()
-      report.rowsAccepted += 1
-      switch outcome {
-      case .points: break
-      case .skipped(let kind): report.addSkipped(kind: kind)
-      case .errorRecord(let detail):
-        report.countErrorRecord(IngestError(.errorRecord(detail: detail), at: SourcePosition(path: path, line: number, column: 1)), keep: options.keptErrors)
-      }
+      return .accepted(outcome)
     } catch {
-      try reject(error.reason, line: line, number: number, column: error.offset + 1)
+      return .rejected(error.reason, column: error.offset + 1)
     }
-  }
-
-  private mutating func reject(_ reason: IngestError.Reason, line: some Sequence<UInt8>, number: Int, column: Int) throws(IngestError) {
-    let error = IngestError(reason, at: SourcePosition(path: path, line: number, column: column))
-    if options.badRows == .fail { throw error }
-    report.countRejection(error, keep: options.keptErrors)
-    quarantine.append(contentsOf: line)
-    quarantine.append(10)
-  }
-
-  mutating func finish() throws -> IngestedFile {
-    if !sawAnyLine { throw IngestError(.emptyFile, at: SourcePosition(path: path, line: 1, column: 1)) }
-    if cutShort != nil {
-      cutShort = nil
-      report.rowsAccepted += 1
-      report.addSkipped(kind: "torn last line")
-    }
-    let series = sink.finish(into: &report)
-    if report.rowsRejected > 0 {
-      report.quarantinePath = try options.writeQuarantine(of: path, suffix: ".rejected.jsonl", header: [], lines: quarantine)
-    }
-    return IngestedFile(report: report, series: series)
   }
 }
 
@@ -358,5 +318,29 @@ extension IngestReport {
   mutating func countErrorRecord(_ error: IngestError, keep: Int) {
     errorRecords += 1
     if errorRecordSamples.count < keep { errorRecordSamples.append(error) }
+  }
+}
+
+extension FileReader {
+  /// Reads one line of a JSON-lines source (`json`): a blank line is skipped, uncounted.
+  mutating func consumeJSON(_ line: UnsafeBufferPointer<UInt8>, number: Int) throws(IngestError) {
+    guard line.contains(where: { $0 != 32 && $0 != 9 }) else { return }
+    if let earlier = json!.cutShort {
+      json!.cutShort = nil
+      try reject(earlier.reason, line: earlier.line, number: earlier.number, column: earlier.column)
+    }
+    report.rowsRead += 1
+    switch json!.read(line, to: &builders) {
+    case .accepted(let outcome):
+      report.rowsAccepted += 1
+      switch outcome {
+      case .points: break
+      case .skipped(let kind): report.addSkipped(kind: kind)
+      case .errorRecord(let detail):
+        report.countErrorRecord(IngestError(.errorRecord(detail: detail), at: SourcePosition(path: path, line: number, column: 1)), keep: options.keptErrors)
+      }
+    case .rejected(let reason, let column): try reject(reason, line: line, number: number, column: column)
+    case .cutShort(let reason, let column): json!.cutShort = (Array(line), number, reason, column)
+    }
   }
 }

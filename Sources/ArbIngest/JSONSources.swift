@@ -47,13 +47,13 @@ enum JSONSources {
 
   /// Reads the decompressed `source` (of the file `path`) in the JSON `format`.
   static func read(_ format: RecordFormat, source: ByteSource, path: String, options: IngestOptions) throws -> IngestedFile {
+    if format.isJSONLines {
+      // JSON lines are read as a line-based file is, each line by the format's handler.
+      var lineOptions = options
+      lineOptions.format = format
+      return try Ingest.readLines(source, options: lineOptions, expectedRows: 1024)
+    }
     switch format {
-    case .restSnapshots:
-      return try JSONLinesReader.read(source: source, path: path, options: options, format: format, handler: RESTSnapshotHandler(keepsDepth: options.keepDepth))
-    case .cryptofeed: return try JSONLinesReader.read(source: source, path: path, options: options, format: format, handler: CryptofeedHandler())
-    case .orderBookLines:
-      return try JSONLinesReader.read(
-        source: source, path: path, options: options, format: format, handler: OrderBookLineHandler(keepsDepth: options.keepDepth))
     case .kimchiHistory: return try DailyHistoryJSON.read(source: source, path: path, options: options)
     default: return try FreqtradeJSON.read(source: source, path: path, options: options)
     }

@@ -33,7 +33,8 @@ extension RESTSnapshotVerdict {
       do throws(JSONFault) {
         let outcome = try handler.read(JSONDocument(bytes: bytes, nodes: scanner.nodes), into: &points)
         var sink = JSONSeriesSink(clock: .local, sort: false, keepsOtherTime: true)
-        try sink.append(points, at: 0)
+        var builders: [SeriesBuilder] = []
+        try sink.append(points, at: 0, to: &builders)
         switch outcome {
         case .points: return .prices
         case .skipped(let kind): return .skipped(kind: kind)

@@ -341,3 +341,28 @@ private final class RowStage {
     askSize.deallocate()
   }
 }
+
+extension [SeriesBuilder] {
+  /// The finished series of every builder, in `order` (indices), entered into `report`
+  /// (collapsed rows, instruments, first and last times); the builders are emptied.
+  /// - Parameters:
+  ///   - rows: the order of the rows read (`SeriesBuilder.finish`).
+  ///   - keepsEqualTimes: as `SeriesBuilder.finish`.
+  ///   - dropsEmpty: a series without points is left out.
+  mutating func finish(
+    in order: [Int], rows: RowOrder, keepsEqualTimes: Bool = false, dropsEmpty: Bool = false, into report: inout IngestReport
+  ) -> [QuoteSeries] {
+    var series: [QuoteSeries] = []
+    for k in order {
+      let (finished, collapsed) = self[k].finish(order: rows, keepsEqualTimes: keepsEqualTimes)
+      if finished.count == 0 && dropsEmpty { continue }
+      report.rowsCollapsed += collapsed
+      report.instruments.append((finished.instrument, finished.field, finished.count))
+      if let first = finished.time.first { report.firstTime = Swift.min(report.firstTime ?? first, first) }
+      if let last = finished.time.last { report.lastTime = Swift.max(report.lastTime ?? last, last) }
+      series.append(finished)
+    }
+    self = []
+    return series
+  }
+}

@@ -32,9 +32,9 @@ struct FileQuoteStreamTests {
     return options
   }
 
-  /// Checks the streamed leg `text` against its whole read at every chunk size; returns
-  /// whether it streamed.
-  static func check(_ text: String, options: IngestOptions, _ comment: Comment) throws -> Bool {
+  /// Checks the streamed leg `text` against its whole read at each of `chunkSizes`;
+  /// returns whether it streamed.
+  static func check(_ text: String, options: IngestOptions, _ comment: Comment, chunkSizes: [Int] = chunkSizes) throws -> Bool {
     let leg = try LegSpec(parsing: text)
     let whole = Result { try leg.load(options: options) }
     for rows in chunkSizes {
@@ -255,7 +255,7 @@ struct FileQuoteStreamTests {
         if try Self.checkCount(path, options: options, "\(path) window \(String(describing: window))") { counted += 1 }
       }
     }
-    #expect(counted >= 60 && counted < checked, "most files are counted; JSON sources are not (\(counted) of \(checked))")
+    #expect(counted >= 60 && counted < checked, "most files are counted; JSON documents are not (\(counted) of \(checked))")
   }
 
   /// Every series of a drained file, joined, in the order the sink was told of them.
