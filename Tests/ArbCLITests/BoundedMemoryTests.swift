@@ -140,15 +140,18 @@ struct BoundedMemoryTests {
   }
 
   /// The peak memory of `premium`, `basis` and `board` at a size and of a backtest walking
-  /// the books, by command, over `files`: binance's and bybit's `BTCUSDT` books (`tag`
-  /// names the backtest's scenario).
-  static func bookPeaks(_ files: [String], tag: String, folder: TemporaryFolder) throws -> [String: Int] {
-    let (a, b) = ("binance:linear:BTCUSDT=\(files[0])", "bybit:linear:BTCUSDT=\(files[1])")
+  /// the books, by command, over `files`: the `BTCUSDT` books of the two `markets` (venue
+  /// and market; `tag` names the backtest's scenario).
+  static func bookPeaks(
+    _ files: [String], markets: [(venue: String, market: String)] = [("binance", "linear"), ("bybit", "linear")], tag: String,
+    folder: TemporaryFolder
+  ) throws -> [String: Int] {
+    let (a, b) = ("\(markets[0].venue):\(markets[0].market):BTCUSDT=\(files[0])", "\(markets[1].venue):\(markets[1].market):BTCUSDT=\(files[1])")
     let common = ["--size", "2", "--max-stale", "5s", "--chunk-rows", "256", "--format", "json"]
     let scenario = folder.write(
       "walk-\(tag).json",
-      #"{ "legs": [{ "venue": "binance", "market": "linear", "symbol": "BTCUSDT", "files": ["\#(files[0])"] }, "#
-        + #"{ "venue": "bybit", "market": "linear", "symbol": "BTCUSDT", "files": ["\#(files[1])"] }], "#
+      #"{ "legs": [{ "venue": "\#(markets[0].venue)", "market": "\#(markets[0].market)", "symbol": "BTCUSDT", "files": ["\#(files[0])"] }, "#
+        + #"{ "venue": "\#(markets[1].venue)", "market": "\#(markets[1].market)", "symbol": "BTCUSDT", "files": ["\#(files[1])"] }], "#
         + #""strategy": { "mode": "convergence", "entry": 0.05, "exit": 0.0, "notional": 60000, "max_holding": "10s" }, "#
         + #""costs": { "fill": "book", "partial": "hedge", "latency": "50ms" } }"#)
     let runs = [
@@ -201,6 +204,25 @@ struct BoundedMemoryTests {
     }
     for (name, bytes) in peaks {
       #expect(bytes[1] - bytes[0] <= Self.allowance, "\(name): peak \(bytes[0] >> 10) KiB at 80 K messages a file, \(bytes[1] >> 10) KiB at 240 K")
+    }
+  }
+
+  /// JSON-lines recordings stream too, the books of their depth responses behind the
+  /// quotes: four times the polls cost no more (read whole, each file's three series and
+  /// its books would add about 15 MB).
+  @Test func `premium, basis and board at a size, and a backtest walking the books, over recorded REST books keep their peak`() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    var peaks: [String: [Int]] = [:]
+    for polls in [20_000, 80_000] {
+      let files = [("spot", UInt64(5)), ("linear", 6)].map { market, seed in
+        folder.write("binance-\(market)-\(polls).jsonl", RecordingGenerator.lines(market: market, tickersFirst: 0, mixed: polls, faults: false, seed: seed))
+      }
+      let markets = [("binance", "linear"), ("binance", "spot")]
+      for (name, bytes) in try Self.bookPeaks(files.reversed(), markets: markets, tag: "\(polls)", folder: folder) { peaks[name, default: []].append(bytes) }
+    }
+    for (name, bytes) in peaks {
+      #expect(bytes[1] - bytes[0] <= Self.allowance, "\(name): peak \(bytes[0] >> 10) KiB at 20 K polls a file, \(bytes[1] >> 10) KiB at 80 K")
     }
   }
 

@@ -208,11 +208,27 @@ extension SizeFlagTests {
       let rows = TardisL2Generator.rows(exchange: venue, symbols: ["BTCUSDT", "ETHUSDT"], messages: 1_200, seed: seed, gap: 2_000_000)
       return folder.write("\(venue).csv", ([TardisL2Generator.header] + rows).joined(separator: "\n") + "\n")
     }
-    let (a, b) = ("binance:linear:BTCUSDT=\(files[0])", "bybit:linear:BTCUSDT=\(files[1])")
-    let common = ["--max-stale", "10s", "--format", "json", "--chunk-rows", "3"]
+    try Self.expectStreamedAsWhole("binance:linear:BTCUSDT=\(files[0])", "bybit:linear:BTCUSDT=\(files[1])")
+  }
+
+  @Test func `recorded REST books stream with their books: the figures of the files read whole`() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    // Ticker tops and depth responses (1.125 BTC on the asks), with bad lines, an error
+    // response and a torn last line.
+    let files = [("linear", UInt64(43)), ("spot", 44)].map { market, seed in
+      folder.write("binance-\(market).jsonl", RecordingGenerator.lines(market: market, tickersFirst: 50, mixed: 1_500, seed: seed))
+    }
+    try Self.expectStreamedAsWhole("binance:linear:BTCUSDT=\(files[0])", "binance:spot:BTCUSDT=\(files[1])", size: "1", extra: ["--bad-rows", "skip"])
+  }
+
+  /// `premium` (plain and at `size`), `basis` and `board` at `size` over the legs `a` and
+  /// `b` print what they print with the legs' files read whole (rows sorted by time).
+  static func expectStreamedAsWhole(_ a: String, _ b: String, size: String = "2", extra: [String] = []) throws {
+    let common = ["--max-stale", "10s", "--format", "json", "--chunk-rows", "3"] + extra
     let runs: [[String]] = [
-      ["premium", "--leg", a, "--leg", b], ["premium", "--leg", a, "--leg", b, "--size", "2"],
-      ["basis", "--perp", a, "--spot", b, "--size", "2"], ["board", a, b, "--size", "2"],
+      ["premium", "--leg", a, "--leg", b], ["premium", "--leg", a, "--leg", b, "--size", size],
+      ["basis", "--perp", a, "--spot", b, "--size", size], ["board", a, b, "--size", size],
     ]
     for command in runs {
       // Rows sorted by time: the files read whole.

@@ -11,49 +11,6 @@ import Testing
 // points bit for bit, the same books, accounting, quarantine and errors.
 @Suite("Streamed JSON lines")
 struct JSONLineStreamTests {
-  static let start: Int64 = 1_735_689_600_000_000
-
-  /// A `rest.snapshots` recording of Binance spot: `tickersFirst` lines of book tickers
-  /// (BTCUSDT and ETHUSDT), then `mixed` lines where every third is a BTCUSDT depth
-  /// response (three levels a side) when `depth`; with a bad line every 97th (a crossed
-  /// book, broken JSON), an error response, a blank line, and the last line torn. The
-  /// lines are 0.1 s apart, the first `skipping` lines' times after `start`.
-  static func recording(tickersFirst: Int, mixed: Int, depth: Bool = true, skipping: Int = 0, seed: UInt64) -> String {
-    var random = SplitMix64(seed: seed)
-    var lines: [String] = []
-    var mid = 42_000.0
-    for k in 0..<(tickersFirst + mixed) {
-      let time = start + Int64(skipping + k) * 100_000
-      mid += Double(Int(random.next() % 21) - 10) * 0.5
-      let (bid, ask) = (mid - 0.5, mid + 0.5)
-      func line(_ endpoint: String, _ params: String, _ body: String) -> String {
-        "{\"recv_ts_us\":\(time),\"venue\":\"binance\",\"endpoint\":\"\(endpoint)\",\"params\":{\(params)},\"status\":200,\"response\":\(body)}"
-      }
-      if k % 97 == 96 {
-        lines.append(
-          k % 2 == 0
-            ? line("/api/v3/ticker/bookTicker", "", #"[{"symbol":"BTCUSDT","bidPrice":"\#(ask + 1)","bidQty":"1","askPrice":"\#(ask)","askQty":"1"}]"#)
-            : "{\"recv_ts_us\":\(time),")
-      } else if k % 211 == 5 {
-        lines.append(line("/api/v3/ticker/bookTicker", "", #"{"code":-1003,"msg":"Too many requests."}"#))
-        lines.append("")
-      } else if depth && k >= tickersFirst && k % 3 == 0 {
-        let bids = (0..<3).map { "[\"\(bid - Double($0))\",\"\(Double(1 + $0) * 0.25)\"]" }.joined(separator: ",")
-        let asks = (0..<3).map { "[\"\(ask + Double($0))\",\"\(Double(2 + $0) * 0.125)\"]" }.joined(separator: ",")
-        lines.append(line("/api/v3/depth", #""symbol":"BTCUSDT","limit":"20""#, #"{"lastUpdateId":\#(k),"bids":[\#(bids)],"asks":[\#(asks)]}"#))
-      } else {
-        let size = Double(1 + random.next() % 50) / 10
-        lines.append(
-          line(
-            "/api/v3/ticker/bookTicker", "",
-            #"[{"symbol":"BTCUSDT","bidPrice":"\#(bid)","bidQty":"\#(size)","askPrice":"\#(ask)","askQty":"1.5"},{"symbol":"ETHUSDT","bidPrice":"\#(mid / 16)","bidQty":"3","askPrice":"\#(mid / 16 + 0.01)","askQty":"2"}]"#
-          ))
-      }
-    }
-    lines.append("{\"recv_ts_us\":\(start + Int64(skipping + tickersFirst + mixed) * 100_000),\"venue\":\"bin")
-    return lines.joined(separator: "\n")
-  }
-
   static func options(_ folder: TemporaryFolder, depth: Bool, clock: Clock = .local) -> IngestOptions {
     var options = FileQuoteStreamTests.options(folder)
     options.keepDepth = depth
@@ -91,7 +48,7 @@ struct JSONLineStreamTests {
   func `a recording of tickers and books streams the whole read's series, books and accounting`(depth: Bool) throws {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
-    let path = folder.write("rec.jsonl", Self.recording(tickersFirst: 400, mixed: 2_600, seed: 5))
+    let path = folder.write("rec.jsonl", RecordingGenerator.lines(tickersFirst: 400, mixed: 2_600, seed: 5))
     let options = Self.options(folder, depth: depth)
     let whole = try Ingest.read(path: path, options: options)
     #expect(whole.report.rowsRejected >= 30 && whole.report.errorRecords >= 10 && whole.report.skippedByKind.map(\.kind) == ["torn last line"])
@@ -100,7 +57,7 @@ struct JSONLineStreamTests {
     for leg in ["binance:spot:BTCUSDT=\(path)", "binance:spot:ETHUSDT=\(path)", "binance:spot:BTCUSD=\(path)"] {
       #expect(try FileQuoteStreamTests.check(leg, options: options, "\(leg) depth \(depth)"))
       var windowed = options
-      windowed.window = TimeWindow(from: Self.start + 60_000_000, to: Self.start + 200_000_000)
+      windowed.window = TimeWindow(from: RecordingGenerator.start + 60_000_000, to: RecordingGenerator.start + 200_000_000)
       #expect(try FileQuoteStreamTests.check(leg, options: windowed, "\(leg) depth \(depth) window"))
     }
     var failing = IngestOptions()
@@ -121,7 +78,7 @@ struct JSONLineStreamTests {
   @Test func `whole books after more ticker tops than are kept undecided are found by a scan`() throws {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
-    let path = folder.write("late-books.jsonl", Self.recording(tickersFirst: FileQuoteStream.undecidedLimit + 500, mixed: 900, seed: 7))
+    let path = folder.write("late-books.jsonl", RecordingGenerator.lines(tickersFirst: FileQuoteStream.undecidedLimit + 500, mixed: 900, seed: 7))
     let options = Self.options(folder, depth: true)
     let leg = "binance:spot:BTCUSDT=\(path)"
     #expect(try FileQuoteStreamTests.check(leg, options: options, "late books", chunkSizes: [300, 1 << 16]))
@@ -132,7 +89,7 @@ struct JSONLineStreamTests {
   @Test func `a leg over several recordings joins them; books in the first and not in a later one fail, as they cannot be handed out`() throws {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
-    var lines = Self.recording(tickersFirst: 0, mixed: 1_200, seed: 9).split(separator: "\n", omittingEmptySubsequences: false)
+    var lines = RecordingGenerator.lines(tickersFirst: 0, mixed: 1_200, seed: 9).split(separator: "\n", omittingEmptySubsequences: false)
     lines.removeLast()  // the torn line is the last of a recording only
     let first = folder.write("a.jsonl", lines.prefix(600).joined(separator: "\n") + "\n")
     let second = folder.write("b.jsonl", lines.dropFirst(599).joined(separator: "\n") + "\n")
@@ -140,7 +97,7 @@ struct JSONLineStreamTests {
     for depth in [false, true] {
       #expect(try FileQuoteStreamTests.check("binance:spot:BTCUSDT=\(first),\(second).gz", options: Self.options(folder, depth: depth), "two files \(depth)"))
     }
-    let tickersOnly = folder.write("c.jsonl", Self.recording(tickersFirst: 300, mixed: 0, skipping: 1_200, seed: 10))
+    let tickersOnly = folder.write("c.jsonl", RecordingGenerator.lines(tickersFirst: 300, mixed: 0, skipping: 1_200, seed: 10))
     let leg = try LegSpec(parsing: "binance:spot:BTCUSDT=\(first),\(tickersOnly)")
     let options = Self.options(folder, depth: true)
     // The whole read keeps books only when every file has them: here, none.
@@ -154,7 +111,7 @@ struct JSONLineStreamTests {
   @Test func `a JSON document is read whole; a sorted read too`() throws {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
-    let path = folder.write("rec.jsonl", Self.recording(tickersFirst: 10, mixed: 10, seed: 3))
+    let path = folder.write("rec.jsonl", RecordingGenerator.lines(tickersFirst: 10, mixed: 10, seed: 3))
     let leg = try LegSpec(parsing: "binance:spot:BTCUSDT=\(path)")
     #expect(try FileQuoteStream.open(leg, options: StoreTests.options(folder)) != nil)
     var sorted = StoreTests.options(folder)
