@@ -419,8 +419,10 @@ public final class FileQuoteStream: QuoteStream {
   /// as the whole read (`Ingest.read`) gives it: validated, rows at one time collapsed to
   /// the last, inside the window, about `chunkRows` points at a time, so that memory
   /// does not grow with the file. Returns the file's report and each series' price
-  /// source (in the order of `report.instruments`, which is the order of `sink`'s series);
-  /// `nil`, before anything is handed out, when the file cannot stream (see `open`), has
+  /// source, in the order of `report.instruments`: the order of `sink`'s series (numbered
+  /// as they first appear) but for a JSON-lines source, whose series the whole read ranks
+  /// (`JSONSeriesSink.order`); `nil`, before anything is handed out, when the file cannot
+  /// stream (see `open`), has
   /// funding intervals or keeps trades at equal times (`readsTradeSizes`). A plain file
   /// of at least `parallelThreshold` bytes is read by pairs of segments on two threads
   /// (unless `splitLargeFiles` is off; `DrainSegments`).
@@ -440,9 +442,7 @@ public final class FileQuoteStream: QuoteStream {
     guard
       let options = try streamingOptions(
         leg, options: options, specOverrides: specOverrides,
-        accepts: { reader in
-          reader.json == nil && reader.layout.fundingIntervalHours == nil && !reader.options.readsTradeSizes && !reader.keepsBookDepth
-        })
+        accepts: { reader in reader.layout.fundingIntervalHours == nil && !reader.options.readsTradeSizes && !reader.keepsBookDepth })
     else { return nil }
     var handOut = SeriesHandOut(window: options.window ?? TimeWindow(), chunkRows: chunkRows)
     let path = leg.paths[0]
@@ -465,13 +465,14 @@ public final class FileQuoteStream: QuoteStream {
   /// then joined (`FileReader.readTwoParts`; when they cannot be, the file's reader reads
   /// the second segment on in order), and handed out. Past a line longer than a segment's
   /// search for its end, the rest is read in order. `nil`, before anything is handed
-  /// out, when the file is not plain text (compressed, Parquet) or smaller than
+  /// out, when the file is not plain text (compressed, Parquet, JSON lines) or smaller than
   /// `segments.minimumFileBytes`.
   private static func drainInSegments(
     _ path: String, options: IngestOptions, segments: DrainSegments, handOut: inout SeriesHandOut, into sink: inout some SeriesSink
   ) throws -> (report: IngestReport, priceSources: [PriceSource])? {
     let size = try FileSource(path: path).size
-    guard size >= segments.minimumFileBytes, !ParquetReader.reads(path: path, format: options.format), try Compression.detect(path: path) == .none
+    guard size >= segments.minimumFileBytes, options.format?.isJSONLines != true, !ParquetReader.reads(path: path, format: options.format),
+      try Compression.detect(path: path) == .none
     else { return nil }
     let input = PlainFile(path: path, count: size)
     let head = try input.bytes(0..<min(size, 1 << 16))

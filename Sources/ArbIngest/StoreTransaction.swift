@@ -143,7 +143,13 @@ public final class StoreTransaction {
     guard try beginSource(path: leg.paths[0]) else { return nil }
     var sink = Writers(transaction: self)
     if let drained = try FileQuoteStream.drain(leg, options: options, specOverrides: specOverrides, chunkRows: chunkRows, into: &sink) {
-      for (writer, priceSource) in zip(sink.writers, drained.priceSources) { writer.priceSource = priceSource }
+      // The writers are in the order the series appeared, the price sources in the
+      // report's (a JSON source's series are ranked).
+      var listed = Array(zip(drained.report.instruments, drained.priceSources))
+      for writer in sink.writers {
+        guard let k = listed.firstIndex(where: { $0.0.0 == writer.instrument && $0.0.1 == writer.field }) else { continue }
+        writer.priceSource = listed.remove(at: k).1
+      }
       try endSource(report: drained.report)
       return drained
     }

@@ -488,6 +488,31 @@ struct BoundedMemoryTests {
     }
   }
 
+  /// A JSON-lines recording is counted and converted line after line (read whole, three
+  /// times the polls would add about 30 MB).
+  @Test func `inspect's and convert's peak memory does not grow with the lines of a JSON recording`() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    var peaks: [String: [Int]] = [:]
+    for polls in [100_000, 300_000] {
+      let path = folder.write("binance-spot-\(polls).jsonl", RecordingGenerator.lines(tickersFirst: polls, mixed: 0, faults: false, seed: 8))
+      let run = try Self.peak(["inspect", path, "--format", "json"], folder: folder)
+      #expect(run.status == 0, "inspect \(polls)")
+      peaks["inspect", default: []].append(run.bytes)
+      let store = folder.path + "/\(polls).store"
+      let converted = try Self.peak(["convert", path, "--out", store], folder: folder)
+      #expect(converted.status == 0, "convert \(polls)")
+      peaks["convert", default: []].append(converted.bytes)
+      // Two series of `polls` quotes each: BTCUSDT's and ETHUSDT's.
+      #expect(arbkit("inspect", store, "--format", "json").object["rows_accepted"] as? Int == polls, "\(polls)")
+      let series = arbkit("inspect", store, "--format", "json").object["instruments"] as? [[String: Any]]
+      #expect(series?.map { $0["rows"] as? Int } == [polls, polls], "\(polls)")
+    }
+    for (kind, bytes) in peaks {
+      #expect(bytes[1] - bytes[0] <= Self.allowance, "\(kind): peak \(bytes[0] >> 10) KiB at 100 K polls, \(bytes[1] >> 10) KiB at 300 K")
+    }
+  }
+
   @Test func `convert's peak memory into a table does not grow with the rows past a row group`() throws {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }

@@ -39,6 +39,9 @@ struct JSONLineStreamTests {
           checked += 1
         }
         #expect(try FileQuoteStreamTests.checkCount(path, options: options, "\(path) \(clock) depth \(depth)"), "\(path) is counted")
+        // Into a store (`convert`, `board`), without books.
+        let drains = try FileQuoteStreamTests.checkDrain(path, options: options, "\(path) \(clock) depth \(depth) drained")
+        #expect(drains != (depth && (path.contains("rest-snapshots") || path.contains("_06.jsonl"))), "\(path) drains unless its books are kept")
       }
     }
     #expect(Self.fixtures.count >= 9 && checked > 60, "\(checked) legs")
@@ -60,6 +63,7 @@ struct JSONLineStreamTests {
       windowed.window = TimeWindow(from: RecordingGenerator.start + 60_000_000, to: RecordingGenerator.start + 200_000_000)
       #expect(try FileQuoteStreamTests.check(leg, options: windowed, "\(leg) depth \(depth) window"))
     }
+    #expect(try FileQuoteStreamTests.checkDrain(path, options: options, "drained depth \(depth)") == !depth)
     var failing = IngestOptions()
     failing.keepDepth = depth
     #expect(try FileQuoteStreamTests.check("binance:spot:BTCUSDT=\(path)", options: failing, "fail depth \(depth)"))
