@@ -110,8 +110,11 @@ public final class FileQuoteStream: QuoteStream {
     instrument = leg.instrument ?? current!.selectedBuilder!.series.instrument
     field = current!.selectedBuilder!.series.field
     keepsOtherTime = keepsSizes && current!.selectedBuilder!.keepsOtherTime
-    // A JSON source's series of a ticker's tops has no books beside its whole books.
-    keepsBooks = books && current!.selectedBuilder!.series.depth != nil
+    // A JSON source's series of a ticker's tops has no books beside its whole books; the
+    // whole read keeps a leg's books only when every file gives them.
+    keepsBooks =
+      books && current!.selectedBuilder!.series.depth != nil
+      && (current!.reader.json == nil || paths.allSatisfy { Self.givesBooks(path: $0, leg: leg, window: window, options: options) })
   }
 
   /// A reader of the file at `path`, its header read, when the file can stream: a regular
@@ -180,7 +183,7 @@ public final class FileQuoteStream: QuoteStream {
           current = try OpenFile(path: path, options: options)
           try readUntilChosen()
           if keepsBooks && current!.selectedBuilder!.series.depth == nil {
-            // The whole read keeps the books of a leg only when all its files have them.
+            // `givesBooks` found books in every file before the first was handed out.
             throw LegSpecError(message: "\(path) has no books for the leg, which the files before it have; read them with --sort, which reads the leg whole")
           }
         }
@@ -316,6 +319,25 @@ public final class FileQuoteStream: QuoteStream {
       }
       held = point
       swap(&heldBook, &pointBook)
+    }
+  }
+
+  /// Whether the JSON-lines file at `path` gives `leg` a series with books: read keeping no
+  /// point until a series of the leg's instrument with books appears, else to its end,
+  /// the series picked as the whole read picks it. A file that fails is left to the read
+  /// that reports it.
+  private static func givesBooks(path: String, leg: LegSpec, window: TimeWindow, options: IngestOptions) -> Bool {
+    guard var scan = try? OpenFile(path: path, options: options) else { return true }
+    scan.keeping = .nothing
+    defer { scan.rows.close() }
+    do {
+      try read(&scan, leg: leg, window: window, options: options) { file in
+        file.reader.builders.contains { $0.series.depth != nil && $0.series.instrument == leg.instrument && $0.series.field == .price }
+      }
+      if !scan.atEnd { return true }
+      return scan.reader.builders[try scan.pick(leg: leg)].series.depth != nil
+    } catch {
+      return true
     }
   }
 
