@@ -208,7 +208,8 @@ struct JSONSeriesSink {
       if let found = index[key] {
         k = found
       } else {
-        var builder = SeriesBuilder(instrument: point.instrument, field: point.field, clock: clock, keepsOtherTime: keepsOtherTime, expectedRows: 1024)
+        // Few rows reserved: a line may name thousands of instruments.
+        var builder = SeriesBuilder(instrument: point.instrument, field: point.field, clock: clock, keepsOtherTime: keepsOtherTime, expectedRows: 16)
         // A series' points all carry their book or none does (one handler, one option).
         if point.depth != nil { builder.series.depth = BookDepth() }
         builders.append(builder)
@@ -227,12 +228,20 @@ struct JSONSeriesSink {
   /// series before its ticker's book series before its last series, otherwise in order
   /// of first appearance.
   func order(_ builders: [SeriesBuilder]) -> [Int] {
-    func key(_ k: Int) -> (Int, Int, Int, Int) {
-      let s = builders[k].series
-      let rank = builders.firstIndex { $0.series.field == s.field && $0.series.instrument == s.instrument } ?? k
-      return (s.field == .price ? 0 : 1, rank, kind(k, in: builders), k)
+    struct Named: Hashable {
+      var instrument: Instrument
+      var field: SeriesField
     }
-    return builders.indices.sorted { key($0) < key($1) }
+    var first: [Named: Int] = [:]
+    for k in builders.indices {
+      let named = Named(instrument: builders[k].series.instrument, field: builders[k].series.field)
+      if first[named] == nil { first[named] = k }
+    }
+    let keys = builders.indices.map { k in
+      let s = builders[k].series
+      return (s.field == .price ? 0 : 1, first[Named(instrument: s.instrument, field: s.field)]!, kind(k, in: builders), k)
+    }
+    return builders.indices.sorted { keys[$0] < keys[$1] }
   }
 
   /// The rank of the builder `k`'s series among the series of its instrument and field:

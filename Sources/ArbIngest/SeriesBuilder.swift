@@ -21,7 +21,7 @@ struct SeriesBuilder {
   /// Set when a streamed read (`FileQuoteStream`) counts this series' points instead of
   /// keeping them.
   private(set) var tally: PointTally? = nil
-  private let stage = RowStage()
+  private let stage: RowStage
   /// Rows of the columns' capacity whose pages `populate` has mapped.
   private var populatedRows = 0
   /// The other clock's times are kept (the layout has them and they were asked for).
@@ -33,6 +33,7 @@ struct SeriesBuilder {
     keepsFundingInterval: Bool = false, expectedRows: Int
   ) {
     series = QuoteSeries(instrument: instrument, priceSource: .book, field: field, clock: clock)
+    stage = RowStage(capacity: min(RowStage.largest, max(16, expectedRows)))
     self.keepsOtherTime = keepsOtherTime
     self.keepsFundingInterval = keepsFundingInterval
     series.time.reserveCapacity(expectedRows)
@@ -78,7 +79,7 @@ struct SeriesBuilder {
     stage.askSize[k] = askSize
     stage.count = k + 1
     lastTime = time
-    if k + 1 == RowStage.capacity { flush() }
+    if k + 1 == stage.capacity { flush() }
   }
 
   /// Whether `other` builds the same series (instrument and field).
@@ -120,7 +121,7 @@ struct SeriesBuilder {
   mutating func flush() {
     let n = stage.count
     guard n > 0 else { return }
-    if series.count + n > populatedRows { populate(upTo: series.count + 16 * RowStage.capacity) }
+    if series.count + n > populatedRows { populate(upTo: series.count + 16 * stage.capacity) }
     series.time.append(contentsOf: UnsafeBufferPointer(start: stage.time, count: n))
     if keepsOtherTime { series.otherTime.append(contentsOf: UnsafeBufferPointer(start: stage.otherTime, count: n)) }
     if keepsFundingInterval {
@@ -319,27 +320,38 @@ enum RowOrder {
   case ascending, descending, unsorted
 }
 
-/// A block of raw column storage for rows on their way into a `SeriesBuilder`.
+/// A block of raw column storage for rows on their way into a `SeriesBuilder`: one
+/// allocation, so that a series of few rows (one of thousands a JSON line may name)
+/// touches one page, not one a column.
 private final class RowStage {
-  static let capacity = 4096
-  let time = UnsafeMutablePointer<Int64>.allocate(capacity: capacity)
-  let otherTime = UnsafeMutablePointer<Int64>.allocate(capacity: capacity)
-  let fundingInterval = UnsafeMutablePointer<Int64>.allocate(capacity: capacity)
-  let bid = UnsafeMutablePointer<Double>.allocate(capacity: capacity)
-  let ask = UnsafeMutablePointer<Double>.allocate(capacity: capacity)
-  let bidSize = UnsafeMutablePointer<Double>.allocate(capacity: capacity)
-  let askSize = UnsafeMutablePointer<Double>.allocate(capacity: capacity)
+  /// The rows of the stage of a series expecting many.
+  static let largest = 4096
+  let capacity: Int
+  let time: UnsafeMutablePointer<Int64>
+  let otherTime: UnsafeMutablePointer<Int64>
+  let fundingInterval: UnsafeMutablePointer<Int64>
+  let bid: UnsafeMutablePointer<Double>
+  let ask: UnsafeMutablePointer<Double>
+  let bidSize: UnsafeMutablePointer<Double>
+  let askSize: UnsafeMutablePointer<Double>
   var count = 0
+  private let block: UnsafeMutableRawPointer
 
-  deinit {
-    time.deallocate()
-    otherTime.deallocate()
-    fundingInterval.deallocate()
-    bid.deallocate()
-    ask.deallocate()
-    bidSize.deallocate()
-    askSize.deallocate()
+  init(capacity: Int) {
+    self.capacity = capacity
+    let block = UnsafeMutableRawPointer.allocate(byteCount: 7 * 8 * capacity, alignment: 16)
+    self.block = block
+    func column<T>(_ k: Int, _: T.Type) -> UnsafeMutablePointer<T> { (block + k * 8 * capacity).bindMemory(to: T.self, capacity: capacity) }
+    time = column(0, Int64.self)
+    otherTime = column(1, Int64.self)
+    fundingInterval = column(2, Int64.self)
+    bid = column(3, Double.self)
+    ask = column(4, Double.self)
+    bidSize = column(5, Double.self)
+    askSize = column(6, Double.self)
   }
+
+  deinit { block.deallocate() }
 }
 
 extension [SeriesBuilder] {

@@ -513,6 +513,25 @@ struct BoundedMemoryTests {
     }
   }
 
+  /// A venue's ticker response for every symbol is one line naming thousands of
+  /// instruments: each series reserves a few rows, not pages of them (20,000 series of
+  /// 4,096-row stages peaked at 650 MB).
+  @Test func `a recording whose lines name 20,000 instruments is read in little memory`() throws {
+    let folder = TemporaryFolder()
+    defer { folder.cleanup() }
+    let items = (0..<20_000).map { #"{"symbol":"S\#($0)USDT","bidPrice":"1.0","bidQty":"1","askPrice":"1.1","askQty":"1"}"# }.joined(separator: ",")
+    let lines = (0..<3).map { t in
+      #"{"recv_ts_us":\#(RecordingGenerator.start + Int64(t) * 100_000),"venue":"binance","endpoint":"/api/v3/ticker/bookTicker","params":{},"status":200,"response":[\#(items)]}"#
+    }
+    let path = folder.write("wide.jsonl", lines.joined(separator: "\n") + "\n")
+    let counted = try Self.peak(["inspect", path, "--format", "json"], folder: folder)
+    let analysed = try Self.peak(
+      ["premium", "--leg", "binance:spot:S5USDT=\(path)", "--leg", "binance:spot:S7USDT=\(path)", "--format", "json"], folder: folder)
+    #expect(counted.status == 0 && analysed.status == 0)
+    #expect(counted.bytes < 160 << 20 && analysed.bytes < 240 << 20, "peaks \(counted.bytes >> 20) and \(analysed.bytes >> 20) MiB")
+    #expect(arbkit("inspect", path, "--format", "json").object["rows_accepted"] as? Int == 3)
+  }
+
   @Test func `convert's peak memory into a table does not grow with the rows past a row group`() throws {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
