@@ -169,22 +169,32 @@ struct BoundedMemoryTests {
     return peaks
   }
 
+  /// Expects the `bookPeaks` over the files `files(size)` made at the two `sizes` (of
+  /// `unit`s) to differ by at most the allowance.
+  static func expectBookPeaksKept(
+    sizes: [Int], unit: String, markets: [(venue: String, market: String)] = [("binance", "linear"), ("bybit", "linear")],
+    folder: TemporaryFolder, files: (Int) -> [String]
+  ) throws {
+    var peaks: [String: [Int]] = [:]
+    for size in sizes {
+      for (name, bytes) in try bookPeaks(files(size), markets: markets, tag: "\(size)", folder: folder) { peaks[name, default: []].append(bytes) }
+    }
+    for (name, bytes) in peaks {
+      #expect(bytes[1] - bytes[0] <= allowance, "\(name): peak \(bytes[0] >> 10) KiB at \(sizes[0]) \(unit), \(bytes[1] >> 10) KiB at \(sizes[1])")
+    }
+  }
+
   /// Book snapshots with their depth kept (`--size`, book-walking fills) stream with the
   /// book behind each quote: four times the books cost no more (read whole, they would
   /// add about 80 MB).
   @Test func `premium, basis and board at a size, and a backtest walking the books, over book snapshots keep their peak`() throws {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
-    var peaks: [String: [Int]] = [:]
-    for rows in [40_000, 160_000] {
-      let files = [("binance-futures", UInt64(1)), ("bybit", 2)].map { venue, seed in
+    try Self.expectBookPeaksKept(sizes: [40_000, 160_000], unit: "books a leg", folder: folder) { rows in
+      [("binance-futures", UInt64(1)), ("bybit", 2)].map { venue, seed in
         let file = SizeFlagTests.snapshots(venue: venue, rows: rows, seed: seed)
         return folder.write("\(venue)-\(rows).csv", ([file.header] + file.rows).joined(separator: "\n") + "\n")
       }
-      for (name, bytes) in try Self.bookPeaks(files, tag: "\(rows)", folder: folder) { peaks[name, default: []].append(bytes) }
-    }
-    for (name, bytes) in peaks {
-      #expect(bytes[1] - bytes[0] <= Self.allowance, "\(name): peak \(bytes[0] >> 10) KiB at 40 K books a leg, \(bytes[1] >> 10) KiB at 160 K")
     }
   }
 
@@ -194,16 +204,11 @@ struct BoundedMemoryTests {
   @Test func `premium, basis and board at a size, and a backtest walking the books, over rebuilt L2 books keep their peak`() throws {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
-    var peaks: [String: [Int]] = [:]
-    for messages in [80_000, 240_000] {
-      let files = [("binance-futures", UInt64(3)), ("bybit", 4)].map { venue, seed in
+    try Self.expectBookPeaksKept(sizes: [80_000, 240_000], unit: "messages a file", folder: folder) { messages in
+      [("binance-futures", UInt64(3)), ("bybit", 4)].map { venue, seed in
         let rows = TardisL2Generator.rows(exchange: venue, symbols: ["BTCUSDT", "ETHUSDT"], messages: messages, seed: seed, gap: 400_000)
         return folder.write("\(venue)-\(messages).csv", ([TardisL2Generator.header] + rows).joined(separator: "\n") + "\n")
       }
-      for (name, bytes) in try Self.bookPeaks(files, tag: "\(messages)", folder: folder) { peaks[name, default: []].append(bytes) }
-    }
-    for (name, bytes) in peaks {
-      #expect(bytes[1] - bytes[0] <= Self.allowance, "\(name): peak \(bytes[0] >> 10) KiB at 80 K messages a file, \(bytes[1] >> 10) KiB at 240 K")
     }
   }
 
@@ -213,16 +218,11 @@ struct BoundedMemoryTests {
   @Test func `premium, basis and board at a size, and a backtest walking the books, over recorded REST books keep their peak`() throws {
     let folder = TemporaryFolder()
     defer { folder.cleanup() }
-    var peaks: [String: [Int]] = [:]
-    for polls in [20_000, 80_000] {
-      let files = [("spot", UInt64(5)), ("linear", 6)].map { market, seed in
+    try Self.expectBookPeaksKept(sizes: [20_000, 80_000], unit: "polls a file", markets: [("binance", "linear"), ("binance", "spot")], folder: folder) {
+      polls in
+      [("linear", UInt64(6)), ("spot", 5)].map { market, seed in
         folder.write("binance-\(market)-\(polls).jsonl", RecordingGenerator.lines(market: market, tickersFirst: 0, mixed: polls, faults: false, seed: seed))
       }
-      let markets = [("binance", "linear"), ("binance", "spot")]
-      for (name, bytes) in try Self.bookPeaks(files.reversed(), markets: markets, tag: "\(polls)", folder: folder) { peaks[name, default: []].append(bytes) }
-    }
-    for (name, bytes) in peaks {
-      #expect(bytes[1] - bytes[0] <= Self.allowance, "\(name): peak \(bytes[0] >> 10) KiB at 20 K polls a file, \(bytes[1] >> 10) KiB at 80 K")
     }
   }
 
