@@ -219,7 +219,9 @@ extension SizeFlagTests {
     let files = [("linear", UInt64(43)), ("spot", 44)].map { market, seed in
       folder.write("binance-\(market).jsonl", RecordingGenerator.lines(market: market, tickersFirst: 50, mixed: 1_500, seed: seed))
     }
-    try Self.expectStreamedAsWhole("binance:linear:BTCUSDT=\(files[0])", "binance:spot:BTCUSDT=\(files[1])", size: "1", extra: ["--bad-rows", "skip"])
+    try Self.expectStreamedAsWhole(
+      "binance:linear:BTCUSDT=\(files[0])", "binance:spot:BTCUSDT=\(files[1])", size: "1",
+      extra: ["--bad-rows", "skip", "--quarantine", folder.path + "/rejected.jsonl"])
   }
 
   /// `premium` (plain and at `size`), `basis` and `board` at `size` over the legs `a` and
